@@ -1,0 +1,34 @@
+import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
+import { stringify } from 'yaml';
+import { GROUP } from '../src/constants.js';
+import { customResourceDefinitions } from '../src/crds.js';
+import { KINDS } from '../src/schema/index.js';
+import { renderApiReference } from './api-reference.js';
+import { renderTypes } from './typegen.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+async function formatted(path: string, text: string): Promise<string> {
+  const options = await resolveConfig(path);
+  return format(text, { ...options, filepath: path });
+}
+
+/** Every file generated from the schemas, by absolute path: the CRDs, their kustomization, the TypeScript types and the API reference. */
+export async function generatedFiles(): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const crdFiles: string[] = [];
+  for (const crd of customResourceDefinitions()) {
+    const name = `${GROUP}_${crd.spec.names.plural}.yaml`;
+    crdFiles.push(name);
+    files.set(`${root}deploy/crds/${name}`, stringify(crd, { lineWidth: 0 }));
+  }
+  files.set(
+    `${root}deploy/crds/kustomization.yaml`,
+    stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: crdFiles }),
+  );
+  files.set(`${root}packages/api/src/generated/types.ts`, renderTypes(KINDS));
+  files.set(`${root}docs/api.md`, renderApiReference(KINDS));
+  for (const [path, text] of files) files.set(path, await formatted(path, text));
+  return files;
+}

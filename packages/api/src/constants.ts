@@ -1,0 +1,22 @@
+export const GROUP = 'infrastructure.keymaster.dev';
+export const VERSION = 'v1beta1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const IDENTITY_KINDS = [
+  'AWSClusterControllerIdentity',
+  'AWSClusterStaticIdentity',
+  'AWSClusterRoleIdentity',
+] as const;
+export type IdentityKind = (typeof IDENTITY_KINDS)[number];
+
+/** The only valid name of the singletons AWSClusterControllerIdentity and AWSTagPolicy. */
+export const SINGLETON_NAME = 'default';
+
+/** Cluster API's pause convention: reconciliation stops while this annotation is present. */
+export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
+
+/** Ownership tags Cluster API providers put on a cluster's AWS resources. */
+export const ownershipTagKeys = (clusterName: string): readonly string[] => [
+  `sigs.k8s.io/cluster-api-provider-aws/cluster/${clusterName}`,
+  `kubernetes.io/cluster/${clusterName}`,
+];

@@ -1,0 +1,24 @@
+export * from './constants.js';
+export { KeymasterError } from './errors.js';
+export type { ObjectMeta, OwnerReference } from './meta.js';
+export type * from './generated/types.js';
+export { KINDS } from './schema/index.js';
+export type { KindDefinition, PrinterColumn } from './schema/kind.js';
+export type { JSONSchemaProps, ValidationRule } from './schema/openapi.js';
+export { LIMITS, TAG_CHARACTERS, REGION, ROLE_ARN, ACCOUNT_ID } from './schema/patterns.js';
+export {
+  customResourceDefinition,
+  customResourceDefinitions,
+  objectSchema,
+  type CustomResourceDefinition,
+} from './crds.js';
+export {
+  assertValidObject,
+  checkSchema,
+  formatCause,
+  InvalidObjectError,
+  validateObject,
+  type FieldCause,
+  type SchemaCheckOptions,
+  type ValidateOptions,
+} from './validation/index.js';

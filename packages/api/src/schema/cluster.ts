@@ -1,0 +1,179 @@
+import { ACCOUNT_ID, CLUSTER_NAME, LIMITS } from './patterns.js';
+import { conditions, identityRef, observedGeneration, region, tagSource, tagValue } from './fields.js';
+import { array, boolean, integer, map, named, object, string } from './openapi.js';
+import { AGE_COLUMN, type KindDefinition } from './kind.js';
+
+// Map keys cannot carry a `pattern`, so the key rules are CEL. CEL's `matches` is RE2 on the API
+// server but a plain RegExp in JavaScript engines, so this rule refuses the ASCII characters AWS
+// refuses instead of naming the allowed Unicode classes; the controller checks the full set.
+const additionalTagKeyRules = [
+  {
+    rule: `self.all(k, k.size() >= 1 && k.size() <= ${LIMITS.tagKeyLength})`,
+    message: `tag keys must be 1-${LIMITS.tagKeyLength} characters`,
+  },
+  {
+    rule: "self.all(k, !k.lowerAscii().startsWith('aws:'))",
+    message: 'tag keys starting with "aws:" are reserved by AWS',
+  },
+  {
+    rule: "self.all(k, !k.matches('[!\"#$%&\\'()*,;<>?\\\\[\\\\]^`{|}~\\\\\\\\]'))",
+    message: 'tag keys may hold only letters, digits, spaces and _ . : / = + - @',
+  },
+];
+
+const tagging = named(
+  'ClusterTagging',
+  object("How Keymaster tags this cluster's AWS resources.", {
+    removalPolicy: string(
+      'Retain (default): a key dropped from every layer stops being managed and stays on the resources. Delete: ' +
+        'Keymaster removes a dropped key from a resource when the value there is still the one it applied.',
+      { enum: ['Retain', 'Delete'], default: 'Retain' },
+    ),
+    paused: boolean("Stop tagging this cluster's resources (identity checks go on).", { default: false }),
+    extraRegions: array('Regions besides spec.region where the cluster has resources.', region('An AWS region.'), {
+      maxItems: 16,
+      'x-kubernetes-list-type': 'set',
+    }),
+  }),
+);
+
+const conflict = named(
+  'TagConflict',
+  object(
+    "Two layers asked for different values of one key; the winner's value is applied.",
+    {
+      key: string('The tag key.'),
+      winner: tagSource,
+      loser: tagSource,
+    },
+    { required: ['key', 'winner', 'loser'] },
+  ),
+);
+
+const count = (description: string) => integer(description, { minimum: 0 });
+
+const taggingStatus = named(
+  'ClusterTaggingStatus',
+  object('The outcome of the last tag reconciliation.', {
+    resourcesDiscovered: count("Resources found with this cluster's owned ownership tags."),
+    resourcesInSync: count('Resources whose managed tags match the effective tags.'),
+    resourcesDrifted: count('Resources whose tags differed and were (or are to be) corrected.'),
+    resourcesFailed: count('Resources Keymaster could not tag.'),
+    conflicts: array('Keys that two layers set to different values, with the winning and losing sources.', conflict, {
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['key'],
+    }),
+    managedTags: map(
+      "The keys Keymaster manages on this cluster's resources, with the value it last applied. The Delete removal " +
+        'policy removes only keys listed here whose live value is still this value.',
+      string('The value applied.'),
+    ),
+    lastSyncTime: string('When the tags were last reconciled successfully.', { format: 'date-time' }),
+  }),
+);
+
+const identityLink = named(
+  'IdentityLink',
+  object(
+    "One link of the resolved identity chain, from the cluster's own identity to the root.",
+    {
+      kind: string('The identity kind.'),
+      name: string('The identity name.'),
+      roleARN: string('The role assumed by this link (role identities).'),
+    },
+    { required: ['kind', 'name'] },
+  ),
+);
+
+export const awsCluster: KindDefinition = {
+  kind: 'AWSCluster',
+  plural: 'awsclusters',
+  singular: 'awscluster',
+  shortNames: ['kmc'],
+  scope: 'Namespaced',
+  description:
+    "A workload cluster's AWS footprint as Keymaster sees it: the identity it acts with and the tags its " +
+    'resources must carry.',
+  spec: named(
+    'AWSClusterSpec',
+    object(
+      "The cluster's region, identity and tags.",
+      {
+        region: region('The AWS region of the cluster, e.g. eu-west-1.'),
+        identityRef: identityRef(
+          'The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set.',
+          { default: { kind: 'AWSClusterControllerIdentity', name: 'default' } },
+        ),
+        clusterName: string(
+          "The name in the cluster's AWS ownership tags (sigs.k8s.io/cluster-api-provider-aws/cluster/<name>). " +
+            'Default: metadata.name. Immutable.',
+          {
+            minLength: 1,
+            maxLength: LIMITS.clusterNameLength,
+            pattern: CLUSTER_NAME,
+            'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'clusterName is immutable' }],
+          },
+        ),
+        additionalTags: map(
+          'Cluster-level tags for every resource of the cluster. They win over account and global tags unless ' +
+            'those say overridePolicy: Deny.',
+          tagValue('The tag value (0-256 characters; letters, digits, spaces and `_ . : / = + - @`).'),
+          { maxProperties: LIMITS.tagsPerResource, 'x-kubernetes-validations': additionalTagKeyRules },
+        ),
+        tagging,
+      },
+      {
+        required: ['region'],
+        'x-kubernetes-validations': [
+          {
+            rule: '!has(oldSelf.identityRef) || has(self.identityRef)',
+            message: 'identityRef cannot be removed once set',
+          },
+          {
+            rule: 'has(self.clusterName) == has(oldSelf.clusterName)',
+            message: 'clusterName cannot be added or removed after creation',
+          },
+        ],
+      },
+    ),
+  ),
+  status: named(
+    'AWSClusterStatus',
+    object('What the controller observed.', {
+      accountID: string("The AWS account the cluster's identity acts in.", { pattern: ACCOUNT_ID }),
+      principalARN: string("The caller ARN of the cluster's credentials."),
+      identityChain: array("The resolved identity chain, the cluster's own identity first.", identityLink),
+      conditions,
+      observedGeneration,
+      tagging: taggingStatus,
+    }),
+  ),
+  specRequired: true,
+  printerColumns: [
+    { name: 'Region', type: 'string', jsonPath: '.spec.region', description: 'AWS region.' },
+    {
+      name: 'Identity-Kind',
+      type: 'string',
+      jsonPath: '.spec.identityRef.kind',
+      description: 'Identity kind.',
+      priority: 1,
+    },
+    { name: 'Identity', type: 'string', jsonPath: '.spec.identityRef.name', description: 'Identity name.' },
+    { name: 'Account', type: 'string', jsonPath: '.status.accountID', description: 'AWS account.' },
+    {
+      name: 'Ready',
+      type: 'string',
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      description: 'Ready condition.',
+    },
+    {
+      name: 'Reason',
+      type: 'string',
+      jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+      description: 'Why not Ready.',
+      priority: 1,
+    },
+    AGE_COLUMN,
+  ],
+  moveHierarchy: false,
+};

@@ -1,0 +1,144 @@
+import { IDENTITY_KINDS } from '../constants.js';
+import { array, integer, map, named, object, string, type JSONSchemaProps } from './openapi.js';
+import { CONDITION_REASON, DNS_LABEL, DNS_SUBDOMAIN, LIMITS, REGION, TAG_CHARACTERS } from './patterns.js';
+
+/** A tag key: AWS's length and characters, and never under the reserved `aws:` prefix. */
+export const tagKey = (description: string): JSONSchemaProps =>
+  string(description, {
+    minLength: 1,
+    maxLength: LIMITS.tagKeyLength,
+    pattern: TAG_CHARACTERS,
+    'x-kubernetes-validations': [
+      { rule: "!self.lowerAscii().startsWith('aws:')", message: 'tag keys starting with "aws:" are reserved by AWS' },
+    ],
+  });
+
+export const tagValue = (description: string): JSONSchemaProps =>
+  string(description, { maxLength: LIMITS.tagValueLength, pattern: TAG_CHARACTERS });
+
+export const resourceTags = (description: string): JSONSchemaProps =>
+  array(
+    description,
+    named(
+      'ResourceTag',
+      object(
+        'A tag to put on AWS resources.',
+        {
+          key: tagKey('The tag key (1-128 characters; letters, digits, spaces and `_ . : / = + - @`).'),
+          value: tagValue('The tag value (0-256 characters, same characters as keys).'),
+          overridePolicy: string(
+            'Allow (default) lets a lower layer (account under global, cluster under account) set another value for this key. ' +
+              'Deny enforces this value: a lower layer that sets the key is reported as a conflict and overruled.',
+            { enum: ['Allow', 'Deny'], default: 'Allow' },
+          ),
+        },
+        { required: ['key', 'value'] },
+      ),
+    ),
+    { maxItems: LIMITS.tagsPerResource, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'] },
+  );
+
+export const region = (description: string): JSONSchemaProps => string(description, { pattern: REGION, maxLength: 32 });
+
+const labelSelector = named(
+  'LabelSelector',
+  object('A label query over namespaces. The requirements of matchLabels and matchExpressions are ANDed.', {
+    matchLabels: map('Labels that a namespace must carry with exactly these values.', string('A label value.')),
+    matchExpressions: array(
+      'Label requirements a namespace must meet.',
+      named(
+        'LabelSelectorRequirement',
+        object(
+          'A label requirement.',
+          {
+            key: string('The label key.', { minLength: 1, maxLength: 317 }),
+            operator: string('How the key relates to the values.', {
+              enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
+            }),
+            values: array('The values for In and NotIn; empty for Exists and DoesNotExist.', string('A label value.')),
+          },
+          { required: ['key', 'operator'] },
+        ),
+      ),
+    ),
+  }),
+);
+
+export const allowedNamespaces = named(
+  'AllowedNamespaces',
+  object(
+    'Which namespaces may use this identity. Absent: no namespace. `{}`: every namespace. Otherwise a namespace ' +
+      'is allowed when it is in `list` or matches `selector`; a field that is present but empty (`list: []`, ' +
+      '`selector: {}`) allows nothing through that field. Every link of an identity chain is checked.',
+    {
+      list: array(
+        'Names of namespaces allowed to use the identity.',
+        string('A namespace name.', { pattern: DNS_LABEL, maxLength: 63 }),
+        {
+          'x-kubernetes-list-type': 'set',
+        },
+      ),
+      selector: labelSelector,
+    },
+  ),
+);
+
+export const identityRef = (description: string, constraints: { default?: unknown } = {}): JSONSchemaProps =>
+  named(
+    'IdentityReference',
+    object(
+      description,
+      {
+        kind: string('The kind of the identity.', { enum: IDENTITY_KINDS }),
+        name: string('The name of the identity (identities are cluster-scoped).', {
+          minLength: 1,
+          maxLength: 253,
+          pattern: DNS_SUBDOMAIN,
+        }),
+      },
+      { required: ['kind', 'name'], ...constraints },
+    ),
+  );
+
+export const conditions = array(
+  "The latest observations of the object's state (metav1.Condition).",
+  named(
+    'Condition',
+    object(
+      "One aspect of the object's state.",
+      {
+        type: string('The condition type in CamelCase, e.g. Ready.', { minLength: 1, maxLength: 316 }),
+        status: string('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
+        observedGeneration: integer('The metadata.generation the condition was set for.', { minimum: 0 }),
+        lastTransitionTime: string('When the status last changed.', { format: 'date-time' }),
+        reason: string('A CamelCase word for the last transition.', {
+          minLength: 1,
+          maxLength: 1024,
+          pattern: CONDITION_REASON,
+        }),
+        message: string('What happened and what to do about it, for a person.', { maxLength: 32768 }),
+      },
+      { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] },
+    ),
+  ),
+  { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
+);
+
+export const observedGeneration = integer('The metadata.generation that the controller last acted on.', { minimum: 0 });
+
+/** Where an effective tag (or a losing one) came from. */
+export const tagSource = named(
+  'TagSource',
+  object(
+    "One layer's claim on a tag key.",
+    {
+      layer: string('The layer: Global (AWSTagPolicy), Account (an identity) or Cluster (the AWSCluster).', {
+        enum: ['Global', 'Account', 'Cluster'],
+      }),
+      object: string('The object that set it, as Kind/name (namespace/name for clusters).'),
+      value: string('The value that layer asks for.'),
+      overridePolicy: string('The overridePolicy of that claim.', { enum: ['Allow', 'Deny'] }),
+    },
+    { required: ['layer', 'object', 'value'] },
+  ),
+);

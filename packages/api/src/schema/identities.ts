@@ -1,0 +1,205 @@
+import { LIMITS, EXTERNAL_ID, POLICY_ARN, ROLE_ARN, ROLE_SESSION_NAME, DNS_SUBDOMAIN, ACCOUNT_ID } from './patterns.js';
+import {
+  allowedNamespaces,
+  conditions,
+  identityRef,
+  observedGeneration,
+  resourceTags,
+  tagKey,
+  tagValue,
+} from './fields.js';
+import { array, integer, named, object, string } from './openapi.js';
+import { AGE_COLUMN, type KindDefinition } from './kind.js';
+import { SINGLETON_NAME } from '../constants.js';
+
+const accountTags = resourceTags(
+  'Account-level tags put on every resource of every cluster that uses this identity. In a chain, the link ' +
+    'nearest the cluster wins for a key, unless a farther link says overridePolicy: Deny.',
+);
+
+const commonSpec = {
+  allowedNamespaces,
+  resourceTags: accountTags,
+};
+
+const identityStatus = named(
+  'AWSClusterIdentityStatus',
+  object('What the controller observed about this identity.', {
+    conditions,
+    observedGeneration,
+    clusterCount: integer('How many AWSClusters use this identity, directly or through a chain.', { minimum: 0 }),
+    clusters: array(
+      'The first 100 AWSClusters (namespace/name) that use this identity, in name order.',
+      string('namespace/name of an AWSCluster.'),
+      { maxItems: 100 },
+    ),
+    accountID: string('The AWS account of the credentials.', { pattern: ACCOUNT_ID }),
+    principalARN: string('The caller ARN that STS GetCallerIdentity returned for the credentials.'),
+    lastAssumeRoleTime: string('When the role was last assumed successfully (role identities).', {
+      format: 'date-time',
+    }),
+  }),
+);
+
+const identityColumns = [
+  { name: 'Clusters', type: 'integer', jsonPath: '.status.clusterCount', description: 'AWSClusters using it.' },
+  { name: 'Principal', type: 'string', jsonPath: '.status.principalARN', description: 'Caller ARN.', priority: 1 },
+] as const;
+
+export const controllerIdentity: KindDefinition = {
+  kind: 'AWSClusterControllerIdentity',
+  plural: 'awsclustercontrolleridentities',
+  singular: 'awsclustercontrolleridentity',
+  shortNames: ['kmci'],
+  scope: 'Cluster',
+  description:
+    "The controller's own AWS credentials (its default credential chain), offered to the namespaces in " +
+    'allowedNamespaces. A singleton: the only valid name is "default".',
+  spec: named('AWSClusterControllerIdentitySpec', object("Who may use the controller's own credentials.", commonSpec)),
+  status: identityStatus,
+  specRequired: true,
+  rules: [
+    {
+      rule: `self.metadata.name == '${SINGLETON_NAME}'`,
+      message: `AWSClusterControllerIdentity is a singleton: name it "${SINGLETON_NAME}"`,
+      fieldPath: '.metadata.name',
+    },
+  ],
+  printerColumns: [...identityColumns, AGE_COLUMN],
+  moveHierarchy: true,
+};
+
+export const staticIdentity: KindDefinition = {
+  kind: 'AWSClusterStaticIdentity',
+  plural: 'awsclusterstaticidentities',
+  singular: 'awsclusterstaticidentity',
+  shortNames: ['kmsi'],
+  scope: 'Cluster',
+  description:
+    "Long-lived AWS keys kept in a Secret in the controller's namespace (keys AccessKeyID, SecretAccessKey and " +
+    'optional SessionToken, or aws_access_key_id and aws_secret_access_key).',
+  spec: named(
+    'AWSClusterStaticIdentitySpec',
+    object(
+      'The Secret holding the keys, and who may use them.',
+      {
+        secretRef: string(
+          "Name of the Secret in the controller's namespace that holds the keys. Immutable: create a new identity to " +
+            'use another Secret, or rotate the keys inside this one.',
+          {
+            minLength: 1,
+            maxLength: 253,
+            pattern: DNS_SUBDOMAIN,
+            'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'secretRef is immutable' }],
+          },
+        ),
+        ...commonSpec,
+      },
+      { required: ['secretRef'] },
+    ),
+  ),
+  status: identityStatus,
+  specRequired: true,
+  printerColumns: [
+    { name: 'Secret', type: 'string', jsonPath: '.spec.secretRef', description: 'Secret holding the keys.' },
+    ...identityColumns,
+    AGE_COLUMN,
+  ],
+  moveHierarchy: true,
+};
+
+const chainedDurationRule = {
+  rule:
+    "!has(self.sourceIdentityRef) || self.sourceIdentityRef.kind != 'AWSClusterRoleIdentity' || " +
+    `!has(self.durationSeconds) || self.durationSeconds <= ${LIMITS.chainedDurationSeconds}`,
+  message:
+    `durationSeconds may be at most ${LIMITS.chainedDurationSeconds} when sourceIdentityRef is a role: AWS caps ` +
+    "sessions of a role assumed with another role's session (role chaining)",
+  fieldPath: '.durationSeconds',
+};
+
+const transitiveKeysRule = {
+  rule: '!has(self.transitiveTagKeys) || self.transitiveTagKeys.all(k, has(self.sessionTags) && self.sessionTags.exists(t, t.key == k))',
+  message: 'every transitiveTagKeys entry must be the key of one of sessionTags',
+  fieldPath: '.transitiveTagKeys',
+};
+
+export const roleIdentity: KindDefinition = {
+  kind: 'AWSClusterRoleIdentity',
+  plural: 'awsclusterroleidentities',
+  singular: 'awsclusterroleidentity',
+  shortNames: ['kmri'],
+  scope: 'Cluster',
+  description:
+    'An IAM role assumed with STS AssumeRole on top of the credentials of sourceIdentityRef (default: the ' +
+    'controller identity "default"). Chains of roles are allowed.',
+  spec: named(
+    'AWSClusterRoleIdentitySpec',
+    object(
+      'The role to assume, how, and who may use it.',
+      {
+        roleARN: string('ARN of the IAM role to assume.', { pattern: ROLE_ARN, maxLength: 2048 }),
+        sessionName: string(
+          'RoleSessionName sent to STS (2-64 characters of letters, digits and `_+=,.@-`). Default: derived from the identity name.',
+          {
+            minLength: LIMITS.sessionNameLength[0],
+            maxLength: LIMITS.sessionNameLength[1],
+            pattern: ROLE_SESSION_NAME,
+          },
+        ),
+        durationSeconds: integer(
+          "Session length in seconds (900-43200, and at most the role's maximum session duration; at most 3600 when " +
+            'the source is a role). Default: 3600.',
+          { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
+        ),
+        inlinePolicy: string("A session policy (JSON) that narrows the role's permissions.", {
+          minLength: 1,
+          maxLength: LIMITS.inlinePolicyLength,
+        }),
+        policyARNs: array(
+          "ARNs of managed policies used as session policies (they narrow the role's permissions).",
+          string('A managed policy ARN.', { pattern: POLICY_ARN, maxLength: 2048 }),
+          { maxItems: LIMITS.policyArns, 'x-kubernetes-list-type': 'set' },
+        ),
+        externalID: string(
+          "ExternalId sent to STS; the role's trust policy should require it (confused-deputy protection).",
+          { minLength: LIMITS.externalIdLength[0], maxLength: LIMITS.externalIdLength[1], pattern: EXTERNAL_ID },
+        ),
+        sourceIdentityRef: identityRef(
+          'The identity whose credentials assume this role. Default: the controller identity "default".',
+        ),
+        sessionTags: array(
+          'Session tags passed to AssumeRole.',
+          named(
+            'SessionTag',
+            object(
+              'A session tag.',
+              { key: tagKey('The session tag key.'), value: tagValue('The session tag value.') },
+              { required: ['key', 'value'] },
+            ),
+          ),
+          { maxItems: 50, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'] },
+        ),
+        transitiveTagKeys: array(
+          'Keys of sessionTags that persist into sessions chained from this one.',
+          string('A session tag key.', { minLength: 1, maxLength: 128 }),
+          { maxItems: 50, 'x-kubernetes-list-type': 'set' },
+        ),
+        ...commonSpec,
+      },
+      {
+        required: ['roleARN'],
+        'x-kubernetes-validations': [chainedDurationRule, transitiveKeysRule],
+      },
+    ),
+  ),
+  status: identityStatus,
+  specRequired: true,
+  printerColumns: [
+    { name: 'Role', type: 'string', jsonPath: '.spec.roleARN', description: 'IAM role assumed.' },
+    { name: 'Source', type: 'string', jsonPath: '.spec.sourceIdentityRef.name', description: 'Source identity.' },
+    ...identityColumns,
+    AGE_COLUMN,
+  ],
+  moveHierarchy: true,
+};

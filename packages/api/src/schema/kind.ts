@@ -1,0 +1,35 @@
+import type { JSONSchemaProps, ValidationRule } from './openapi.js';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description: string;
+  priority?: number;
+}
+
+/** Everything that makes one of our kinds: its names, scope, schema and how kubectl shows it. */
+export interface KindDefinition {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  scope: 'Namespaced' | 'Cluster';
+  description: string;
+  spec: JSONSchemaProps;
+  status: JSONSchemaProps;
+  /** Whether `spec` must be present. */
+  specRequired: boolean;
+  /** CEL rules on the whole object (they may read metadata.name). */
+  rules?: ValidationRule[];
+  printerColumns: PrinterColumn[];
+  /** Identities move with clusterctl as a hierarchy. */
+  moveHierarchy: boolean;
+}
+
+export const AGE_COLUMN: PrinterColumn = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+  description: 'Time since creation.',
+};

@@ -1,0 +1,33 @@
+/**
+ * Patterns shared by the schemas and the controller. They are written so that Go's RE2 (the API
+ * server) and JavaScript's `u`-flag RegExp read them the same way.
+ */
+
+/** AWS's general tag character set: letters, separators and digits of any script, and `_ . : / = + - @`. */
+export const TAG_CHARACTERS = '^[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*$';
+export const REGION = '^[a-z]{2}(-[a-z]+)+-[0-9]+$';
+export const ACCOUNT_ID = '^[0-9]{12}$';
+export const ROLE_ARN = '^arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[\\w+=,.@/-]+$';
+export const POLICY_ARN = '^arn:aws(-[a-z]+)*:iam::([0-9]{12}|aws):policy/[\\w+=,.@/-]+$';
+export const ROLE_SESSION_NAME = '^[\\w+=,.@-]*$';
+export const EXTERNAL_ID = '^[\\w+=,.@:/-]*$';
+export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+/** A cluster name as it appears inside the ownership tag keys. */
+export const CLUSTER_NAME = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+export const CONDITION_REASON = '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$';
+
+export const LIMITS = {
+  tagKeyLength: 128,
+  tagValueLength: 256,
+  tagsPerResource: 50,
+  sessionNameLength: [2, 64],
+  externalIdLength: [2, 1224],
+  durationSeconds: [900, 43200],
+  /** AWS refuses longer sessions for a role assumed with another role's session. */
+  chainedDurationSeconds: 3600,
+  policyArns: 10,
+  inlinePolicyLength: 2048,
+  // The longest ownership tag key prefix is 45 characters, and a tag key holds at most 128.
+  clusterNameLength: 83,
+} as const;

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { customResourceDefinitions, GROUP, KINDS, type JSONSchemaProps } from '../src/index.js';
+
+/** Yields every schema node under a root, with its path. */
+function* nodes(schema: JSONSchemaProps, path = ''): Generator<[string, JSONSchemaProps]> {
+  yield [path, schema];
+  for (const [key, child] of Object.entries(schema.properties ?? {})) yield* nodes(child, `${path}.${key}`);
+  if (schema.items) yield* nodes(schema.items, `${path}[]`);
+  if (schema.additionalProperties) yield* nodes(schema.additionalProperties, `${path}{}`);
+}
+
+describe('CRDs', () => {
+  const crds = customResourceDefinitions();
+
+  it('has one CRD per kind, named <plural>.<group>, with the status subresource and the keymaster category', () => {
+    expect(crds.map((crd) => crd.spec.names.kind)).to.deep.equal(KINDS.map((kind) => kind.kind));
+    for (const crd of crds) {
+      expect(crd.metadata.name).to.equal(`${crd.spec.names.plural}.${GROUP}`);
+      expect(crd.spec.versions).to.have.length(1);
+      expect(crd.spec.versions[0]?.subresources).to.deep.equal({ status: {} });
+      expect(crd.spec.names.categories).to.include('keymaster');
+      expect(crd.spec.names.shortNames).to.have.length.greaterThan(0);
+    }
+  });
+
+  it('labels every CRD for clusterctl, and the identity kinds as a move hierarchy', () => {
+    for (const crd of crds) {
+      expect(crd.metadata.labels['clusterctl.cluster.x-k8s.io']).to.equal('');
+      const identity = crd.spec.names.kind.endsWith('Identity');
+      expect('clusterctl.cluster.x-k8s.io/move-hierarchy' in crd.metadata.labels, crd.spec.names.kind).to.equal(
+        identity,
+      );
+    }
+  });
+
+  it('is structural: every node has a type, and every field a description for kubectl explain', () => {
+    for (const crd of crds) {
+      const root = crd.spec.versions[0]!.schema.openAPIV3Schema;
+      for (const [path, node] of nodes(root)) {
+        expect(node.type, `${crd.spec.names.kind}${path} has no type`).to.be.a('string');
+        if (path !== '.metadata')
+          expect(node.description, `${crd.spec.names.kind}${path} has no description`).to.be.a('string').and.not.empty;
+      }
+    }
+  });
+
+  it('uses patterns that compile, anchored at both ends, and defaults that pass their own schema', () => {
+    for (const crd of crds) {
+      for (const [path, node] of nodes(crd.spec.versions[0]!.schema.openAPIV3Schema)) {
+        if (node.pattern !== undefined) {
+          expect(() => new RegExp(node.pattern!, 'u'), path).not.to.throw();
+          expect(node.pattern, path).to.match(/^\^.*\$$/);
+        }
+        if (node.enum && node.default !== undefined) expect(node.enum, path).to.include(node.default);
+      }
+    }
+  });
+
+  it('shows the columns an operator wants at a glance', () => {
+    const columns = (kind: string) =>
+      crds
+        .find((crd) => crd.spec.names.kind === kind)!
+        .spec.versions[0]!.additionalPrinterColumns.map((column) => column.name);
+    expect(columns('AWSCluster')).to.include.members([
+      'Region',
+      'Identity-Kind',
+      'Identity',
+      'Account',
+      'Ready',
+      'Age',
+    ]);
+    expect(columns('AWSClusterRoleIdentity')).to.include.members(['Role', 'Age']);
+    expect(columns('AWSClusterStaticIdentity')).to.include.members(['Secret', 'Age']);
+  });
+});
