@@ -21,12 +21,14 @@ function constraints(schema: JSONSchemaProps): string {
   if (schema.minLength !== undefined || schema.maxLength !== undefined) {
     parts.push(`${schema.minLength ?? 0}-${schema.maxLength ?? '∞'} characters`);
   }
-  if (schema.minimum !== undefined || schema.maximum !== undefined) parts.push(`${schema.minimum ?? '-∞'}..${schema.maximum ?? '∞'}`);
+  if (schema.minimum !== undefined || schema.maximum !== undefined)
+    parts.push(`${schema.minimum ?? '-∞'}..${schema.maximum ?? '∞'}`);
   if (schema.maxItems !== undefined) parts.push(`at most ${schema.maxItems} items`);
   if (schema.maxProperties !== undefined) parts.push(`at most ${schema.maxProperties} entries`);
   if (schema.pattern !== undefined) parts.push(`pattern \`${schema.pattern}\``);
   if (schema.format !== undefined && schema.format !== 'int64') parts.push(schema.format);
-  if (schema['x-kubernetes-list-type'] === 'map') parts.push(`unique by ${schema['x-kubernetes-list-map-keys']?.join(', ') ?? ''}`);
+  if (schema['x-kubernetes-list-type'] === 'map')
+    parts.push(`unique by ${schema['x-kubernetes-list-map-keys']?.join(', ') ?? ''}`);
   if (schema['x-kubernetes-list-type'] === 'set') parts.push('unique items');
   for (const rule of schema['x-kubernetes-validations'] ?? []) parts.push(`rule: ${rule.message}`);
   return parts.join('; ').replaceAll('|', '\\|');
@@ -34,7 +36,8 @@ function constraints(schema: JSONSchemaProps): string {
 
 function typeName(schema: JSONSchemaProps): string {
   if (schema.type === 'array') return `[]${schema.items ? typeName(schema.items) : ''}`;
-  if (schema.type === 'object' && schema.additionalProperties) return `map[string]${typeName(schema.additionalProperties)}`;
+  if (schema.type === 'object' && schema.additionalProperties)
+    return `map[string]${typeName(schema.additionalProperties)}`;
   return schema.type ?? 'any';
 }
 
