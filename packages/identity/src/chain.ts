@@ -1,0 +1,73 @@
+import { formatCause, validateObject, type IdentityKind, type IdentityReference } from '@keymaster/api';
+import type { AwsCredentialIdentity } from '@smithy/types';
+import {
+  ChainTooDeepError,
+  IdentityCycleError,
+  IdentityNotFoundError,
+  InvalidIdentityError,
+  NamespaceNotAllowedError,
+  SecretNotFoundError,
+} from './errors.js';
+import { namespaceAllowed } from './namespaces.js';
+import { credentialsFromSecret } from './secret.js';
+import type { IdentityObject, IdentityStore } from './store.js';
+
+/** The most identities one chain may hold, the cluster's own identity included. */
+export const MAX_CHAIN_LINKS = 5;
+
+export const CONTROLLER_IDENTITY: IdentityReference = { kind: 'AWSClusterControllerIdentity', name: 'default' };
+
+/** One identity of a resolved chain, with what its credentials are made from. */
+export interface ChainLink {
+  kind: IdentityKind;
+  name: string;
+  identity: IdentityObject;
+  /** Static identities: the keys from their Secret (never logged). */
+  staticKeys?: AwsCredentialIdentity;
+}
+
+export interface ChainRequest {
+  /** The namespace of the AWSCluster: every link must allow it. */
+  namespace: string;
+  identityRef?: IdentityReference | undefined;
+  controllerNamespace: string;
+  maxLinks?: number;
+}
+
+/**
+ * Walks an identityRef through its sources, the cluster's own identity first and the root last,
+ * checking on the way every link's existence, schema and allowedNamespaces, and reading static keys.
+ * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
+ */
+export async function resolveChain(store: IdentityStore, request: ChainRequest): Promise<ChainLink[]> {
+  const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
+  const namespace = (await store.getNamespace(request.namespace)) ?? { name: request.namespace, labels: {} };
+  const links: ChainLink[] = [];
+  let ref = request.identityRef ?? CONTROLLER_IDENTITY;
+  let referencedBy = `AWSClusters in namespace ${request.namespace}`;
+  for (;;) {
+    const seenAt = links.findIndex((link) => link.kind === ref.kind && link.name === ref.name);
+    if (seenAt >= 0) throw new IdentityCycleError([...links.slice(seenAt), ref]);
+    if (links.length === limit) throw new ChainTooDeepError(links, limit);
+
+    const identity = await store.getIdentity(ref.kind, ref.name);
+    if (!identity) throw new IdentityNotFoundError(ref, referencedBy);
+    const causes = validateObject(identity, { unknownFields: 'ignore' });
+    if (causes.length > 0) throw new InvalidIdentityError(ref, causes.map(formatCause));
+    if (!namespaceAllowed(identity.spec.allowedNamespaces, namespace)) {
+      throw new NamespaceNotAllowedError(ref, request.namespace, links.length);
+    }
+    const link: ChainLink = { kind: ref.kind, name: ref.name, identity };
+    links.push(link);
+
+    if (identity.kind === 'AWSClusterStaticIdentity') {
+      const secretName = identity.spec.secretRef;
+      const secret = await store.getSecret(request.controllerNamespace, secretName);
+      if (!secret) throw new SecretNotFoundError(ref, `${request.controllerNamespace}/${secretName}`);
+      link.staticKeys = credentialsFromSecret(ref, `${request.controllerNamespace}/${secretName}`, secret.data);
+    }
+    if (identity.kind !== 'AWSClusterRoleIdentity') return links;
+    referencedBy = `${ref.kind}/${ref.name}`;
+    ref = identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY;
+  }
+}

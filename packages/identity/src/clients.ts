@@ -1,0 +1,51 @@
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { RefreshingCredentials } from './refreshing-credentials.js';
+
+/** The part of an AWS SDK v3 client that Keymaster relies on. */
+export interface SdkClient {
+  middlewareStack: { add(middleware: unknown, options: { step: 'initialize'; name: string }): void };
+  destroy(): void;
+}
+
+export interface SdkClientConfig {
+  region: string;
+  credentials: AwsCredentialIdentityProvider;
+  endpoint?: string;
+}
+
+export type SdkClientClass<C extends SdkClient> = new (config: SdkClientConfig) => C;
+
+/** Error codes by which AWS says it does not accept the credentials (any more). */
+const REFUSED_CREDENTIALS = new Set([
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'InvalidClientTokenId',
+  'UnrecognizedClientException',
+]);
+
+type Handler = (args: unknown) => Promise<unknown>;
+
+/**
+ * Makes an SDK client that signs with `credentials`. When AWS refuses those credentials, the client
+ * renews them once and retries the call once: one renewal however many calls fail together.
+ */
+export function makeClient<C extends SdkClient>(
+  Client: SdkClientClass<C>,
+  credentials: RefreshingCredentials,
+  region: string,
+  endpoint: string | undefined,
+): C {
+  const client = new Client({ region, credentials: credentials.provider, ...(endpoint ? { endpoint } : {}) });
+  const renewRefusedCredentials = (next: Handler) => async (args: unknown) => {
+    const generation = credentials.generation;
+    try {
+      return await next(args);
+    } catch (error) {
+      if (!REFUSED_CREDENTIALS.has((error as Error).name)) throw error;
+      credentials.invalidate(generation);
+      return next(args);
+    }
+  };
+  client.middlewareStack.add(renewRefusedCredentials, { step: 'initialize', name: 'keymasterRenewRefusedCredentials' });
+  return client;
+}

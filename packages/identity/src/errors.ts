@@ -1,0 +1,120 @@
+import { KeymasterError } from '@keymaster/api';
+
+/** Which identity in a chain, for messages: `AWSClusterRoleIdentity/tenant-b`. */
+export interface LinkName {
+  kind: string;
+  name: string;
+}
+
+const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
+
+/** Base of every identity error; `code` is stable, `link` names the identity at fault when there is one. */
+export class IdentityError extends KeymasterError {
+  readonly link: LinkName | undefined;
+
+  constructor(
+    code: `ERR_KEYMASTER_${string}`,
+    message: string,
+    options: { hint: string; link?: LinkName; cause?: unknown },
+  ) {
+    super(code, message, options);
+    this.link = options.link;
+  }
+}
+
+export class IdentityNotFoundError extends IdentityError {
+  constructor(link: LinkName, referencedBy: string) {
+    super('ERR_KEYMASTER_IDENTITY_NOT_FOUND', `${linkName(link)} not found (referenced by ${referencedBy})`, {
+      hint: `Create ${linkName(link)}, or point ${referencedBy} at an identity that exists.`,
+      link,
+    });
+  }
+}
+
+export class NamespaceNotAllowedError extends IdentityError {
+  /** 0 when the cluster's own identity refuses the namespace, more for a source deeper in the chain. */
+  readonly depth: number;
+  readonly namespace: string;
+
+  constructor(link: LinkName, namespace: string, depth: number) {
+    const which = depth === 0 ? '' : ` (link ${depth + 1} of the chain, a source of the cluster's identity)`;
+    super('ERR_KEYMASTER_NAMESPACE_NOT_ALLOWED', `namespace "${namespace}" may not use ${linkName(link)}${which}`, {
+      hint: `Add "${namespace}" to spec.allowedNamespaces of ${linkName(link)} (list or selector), or use another identity. Every link of a chain must allow the namespace.`,
+      link,
+    });
+    this.depth = depth;
+    this.namespace = namespace;
+  }
+}
+
+export class SecretNotFoundError extends IdentityError {
+  constructor(link: LinkName, secret: string) {
+    super('ERR_KEYMASTER_SECRET_NOT_FOUND', `Secret ${secret} of ${linkName(link)} not found`, {
+      hint: `Create the Secret ${secret} (static identities read Secrets only in the controller's namespace).`,
+      link,
+    });
+  }
+}
+
+export class SecretInvalidError extends IdentityError {
+  readonly problems: string[];
+
+  constructor(link: LinkName, secret: string, problems: string[]) {
+    super('ERR_KEYMASTER_SECRET_INVALID', `Secret ${secret} of ${linkName(link)} is invalid: ${problems.join('; ')}`, {
+      hint: 'The Secret must hold AccessKeyID and SecretAccessKey (and optionally SessionToken), or aws_access_key_id and aws_secret_access_key (and optionally aws_session_token).',
+      link,
+    });
+    this.problems = problems;
+  }
+}
+
+export class IdentityCycleError extends IdentityError {
+  readonly cycle: LinkName[];
+
+  constructor(cycle: LinkName[]) {
+    super('ERR_KEYMASTER_IDENTITY_CYCLE', `identity chain has a cycle: ${cycle.map(linkName).join(' -> ')}`, {
+      hint: 'Point one sourceIdentityRef of the cycle at an identity outside it (or omit it to use the controller identity).',
+      link: cycle[0]!,
+    });
+    this.cycle = cycle;
+  }
+}
+
+export class ChainTooDeepError extends IdentityError {
+  constructor(chain: LinkName[], limit: number) {
+    super(
+      'ERR_KEYMASTER_IDENTITY_CHAIN_TOO_DEEP',
+      `identity chain is longer than ${limit} links: ${chain.map(linkName).join(' -> ')} -> ...`,
+      {
+        hint: `Shorten the chain to at most ${limit} identities (the cluster's own identity included).`,
+        link: chain[0]!,
+      },
+    );
+  }
+}
+
+export class InvalidIdentityError extends IdentityError {
+  readonly problems: string[];
+
+  constructor(link: LinkName, problems: string[]) {
+    super('ERR_KEYMASTER_IDENTITY_INVALID', `${linkName(link)} is invalid: ${problems.join('; ')}`, {
+      hint: `Fix the fields named above in ${linkName(link)}; kubectl explain ${link.kind.toLowerCase()}.spec describes them.`,
+      link,
+    });
+    this.problems = problems;
+  }
+}
+
+/** AWS refused a call made to obtain or check credentials; `awsCode` is AWS's error code. */
+export class AwsCredentialError extends IdentityError {
+  readonly awsCode: string;
+  readonly action: 'sts:AssumeRole' | 'sts:GetCallerIdentity' | 'credentials';
+
+  constructor(link: LinkName, action: AwsCredentialError['action'], awsCode: string, awsMessage: string, hint: string) {
+    const code =
+      action === 'sts:AssumeRole' ? 'ERR_KEYMASTER_ASSUME_ROLE_FAILED' : 'ERR_KEYMASTER_CREDENTIALS_REJECTED';
+    super(code, `${action} for ${linkName(link)} failed: ${awsCode}: ${awsMessage}`, { hint, link });
+    this.awsCode = awsCode;
+    this.action = action;
+  }
+}

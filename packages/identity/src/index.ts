@@ -1,0 +1,26 @@
+export {
+  IdentityResolver,
+  type IdentityResolverOptions,
+  type IdentitySession,
+  type ResolveRequest,
+  type ResolverObserver,
+} from './resolver.js';
+export { kubeIdentityStore, type IdentityStore, type IdentityObject, type SecretData } from './store.js';
+export { namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
+export { CONTROLLER_IDENTITY, MAX_CHAIN_LINKS } from './chain.js';
+export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
+export { DEFAULT_DURATION_SECONDS, assumeRoleInput } from './credential-sources.js';
+export { defaultSessionName } from './session-name.js';
+export type { SdkClient, SdkClientClass } from './clients.js';
+export {
+  AwsCredentialError,
+  ChainTooDeepError,
+  IdentityCycleError,
+  IdentityError,
+  IdentityNotFoundError,
+  InvalidIdentityError,
+  NamespaceNotAllowedError,
+  SecretInvalidError,
+  SecretNotFoundError,
+  type LinkName,
+} from './errors.js';

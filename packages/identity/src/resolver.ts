@@ -1,0 +1,232 @@
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import type { IdentityLink, IdentityReference } from '@keymaster/api';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { LRUCache } from 'lru-cache';
+import { credentialKey } from './cache-key.js';
+import { resolveChain, type ChainLink } from './chain.js';
+import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
+import { fromAssumeRole, fromController, fromStaticKeys, type CredentialSource } from './credential-sources.js';
+import { AwsCredentialError, IdentityError } from './errors.js';
+import { RefreshingCredentials, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
+import type { IdentityStore } from './store.js';
+
+export interface ResolverObserver {
+  /** Every STS call made, with AWS's error code on failure. */
+  stsCall?(action: 'AssumeRole' | 'GetCallerIdentity', outcome: 'success' | 'error', awsCode?: string): void;
+  /** Every lookup of a link's credential set in the cache. */
+  cacheLookup?(hit: boolean): void;
+}
+
+export interface IdentityResolverOptions {
+  store: IdentityStore;
+  /** The controller's namespace: the only one static identities' Secrets are read from. */
+  controllerNamespace: string;
+  /** The controller's own credentials. Default: the AWS SDK's default chain. */
+  controllerCredentials?: AwsCredentialIdentityProvider;
+  /** Endpoint for every AWS client (default: the SDK's, which honours AWS_ENDPOINT_URL) and the STS region. */
+  aws?: { endpoint?: string; stsRegion?: string };
+  clock?: Clock;
+  /** Bounds of the caches (LRU): credential sets and SDK clients. */
+  maxCredentialSets?: number;
+  maxClients?: number;
+  maxChainLinks?: number;
+  observer?: ResolverObserver;
+}
+
+export interface ResolveRequest {
+  /** The AWSCluster's namespace. */
+  namespace: string;
+  /** The AWSCluster's spec.identityRef; absent means the controller identity "default". */
+  identityRef?: IdentityReference | undefined;
+  /** The default region of the session's clients. */
+  region: string;
+}
+
+/** What a cluster may act with: refreshing credentials, who they are, and clients that use them. */
+export interface IdentitySession {
+  /** The credential set's cache key, shared by every cluster with the same chain. */
+  key: string;
+  accountId: string;
+  principalArn: string;
+  /** The resolved chain, the cluster's own identity first. */
+  chain: IdentityLink[];
+  credentials: SelfRefreshingProvider;
+  /** A cached client of this session for a region (default: the request's region). */
+  client<C extends SdkClient>(Client: SdkClientClass<C>, region?: string): C;
+}
+
+interface CredentialSet {
+  key: string;
+  /** This key and the keys of every source below it. */
+  chainKeys: Set<string>;
+  /** `Kind/name` of every identity and Secret the set depends on. */
+  dependsOn: Set<string>;
+  link: ChainLink;
+  credentials: RefreshingCredentials;
+  caller?: Promise<{ accountId: string; principalArn: string }>;
+}
+
+const DEFAULT_STS_REGION = 'us-east-1';
+
+/**
+ * Turns AWSClusters' identityRefs into sessions. Credential sets are shared by every cluster whose
+ * chain is the same, bounded (LRU), renewed before expiry, and evicted when what they were made of
+ * changes or is deleted. The chain and its allowedNamespaces are checked on every resolve.
+ */
+export class IdentityResolver {
+  readonly #options: IdentityResolverOptions;
+  readonly #clock: Clock;
+  readonly #stsRegion: string;
+  readonly #controllerCredentials: AwsCredentialIdentityProvider;
+  readonly #sets: LRUCache<string, CredentialSet>;
+  readonly #clients: LRUCache<string, SdkClient>;
+  readonly #currentKey = new Map<string, string>();
+
+  constructor(options: IdentityResolverOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+    this.#stsRegion = options.aws?.stsRegion ?? DEFAULT_STS_REGION;
+    this.#controllerCredentials = options.controllerCredentials ?? fromNodeProviderChain();
+    this.#sets = new LRUCache({
+      max: options.maxCredentialSets ?? 1000,
+      dispose: (set) => {
+        this.#dropClients(set.key);
+      },
+    });
+    this.#clients = new LRUCache({
+      max: options.maxClients ?? 4000,
+      dispose: (client) => {
+        client.destroy();
+      },
+    });
+  }
+
+  async resolve(request: ResolveRequest): Promise<IdentitySession> {
+    const links = await resolveChain(this.#options.store, {
+      namespace: request.namespace,
+      identityRef: request.identityRef,
+      controllerNamespace: this.#options.controllerNamespace,
+      ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
+    });
+    let set: CredentialSet | undefined;
+    for (const link of links.toReversed()) set = this.#credentialSet(link, set);
+    const session = set!;
+    const { accountId, principalArn } = await this.#callerIdentity(session);
+    return {
+      key: session.key,
+      accountId,
+      principalArn,
+      chain: links.map(({ kind, name, identity }) => ({
+        kind,
+        name,
+        ...(identity.kind === 'AWSClusterRoleIdentity' ? { roleARN: identity.spec.roleARN } : {}),
+      })),
+      credentials: session.credentials.provider,
+      client: (Client, region = request.region) => this.#client(session, Client, region),
+    };
+  }
+
+  /** Drops every credential set that depends on an identity (deleted, or no longer used). */
+  forgetIdentity(kind: string, name: string): void {
+    this.#evictWhere((set) => set.dependsOn.has(`${kind}/${name}`));
+    this.#currentKey.delete(`${kind}/${name}`);
+  }
+
+  /** Drops every credential set made from a Secret of the controller's namespace. */
+  forgetSecret(name: string): void {
+    this.#evictWhere((set) => set.dependsOn.has(`Secret/${name}`));
+  }
+
+  /** Drops every cached credential set and client. */
+  clear(): void {
+    this.#sets.clear();
+    this.#clients.clear();
+    this.#currentKey.clear();
+  }
+
+  get size(): { credentialSets: number; clients: number } {
+    return { credentialSets: this.#sets.size, clients: this.#clients.size };
+  }
+
+  #credentialSet(link: ChainLink, source: CredentialSet | undefined): CredentialSet {
+    const key = credentialKey(link, source?.key, this.#stsRegion);
+    const linkId = `${link.kind}/${link.name}`;
+    const previous = this.#currentKey.get(linkId);
+    if (previous !== undefined && previous !== key) this.#evictWhere((set) => set.chainKeys.has(previous));
+    this.#currentKey.set(linkId, key);
+
+    const cached = this.#sets.get(key);
+    this.#options.observer?.cacheLookup?.(cached !== undefined);
+    if (cached) return cached;
+    const dependsOn = new Set([linkId, ...(source?.dependsOn ?? [])]);
+    if (link.identity.kind === 'AWSClusterStaticIdentity') dependsOn.add(`Secret/${link.identity.spec.secretRef}`);
+    const set: CredentialSet = {
+      key,
+      chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
+      dependsOn,
+      link,
+      credentials: new RefreshingCredentials(this.#source(link, source), this.#clock),
+    };
+    this.#sets.set(key, set);
+    return set;
+  }
+
+  #source(link: ChainLink, source: CredentialSet | undefined): CredentialSource {
+    const { identity } = link;
+    switch (identity.kind) {
+      case 'AWSClusterControllerIdentity':
+        return fromController(this.#controllerCredentials);
+      case 'AWSClusterStaticIdentity':
+        return fromStaticKeys(link.staticKeys!);
+      case 'AWSClusterRoleIdentity':
+        return fromAssumeRole(this.#client(source!, STSClient, this.#stsRegion), identity, (error) =>
+          this.#options.observer?.stsCall?.('AssumeRole', error ? 'error' : 'success', error?.name),
+        );
+    }
+  }
+
+  /** One GetCallerIdentity per credential set; a failure is not cached. */
+  #callerIdentity(set: CredentialSet): Promise<{ accountId: string; principalArn: string }> {
+    set.caller ??= this.#client(set, STSClient, this.#stsRegion)
+      .send(new GetCallerIdentityCommand({}))
+      .then(
+        (output) => {
+          this.#options.observer?.stsCall?.('GetCallerIdentity', 'success');
+          return { accountId: output.Account ?? '', principalArn: output.Arn ?? '' };
+        },
+        (error: unknown) => {
+          set.caller = undefined;
+          if (error instanceof IdentityError) throw error;
+          const { name, message } = error as Error;
+          this.#options.observer?.stsCall?.('GetCallerIdentity', 'error', name);
+          throw new AwsCredentialError(
+            set.link,
+            'sts:GetCallerIdentity',
+            name,
+            message,
+            'AWS refused these credentials: check the keys (or the role chain). Keys created moments ago may be refused for a while (IAM is eventually consistent); the controller retries.',
+          );
+        },
+      );
+    return set.caller;
+  }
+
+  #client<C extends SdkClient>(set: CredentialSet, Client: SdkClientClass<C>, region: string): C {
+    const cacheKey = `${set.key}|${region}|${Client.name}`;
+    let client = this.#clients.get(cacheKey) as C | undefined;
+    if (!client) {
+      client = makeClient(Client, set.credentials, region, this.#options.aws?.endpoint);
+      this.#clients.set(cacheKey, client);
+    }
+    return client;
+  }
+
+  #evictWhere(matches: (set: CredentialSet) => boolean): void {
+    for (const [key, set] of this.#sets.entries()) if (matches(set)) this.#sets.delete(key);
+  }
+
+  #dropClients(setKey: string): void {
+    for (const key of [...this.#clients.keys()]) if (key.startsWith(`${setKey}|`)) this.#clients.delete(key);
+  }
+}

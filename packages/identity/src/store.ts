@@ -1,0 +1,67 @@
+import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import {
+  GROUP,
+  VERSION,
+  type AWSClusterControllerIdentity,
+  type AWSClusterRoleIdentity,
+  type AWSClusterStaticIdentity,
+  type IdentityKind,
+} from '@keymaster/api';
+import type { NamespaceInfo } from './namespaces.js';
+
+export type IdentityObject = AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity;
+
+/** A Secret's data, base64-encoded as the API returns it. */
+export interface SecretData {
+  data: Record<string, string>;
+}
+
+/**
+ * Where the resolver reads identities, Secrets and namespaces. The reconciler backs it with its
+ * informer caches; `kubeIdentityStore` reads the API server directly.
+ */
+export interface IdentityStore {
+  getIdentity(kind: IdentityKind, name: string): Promise<IdentityObject | undefined>;
+  getSecret(namespace: string, name: string): Promise<SecretData | undefined>;
+  getNamespace(name: string): Promise<NamespaceInfo | undefined>;
+}
+
+const PLURALS: Record<IdentityKind, string> = {
+  AWSClusterControllerIdentity: 'awsclustercontrolleridentities',
+  AWSClusterStaticIdentity: 'awsclusterstaticidentities',
+  AWSClusterRoleIdentity: 'awsclusterroleidentities',
+};
+
+async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiException && error.code === 404) return undefined;
+    throw error;
+  }
+}
+
+/** An IdentityStore that GETs every object from the API server. */
+export function kubeIdentityStore(kubeConfig: KubeConfig): IdentityStore {
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  return {
+    getIdentity: (kind, name) =>
+      orUndefined(
+        custom.getClusterCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: PLURALS[kind],
+          name,
+        }) as Promise<IdentityObject>,
+      ),
+    getSecret: async (namespace, name) => {
+      const secret = await orUndefined(core.readNamespacedSecret({ namespace, name }));
+      return secret && { data: secret.data ?? {} };
+    },
+    getNamespace: async (name) => {
+      const namespace = await orUndefined(core.readNamespace({ name }));
+      return namespace && { name, labels: namespace.metadata?.labels ?? {} };
+    },
+  };
+}

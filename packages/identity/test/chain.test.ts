@@ -1,0 +1,132 @@
+import { expect } from 'chai';
+import { resolveChain } from '../src/chain.js';
+import {
+  ChainTooDeepError,
+  IdentityCycleError,
+  IdentityNotFoundError,
+  InvalidIdentityError,
+  NamespaceNotAllowedError,
+  SecretInvalidError,
+  SecretNotFoundError,
+  type IdentityStore,
+} from '../src/index.js';
+import { controller, keys, memoryStore, role, staticIdentity } from './fixtures.js';
+
+const ROLE = 'AWSClusterRoleIdentity' as const;
+const request = (name: string, kind: 'AWSClusterRoleIdentity' | 'AWSClusterStaticIdentity' = ROLE) => ({
+  namespace: 'tenant-a',
+  identityRef: { kind, name },
+  controllerNamespace: 'keymaster-system',
+});
+
+async function failure(store: IdentityStore, req: Parameters<typeof resolveChain>[1]): Promise<Error> {
+  try {
+    await resolveChain(store, req);
+  } catch (error) {
+    return error as Error;
+  }
+  return expect.fail('expected the chain to be refused');
+}
+
+describe('resolveChain', () => {
+  it("walks a role chain to the controller identity, the cluster's own identity first", async () => {
+    const { store } = memoryStore([
+      controller(),
+      role('hub'),
+      role('tenant', { sourceIdentityRef: { kind: ROLE, name: 'hub' } }),
+    ]);
+    const links = await resolveChain(store, request('tenant'));
+    expect(links.map((link) => `${link.kind}/${link.name}`)).to.deep.equal([
+      'AWSClusterRoleIdentity/tenant',
+      'AWSClusterRoleIdentity/hub',
+      'AWSClusterControllerIdentity/default',
+    ]);
+  });
+
+  it('defaults a missing identityRef to the controller identity, which must exist', async () => {
+    const { store } = memoryStore([controller()]);
+    const links = await resolveChain(store, { namespace: 'tenant-a', controllerNamespace: 'keymaster-system' });
+    expect(links.map((link) => link.kind)).to.deep.equal(['AWSClusterControllerIdentity']);
+    const error = await failure(memoryStore([role('r')]).store, request('r'));
+    expect(error).to.be.instanceOf(IdentityNotFoundError);
+    expect(error.message).to.equal(
+      'AWSClusterControllerIdentity/default not found (referenced by AWSClusterRoleIdentity/r)',
+    );
+  });
+
+  it('reads static keys from the controller namespace only', async () => {
+    const { store, reads } = memoryStore([staticIdentity('a', 'a-keys')], {
+      'keymaster-system/a-keys': keys('AKIAEXAMPLE000000001'),
+    });
+    const [link] = await resolveChain(store, request('a', 'AWSClusterStaticIdentity'));
+    expect(link!.staticKeys).to.deep.equal({ accessKeyId: 'AKIAEXAMPLE000000001', secretAccessKey: 'secret' });
+    expect(reads.secrets).to.deep.equal(['keymaster-system/a-keys']);
+  });
+
+  it('refuses a namespace at the first link and at a deeper link, naming the link and its depth', async () => {
+    const first = await failure(
+      memoryStore([controller(), role('r', { allowedNamespaces: { list: ['other'] } })]).store,
+      request('r'),
+    );
+    expect(first).to.be.instanceOf(NamespaceNotAllowedError).with.property('depth', 0);
+    expect(first.message).to.equal('namespace "tenant-a" may not use AWSClusterRoleIdentity/r');
+
+    const deeper = await failure(memoryStore([controller({ list: ['other'] }), role('r')]).store, request('r'));
+    expect(deeper).to.be.instanceOf(NamespaceNotAllowedError).with.property('depth', 1);
+    expect(deeper).to.have.deep.property('link', { kind: 'AWSClusterControllerIdentity', name: 'default' });
+  });
+
+  it('does not read the Secret of an identity the namespace may not use', async () => {
+    const { store, reads } = memoryStore([staticIdentity('a', 'a-keys', { list: ['other'] })], {
+      'keymaster-system/a-keys': keys('AKIAEXAMPLE000000001'),
+    });
+    await failure(store, request('a', 'AWSClusterStaticIdentity'));
+    expect(reads.secrets).to.deep.equal([]);
+  });
+
+  it('names a missing or malformed Secret', async () => {
+    const missing = await failure(
+      memoryStore([staticIdentity('a', 'gone')]).store,
+      request('a', 'AWSClusterStaticIdentity'),
+    );
+    expect(missing).to.be.instanceOf(SecretNotFoundError);
+    expect(missing.message).to.equal('Secret keymaster-system/gone of AWSClusterStaticIdentity/a not found');
+    const malformed = await failure(
+      memoryStore([staticIdentity('a', 'bad')], { 'keymaster-system/bad': { data: {} } }).store,
+      request('a', 'AWSClusterStaticIdentity'),
+    );
+    expect(malformed).to.be.instanceOf(SecretInvalidError);
+  });
+
+  it('names the cycle', async () => {
+    const { store } = memoryStore([
+      role('a', { sourceIdentityRef: { kind: ROLE, name: 'b' } }),
+      role('b', { sourceIdentityRef: { kind: ROLE, name: 'c' } }),
+      role('c', { sourceIdentityRef: { kind: ROLE, name: 'b' } }),
+    ]);
+    const error = await failure(store, request('a'));
+    expect(error).to.be.instanceOf(IdentityCycleError);
+    expect(error.message).to.equal(
+      'identity chain has a cycle: AWSClusterRoleIdentity/b -> AWSClusterRoleIdentity/c -> AWSClusterRoleIdentity/b',
+    );
+  });
+
+  it('refuses chains longer than the limit', async () => {
+    const roles = Array.from({ length: 6 }, (_, i) =>
+      role(`r${i}`, i < 5 ? { sourceIdentityRef: { kind: ROLE, name: `r${i + 1}` } } : {}),
+    );
+    const error = await failure(memoryStore([controller(), ...roles]).store, request('r0'));
+    expect(error).to.be.instanceOf(ChainTooDeepError).with.property('code', 'ERR_KEYMASTER_IDENTITY_CHAIN_TOO_DEEP');
+  });
+
+  it('refuses a chained role asking for more than 3600 seconds, and other invalid specs', async () => {
+    const { store } = memoryStore([
+      controller(),
+      role('hub'),
+      role('r', { durationSeconds: 7200, sourceIdentityRef: { kind: ROLE, name: 'hub' } }),
+    ]);
+    const error = await failure(store, request('r'));
+    expect(error).to.be.instanceOf(InvalidIdentityError).with.property('code', 'ERR_KEYMASTER_IDENTITY_INVALID');
+    expect(error.message).to.match(/spec\.durationSeconds: .*at most 3600 when sourceIdentityRef is a role/);
+  });
+});
