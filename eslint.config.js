@@ -17,6 +17,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       '@typescript-eslint/consistent-type-imports': 'error',
       // Rest siblings are how an object is copied without some keys.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
