@@ -1,0 +1,152 @@
+import { LIMITS, TAG_CHARACTERS, type ResourceTag } from '@keymaster/api';
+import { InvalidTagsError } from './errors.js';
+import { tagProblem, type TagOrigin, type TagProblem, type TagRule } from './problems.js';
+import { DEFAULT_RESERVED_KEYS, reservation, type ReservedKeys } from './reserved-keys.js';
+import type { ServiceTagRules } from './service-rules.js';
+
+export interface TagValidationOptions {
+  /** Keys no layer may set. Default: `DEFAULT_RESERVED_KEYS`. */
+  reservedKeys?: ReservedKeys;
+  /** Stricter rules of services the tags must also suit, e.g. `SERVICE_TAG_RULES.rds`. */
+  services?: readonly ServiceTagRules[];
+}
+
+const AWS_PREFIX = 'aws:';
+const GENERAL_SET = 'letters, digits, spaces and _ . : / = + - @';
+
+const startsWithAnyCase = (text: string, prefix: string) => text.toLowerCase().startsWith(prefix.toLowerCase());
+
+/** Tags whose keys start with `aws:` (in any case) belong to AWS and do not count against the limit. */
+export const isAwsKey = (key: string): boolean => startsWithAnyCase(key, AWS_PREFIX);
+
+/** The user tags of a resource: those AWS counts against its 50-tag limit. */
+export const countUserTags = (tags: Readonly<Record<string, string>>): number =>
+  Object.keys(tags).filter((key) => !isAwsKey(key)).length;
+
+// AWS counts and checks Unicode code points, not UTF-16 units (and not grapheme clusters).
+const codePoints = (text: string): string[] => Array.from(text);
+
+const regexps = new Map<string, RegExp>();
+function regexp(pattern: string): RegExp {
+  let compiled = regexps.get(pattern);
+  if (!compiled) {
+    compiled = new RegExp(pattern, 'u');
+    regexps.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+/** The distinct characters (code points) of `text` that `pattern` refuses, in order of appearance. */
+function refusedCharacters(text: string, pattern: string): string[] {
+  const allowed = regexp(pattern);
+  return [...new Set(codePoints(text).filter((character) => !allowed.test(character)))];
+}
+
+const listCharacters = (characters: readonly string[]) =>
+  characters.map((character) => JSON.stringify(character)).join(' ');
+
+/**
+ * Checks one tag against AWS's rules (lengths in code points, the `aws:` prefix, the general
+ * character set), the reserved platform keys and the stricter rules of `options.services`. Returns one
+ * problem per broken rule, each naming the origin, the key and the rule; empty when the tag is valid.
+ */
+export function validateTag(
+  key: string,
+  value: string,
+  origin: TagOrigin,
+  options: TagValidationOptions = {},
+): TagProblem[] {
+  const problems: TagProblem[] = [];
+  const broken = (rule: TagRule, detail: string) => problems.push(tagProblem(origin, key, rule, detail));
+
+  const keyLength = codePoints(key).length;
+  if (keyLength < 1 || keyLength > LIMITS.tagKeyLength) {
+    broken('KeyLength', `the key is ${keyLength} characters long; AWS allows 1-${LIMITS.tagKeyLength}`);
+  }
+  const valueLength = codePoints(value).length;
+  if (valueLength > LIMITS.tagValueLength) {
+    broken('ValueLength', `the value is ${valueLength} characters long; AWS allows 0-${LIMITS.tagValueLength}`);
+  }
+  if (isAwsKey(key)) broken('ReservedPrefix', `keys starting with "${AWS_PREFIX}" (in any case) are reserved by AWS`);
+
+  const keyRefused = refusedCharacters(key, TAG_CHARACTERS);
+  if (keyRefused.length > 0) {
+    broken('KeyCharacters', `the key holds ${listCharacters(keyRefused)}; AWS allows ${GENERAL_SET}`);
+  }
+  const valueRefused = refusedCharacters(value, TAG_CHARACTERS);
+  if (valueRefused.length > 0) {
+    broken('ValueCharacters', `the value holds ${listCharacters(valueRefused)}; AWS allows ${GENERAL_SET}`);
+  }
+
+  const reason = reservation(key, options.reservedKeys ?? DEFAULT_RESERVED_KEYS);
+  if (reason !== undefined) broken('ReservedKey', reason);
+
+  for (const rules of options.services ?? []) {
+    // Characters the general set already refused are reported once, above.
+    const stricter = (text: string, pattern: string | undefined, refused: readonly string[]) =>
+      pattern === undefined ? [] : refusedCharacters(text, pattern).filter((c) => !refused.includes(c));
+    const keyExtra = stricter(key, rules.keyCharacters, keyRefused);
+    if (keyExtra.length > 0) broken('KeyCharacters', `${rules.service} refuses ${listCharacters(keyExtra)} in keys`);
+    const valueExtra = stricter(value, rules.valueCharacters, valueRefused);
+    if (valueExtra.length > 0) {
+      broken('ValueCharacters', `${rules.service} refuses ${listCharacters(valueExtra)} in values`);
+    }
+    for (const prefix of rules.reservedPrefixes ?? []) {
+      if (startsWithAnyCase(key, prefix) || startsWithAnyCase(value, prefix)) {
+        broken('ReservedPrefix', `${rules.service} reserves the prefix "${prefix}" (in any case) in keys and values`);
+      }
+    }
+    if (rules.forbiddenKeys?.includes(key)) broken('ForbiddenKey', `${rules.service} refuses this key`);
+  }
+  return problems;
+}
+
+/** The outcome of checking a list of tags: the valid ones, in order, and the problems of the others. */
+export interface CheckedTags {
+  valid: ResourceTag[];
+  problems: TagProblem[];
+}
+
+/**
+ * Checks the tags of one layer. An invalid tag is left out and reported; it does not sink the others.
+ * A key given twice keeps its first entry.
+ */
+export function validateTags(
+  tags: readonly ResourceTag[],
+  origin: TagOrigin,
+  options: TagValidationOptions = {},
+): CheckedTags {
+  return checkEntries(
+    tags.map((tag) => ({ tag, origin })),
+    options,
+  );
+}
+
+/** `validateTags` for tags that each have their own origin (e.g. their line in a text). */
+export function checkEntries(
+  entries: readonly { tag: ResourceTag; origin: TagOrigin }[],
+  options: TagValidationOptions,
+): CheckedTags {
+  const result: CheckedTags = { valid: [], problems: [] };
+  const seen = new Set<string>();
+  for (const { tag, origin } of entries) {
+    const problems = validateTag(tag.key, tag.value, origin, options);
+    if (seen.has(tag.key)) {
+      problems.push(tagProblem(origin, tag.key, 'DuplicateKey', 'the key is given more than once; the first wins'));
+    }
+    seen.add(tag.key);
+    if (problems.length === 0) result.valid.push(tag);
+    result.problems.push(...problems);
+  }
+  return result;
+}
+
+/** Throws InvalidTagsError, listing every problem, unless all `tags` are valid. */
+export function assertValidTags(
+  tags: readonly ResourceTag[],
+  origin: TagOrigin,
+  options: TagValidationOptions = {},
+): void {
+  const { problems } = validateTags(tags, origin, options);
+  if (problems.length > 0) throw new InvalidTagsError(problems);
+}
