@@ -1,0 +1,141 @@
+import {
+  makeInformer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { realClock, type Clock } from './clock.js';
+
+export interface InformerHandlers<T> {
+  add?(object: T): void;
+  update?(object: T, previous: T | undefined): void;
+  delete?(object: T): void;
+  /** Every cached object again, each sync period: a reconcile that catches what events missed. */
+  resync?(object: T): void;
+}
+
+export interface InformerOptions<T extends KubernetesObject> {
+  kubeConfig: KubeConfig;
+  /** The list/watch path, e.g. `/apis/infrastructure.keymaster.dev/v1beta1/awsclusters`. */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  labelSelector?: string;
+  handlers: InformerHandlers<T>;
+  /** --sync-period; 0 turns resync off. */
+  resyncMs: number;
+  clock?: Clock;
+  /** Told about every watch failure before the informer restarts. */
+  onError?: (error: unknown, retryInMs: number) => void;
+}
+
+const RESTART_BASE_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+
+/**
+ * A client-node informer that keeps going: client-node stops on any watch error but 410 Gone, so
+ * this restarts it with exponential backoff (1 s doubling to 30 s, reset by the next event). It
+ * also resyncs on a period and says when its cache has been filled by the first list.
+ */
+export class Informer<T extends KubernetesObject> {
+  readonly #options: InformerOptions<T>;
+  readonly #clock: Clock;
+  readonly #informer: ReturnType<typeof makeInformer<T>>;
+  readonly #previous = new Map<string, T>();
+  #synced = false;
+  readonly #syncWaiters: (() => void)[] = [];
+  #failures = 0;
+  #restartTimer: unknown;
+  #resyncTimer: unknown;
+  #stopped = false;
+
+  constructor(options: InformerOptions<T>) {
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    const list = async () => {
+      const result = await options.list();
+      // client-node fills its cache right after this promise resolves; the cache is filled by the next turn.
+      setImmediate(() => {
+        this.#failures = 0;
+        this.#markSynced();
+      });
+      return result;
+    };
+    this.#informer = makeInformer(options.kubeConfig, options.path, list, options.labelSelector);
+    const { handlers } = options;
+    this.#informer.on('add', (object) => {
+      this.#failures = 0;
+      this.#previous.set(keyOf(object), object);
+      handlers.add?.(object);
+    });
+    this.#informer.on('update', (object) => {
+      this.#failures = 0;
+      const previous = this.#previous.get(keyOf(object));
+      this.#previous.set(keyOf(object), object);
+      handlers.update?.(object, previous);
+    });
+    this.#informer.on('delete', (object) => {
+      this.#previous.delete(keyOf(object));
+      handlers.delete?.(object);
+    });
+    this.#informer.on('error', (error) => this.#restart(error));
+  }
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    this.#scheduleResync();
+    await this.#informer.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#clock.clearTimeout(this.#restartTimer);
+    this.#clock.clearTimeout(this.#resyncTimer);
+    await this.#informer.stop();
+  }
+
+  /** Resolves once the first list has filled the cache. */
+  waitForSync(): Promise<void> {
+    return this.#synced ? Promise.resolve() : new Promise((resolve) => this.#syncWaiters.push(resolve));
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.#informer.get(name, namespace);
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.#informer.list(namespace);
+  }
+
+  #markSynced(): void {
+    if (this.#synced) return;
+    this.#synced = true;
+    for (const resolve of this.#syncWaiters.splice(0)) resolve();
+  }
+
+  #restart(error: unknown): void {
+    if (this.#stopped) return;
+    const delay = Math.min(RESTART_BASE_MS * 2 ** this.#failures, RESTART_MAX_MS);
+    this.#failures += 1;
+    this.#options.onError?.(error, delay);
+    this.#clock.clearTimeout(this.#restartTimer);
+    this.#restartTimer = this.#clock.setTimeout(() => {
+      if (!this.#stopped) void this.#informer.start();
+    }, delay);
+  }
+
+  #scheduleResync(): void {
+    const { resyncMs, handlers } = this.#options;
+    if (resyncMs <= 0 || !handlers.resync) return;
+    this.#resyncTimer = this.#clock.setTimeout(() => {
+      if (this.#stopped) return;
+      for (const object of this.list()) handlers.resync?.(object);
+      this.#scheduleResync();
+    }, resyncMs);
+  }
+}
+
+const keyOf = (object: KubernetesObject) => `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
