@@ -38,8 +38,13 @@ export interface ChainRequest {
  * Walks an identityRef through its sources, the cluster's own identity first and the root last,
  * checking on the way every link's existence, schema and allowedNamespaces, and reading static keys.
  * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
+ * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up.
  */
-export async function resolveChain(store: IdentityStore, request: ChainRequest): Promise<ChainLink[]> {
+export async function resolveChain(
+  store: IdentityStore,
+  request: ChainRequest,
+  touched = new Set<string>(),
+): Promise<ChainLink[]> {
   const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
   const namespace = (await store.getNamespace(request.namespace)) ?? { name: request.namespace, labels: {} };
   const links: ChainLink[] = [];
@@ -50,6 +55,7 @@ export async function resolveChain(store: IdentityStore, request: ChainRequest):
     if (seenAt >= 0) throw new IdentityCycleError([...links.slice(seenAt), ref]);
     if (links.length === limit) throw new ChainTooDeepError(links, limit);
 
+    touched.add(`${ref.kind}/${ref.name}`);
     const identity = await store.getIdentity(ref.kind, ref.name);
     if (!identity) throw new IdentityNotFoundError(ref, referencedBy);
     const causes = validateObject(identity, { unknownFields: 'ignore' });
@@ -62,6 +68,7 @@ export async function resolveChain(store: IdentityStore, request: ChainRequest):
 
     if (identity.kind === 'AWSClusterStaticIdentity') {
       const secretName = identity.spec.secretRef;
+      touched.add(`Secret/${secretName}`);
       const secret = await store.getSecret(request.controllerNamespace, secretName);
       if (!secret) throw new SecretNotFoundError(ref, `${request.controllerNamespace}/${secretName}`);
       link.staticKeys = credentialsFromSecret(ref, `${request.controllerNamespace}/${secretName}`, secret.data);

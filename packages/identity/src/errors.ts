@@ -11,6 +11,8 @@ const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
 /** Base of every identity error; `code` is stable, `link` names the identity at fault when there is one. */
 export class IdentityError extends KeymasterError {
   readonly link: LinkName | undefined;
+  /** `Kind/name` of every identity and `Secret/name` the failed resolve read or looked for. */
+  dependsOn: string[] = [];
 
   constructor(
     code: `ERR_KEYMASTER_${string}`,

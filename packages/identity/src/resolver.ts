@@ -51,6 +51,8 @@ export interface IdentitySession {
   principalArn: string;
   /** The resolved chain, the cluster's own identity first. */
   chain: IdentityLink[];
+  /** `Kind/name` of every identity and `Secret/name` of every Secret the chain is made of. */
+  dependsOn: string[];
   credentials: SelfRefreshingProvider;
   /** A cached client of this session for a region (default: the request's region). */
   client<C extends SdkClient>(Client: SdkClientClass<C>, region?: string): C;
@@ -103,18 +105,33 @@ export class IdentityResolver {
   }
 
   async resolve(request: ResolveRequest): Promise<IdentitySession> {
-    const links = await resolveChain(this.#options.store, {
-      namespace: request.namespace,
-      identityRef: request.identityRef,
-      controllerNamespace: this.#options.controllerNamespace,
-      ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
-    });
+    const touched = new Set<string>();
+    try {
+      return await this.#resolve(request, touched);
+    } catch (error) {
+      if (error instanceof IdentityError) error.dependsOn = [...touched];
+      throw error;
+    }
+  }
+
+  async #resolve(request: ResolveRequest, touched: Set<string>): Promise<IdentitySession> {
+    const links = await resolveChain(
+      this.#options.store,
+      {
+        namespace: request.namespace,
+        identityRef: request.identityRef,
+        controllerNamespace: this.#options.controllerNamespace,
+        ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
+      },
+      touched,
+    );
     let set: CredentialSet | undefined;
     for (const link of links.toReversed()) set = this.#credentialSet(link, set);
     const session = set!;
     const { accountId, principalArn } = await this.#callerIdentity(session);
     return {
       key: session.key,
+      dependsOn: [...touched],
       accountId,
       principalArn,
       chain: links.map(({ kind, name, identity }) => ({

@@ -130,3 +130,23 @@ describe('resolveChain', () => {
     expect(error.message).to.match(/spec\.durationSeconds: .*at most 3600 when sourceIdentityRef is a role/);
   });
 });
+
+describe('resolveChain touched', () => {
+  it('records every identity and Secret looked up, the missing one included', async () => {
+    const { store } = memoryStore(
+      [
+        staticIdentity('s', 's-keys'),
+        role('r', { sourceIdentityRef: { kind: 'AWSClusterStaticIdentity', name: 's' } }),
+      ],
+      {
+        'keymaster-system/s-keys': keys('AKIAEXAMPLE000000001'),
+      },
+    );
+    const touched = new Set<string>();
+    await resolveChain(store, request('r'), touched);
+    expect([...touched]).to.deep.equal(['AWSClusterRoleIdentity/r', 'AWSClusterStaticIdentity/s', 'Secret/s-keys']);
+    const missing = new Set<string>();
+    await resolveChain(memoryStore([role('r')]).store, request('r'), missing).catch(() => undefined);
+    expect([...missing]).to.deep.equal(['AWSClusterRoleIdentity/r', 'AWSClusterControllerIdentity/default']);
+  });
+});

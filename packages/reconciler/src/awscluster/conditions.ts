@@ -1,0 +1,53 @@
+import type { Condition } from '@keymaster/api';
+
+export type ConditionType =
+  'PrincipalUsageAllowed' | 'PrincipalCredentialRetrieved' | 'TagsInSync' | 'ClusterNameUnique' | 'Ready';
+
+/** A condition as a reconcile decides it; the times and generation are filled in by `setCondition`. */
+export interface ConditionUpdate {
+  type: ConditionType;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+}
+
+/**
+ * Sets a condition the metav1 way: lastTransitionTime changes only when the status does, so that an
+ * unchanged condition rewritten on every reconcile is byte-for-byte the same (and causes no write).
+ */
+export function setCondition(
+  conditions: readonly Condition[],
+  update: ConditionUpdate,
+  generation: number,
+  now: string,
+): Condition[] {
+  const existing = conditions.find((condition) => condition.type === update.type);
+  const next: Condition = {
+    ...update,
+    observedGeneration: generation,
+    lastTransitionTime: existing && existing.status === update.status ? existing.lastTransitionTime : now,
+  };
+  return existing ? conditions.map((condition) => (condition === existing ? next : condition)) : [...conditions, next];
+}
+
+export const findCondition = (
+  conditions: readonly Condition[] | undefined,
+  type: ConditionType,
+): Condition | undefined => conditions?.find((condition) => condition.type === type);
+
+const READY_INPUTS: ConditionType[] = ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'];
+
+/**
+ * Ready sums up the others: True when every input is True, else the first input that is not, with
+ * its reason and message (ClusterNameUnique is a warning and does not make a cluster unready).
+ */
+export function readyCondition(conditions: readonly Condition[]): ConditionUpdate {
+  for (const type of READY_INPUTS) {
+    const condition = findCondition(conditions, type);
+    if (!condition)
+      return { type: 'Ready', status: 'Unknown', reason: 'Reconciling', message: `${type} is not known yet` };
+    if (condition.status !== 'True')
+      return { type: 'Ready', status: condition.status, reason: condition.reason, message: condition.message };
+  }
+  return { type: 'Ready', status: 'True', reason: 'Ready', message: 'Credentials resolved and tags in sync' };
+}

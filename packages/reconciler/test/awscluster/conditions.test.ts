@@ -1,0 +1,49 @@
+import type { Condition } from '@keymaster/api';
+import { expect } from 'chai';
+import { readyCondition, setCondition } from '../../src/awscluster/conditions.js';
+
+describe('conditions', () => {
+  const allowed = {
+    type: 'PrincipalUsageAllowed',
+    status: 'True',
+    reason: 'PrincipalUsageAllowed',
+    message: 'ok',
+  } as const;
+
+  it('keeps lastTransitionTime while the status stays, and moves it when the status changes', () => {
+    const first = setCondition([], allowed, 1, 't1');
+    const again = setCondition(first, { ...allowed, message: 'still ok' }, 2, 't2');
+    expect(again[0]).to.deep.include({ lastTransitionTime: 't1', observedGeneration: 2, message: 'still ok' });
+    const refused = setCondition(again, { ...allowed, status: 'False', reason: 'PrincipalUsageUnauthorized' }, 2, 't3');
+    expect(refused[0]).to.deep.include({ status: 'False', lastTransitionTime: 't3' });
+    expect(refused).to.have.length(1);
+  });
+
+  it('Ready is True only when every input is, and else carries the first failing reason', () => {
+    let conditions: Condition[] = [];
+    expect(readyCondition(conditions)).to.deep.include({ status: 'Unknown', reason: 'Reconciling' });
+    for (const type of ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'] as const) {
+      conditions = setCondition(conditions, { type, status: 'True', reason: type, message: '' }, 1, 't');
+    }
+    expect(readyCondition(conditions)).to.deep.include({ status: 'True', reason: 'Ready' });
+    conditions = setCondition(
+      conditions,
+      { type: 'ClusterNameUnique', status: 'False', reason: 'DuplicateClusterName', message: '' },
+      1,
+      't',
+    );
+    expect(readyCondition(conditions).status, 'a duplicate name is a warning').to.equal('True');
+    conditions = setCondition(
+      conditions,
+      { type: 'TagsInSync', status: 'False', reason: 'TagLimitExceeded', message: '51 tags' },
+      1,
+      't',
+    );
+    expect(readyCondition(conditions)).to.deep.equal({
+      type: 'Ready',
+      status: 'False',
+      reason: 'TagLimitExceeded',
+      message: '51 tags',
+    });
+  });
+});
