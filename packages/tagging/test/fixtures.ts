@@ -7,6 +7,14 @@ import {
   type AWSTagPolicy,
   type ResourceTag,
 } from '@keymaster/api';
+import {
+  planTags,
+  resolveEffectiveTags,
+  tagLayers,
+  type RemovalPolicy,
+  type TagPlan,
+  type TagValidationOptions,
+} from '../src/index.js';
 
 export const CLUSTER = 'analytics-dev';
 
@@ -47,3 +55,24 @@ export const owned = (value: 'owned' | 'shared' = 'owned', clusterName = CLUSTER
   Object.fromEntries(ownershipTagKeys(clusterName).map((key) => [key, value]));
 
 export const instanceArn = (id: string, region = 'eu-west-1') => `arn:aws:ec2:${region}:111122223333:instance/${id}`;
+
+/** A plan for the fixture cluster with global tags `global` and cluster tags `clusterTags`. */
+export function planFor(input: {
+  global?: ResourceTag[];
+  clusterTags?: Record<string, string>;
+  resources: Record<string, Record<string, string>>;
+  managedTags?: Record<string, string>;
+  removalPolicy?: RemovalPolicy;
+  includeShared?: boolean;
+  regions?: Record<string, string>;
+  validation?: TagValidationOptions;
+}): TagPlan {
+  const layers = tagLayers({
+    policy: policy(input.global ?? []),
+    identities: [],
+    cluster: cluster(input.clusterTags ?? {}),
+  });
+  const { resources, managedTags, removalPolicy, includeShared, regions } = input;
+  const effective = resolveEffectiveTags(layers, input.validation);
+  return planTags({ clusterName: CLUSTER, effective, resources, managedTags, removalPolicy, includeShared, regions });
+}
