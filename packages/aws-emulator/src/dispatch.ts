@@ -1,0 +1,129 @@
+import type { CallLog, CallRecord } from './calls.js';
+import type { Clock } from './clock.js';
+import type { Faults } from './faults/faults.js';
+import { requestId as newRequestId } from './ids.js';
+import { ApiError } from './protocols/api-error.js';
+import { classify } from './protocols/classify.js';
+import { authenticate, type SignedRequest } from './sigv4/authenticate.js';
+import { createCallContext, type Service } from './services/service.js';
+import type { WorldState } from './world/state.js';
+
+/** Everything one emulator instance holds. */
+export interface Emulation {
+  readonly world: WorldState;
+  readonly clock: Clock;
+  readonly faults: Faults;
+  readonly calls: CallLog;
+  readonly services: readonly Service[];
+}
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+  readonly requestId: string;
+}
+
+/**
+ * One AWS API call, in AWS's order: find the service and action, verify the signature, apply injected
+ * latency, faults and throttling, then run the action under the caller's permissions. Every call is
+ * recorded, refused ones too.
+ */
+export async function handleApiCall(emulation: Emulation, request: SignedRequest): Promise<ApiResponse> {
+  const requestId = newRequestId();
+  const header = (name: string) => {
+    const values = request.headerValues(name);
+    return values.length === 0 ? undefined : values.join(',');
+  };
+  const { service, action, params } = classify(
+    { header, query: request.query, body: request.body },
+    emulation.services,
+  );
+  const { protocol } = service;
+  const iamAction = `${service.iamPrefix}:${action || 'Unknown'}`;
+  const time = emulation.clock.now().toISOString();
+  const entry: { -readonly [K in keyof CallRecord]?: CallRecord[K] } & Pick<
+    CallRecord,
+    'time' | 'service' | 'action' | 'requestId'
+  > = {
+    time,
+    service: service.signingName,
+    action: iamAction,
+    requestId,
+  };
+  const respond = (status: number, body: string, errorCode?: string): ApiResponse => {
+    emulation.calls.record({
+      ...entry,
+      outcome: errorCode === undefined ? 'success' : 'error',
+      status,
+      ...(errorCode === undefined ? {} : { errorCode }),
+    });
+    return { status, contentType: protocol.contentType, body, requestId };
+  };
+  const fail = (error: ApiError) => respond(error.status, protocol.error(error, requestId), error.code);
+
+  const authentication = authenticate(request, emulation.world.directory, {
+    service: service.signingName,
+    maxSkewSeconds: service.maxSkewSeconds,
+    clock: emulation.clock,
+  });
+  if (!authentication.ok) {
+    const { failure } = authentication;
+    const owner = failure.credential?.principal;
+    Object.assign(entry, {
+      ...(failure.accessKeyId === undefined ? {} : { accessKeyId: failure.accessKeyId }),
+      ...(owner === undefined ? {} : { callerArn: owner.arn, account: owner.accountId }),
+    });
+    return fail(protocol.authError(failure.kind, failure.message));
+  }
+  const { credential, claims } = authentication;
+  const { principal } = credential;
+  Object.assign(entry, {
+    region: claims.region,
+    account: principal.accountId,
+    callerArn: principal.arn,
+    accessKeyId: credential.accessKeyId,
+  });
+
+  const latency = emulation.faults.latencyFor(iamAction);
+  if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+  const injected = emulation.faults.injectedError(iamAction);
+  if (injected !== undefined) return fail(injected);
+  if (emulation.faults.throttled(iamAction, principal.accountId, claims.region)) return fail(service.throttled());
+
+  const notes: Record<string, unknown> = {};
+  const call = createCallContext(service, credential, claims.region, emulation.world, emulation.clock, notes);
+  try {
+    let result;
+    if (service.input === 'query') {
+      const handler = service.actions[action];
+      if (handler === undefined) return fail(protocol.unknownAction(action));
+      result = handler(params, call);
+    } else {
+      const handler = service.actions[action];
+      if (handler === undefined) return fail(protocol.unknownAction(action));
+      result = handler(readJson(request.body), call);
+    }
+    if (Object.keys(notes).length > 0) entry.detail = notes;
+    return respond(200, protocol.success(action, result, requestId));
+  } catch (error) {
+    if (Object.keys(notes).length > 0) entry.detail = notes;
+    if (error instanceof ApiError) return fail(error);
+    process.stderr.write(`aws-emulator: ${iamAction} failed: ${(error as Error).stack ?? String(error)}\n`);
+    return fail(new ApiError('InternalFailure', 'The request processing has failed because of an unknown error.', 500));
+  }
+}
+
+function readJson(body: Buffer): Record<string, unknown> {
+  if (body.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ApiError('SerializationException', 'The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError('SerializationException', 'The request body must be a JSON object.');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,27 @@
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/** `<name>content</name>`, with `content` escaped when it is text and taken as XML when it is `xml`. */
+export function element(name: string, content: string | number | boolean | Xml | readonly Xml[] | undefined): Xml {
+  if (content === undefined) return xml('');
+  if (Array.isArray(content)) return xml(`<${name}>${content.map((item) => item.text).join('')}</${name}>`);
+  const inner = content instanceof Xml ? content.text : escapeXml(String(content));
+  return xml(`<${name}>${inner}</${name}>`);
+}
+
+/** A fragment of XML that is already well formed. */
+export class Xml {
+  constructor(readonly text: string) {}
+}
+
+export function xml(text: string): Xml {
+  return new Xml(text);
+}
+
+/** Several elements side by side. */
+export function elements(...parts: readonly Xml[]): Xml {
+  return xml(parts.map((part) => part.text).join(''));
+}

@@ -1,0 +1,70 @@
+import type { PolicyDocument } from '../iam/policy.js';
+
+/**
+ * The world the emulator starts from: accounts with their IAM users, roles, managed policies and
+ * taggable resources. This is the shape of the world file (YAML or JSON) after validation; see
+ * docs/emulators/aws-emulator.md.
+ */
+export interface World {
+  readonly accounts: readonly AccountSpec[];
+}
+
+export interface AccountSpec {
+  /** The 12-digit account ID. */
+  readonly id: string;
+  readonly users?: readonly UserSpec[];
+  readonly roles?: readonly RoleSpec[];
+  readonly policies?: readonly ManagedPolicySpec[];
+  readonly resources?: readonly ResourceSpec[];
+}
+
+export interface AccessKeySpec {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
+
+export interface UserSpec {
+  readonly name: string;
+  readonly accessKeys?: readonly AccessKeySpec[];
+  /** IAM action patterns this user may call on any resource (`sts:AssumeRole`, `tag:*`). */
+  readonly allow?: readonly string[];
+  /** ARNs of managed policies (from some account's `policies`) attached to the user. */
+  readonly policies?: readonly string[];
+}
+
+export interface TrustSpec {
+  /** Who may assume the role: a user, role or assumed-role session ARN, an account root ARN, a bare account ID, or `*`. */
+  readonly principal: string;
+  /** When set, AssumeRole must pass exactly this ExternalId (the `sts:ExternalId` condition). */
+  readonly externalId?: string;
+  /** The trusted actions: `sts:AssumeRole` (the default) and, to allow session tags, `sts:TagSession`. */
+  readonly actions?: readonly string[];
+}
+
+export interface RoleSpec {
+  readonly name: string;
+  /** The longest session AssumeRole may ask for, 3600 to 43200 seconds; 3600 when absent. */
+  readonly maxSessionDuration?: number;
+  readonly trust?: readonly TrustSpec[];
+  readonly allow?: readonly string[];
+  readonly policies?: readonly string[];
+}
+
+export interface ManagedPolicySpec {
+  /** `arn:aws:iam::<account>:policy/<name>`, in the account that holds it. */
+  readonly arn: string;
+  /** An IAM policy document (`Version`, `Statement` with Effect, Action/NotAction, Resource/NotResource, Condition). */
+  readonly document: unknown;
+}
+
+export interface ResourceSpec {
+  /** The resource's ARN, with the holding account and a region. */
+  readonly arn: string;
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+/** A managed policy after validation, its document compiled. */
+export interface ManagedPolicy {
+  readonly arn: string;
+  readonly document: PolicyDocument;
+}
