@@ -21,7 +21,7 @@ export interface TagSpecificationOptions {
  * resource type, e.g. `instance`, `volume`, `network-interface` for RunInstances), so that no resource
  * exists untagged. Throws TagLimitError when the tags exceed AWS's limit, before any call.
  */
-export function tagSpecifications<ResourceType extends string>(
+export function tagSpecifications<const ResourceType extends string>(
   effective: EffectiveTags,
   resourceTypes: readonly ResourceType[],
   options: TagSpecificationOptions = {},

@@ -45,6 +45,7 @@ export function formatPlan(plan: TagPlan, options: FormatOptions = {}): string {
     `Resources: ${summary.resourcesDiscovered} discovered, ${summary.resourcesDrifted - summary.resourcesOverLimit} to change, ` +
       `${summary.resourcesOverLimit} over the tag limit, ${summary.resourcesInSync} in sync, ${summary.resourcesSkipped} skipped`,
   );
+  if (summary.resourcesDrifted > 0) lines.push('  (+ add, ~ update, - remove, ! left as it is)');
   const shown = plan.resources.filter((resource) => options.showInSync === true || resource.outcome !== 'InSync');
   lines.push(...shown.flatMap(resourceLines).map((line) => `  ${line}`));
   const hidden = plan.resources.length - shown.length;
@@ -67,7 +68,7 @@ function resourceLines(resource: ResourcePlan): string[] {
     ),
     ...(resource.overLimit
       ? [
-          `! withheld, the resource would carry ${resource.overLimit.userTags} user tags and AWS allows ` +
+          `! not added, the resource would carry ${resource.overLimit.userTags} user tags and AWS allows ` +
             `${resource.overLimit.limit}: ${resource.overLimit.withheld.map(({ key, value }) => `${key} = ${quote(value)}`).join(', ')}`,
         ]
       : []),

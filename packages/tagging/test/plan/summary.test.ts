@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { summarizePlan } from '../../src/index.js';
+import { instanceArn, owned, planFor } from '../fixtures.js';
+
+describe('summarizePlan', () => {
+  it('counts resources by outcome and tags by change, and gives the next managedTags', () => {
+    const full = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`other-${i}`, 'x']));
+    const plan = planFor({
+      global: [{ key: 'env', value: 'prod', overridePolicy: 'Deny' }],
+      clusterTags: { env: 'dev', team: 'a' },
+      managedTags: { team: 'old', legacy: 'x' },
+      removalPolicy: 'Delete',
+      resources: {
+        [instanceArn('i-change')]: { ...owned(), team: 'old', legacy: 'x' },
+        [instanceArn('i-sync')]: { ...owned(), env: 'prod', team: 'a' },
+        [instanceArn('i-full')]: { ...owned(), ...full },
+        [instanceArn('i-shared')]: owned('shared'),
+      },
+    });
+    expect(summarizePlan(plan)).to.deep.equal({
+      resourcesDiscovered: 4,
+      resourcesInSync: 1,
+      resourcesDrifted: 2,
+      resourcesOverLimit: 1,
+      resourcesSkipped: 1,
+      tagsToAdd: 1,
+      tagsToUpdate: 1,
+      tagsToRemove: 1,
+      tagsWithheld: 2,
+      conflicts: 1,
+      managedTags: { env: 'prod', team: 'a' },
+    });
+  });
+});
