@@ -1,0 +1,282 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { User } from '../auth/tokens.js';
+import { mergeApplied } from '../patch/apply.js';
+import { applyJsonPatch } from '../patch/json-patch.js';
+import { applyMergePatch } from '../patch/merge-patch.js';
+import { strategicMergePatch } from '../patch/strategic.js';
+import { checkBody, type FieldValidation } from '../resources/prepare.js';
+import { apiVersionOf, type ResourceDef } from '../resources/types.js';
+import { parseFieldSelector } from '../selectors/fields.js';
+import { parseLabelSelector } from '../selectors/labels.js';
+import { readEntries, type FieldManager } from '../storage/field-manager.js';
+import type { DeleteOptions, Objects, Propagation, WriteOptions } from '../storage/objects.js';
+import { partialObject, toTable } from '../table/table.js';
+import { isObject, objectAt, type Json, type JsonObject } from '../util/json.js';
+import type { WatchHub } from '../watch/watch.js';
+import { parseBody, readBody } from './body.js';
+import type { Representation } from './negotiate.js';
+import { sendJson } from './respond.js';
+import { badRequest, methodNotAllowed, unsupportedMediaType } from './status.js';
+
+/** The parts of the server the resource handlers work with. */
+export interface Api {
+  objects: Objects;
+  watches: WatchHub;
+  fieldManager: FieldManager;
+}
+
+/** One request to a resource, resolved. */
+export interface Call {
+  request: IncomingMessage;
+  response: ServerResponse;
+  query: URLSearchParams;
+  user: User;
+  resource: ResourceDef;
+  verb: string;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: string | undefined;
+  representation: Representation;
+}
+
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
+function fieldValidationOf(query: URLSearchParams): FieldValidation {
+  const value = query.get('fieldValidation') ?? 'Warn';
+  if (value !== 'Strict' && value !== 'Warn' && value !== 'Ignore') {
+    throw badRequest(`fieldValidation must be one of Ignore, Warn, Strict, not ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** The field manager of a write: `?fieldManager=`, else the user agent's first word, as the apiserver does. */
+function managerOf(call: Call): string {
+  const explicit = call.query.get('fieldManager');
+  if (explicit) return explicit;
+  const agent = call.request.headers['user-agent'] ?? '';
+  return agent.split('/')[0]?.trim() || 'unknown';
+}
+
+function writeOptions(call: Call): WriteOptions {
+  const dryRun = call.query.getAll('dryRun');
+  if (dryRun.some((value) => value !== 'All')) throw badRequest('dryRun must be "All" or absent');
+  return { fieldValidation: fieldValidationOf(call.query), warnings: [], dryRun: dryRun.length > 0, fieldManager: managerOf(call) };
+}
+
+function respondObject(call: Call, api: Api, code: number, object: JsonObject, warnings: string[] = []): void {
+  const { resource, representation } = call;
+  let body = object;
+  if (representation.kind === 'partial') body = partialObject(object);
+  if (representation.kind === 'table') {
+    // Columns read the stored shape (core/v1 for both Event APIs).
+    const stored = resource.strategy.toStorage?.(object) ?? object;
+    body = toTable(resource, [stored], (o) => api.objects.serve(resource, o), representation.includeObject, {});
+  }
+  sendJson(call.response, code, body, { warnings });
+}
+
+function selectors(call: Call) {
+  return {
+    labels: parseLabelSelector(call.query.get('labelSelector')),
+    fields: parseFieldSelector(call.query.get('fieldSelector'), call.resource.kind),
+  };
+}
+
+function limitOf(query: URLSearchParams): number | undefined {
+  const limit = query.get('limit');
+  if (limit === null || limit === '' || limit === '0') return undefined;
+  const value = Number(limit);
+  if (!Number.isInteger(value) || value < 0) throw badRequest(`limit must be a non-negative integer, not ${JSON.stringify(limit)}`);
+  return value;
+}
+
+function list(api: Api, call: Call): void {
+  const { resource } = call;
+  const result = api.objects.list(resource, call.namespace, { ...selectors(call), limit: limitOf(call.query), continueToken: call.query.get('continue') ?? undefined });
+  const metadata: JsonObject = { resourceVersion: result.resourceVersion };
+  if (result.continueToken) metadata.continue = result.continueToken;
+  if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+  const serve = (stored: JsonObject): JsonObject => api.objects.serve(resource, stored);
+  if (call.representation.kind === 'table') {
+    sendJson(call.response, 200, toTable(resource, result.stored, serve, call.representation.includeObject, metadata));
+  } else if (call.representation.kind === 'partial') {
+    sendJson(call.response, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: result.stored.map(partialObject) });
+  } else {
+    sendJson(call.response, 200, { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata, items: result.stored.map(serve) });
+  }
+}
+
+function watch(api: Api, call: Call): void {
+  const timeout = call.query.get('timeoutSeconds');
+  const { labels, fields } = selectors(call);
+  const byName = call.name === undefined ? fields : (object: JsonObject) => objectAt(object, 'metadata')?.name === call.name && fields(object);
+  api.watches.open(
+    {
+      resource: call.resource,
+      namespace: call.namespace,
+      labels,
+      fields: byName,
+      resourceVersion: call.query.get('resourceVersion') ?? undefined,
+      allowBookmarks: call.query.get('allowWatchBookmarks') === 'true',
+      timeoutSeconds: timeout ? Number(timeout) : undefined,
+      representation: call.representation,
+    },
+    call.request,
+    call.response,
+  );
+}
+
+async function bodyOf(call: Call): Promise<unknown> {
+  const contentType = call.request.headers['content-type'] ?? 'application/json';
+  if (contentType.includes('protobuf') || contentType.includes('cbor')) throw unsupportedMediaType('application/json, application/yaml');
+  return parseBody(await readBody(call.request), contentType);
+}
+
+async function create(api: Api, call: Call): Promise<void> {
+  const options = writeOptions(call);
+  const created = api.objects.create(call.resource, call.namespace, await bodyOf(call), options);
+  respondObject(call, api, 201, created, options.warnings);
+}
+
+async function update(api: Api, call: Call): Promise<void> {
+  const options = writeOptions(call);
+  const updated = api.objects.update(call.resource, call.namespace, call.name!, await bodyOf(call), {
+    ...options,
+    ...(call.subresource ? { subresource: call.subresource } : {}),
+    requireResourceVersion: call.resource.crdName !== undefined,
+  });
+  respondObject(call, api, 200, updated, options.warnings);
+}
+
+function patchedObject(call: Call, current: JsonObject, patchType: string, patch: unknown): Json {
+  switch (patchType) {
+    case 'application/json-patch+json':
+      return applyJsonPatch(current, patch);
+    case 'application/merge-patch+json':
+      if (!isObject(patch)) throw badRequest('a merge patch must be a JSON object');
+      return applyMergePatch(current, patch);
+    default:
+      if (!isObject(patch)) throw badRequest('a strategic merge patch must be a JSON object');
+      return strategicMergePatch(current, patch, call.resource.schema);
+  }
+}
+
+async function patch(api: Api, call: Call): Promise<void> {
+  const patchType = (call.request.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const accepted = PATCH_TYPES.filter((type) => call.resource.strategicMergePatch || !type.includes('strategic'));
+  if (!accepted.includes(patchType)) throw unsupportedMediaType(accepted.join(', '));
+  const options = writeOptions(call);
+  const body = await bodyOf(call);
+  const { resource, namespace, name } = call;
+  const write = { ...options, ...(call.subresource ? { subresource: call.subresource } : {}) };
+  if (patchType === 'application/apply-patch+yaml') {
+    await apply(api, call, body, write);
+    return;
+  }
+  const current = api.objects.get(resource, namespace, name!);
+  const updated = api.objects.update(resource, namespace, name!, patchedObject(call, current, patchType, body), write);
+  respondObject(call, api, 200, updated, options.warnings);
+}
+
+/** Server-side apply: creates the object when missing, else merges the configuration into it. */
+async function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { subresource?: string }): Promise<void> {
+  if (!call.query.get('fieldManager')) throw badRequest('PATCH, application/apply-patch+yaml: fieldManager is required for apply requests');
+  if (!isObject(body) || body.apiVersion === undefined || body.kind === undefined) {
+    throw badRequest('apply requests need apiVersion and kind in the body');
+  }
+  const { resource, namespace, name } = call;
+  const config = checkBody(resource, body);
+  const live = api.objects.store.get(resource.storageKey, resource.namespaced ? namespace : undefined, name!);
+  const served = live && api.objects.serve(resource, live);
+  const entries = readEntries(served);
+  const force = call.query.get('force') === 'true';
+  const dropped = api.fieldManager.recordApply(resource, served, config, options.fieldManager, force, entries);
+  const merged = mergeApplied(served, config, resource.schema, dropped);
+  const applied = { ...options, appliedFields: entries };
+  if (!served) {
+    const created = api.objects.create(resource, namespace, { ...merged, metadata: { ...objectAt(merged, 'metadata'), name: name! } }, applied);
+    respondObject(call, api, 201, created, options.warnings);
+    return;
+  }
+  const updated = api.objects.update(resource, namespace, name!, merged, applied);
+  respondObject(call, api, 200, updated, options.warnings);
+}
+
+async function deleteOptionsOf(call: Call): Promise<DeleteOptions> {
+  const text = await readBody(call.request);
+  const body: JsonObject = text.trim() === '' ? {} : (parseBody(text, 'application/json') as JsonObject);
+  const policy = call.query.get('propagationPolicy') ?? body.propagationPolicy ?? (body.orphanDependents === true ? 'Orphan' : undefined);
+  if (policy !== undefined && policy !== null && !['Background', 'Foreground', 'Orphan'].includes(String(policy))) {
+    throw badRequest(`propagationPolicy must be Background, Foreground or Orphan, not ${JSON.stringify(policy)}`);
+  }
+  const preconditions = objectAt(body, 'preconditions');
+  const dryRun = call.query.getAll('dryRun').length > 0 || (Array.isArray(body.dryRun) && body.dryRun.length > 0);
+  return {
+    ...(policy ? { propagationPolicy: policy as Propagation } : {}),
+    ...(preconditions ? { preconditions: preconditions as DeleteOptions['preconditions'] } : {}),
+    dryRun,
+  };
+}
+
+/** The Status a delete answers with when the kind does not return the deleted object. */
+const deletedStatus = (resource: ResourceDef, object: JsonObject): JsonObject => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Success',
+  details: {
+    name: objectAt(object, 'metadata')?.name ?? '',
+    ...(resource.group ? { group: resource.group } : {}),
+    kind: resource.plural,
+    uid: objectAt(object, 'metadata')?.uid ?? '',
+  },
+});
+
+async function remove(api: Api, call: Call): Promise<void> {
+  const options = await deleteOptionsOf(call);
+  const { object, removed } = api.objects.delete(call.resource, call.namespace, call.name!, options);
+  const returnsObject = !removed || call.resource.crdName !== undefined || call.resource.kind === 'Namespace';
+  sendJson(call.response, 200, returnsObject ? object : deletedStatus(call.resource, object));
+}
+
+async function removeCollection(api: Api, call: Call): Promise<void> {
+  const options = await deleteOptionsOf(call);
+  const { stored } = api.objects.list(call.resource, call.namespace, selectors(call));
+  const items = stored.map((object) => {
+    const metadata = objectAt(object, 'metadata')!;
+    return api.objects.delete(call.resource, metadata.namespace as string | undefined, String(metadata.name), options).object;
+  });
+  sendJson(call.response, 200, { kind: call.resource.listKind, apiVersion: apiVersionOf(call.resource), metadata: {}, items });
+}
+
+/** Serves one resource request by verb. */
+export async function handleResource(api: Api, call: Call): Promise<void> {
+  switch (call.verb) {
+    case 'get':
+      respondObject(call, api, 200, api.objects.get(call.resource, call.namespace, call.name!));
+      return;
+    case 'list':
+      list(api, call);
+      return;
+    case 'watch':
+      watch(api, call);
+      return;
+    case 'create':
+      return create(api, call);
+    case 'update':
+      return update(api, call);
+    case 'patch':
+      return patch(api, call);
+    case 'delete':
+      return remove(api, call);
+    case 'deletecollection':
+      return removeCollection(api, call);
+    default:
+      throw methodNotAllowed();
+  }
+}

@@ -1,0 +1,164 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { authenticate, type User } from '../auth/tokens.js';
+import { aggregatedDiscovery, coreVersions, group, groupList, resourceList } from '../discovery/discovery.js';
+import { encodeSwagger, OPENAPI_V2_PROTOBUF } from '../discovery/openapi-v2.js';
+import type { OpenApi } from '../discovery/openapi.js';
+import type { Faults } from '../observe/faults.js';
+import type { Stats } from '../observe/stats.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { ResourceDef } from '../resources/types.js';
+import { handleResource, type Api } from './handlers.js';
+import { negotiate } from './negotiate.js';
+import { sendError, sendJson } from './respond.js';
+import { parseRoute, type Route } from './route.js';
+import { ApiError, methodNotAllowed, pathNotFound, unauthorized } from './status.js';
+
+export interface ServerParts extends Api {
+  registry: ResourceRegistry;
+  openApi: OpenApi;
+  stats: Stats;
+  faults: Faults;
+  users: Map<string, User> | undefined;
+  admin: (segments: string[], request: IncomingMessage, response: ServerResponse) => Promise<void>;
+}
+
+type ResourceRoute = Extract<Route, { kind: 'resource' }>;
+
+export const VERSION = {
+  major: '1',
+  minor: '33',
+  gitVersion: 'v1.33.0',
+  gitCommit: 'kube-emulator',
+  gitTreeState: 'clean',
+  buildDate: '2025-01-01T00:00:00Z',
+  goVersion: 'go1.24.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+function verbOf(method: string, route: ResourceRoute, query: URLSearchParams): string {
+  const watching = route.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
+  switch (method) {
+    case 'GET':
+      if (watching) return 'watch';
+      return route.name === undefined ? 'list' : 'get';
+    case 'POST':
+      return route.name === undefined ? 'create' : 'unsupported';
+    case 'PUT':
+      return route.name === undefined ? 'unsupported' : 'update';
+    case 'PATCH':
+      return route.name === undefined ? 'unsupported' : 'patch';
+    case 'DELETE':
+      return route.name === undefined ? 'deletecollection' : 'delete';
+    default:
+      return 'unsupported';
+  }
+}
+
+/** The resource a route addresses, when the path is one it serves (scope and subresource included). */
+function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string): ResourceDef {
+  const resource = registry.find(route.group, route.version, route.plural);
+  if (!resource) throw pathNotFound();
+  if (!resource.namespaced && route.namespace !== undefined) throw pathNotFound();
+  if (resource.namespaced && route.name !== undefined && route.namespace === undefined) throw pathNotFound();
+  if (route.subresource !== undefined) {
+    const served = (route.subresource === 'status' && resource.statusSubresource) || (route.subresource === 'finalize' && resource.kind === 'Namespace');
+    if (!served) throw pathNotFound();
+    if (!['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed();
+  }
+  if (verb === 'create' && resource.namespaced && route.namespace === undefined) throw methodNotAllowed();
+  if (verb === 'unsupported') throw methodNotAllowed();
+  return resource;
+}
+
+const resourceName = (route: ResourceRoute): string => (route.group ? `${route.plural}.${route.group}` : route.plural);
+
+async function serveResource(parts: ServerParts, route: ResourceRoute, user: User, request: IncomingMessage, response: ServerResponse, query: URLSearchParams): Promise<void> {
+  const verb = verbOf(request.method ?? 'GET', route, query);
+  parts.stats.record(verb, resourceName(route), user.name);
+  const resource = resolve(parts.registry, route, verb);
+  const fault = parts.faults.decide(verb, resourceName(route));
+  if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+  if (fault.error) throw fault.error;
+  await handleResource(parts, {
+    request,
+    response,
+    query,
+    user,
+    resource,
+    verb,
+    namespace: route.namespace,
+    name: route.name,
+    subresource: route.subresource,
+    representation: negotiate(request.headers.accept, query.get('includeObject')),
+  });
+}
+
+function serveDiscovery(parts: ServerParts, route: Route, request: IncomingMessage, response: ServerResponse): void {
+  const { registry } = parts;
+  if (route.kind === 'core-versions' || route.kind === 'groups') {
+    const representation = negotiate(request.headers.accept, null, true);
+    if (representation.kind === 'discovery') {
+      const contentType = `application/json;g=apidiscovery.k8s.io;v=${representation.version};as=APIGroupDiscoveryList`;
+      sendJson(response, 200, aggregatedDiscovery(registry, route.kind === 'core-versions', representation.version), { contentType });
+      return;
+    }
+    sendJson(response, 200, route.kind === 'core-versions' ? coreVersions() : groupList(registry));
+    return;
+  }
+  const document =
+    route.kind === 'group' ? group(registry, route.group) : route.kind === 'resources' ? resourceList(registry, route.group, route.version) : undefined;
+  if (!document) throw pathNotFound();
+  sendJson(response, 200, document);
+}
+
+function serveOpenApi(parts: ServerParts, route: Route, request: IncomingMessage, response: ServerResponse): void {
+  if (route.kind === 'openapi-v2') {
+    if ((request.headers.accept ?? '').includes('protobuf')) {
+      const body = encodeSwagger(parts.openApi.swagger());
+      response.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF, 'Content-Length': String(body.length) });
+      response.end(body);
+    } else sendJson(response, 200, parts.openApi.swagger());
+    return;
+  }
+  if (route.kind === 'openapi-v3-index') {
+    sendJson(response, 200, parts.openApi.index());
+    return;
+  }
+  if (route.kind !== 'openapi-v3') throw pathNotFound();
+  const document = parts.openApi.groupVersion(route.group, route.version);
+  if (!document) throw pathNotFound();
+  sendJson(response, 200, document);
+}
+
+/** The HTTP entry point: authentication, accounting, faults, then the path's handler. */
+export function createRequestListener(parts: ServerParts): (request: IncomingMessage, response: ServerResponse) => void {
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const route = parseRoute(url.pathname);
+    if (route?.kind === 'version') return sendJson(response, 200, VERSION);
+    if (route?.kind === 'health') {
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      response.end('ok');
+      return;
+    }
+    const user = authenticate(parts.users, request.headers.authorization);
+    if (!user) throw unauthorized();
+    if (!route) {
+      parts.stats.record('get', url.pathname, user.name);
+      throw pathNotFound();
+    }
+    if (route.kind === 'resource') return serveResource(parts, route, user, request, response, url.searchParams);
+    parts.stats.record((request.method ?? 'GET').toLowerCase(), url.pathname, user.name);
+    if (route.kind === 'admin') return parts.admin(route.segments, request, response);
+    if (route.kind.startsWith('openapi')) return serveOpenApi(parts, route, request, response);
+    serveDiscovery(parts, route, request, response);
+  };
+  return (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (error instanceof ApiError) sendError(response, error);
+      else sendError(response, new ApiError(500, 'InternalError', `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`));
+    });
+  };
+}

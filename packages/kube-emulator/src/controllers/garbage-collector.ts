@@ -1,0 +1,118 @@
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { ResourceDef } from '../resources/types.js';
+import { FOREGROUND, ORPHAN, type Objects } from '../storage/objects.js';
+import type { StoreEvent } from '../storage/store.js';
+import { arrayAt, isObject, objectAt, type JsonObject } from '../util/json.js';
+import { later } from './background.js';
+
+interface Location {
+  storageKey: string;
+  namespace: string | undefined;
+  name: string;
+}
+
+const metadataOf = (object: JsonObject): JsonObject => objectAt(object, 'metadata') ?? {};
+const ownerUids = (object: JsonObject): string[] =>
+  (arrayAt(metadataOf(object), 'ownerReferences') ?? []).filter(isObject).map((reference) => String(reference.uid));
+const locationOf = (storageKey: string, object: JsonObject): Location => ({
+  storageKey,
+  namespace: metadataOf(object).namespace as string | undefined,
+  name: String(metadataOf(object).name),
+});
+
+/**
+ * Owner-reference garbage collection: dependents of a deleted owner are deleted (background), or
+ * deleted before it (foreground: the owner waits in `foregroundDeletion`), or kept without the
+ * reference (orphan).
+ */
+export class GarbageCollector {
+  /** Where each live object is, by uid. */
+  private readonly objectsByUid = new Map<string, Location>();
+  /** The uids of the dependents of each owner uid. */
+  private readonly dependents = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly objects: Objects,
+  ) {}
+
+  observe(event: StoreEvent): void {
+    const uid = String(metadataOf(event.object).uid);
+    for (const owner of event.previous ? ownerUids(event.previous) : []) this.dependents.get(owner)?.delete(uid);
+    if (event.type === 'DELETED') {
+      this.objectsByUid.delete(uid);
+      later(() => this.ownerGone(uid));
+      for (const owner of ownerUids(event.object)) later(() => this.checkOwner(owner));
+      return;
+    }
+    this.objectsByUid.set(uid, locationOf(event.storageKey, event.object));
+    for (const owner of ownerUids(event.object)) {
+      const set = this.dependents.get(owner) ?? new Set<string>();
+      set.add(uid);
+      this.dependents.set(owner, set);
+    }
+    const finalizers = (arrayAt(metadataOf(event.object), 'finalizers') ?? []).map(String);
+    if (metadataOf(event.object).deletionTimestamp && (finalizers.includes(FOREGROUND) || finalizers.includes(ORPHAN))) {
+      later(() => this.checkOwner(uid));
+    }
+  }
+
+  private resourceOf(storageKey: string): ResourceDef | undefined {
+    return this.registry.sharing(storageKey)[0];
+  }
+
+  private find(uid: string): { resource: ResourceDef; object: JsonObject } | undefined {
+    const location = this.objectsByUid.get(uid);
+    const resource = location && this.resourceOf(location.storageKey);
+    const object = location && this.objects.store.get(location.storageKey, location.namespace, location.name);
+    return resource && object ? { resource, object } : undefined;
+  }
+
+  /** An owner is gone for good: delete its dependents, or just drop the reference when others own them too. */
+  private ownerGone(owner: string): void {
+    for (const dependentUid of [...(this.dependents.get(owner) ?? [])]) {
+      const dependent = this.find(dependentUid);
+      if (!dependent) continue;
+      const remaining = ownerUids(dependent.object).filter((uid) => uid !== owner && this.objectsByUid.has(uid));
+      if (remaining.length > 0) this.dropReference(dependent.resource, dependent.object, owner);
+      else this.deleteObject(dependent.resource, dependent.object);
+    }
+    this.dependents.delete(owner);
+  }
+
+  /** A deleting owner with foregroundDeletion or orphan finalizers: act on its dependents, then release it. */
+  private checkOwner(owner: string): void {
+    const found = this.find(owner);
+    if (!found || !metadataOf(found.object).deletionTimestamp) return;
+    const finalizers = (arrayAt(metadataOf(found.object), 'finalizers') ?? []).map(String);
+    const dependents = [...(this.dependents.get(owner) ?? [])].map((uid) => this.find(uid)).filter((item) => item !== undefined);
+    if (finalizers.includes(ORPHAN)) {
+      for (const dependent of dependents) this.dropReference(dependent.resource, dependent.object, owner);
+      this.release(found.resource, found.object, ORPHAN);
+    } else if (finalizers.includes(FOREGROUND)) {
+      if (dependents.length === 0) this.release(found.resource, found.object, FOREGROUND);
+      else for (const dependent of dependents) if (!metadataOf(dependent.object).deletionTimestamp) this.deleteObject(dependent.resource, dependent.object);
+    }
+  }
+
+  private deleteObject(resource: ResourceDef, object: JsonObject): void {
+    const { namespace, name } = locationOf(resource.storageKey, object);
+    this.objects.delete(resource, namespace, name, { propagationPolicy: 'Background' });
+  }
+
+  private dropReference(resource: ResourceDef, object: JsonObject, owner: string): void {
+    const metadata = metadataOf(object);
+    const references = (arrayAt(metadata, 'ownerReferences') ?? []).filter((reference) => !isObject(reference) || reference.uid !== owner);
+    const next: JsonObject = { ...object, metadata: { ...metadata, ownerReferences: references } };
+    if (references.length === 0) delete (next.metadata as JsonObject).ownerReferences;
+    this.objects.settle(resource, next);
+  }
+
+  private release(resource: ResourceDef, object: JsonObject, finalizer: string): void {
+    const metadata = metadataOf(object);
+    const finalizers = (arrayAt(metadata, 'finalizers') ?? []).filter((item) => item !== finalizer);
+    const next: JsonObject = { ...object, metadata: { ...metadata, finalizers } };
+    if (finalizers.length === 0) delete (next.metadata as JsonObject).finalizers;
+    this.objects.settle(resource, next);
+  }
+}

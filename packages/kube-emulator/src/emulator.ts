@@ -1,0 +1,120 @@
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequestListener } from './api/server.js';
+import { readTokenFile } from './auth/tokens.js';
+import { CrdController } from './controllers/crds.js';
+import { GarbageCollector } from './controllers/garbage-collector.js';
+import { INITIAL_NAMESPACES, NamespaceController } from './controllers/namespaces.js';
+import { OpenApi } from './discovery/openapi.js';
+import { KubeEmulatorError } from './errors.js';
+import { kubeConfigYaml, type KubeConfigOptions } from './kubeconfig.js';
+import { adminHandler } from './observe/admin.js';
+import { Faults } from './observe/faults.js';
+import { Stats } from './observe/stats.js';
+import { customResourceDefinitions, namespaces } from './resources/builtins/index.js';
+import { readCrdFolder } from './resources/crd-files.js';
+import { ResourceRegistry } from './resources/registry.js';
+import { ApiError } from './api/status.js';
+import { FieldManager } from './storage/field-manager.js';
+import { Objects, type WriteOptions } from './storage/objects.js';
+import { Store } from './storage/store.js';
+import { WatchHub } from './watch/watch.js';
+
+export interface KubeEmulatorOptions {
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Address to listen on; loopback (127.0.0.1) by default. */
+  host?: string;
+  /** A folder of CRD YAML files to install at start. */
+  crds?: string;
+  /** kube-apiserver's `--token-auth-file` CSV: requests must then carry one of its bearer tokens. */
+  tokenAuthFile?: string;
+  /** How many changes are kept for watches resuming from a resourceVersion (default 100000). */
+  watchHistory?: number;
+  /** How often watches that allow bookmarks get one, in milliseconds (default 60000). */
+  bookmarkIntervalMs?: number;
+}
+
+export interface KubeEmulator {
+  /** `http://HOST:PORT`. */
+  readonly url: string;
+  /** A kubeconfig (YAML text) for this emulator. */
+  kubeConfig(options?: KubeConfigOptions): string;
+  /** Writes that kubeconfig to a file. */
+  writeKubeConfig(path: string, options?: KubeConfigOptions): Promise<void>;
+  /** Injected faults: errors, latency, dropped watches. */
+  readonly faults: Faults;
+  /** Request counts per verb, resource and user. */
+  readonly stats: Stats;
+  /** Closes every connection and the listener. */
+  stop(): Promise<void>;
+}
+
+const SYSTEM: WriteOptions = { fieldValidation: 'Strict', warnings: [], dryRun: false, fieldManager: 'kube-emulator' };
+
+function install(objects: Objects, options: KubeEmulatorOptions): void {
+  for (const name of INITIAL_NAMESPACES) objects.create(namespaces, undefined, { metadata: { name } }, SYSTEM);
+  if (options.crds === undefined) return;
+  for (const { file, crd } of readCrdFolder(options.crds)) {
+    try {
+      objects.create(customResourceDefinitions, undefined, crd, SYSTEM);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      throw new KubeEmulatorError('ERR_KEYMASTER_KUBE_EMULATOR_CRDS', `${file}: ${error.message}`, {
+        hint: 'fix the CustomResourceDefinition in that file (the emulator checks CRDs as the apiserver does)',
+      });
+    }
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error) => {
+      reject(
+        new KubeEmulatorError('ERR_KEYMASTER_KUBE_EMULATOR_LISTEN', `cannot listen on ${host}:${port}: ${error.message}`, {
+          hint: 'pick another port (or 0 for a free one) and a local address',
+          cause: error,
+        }),
+      );
+    });
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+}
+
+/** Starts an in-memory Kubernetes API server on loopback. */
+export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const users = options.tokenAuthFile === undefined ? undefined : readTokenFile(options.tokenAuthFile);
+  const registry = new ResourceRegistry();
+  const store = new Store(options.watchHistory ?? 100_000);
+  const fieldManager = new FieldManager();
+  const objects = new Objects(store, registry, fieldManager);
+  const controllers = [new CrdController(registry, objects), new NamespaceController(registry, objects), new GarbageCollector(registry, objects)];
+  store.subscribe((event) => {
+    for (const controller of controllers) controller.observe(event);
+  });
+  install(objects, options);
+  const watches = new WatchHub(objects, options.bookmarkIntervalMs ?? 60_000);
+  const stats = new Stats();
+  const faults = new Faults((resource) => watches.drop(resource));
+  const server = createServer(
+    createRequestListener({ registry, objects, watches, fieldManager, openApi: new OpenApi(registry), stats, faults, users, admin: adminHandler(stats, faults) }),
+  );
+  server.keepAliveTimeout = 60_000;
+  const address = await listen(server, options.port ?? 0, host);
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  return {
+    url,
+    kubeConfig: (config) => kubeConfigYaml(url, config),
+    writeKubeConfig: (path, config) => writeFile(path, kubeConfigYaml(url, config), { mode: 0o600 }),
+    faults,
+    stats,
+    stop: async () => {
+      faults.clear();
+      watches.closeAll();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { stringify } from 'yaml';
+
+export interface KubeConfigOptions {
+  /** Name of the cluster, user and context (default `kube-emulator`). */
+  name?: string;
+  /** The context's default namespace (default `default`). */
+  namespace?: string;
+  /** A bearer token, for emulators started with a token file. */
+  token?: string;
+}
+
+/** A kubeconfig (YAML) that points kubectl and client libraries at `server`. */
+export function kubeConfigYaml(server: string, options: KubeConfigOptions = {}): string {
+  const name = options.name ?? 'kube-emulator';
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster: { server } }],
+    contexts: [{ name, context: { cluster: name, user: name, namespace: options.namespace ?? 'default' } }],
+    'current-context': name,
+    preferences: {},
+    users: [{ name, user: options.token === undefined ? {} : { token: options.token } }],
+  });
+}

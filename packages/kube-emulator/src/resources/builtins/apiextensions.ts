@@ -1,0 +1,42 @@
+import { free, kindSchema, object, string } from '../../schema/builders.js';
+import { column, nameColumn } from '../../table/columns.js';
+import { objectAt, type JsonObject } from '../../util/json.js';
+import type { ResourceDef } from '../types.js';
+import { crdCauses, crdStatus } from '../crd-definition.js';
+import { defineBuiltin } from './define.js';
+
+export const customResourceDefinitions: ResourceDef = defineBuiltin({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  statusSubresource: true,
+  schema: kindSchema('CustomResourceDefinition represents a resource that should be exposed on the API server.', {
+    spec: object('Spec describes how the user wants the resources to appear.', {
+      group: string('The API group of the defined custom resource.'),
+      names: free('The resource and kind names for the custom resource.'),
+      scope: string('Whether the defined custom resource is cluster- or namespace-scoped.', { enum: ['Cluster', 'Namespaced'] }),
+      versions: free('The API versions of the defined custom resource.', 'array'),
+      conversion: free('How custom resources are converted between versions.'),
+      preserveUnknownFields: { type: 'boolean', description: 'Deprecated; must be false.' },
+    }),
+    status: free('The observed state of the CustomResourceDefinition.'),
+  }),
+  columns: [
+    nameColumn(),
+    column('Created At', 'date', 'When the definition was created', (o) => objectAt(o, 'metadata')?.creationTimestamp ?? null),
+  ],
+  strategy: {
+    initialize(crd: JsonObject) {
+      const metadata = objectAt(crd, 'metadata')!;
+      metadata.finalizers = ['customresourcecleanup.apiextensions.k8s.io'];
+    },
+    validate: (crd) => crdCauses(crd),
+    derive: (crd, old) => {
+      crd.status = crdStatus(crd, old);
+    },
+  },
+});

@@ -1,0 +1,126 @@
+import { free, integer, kindSchema, object, string, timestamp } from '../../schema/builders.js';
+import { age } from '../../table/age.js';
+import { column, nameColumn } from '../../table/columns.js';
+import { objectAt, stringAt, type JsonObject } from '../../util/json.js';
+import type { Column, ResourceDef } from '../types.js';
+import { defineBuiltin } from './define.js';
+
+const objectReference = object('The object this event is about.', {
+  kind: string('Kind of the referent.'),
+  namespace: string('Namespace of the referent.'),
+  name: string('Name of the referent.'),
+  uid: string('UID of the referent.'),
+  apiVersion: string('API version of the referent.'),
+  resourceVersion: string('Specific resourceVersion to which this reference is made, if any.'),
+  fieldPath: string('A part of an object, e.g. spec.containers{name}.'),
+});
+const series = object('Data about the event series this event represents.', {
+  count: integer('Number of occurrences in this series up to the last heartbeat time.'),
+  lastObservedTime: timestamp('Time of the last occurrence observed.'),
+});
+
+/** core/v1 Event is the stored shape; events.k8s.io/v1 renames fields (regarding, note, deprecated*). */
+const RENAMES: [core: string, events: string][] = [
+  ['involvedObject', 'regarding'],
+  ['message', 'note'],
+  ['reportingComponent', 'reportingController'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+];
+
+function rename(object: JsonObject, pairs: [from: string, to: string][], apiVersion: string): JsonObject {
+  const renamed: JsonObject = { ...object, apiVersion };
+  for (const [from, to] of pairs) {
+    delete renamed[from];
+    if (object[from] !== undefined) renamed[to] = object[from];
+  }
+  return renamed;
+}
+
+function sourceOf(event: JsonObject): string {
+  const source = objectAt(event, 'source');
+  const component = stringAt(source, 'component') ?? stringAt(event, 'reportingComponent') ?? '';
+  const host = stringAt(source, 'host') ?? stringAt(event, 'reportingInstance') ?? '';
+  return host ? `${component}, ${host}` : component;
+}
+
+function firstSeen(event: JsonObject): string {
+  return age(event.firstTimestamp ?? event.eventTime);
+}
+
+/** The columns of `kubectl get events`, computed on the stored (core/v1) shape. */
+const eventColumns: Column[] = [
+  column('Last Seen', 'string', 'Time since the last occurrence', (e) => (e.lastTimestamp ? age(e.lastTimestamp) : firstSeen(e))),
+  column('Type', 'string', 'Type of this event', (e) => e.type ?? ''),
+  column('Reason', 'string', 'Why the action was taken', (e) => e.reason ?? ''),
+  column('Object', 'string', 'The object this event is about', (e) => {
+    const involved = objectAt(e, 'involvedObject');
+    const kind = (stringAt(involved, 'kind') ?? '').toLowerCase();
+    const name = stringAt(involved, 'name');
+    return name ? `${kind}/${name}` : kind;
+  }),
+  column('Subobject', 'string', 'The part of the object', (e) => objectAt(e, 'involvedObject')?.fieldPath ?? '', 1),
+  column('Source', 'string', 'Who reported the event', sourceOf, 1),
+  column('Message', 'string', 'A human-readable description', (e) => String(e.message ?? '').trim()),
+  column('First Seen', 'string', 'Time since the first occurrence', firstSeen, 1),
+  column('Count', 'integer', 'How many times it occurred', (e) => e.count ?? objectAt(e, 'series')?.count ?? 1, 1),
+  nameColumn(1),
+];
+
+const commonEventFields = {
+  reason: string('A short, machine understandable string that gives the reason for the transition.'),
+  type: string('Type of this event (Normal, Warning).'),
+  action: string('What action was taken/failed regarding the regarding object.'),
+  eventTime: { type: 'string', format: 'date-time', description: 'Time when this Event was first observed.' } as const,
+  series,
+  related: objectReference,
+  reportingInstance: string('ID of the controller instance.'),
+};
+
+export const coreEvents: ResourceDef = defineBuiltin({
+  group: '',
+  version: 'v1',
+  plural: 'events',
+  kind: 'Event',
+  namespaced: true,
+  shortNames: ['ev'],
+  storageKey: 'events',
+  schema: kindSchema('Event is a report of an event somewhere in the cluster.', {
+    ...commonEventFields,
+    involvedObject: objectReference,
+    message: string('A human-readable description of the status of this operation.'),
+    source: free('The component reporting this event.'),
+    firstTimestamp: timestamp('The time at which the event was first recorded.'),
+    lastTimestamp: timestamp('The time at which the most recent occurrence of this event was recorded.'),
+    count: integer('The number of times this event has occurred.'),
+    reportingComponent: string('Name of the controller that emitted this Event.'),
+  }),
+  columns: eventColumns,
+});
+
+export const eventsV1: ResourceDef = defineBuiltin({
+  group: 'events.k8s.io',
+  version: 'v1',
+  plural: 'events',
+  kind: 'Event',
+  namespaced: true,
+  shortNames: ['ev'],
+  storageKey: 'events',
+  schema: kindSchema('Event is a report of an event somewhere in the cluster.', {
+    ...commonEventFields,
+    regarding: objectReference,
+    note: string('A human-readable description of the status of this operation.'),
+    reportingController: string('Name of the controller that emitted this Event.'),
+    deprecatedSource: free('Deprecated field assuring backward compatibility with core.v1 Event type.'),
+    deprecatedFirstTimestamp: timestamp('Deprecated field assuring backward compatibility with core.v1 Event type.'),
+    deprecatedLastTimestamp: timestamp('Deprecated field assuring backward compatibility with core.v1 Event type.'),
+    deprecatedCount: integer('Deprecated field assuring backward compatibility with core.v1 Event type.'),
+  }),
+  columns: eventColumns,
+  strategy: {
+    toStorage: (event) => rename(event, RENAMES.map(([core, events]) => [events, core]), 'v1'),
+    fromStorage: (event) => rename(event, RENAMES, 'events.k8s.io/v1'),
+  },
+});

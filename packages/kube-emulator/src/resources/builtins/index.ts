@@ -1,0 +1,5 @@
+export { admissionResources } from './admission.js';
+export { customResourceDefinitions } from './apiextensions.js';
+export { leases } from './coordination.js';
+export { configMaps, namespaces, secrets, serviceAccounts } from './core.js';
+export { coreEvents, eventsV1 } from './events.js';

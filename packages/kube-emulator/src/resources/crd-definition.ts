@@ -1,0 +1,134 @@
+import type { StatusCause } from '../api/status.js';
+import type { Schema } from '../schema/types.js';
+import { age } from '../table/age.js';
+import { nameColumn } from '../table/columns.js';
+import { compileJsonPath } from '../table/jsonpath.js';
+import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject } from '../util/json.js';
+import { dnsLabelCauses } from './names.js';
+import type { Column, ResourceDef } from './types.js';
+
+const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', field, message: 'Required value' });
+const invalid = (field: string, value: Json | undefined, why: string): StatusCause => ({
+  reason: 'FieldValueInvalid',
+  field,
+  message: `Invalid value: ${JSON.stringify(value ?? null)}: ${why}`,
+});
+
+/** What the apiserver checks of a CRD itself before serving it. */
+export function crdCauses(crd: JsonObject): StatusCause[] {
+  const spec = objectAt(crd, 'spec') ?? {};
+  const names = objectAt(spec, 'names') ?? {};
+  const group = stringAt(spec, 'group');
+  const plural = stringAt(names, 'plural');
+  const causes: StatusCause[] = [];
+  const name = stringAt(objectAt(crd, 'metadata'), 'name');
+  if (plural && group && name !== `${plural}.${group}`) {
+    causes.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+  }
+  if (!group) causes.push(required('spec.group'));
+  else if (!group.includes('.')) causes.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+  if (!plural) causes.push(required('spec.names.plural'));
+  else causes.push(...dnsLabelCauses(plural, 'spec.names.plural'));
+  if (!stringAt(names, 'kind')) causes.push(required('spec.names.kind'));
+  const scope = stringAt(spec, 'scope');
+  if (scope !== 'Cluster' && scope !== 'Namespaced') {
+    causes.push({ reason: 'FieldValueNotSupported', field: 'spec.scope', message: `Unsupported value: ${JSON.stringify(scope ?? '')}: supported values: "Cluster", "Namespaced"` });
+  }
+  const versions = (arrayAt(spec, 'versions') ?? []).filter(isObject);
+  if (versions.length === 0) causes.push(required('spec.versions'));
+  const storage = versions.filter((version) => version.storage === true).length;
+  if (versions.length > 0 && storage !== 1) {
+    causes.push(invalid('spec.versions', null, `must have exactly one version marked as storage version`));
+  }
+  versions.forEach((version, index) => {
+    if (!stringAt(version, 'name')) causes.push(required(`spec.versions[${index}].name`));
+    const schema = objectAt(objectAt(version, 'schema'), 'openAPIV3Schema');
+    if (!schema) causes.push(required(`spec.versions[${index}].schema.openAPIV3Schema`));
+    else if (schema.type !== 'object') {
+      causes.push(invalid(`spec.versions[${index}].schema.openAPIV3Schema.type`, schema.type, 'must be object at the root'));
+    }
+  });
+  return causes;
+}
+
+const condition = (type: string, reason: string, message: string, old: JsonObject | undefined): JsonObject => {
+  const previous = (arrayAt(objectAt(old, 'status'), 'conditions') ?? []).find(
+    (item) => isObject(item) && item.type === type && item.status === 'True',
+  ) as JsonObject | undefined;
+  return { type, status: 'True', lastTransitionTime: stringAt(previous, 'lastTransitionTime') ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'), reason, message };
+};
+
+/** The status the CRD controllers settle on: names accepted, established, terminating while deleted. */
+export function crdStatus(crd: JsonObject, old: JsonObject | undefined): JsonObject {
+  const spec = objectAt(crd, 'spec') ?? {};
+  const names = { ...(objectAt(spec, 'names') ?? {}) };
+  names.singular ??= String(names.kind ?? '').toLowerCase();
+  names.listKind ??= `${String(names.kind ?? '')}List`;
+  const conditions = [
+    condition('NamesAccepted', 'NoConflicts', 'no conflicts found', old),
+    condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted', old),
+  ];
+  if (objectAt(crd, 'metadata')?.deletionTimestamp) {
+    conditions.push(condition('Terminating', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress', old));
+  }
+  const storage = (arrayAt(spec, 'versions') ?? []).find((version) => isObject(version) && version.storage === true);
+  const stored = new Set((arrayAt(objectAt(old, 'status'), 'storedVersions') ?? []).map(String));
+  if (isObject(storage) && typeof storage.name === 'string') stored.add(storage.name);
+  return { acceptedNames: names, conditions, storedVersions: [...stored] };
+}
+
+function printerColumns(version: JsonObject): Column[] {
+  const declared = (arrayAt(version, 'additionalPrinterColumns') ?? []).filter(isObject);
+  const columns = declared.length > 0 ? declared : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  return [
+    nameColumn(),
+    ...columns.map((spec): Column => {
+      const find = compileJsonPath(String(spec.jsonPath));
+      const type = String(spec.type ?? 'string');
+      return {
+        name: String(spec.name),
+        type,
+        ...(typeof spec.format === 'string' ? { format: spec.format } : {}),
+        description: String(spec.description ?? ''),
+        priority: typeof spec.priority === 'number' ? spec.priority : 0,
+        cell(object) {
+          const [value] = find(object);
+          if (value === undefined) return null;
+          if (type === 'date') return age(value);
+          return isObject(value) || Array.isArray(value) ? JSON.stringify(value) : value;
+        },
+      };
+    }),
+  ];
+}
+
+/** The resources a CRD serves: one per served version, all stored in one collection. */
+export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
+  const spec = objectAt(crd, 'spec') ?? {};
+  const names = objectAt(spec, 'names') ?? {};
+  const group = String(spec.group);
+  const plural = String(names.plural);
+  const kind = String(names.kind);
+  return (arrayAt(spec, 'versions') ?? [])
+    .filter(isObject)
+    .filter((version) => version.served !== false)
+    .map((version) => ({
+      group,
+      version: String(version.name),
+      plural,
+      singular: stringAt(names, 'singular') ?? kind.toLowerCase(),
+      kind,
+      listKind: stringAt(names, 'listKind') ?? `${kind}List`,
+      namespaced: spec.scope === 'Namespaced',
+      shortNames: (arrayAt(names, 'shortNames') ?? []).map(String),
+      categories: (arrayAt(names, 'categories') ?? []).map(String),
+      statusSubresource: isObject(objectAt(version, 'subresources')?.status),
+      storageKey: `${plural}.${group}`,
+      schema: (objectAt(objectAt(version, 'schema'), 'openAPIV3Schema') ?? { type: 'object' }) as Schema,
+      columns: printerColumns(version),
+      strategy: {},
+      crdName: `${plural}.${group}`,
+      strategicMergePatch: false,
+    }));
+}
+

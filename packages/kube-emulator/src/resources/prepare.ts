@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { badRequest, invalid, type StatusCause } from '../api/status.js';
+import { applyDefaults } from '../schema/default.js';
+import { prune } from '../schema/prune.js';
+import type { Schema } from '../schema/types.js';
+import { validateValue } from '../schema/validate.js';
+import { arrayAt, clone, deepEqual, isObject, objectAt, type Json, type JsonObject } from '../util/json.js';
+import { metadataCauses, pruneMetadata } from './metadata.js';
+import { apiVersionOf, type ResourceDef } from './types.js';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** How a write treats unknown fields, and where it reports warnings. */
+export interface Admission {
+  fieldValidation: FieldValidation;
+  warnings: string[];
+}
+
+export const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+
+const NAME_CHARACTERS = 'bcdfghjklmnpqrstvwxz2456789';
+const generatedSuffix = (): string =>
+  Array.from({ length: 5 }, () => NAME_CHARACTERS[Math.floor(Math.random() * NAME_CHARACTERS.length)]).join('');
+
+/** The request body as an object of this resource's kind, or 400 Bad Request. */
+export function checkBody(resource: ResourceDef, body: unknown): JsonObject {
+  if (!isObject(body)) throw badRequest('the request body must be a JSON object');
+  const apiVersion = apiVersionOf(resource);
+  if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+    throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  }
+  if (body.kind !== undefined && body.kind !== resource.kind) {
+    throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${resource.kind})`);
+  }
+  if (body.metadata !== undefined && !isObject(body.metadata)) throw badRequest('metadata must be an object');
+  return { ...clone(body), apiVersion, kind: resource.kind, metadata: clone(body.metadata ?? {}) };
+}
+
+/** Pruning with fieldValidation: Strict rejects unknown fields, Warn reports them, Ignore drops them silently. */
+function pruneUnknown(resource: ResourceDef, object: JsonObject, admission: Admission): void {
+  const unknown = [...pruneMetadata(objectAt(object, 'metadata')!), ...prune(object, resource.schema, '', true)];
+  if (unknown.length === 0 || admission.fieldValidation === 'Ignore') return;
+  const listed = unknown.map((path) => `unknown field "${path}"`);
+  if (admission.fieldValidation === 'Strict') {
+    throw badRequest(
+      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: strict decoding error: ${listed.join(', ')}`,
+    );
+  }
+  admission.warnings.push(...listed);
+}
+
+/** What CEL rules see at the root: metadata is reduced to name and generateName. */
+function celRoot(object: JsonObject): JsonObject {
+  const metadata = objectAt(object, 'metadata') ?? {};
+  const visible: JsonObject = {};
+  if (metadata.name !== undefined) visible.name = metadata.name;
+  if (metadata.generateName !== undefined) visible.generateName = metadata.generateName;
+  return { ...object, metadata: visible };
+}
+
+/** Metadata is checked by metadataCauses; the schema sees it only through CEL's `self.metadata`. */
+const withPlainMetadata = (schema: Schema): Schema => ({
+  ...schema,
+  properties: { ...schema.properties, metadata: { type: 'object' } },
+});
+
+function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | undefined): void {
+  const metadata = objectAt(object, 'metadata')!;
+  const causes: StatusCause[] = [
+    ...metadataCauses(metadata, resource.kind !== 'Namespace'),
+    ...validateValue(celRoot(object), withPlainMetadata(resource.schema), '', old && celRoot(old)),
+    ...(resource.strategy.validate?.(object, old) ?? []),
+  ];
+  if (causes.length > 0) throw invalid(resource, String(metadata.name ?? metadata.generateName ?? ''), causes);
+}
+
+/** Normalizing, pruning and defaulting: the decoding half of a write. */
+function decode(resource: ResourceDef, object: JsonObject, admission: Admission): void {
+  resource.strategy.normalize?.(object);
+  pruneUnknown(resource, object, admission);
+  applyDefaults(object, resource.schema);
+}
+
+/** A new object, ready to store: names, server-set metadata, defaults, and validated. */
+export function prepareCreate(resource: ResourceDef, body: JsonObject, namespace: string | undefined, admission: Admission): JsonObject {
+  const object = body;
+  const metadata = objectAt(object, 'metadata')!;
+  if (resource.namespaced) {
+    if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    metadata.namespace = namespace ?? null;
+  } else delete metadata.namespace;
+  if (!metadata.name) {
+    if (!metadata.generateName) {
+      throw invalid(resource, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+    }
+    metadata.name = `${String(metadata.generateName)}${generatedSuffix()}`;
+  }
+  if (metadata.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
+  decode(resource, object, admission);
+  for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete metadata[field];
+  metadata.uid = randomUUID();
+  metadata.creationTimestamp = now();
+  metadata.generation = 1;
+  if (resource.statusSubresource && !resource.strategy.initialize) delete object.status;
+  resource.strategy.initialize?.(object);
+  validate(resource, object, undefined);
+  resource.strategy.derive?.(object, undefined);
+  return object;
+}
+
+const withoutMetadata = (object: JsonObject, dropStatus: boolean): JsonObject => {
+  const rest: JsonObject = { ...object };
+  delete rest.metadata;
+  if (dropStatus) delete rest.status;
+  return rest;
+};
+
+/** The fields of metadata that only the server sets, carried over from the stored object. */
+const SERVER_METADATA = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const;
+
+/**
+ * An update of an existing object (a PUT, or the result of a patch): the main resource keeps the old
+ * status and the status subresource keeps everything but the status. Generation moves on changes
+ * outside metadata (and outside status when there is a status subresource).
+ */
+export function prepareUpdate(
+  resource: ResourceDef,
+  body: JsonObject,
+  old: JsonObject,
+  subresource: string | undefined,
+  admission: Admission,
+): JsonObject {
+  decode(resource, body, admission);
+  const oldMetadata = objectAt(old, 'metadata')!;
+  let object: JsonObject;
+  if (subresource === 'status') {
+    object = { ...clone(old), status: body.status ?? null };
+    if (body.status === undefined) delete object.status;
+    const managedFields = objectAt(body, 'metadata')?.managedFields;
+    if (managedFields !== undefined) objectAt(object, 'metadata')!.managedFields = managedFields;
+  } else if (subresource === 'finalize') {
+    object = { ...clone(old), spec: { ...objectAt(old, 'spec'), finalizers: objectAt(body, 'spec')?.finalizers ?? [] } };
+  } else {
+    object = body;
+    if (resource.statusSubresource) {
+      if (old.status === undefined) delete object.status;
+      else object.status = clone(old.status);
+    }
+  }
+  const metadata = objectAt(object, 'metadata')!;
+  for (const field of SERVER_METADATA) {
+    if (oldMetadata[field] === undefined) delete metadata[field];
+    else metadata[field] = oldMetadata[field];
+  }
+  metadata.namespace = oldMetadata.namespace ?? null;
+  if (!resource.namespaced) delete metadata.namespace;
+  if (!deepEqual(withoutMetadata(object, resource.statusSubresource), withoutMetadata(old, resource.statusSubresource))) {
+    metadata.generation = Number(oldMetadata.generation ?? 0) + 1;
+  }
+  if (oldMetadata.deletionTimestamp) {
+    const before = new Set((arrayAt(oldMetadata, 'finalizers') ?? []).map(String));
+    const added = (arrayAt(metadata, 'finalizers') ?? []).filter((finalizer) => !before.has(String(finalizer)));
+    if (added.length > 0) {
+      throw invalid(resource, String(metadata.name), [
+        { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' },
+      ]);
+    }
+  }
+  validate(resource, object, old);
+  resource.strategy.derive?.(object, old);
+  return object;
+}
+
+/** Whether an update changes nothing a client could see (then the server keeps the old resourceVersion). */
+export function isNoOp(next: JsonObject, old: JsonObject): boolean {
+  const strip = (object: JsonObject): Json => ({
+    ...object,
+    metadata: { ...objectAt(object, 'metadata'), resourceVersion: null, managedFields: null },
+  });
+  return deepEqual(strip(next), strip(old));
+}

@@ -1,0 +1,61 @@
+import type { StatusCause } from '../api/status.js';
+import type { Schema } from '../schema/types.js';
+import type { Json, JsonObject } from '../util/json.js';
+
+/** A column of `kubectl get`'s Table, after the Name column every resource has. */
+export interface Column {
+  name: string;
+  type: string;
+  format?: string;
+  description: string;
+  /** 0: shown by default; 1: shown with `-o wide`. */
+  priority: number;
+  cell(object: JsonObject): Json;
+}
+
+/** Kind-specific behaviour of a built-in resource, the parts a generic REST store does not cover. */
+export interface Strategy {
+  /** Normalizes an incoming object before validation (e.g. Secret stringData folded into data). */
+  normalize?(object: JsonObject): void;
+  /** Fields the server sets on create (e.g. a Namespace's status.phase). */
+  initialize?(object: JsonObject): void;
+  /** Fields the server keeps up to date on every write (e.g. a CRD's status conditions). */
+  derive?(object: JsonObject, old: JsonObject | undefined): void;
+  /** Whether something besides metadata.finalizers holds a deleted object (a Namespace's spec.finalizers). */
+  holdsDeletion?(object: JsonObject): boolean;
+  /** Checks beyond the schema, as the built-in validation of the kind does. */
+  validate?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
+  /** From this version's shape to the stored shape, and back (events.k8s.io/v1 Event over core/v1 Event). */
+  toStorage?(object: JsonObject): JsonObject;
+  fromStorage?(object: JsonObject): JsonObject;
+}
+
+/** One served resource: a group/version/plural with its kind, scope, schema and printing. */
+export interface ResourceDef {
+  group: string;
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  /** Whether a `/status` subresource exists (then the main resource ignores status, and vice versa). */
+  statusSubresource: boolean;
+  /** Objects of every version of a resource share one collection; this names it. */
+  storageKey: string;
+  /** The structural schema of the whole object (metadata is handled separately). */
+  schema: Schema;
+  columns: Column[];
+  strategy: Strategy;
+  /** The CRD that serves this resource, absent for built-ins. */
+  crdName?: string;
+  /** Custom resources accept no strategic merge patch. */
+  strategicMergePatch: boolean;
+}
+
+export const apiVersionOf = (resource: { group: string; version: string }): string =>
+  resource.group ? `${resource.group}/${resource.version}` : resource.version;
+
+export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

@@ -1,0 +1,235 @@
+import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, staleObject } from '../api/status.js';
+import { namespaces } from '../resources/builtins/core.js';
+import { labelsOf } from '../resources/metadata.js';
+import { checkBody, isNoOp, now, prepareCreate, prepareUpdate, type Admission } from '../resources/prepare.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import { apiVersionOf, type ResourceDef } from '../resources/types.js';
+import type { FieldMatcher } from '../selectors/fields.js';
+import type { LabelMatcher } from '../selectors/labels.js';
+import { arrayAt, clone, objectAt, stringAt, type JsonObject } from '../util/json.js';
+import { writeEntries, type FieldManager, type ManagerEntry } from './field-manager.js';
+import type { Store } from './store.js';
+
+export type Propagation = 'Background' | 'Foreground' | 'Orphan';
+
+export interface DeleteOptions {
+  propagationPolicy?: Propagation;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+export interface WriteOptions extends Admission {
+  dryRun: boolean;
+  fieldManager: string;
+  /** Set by server-side apply: the managedFields it computed, written instead of tracking an update. */
+  appliedFields?: ManagerEntry[];
+}
+
+export interface ListQuery {
+  labels: LabelMatcher;
+  fields: FieldMatcher;
+  limit?: number;
+  continueToken?: string;
+}
+
+export interface ListResult {
+  /** The matching objects as stored (tables print from this shape; serve() them for clients). */
+  stored: JsonObject[];
+  resourceVersion: string;
+  continueToken?: string;
+  remainingItemCount?: number;
+}
+
+/** The finalizers the garbage collector acts on. */
+export const FOREGROUND = 'foregroundDeletion';
+export const ORPHAN = 'orphan';
+
+const metadataOf = (object: JsonObject): JsonObject => objectAt(object, 'metadata')!;
+const finalizersOf = (object: JsonObject): string[] => (arrayAt(metadataOf(object), 'finalizers') ?? []).map(String);
+
+const encodeContinue = (key: string): string => Buffer.from(JSON.stringify({ start: key })).toString('base64url');
+function decodeContinue(token: string): string {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(token, 'base64url').toString());
+    const start = (decoded as { start?: unknown }).start;
+    if (typeof start === 'string') return start;
+  } catch {
+    // reported below
+  }
+  throw badRequest(`continue key is not valid: ${token}`);
+}
+
+/**
+ * The objects of every resource: the REST semantics of the apiserver's generic registry on top of
+ * the store (create, update, delete with finalizers, lists with selectors and pages).
+ */
+export class Objects {
+  constructor(
+    readonly store: Store,
+    readonly registry: ResourceRegistry,
+    private readonly fieldManager: FieldManager,
+  ) {}
+
+  /** A stored object as this resource version serves it. */
+  serve(resource: ResourceDef, stored: JsonObject): JsonObject {
+    const converted = resource.strategy.fromStorage?.(stored) ?? stored;
+    const apiVersion = apiVersionOf(resource);
+    return converted.apiVersion === apiVersion ? converted : { ...converted, apiVersion };
+  }
+
+  private stored(resource: ResourceDef, namespace: string | undefined, name: string): JsonObject {
+    const stored = this.store.get(resource.storageKey, resource.namespaced ? namespace : undefined, name);
+    if (!stored) throw notFound(resource, name);
+    return stored;
+  }
+
+  get(resource: ResourceDef, namespace: string | undefined, name: string): JsonObject {
+    return this.serve(resource, this.stored(resource, namespace, name));
+  }
+
+  list(resource: ResourceDef, namespace: string | undefined, query: ListQuery): ListResult {
+    const resourceVersion = String(this.store.resourceVersion);
+    const after = query.continueToken ? decodeContinue(query.continueToken) : undefined;
+    const stored: JsonObject[] = [];
+    let lastKey: string | undefined;
+    let remaining = 0;
+    for (const [key, object] of this.store.list(resource.storageKey, namespace, after)) {
+      if (!query.labels(labelsOf(object)) || !query.fields(object)) continue;
+      if (query.limit !== undefined && stored.length >= query.limit) {
+        remaining++;
+        continue;
+      }
+      stored.push(object);
+      lastKey = key;
+    }
+    if (remaining === 0 || lastKey === undefined) return { stored, resourceVersion };
+    return { stored, resourceVersion, continueToken: encodeContinue(lastKey), remainingItemCount: remaining };
+  }
+
+  private checkNamespace(resource: ResourceDef, namespace: string | undefined, name: string): void {
+    if (!resource.namespaced || namespace === undefined) return;
+    const found = this.store.get(namespaces.storageKey, undefined, namespace);
+    if (!found) throw notFound(namespaces, namespace);
+    if (metadataOf(found).deletionTimestamp) {
+      const error = forbidden(resource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      error.details.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }];
+      throw error;
+    }
+  }
+
+  create(resource: ResourceDef, namespace: string | undefined, body: unknown, options: WriteOptions): JsonObject {
+    const object = prepareCreate(resource, checkBody(resource, body), namespace, options);
+    const name = String(metadataOf(object).name);
+    if (this.store.get(resource.storageKey, resource.namespaced ? namespace : undefined, name)) {
+      throw alreadyExists(resource, name);
+    }
+    this.checkNamespace(resource, namespace, name);
+    this.trackFields(resource, undefined, object, options, undefined);
+    if (options.dryRun) return object;
+    return this.serve(resource, this.store.put(resource.storageKey, this.toStorage(resource, object)));
+  }
+
+  /**
+   * Replaces an object (PUT, and every patch once applied). A resourceVersion in the body must match
+   * the stored one (409 Conflict); custom resources require one on PUT, as on the real server.
+   */
+  update(
+    resource: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions & { subresource?: string; requireResourceVersion?: boolean },
+  ): JsonObject {
+    const stored = this.stored(resource, namespace, name);
+    const old = this.serve(resource, stored);
+    const candidate = checkBody(resource, body);
+    const metadata = metadataOf(candidate);
+    if (metadata.name !== undefined && metadata.name !== name) {
+      throw badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
+    }
+    if (resource.namespaced && metadata.namespace !== undefined && metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    metadata.name = name;
+    const resourceVersion = stringAt(metadata, 'resourceVersion');
+    if (resourceVersion === undefined || resourceVersion === '') {
+      if (options.requireResourceVersion) {
+        throw invalid(resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+      }
+    } else if (resourceVersion !== metadataOf(stored).resourceVersion) {
+      throw staleObject(resource, name);
+    }
+    const next = prepareUpdate(resource, candidate, old, options.subresource, options);
+    metadataOf(next).resourceVersion = metadataOf(stored).resourceVersion!;
+    this.trackFields(resource, old, next, options, options.subresource);
+    if (isNoOp(next, old)) return old;
+    if (options.dryRun) return next;
+    if (metadataOf(next).deletionTimestamp && !this.held(resource, next)) {
+      return this.serve(resource, this.store.remove(resource.storageKey, this.toStorage(resource, next)));
+    }
+    return this.serve(resource, this.store.put(resource.storageKey, this.toStorage(resource, next)));
+  }
+
+  /**
+   * Deletes an object: at once when nothing holds it, otherwise it gets a deletionTimestamp and waits
+   * for its finalizers (foregroundDeletion and orphan ones are added here and run by the garbage
+   * collector). Returns the object, and whether it is gone.
+   */
+  delete(resource: ResourceDef, namespace: string | undefined, name: string, options: DeleteOptions): { object: JsonObject; removed: boolean } {
+    const stored = this.stored(resource, namespace, name);
+    const metadata = metadataOf(stored);
+    const { uid, resourceVersion } = options.preconditions ?? {};
+    if (uid && uid !== metadata.uid) {
+      throw conflict(resource, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(metadata.uid)}`);
+    }
+    if (resourceVersion && resourceVersion !== metadata.resourceVersion) {
+      throw conflict(resource, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`);
+    }
+    const finalizers = finalizersOf(stored);
+    const policy = options.propagationPolicy ?? 'Background';
+    if (policy === 'Foreground' && !finalizers.includes(FOREGROUND)) finalizers.push(FOREGROUND);
+    if (policy === 'Orphan' && !finalizers.includes(ORPHAN)) finalizers.push(ORPHAN);
+    const held = finalizers.length > 0 || resource.strategy.holdsDeletion?.(stored) === true;
+    if (!held) {
+      if (options.dryRun) return { object: this.serve(resource, stored), removed: true };
+      return { object: this.serve(resource, this.store.remove(resource.storageKey, stored)), removed: true };
+    }
+    if (metadata.deletionTimestamp && finalizers.length === finalizersOf(stored).length) {
+      return { object: this.serve(resource, stored), removed: false };
+    }
+    const deleting = clone(stored);
+    const deletingMetadata = metadataOf(deleting);
+    deletingMetadata.finalizers = finalizers;
+    if (!deletingMetadata.deletionTimestamp) {
+      deletingMetadata.deletionTimestamp = now();
+      deletingMetadata.deletionGracePeriodSeconds = 0;
+      deletingMetadata.generation = Number(deletingMetadata.generation ?? 0) + 1;
+    }
+    resource.strategy.derive?.(deleting, stored);
+    if (options.dryRun) return { object: this.serve(resource, deleting), removed: false };
+    return { object: this.serve(resource, this.store.put(resource.storageKey, deleting)), removed: false };
+  }
+
+  /** Whether a deleted object must stay until finalizers (or its kind's own holds) are gone. */
+  private held(resource: ResourceDef, object: JsonObject): boolean {
+    return finalizersOf(object).length > 0 || resource.strategy.holdsDeletion?.(object) === true;
+  }
+
+  /**
+   * Writes a controller's change to a stored object (finalizers dropped, references removed),
+   * removing the object when it is being deleted and nothing holds it anymore.
+   */
+  settle(resource: ResourceDef, next: JsonObject): void {
+    if (metadataOf(next).deletionTimestamp && !this.held(resource, next)) this.store.remove(resource.storageKey, next);
+    else this.store.put(resource.storageKey, next);
+  }
+
+  private trackFields(resource: ResourceDef, old: JsonObject | undefined, next: JsonObject, options: WriteOptions, subresource: string | undefined): void {
+    if (options.appliedFields) writeEntries(next, options.appliedFields);
+    else this.fieldManager.recordUpdate(resource, old, next, options.fieldManager, subresource);
+  }
+
+  private toStorage(resource: ResourceDef, object: JsonObject): JsonObject {
+    return resource.strategy.toStorage?.(object) ?? object;
+  }
+}
