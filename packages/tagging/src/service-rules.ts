@@ -1,3 +1,6 @@
+import { listCharacters, refusedCharacters, startsWithAnyCase } from './characters.js';
+import type { TagRule } from './problems.js';
+
 /**
  * Tag rules of AWS services that are stricter than AWS's general ones. The general rules (lengths,
  * the `aws:` prefix, TAG_CHARACTERS) always apply; pass the sets of the services your tags must also
@@ -33,3 +36,28 @@ export const SERVICE_TAG_RULES = {
     valueCharacters: '^[\\p{L}\\p{Z}\\p{N}_.:/=+\\-]*$',
   },
 } as const satisfies Record<string, ServiceTagRules>;
+
+/**
+ * Reports, through `broken`, the rules of one service that a tag breaks. Characters the general set
+ * refused already (`reported`) are not reported again.
+ */
+export function checkServiceRules(
+  rules: ServiceTagRules,
+  key: string,
+  value: string,
+  reported: { key: readonly string[]; value: readonly string[] },
+  broken: (rule: TagRule, detail: string) => void,
+): void {
+  const keyRefused = rules.keyCharacters ? refusedCharacters(key, rules.keyCharacters, reported.key) : [];
+  if (keyRefused.length > 0) broken('KeyCharacters', `${rules.service} refuses ${listCharacters(keyRefused)} in keys`);
+  const valueRefused = rules.valueCharacters ? refusedCharacters(value, rules.valueCharacters, reported.value) : [];
+  if (valueRefused.length > 0) {
+    broken('ValueCharacters', `${rules.service} refuses ${listCharacters(valueRefused)} in values`);
+  }
+  for (const prefix of rules.reservedPrefixes ?? []) {
+    if (startsWithAnyCase(key, prefix) || startsWithAnyCase(value, prefix)) {
+      broken('ReservedPrefix', `${rules.service} reserves the prefix "${prefix}" (in any case) in keys and values`);
+    }
+  }
+  if (rules.forbiddenKeys?.includes(key)) broken('ForbiddenKey', `${rules.service} refuses this key`);
+}

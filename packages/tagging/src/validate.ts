@@ -2,7 +2,8 @@ import { LIMITS, TAG_CHARACTERS, type ResourceTag } from '@keymaster/api';
 import { InvalidTagsError } from './errors.js';
 import { tagProblem, type TagOrigin, type TagProblem, type TagRule } from './problems.js';
 import { DEFAULT_RESERVED_KEYS, reservation, type ReservedKeys } from './reserved-keys.js';
-import type { ServiceTagRules } from './service-rules.js';
+import { checkServiceRules, type ServiceTagRules } from './service-rules.js';
+import { codePoints, listCharacters, refusedCharacters, startsWithAnyCase } from './characters.js';
 
 export interface TagValidationOptions {
   /** Keys no layer may set. Default: `DEFAULT_RESERVED_KEYS`. */
@@ -14,36 +15,12 @@ export interface TagValidationOptions {
 const AWS_PREFIX = 'aws:';
 const GENERAL_SET = 'letters, digits, spaces and _ . : / = + - @';
 
-const startsWithAnyCase = (text: string, prefix: string) => text.toLowerCase().startsWith(prefix.toLowerCase());
-
 /** Tags whose keys start with `aws:` (in any case) belong to AWS and do not count against the limit. */
 export const isAwsKey = (key: string): boolean => startsWithAnyCase(key, AWS_PREFIX);
 
 /** The user tags of a resource: those AWS counts against its 50-tag limit. */
 export const countUserTags = (tags: Readonly<Record<string, string>>): number =>
   Object.keys(tags).filter((key) => !isAwsKey(key)).length;
-
-// AWS counts and checks Unicode code points, not UTF-16 units (and not grapheme clusters).
-const codePoints = (text: string): string[] => Array.from(text);
-
-const regexps = new Map<string, RegExp>();
-function regexp(pattern: string): RegExp {
-  let compiled = regexps.get(pattern);
-  if (!compiled) {
-    compiled = new RegExp(pattern, 'u');
-    regexps.set(pattern, compiled);
-  }
-  return compiled;
-}
-
-/** The distinct characters (code points) of `text` that `pattern` refuses, in order of appearance. */
-function refusedCharacters(text: string, pattern: string): string[] {
-  const allowed = regexp(pattern);
-  return [...new Set(codePoints(text).filter((character) => !allowed.test(character)))];
-}
-
-const listCharacters = (characters: readonly string[]) =>
-  characters.map((character) => JSON.stringify(character)).join(' ');
 
 /**
  * Checks one tag against AWS's rules (lengths in code points, the `aws:` prefix, the general
@@ -82,21 +59,7 @@ export function validateTag(
   if (reason !== undefined) broken('ReservedKey', reason);
 
   for (const rules of options.services ?? []) {
-    // Characters the general set already refused are reported once, above.
-    const stricter = (text: string, pattern: string | undefined, refused: readonly string[]) =>
-      pattern === undefined ? [] : refusedCharacters(text, pattern).filter((c) => !refused.includes(c));
-    const keyExtra = stricter(key, rules.keyCharacters, keyRefused);
-    if (keyExtra.length > 0) broken('KeyCharacters', `${rules.service} refuses ${listCharacters(keyExtra)} in keys`);
-    const valueExtra = stricter(value, rules.valueCharacters, valueRefused);
-    if (valueExtra.length > 0) {
-      broken('ValueCharacters', `${rules.service} refuses ${listCharacters(valueExtra)} in values`);
-    }
-    for (const prefix of rules.reservedPrefixes ?? []) {
-      if (startsWithAnyCase(key, prefix) || startsWithAnyCase(value, prefix)) {
-        broken('ReservedPrefix', `${rules.service} reserves the prefix "${prefix}" (in any case) in keys and values`);
-      }
-    }
-    if (rules.forbiddenKeys?.includes(key)) broken('ForbiddenKey', `${rules.service} refuses this key`);
+    checkServiceRules(rules, key, value, { key: keyRefused, value: valueRefused }, broken);
   }
   return problems;
 }

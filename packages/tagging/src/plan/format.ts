@@ -41,9 +41,10 @@ export function formatPlan(plan: TagPlan, options: FormatOptions = {}): string {
     plan.problems.map((problem) => problem.message),
   );
 
+  const toChange = summary.resourcesDrifted - summary.resourcesOverLimit;
   lines.push(
-    `Resources: ${summary.resourcesDiscovered} discovered, ${summary.resourcesDrifted - summary.resourcesOverLimit} to change, ` +
-      `${summary.resourcesOverLimit} over the tag limit, ${summary.resourcesInSync} in sync, ${summary.resourcesSkipped} skipped`,
+    `Resources: ${summary.resourcesDiscovered} discovered, ${toChange} to change, ${summary.resourcesOverLimit} ` +
+      `over the tag limit, ${summary.resourcesInSync} in sync, ${summary.resourcesSkipped} skipped`,
   );
   if (summary.resourcesDrifted > 0) lines.push('  (+ add, ~ update, - remove, ! left as it is)');
   const shown = plan.resources.filter((resource) => options.showInSync === true || resource.outcome !== 'InSync');
@@ -66,12 +67,12 @@ function resourceLines(resource: ResourcePlan): string[] {
       ({ key, live, applied }) =>
         `! ${key} = ${quote(live)} left in place: Keymaster applied ${quote(applied)}, someone changed it since`,
     ),
-    ...(resource.overLimit
-      ? [
-          `! not added, the resource would carry ${resource.overLimit.userTags} user tags and AWS allows ` +
-            `${resource.overLimit.limit}: ${resource.overLimit.withheld.map(({ key, value }) => `${key} = ${quote(value)}`).join(', ')}`,
-        ]
-      : []),
+    ...(resource.overLimit ? [overLimitLine(resource.overLimit)] : []),
   ];
   return [`${head} ${resource.arn}`, ...details.map((detail) => `    ${detail}`)];
+}
+
+function overLimitLine({ userTags, limit, withheld }: NonNullable<ResourcePlan['overLimit']>): string {
+  const tags = withheld.map(({ key, value }) => `${key} = ${quote(value)}`).join(', ');
+  return `! not added, the resource would carry ${userTags} user tags and AWS allows ${limit}: ${tags}`;
 }

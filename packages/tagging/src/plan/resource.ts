@@ -19,10 +19,8 @@ export interface PlanContext {
   regions: Tags;
 }
 
-const empty = { add: [], update: [], remove: [], conflicts: [] };
-
 function skipped(arn: string, reason: SkipReason, message: string): ResourcePlan {
-  return { arn, outcome: 'Skip', ...empty, skip: { reason, message } };
+  return { arn, outcome: 'Skip', add: [], update: [], remove: [], conflicts: [], skip: { reason, message } };
 }
 
 /** The changes one resource needs; never touches a key Keymaster does not manage. */
@@ -43,9 +41,11 @@ export function planResource(arn: string, live: Tags, context: PlanContext): Res
   const update: TagUpdate[] = [];
   for (const [key, value] of Object.entries(context.desired)) {
     const current = entry(live, key);
-    if (current === undefined) add.push({ key, value });
-    else if (current !== value)
+    if (current === undefined) {
+      add.push({ key, value });
+    } else if (current !== value) {
       update.push({ key, from: current, to: value, reason: updateReason(key, current, context) });
+    }
   }
 
   const remove: TagWrite[] = [];
@@ -53,8 +53,8 @@ export function planResource(arn: string, live: Tags, context: PlanContext): Res
   if (context.removalPolicy === 'Delete') {
     for (const [key, applied] of Object.entries(context.managedTags)) {
       const current = entry(live, key);
-      if (Object.hasOwn(context.desired, key) || isOwnershipKey(key) || isAwsKey(key) || current === undefined)
-        continue;
+      const stillManaged = Object.hasOwn(context.desired, key);
+      if (current === undefined || stillManaged || isOwnershipKey(key) || isAwsKey(key)) continue;
       if (current === applied) remove.push({ key, value: current });
       else conflicts.push({ key, live: current, applied });
     }
