@@ -3,7 +3,9 @@ import { CallLog, type CallSummary } from './calls.js';
 import { createClock, type Clock } from './clock.js';
 import { Faults } from './faults/faults.js';
 import { createEmulatorServer } from './server.js';
+import { ec2 } from './services/ec2/index.js';
 import { sts } from './services/sts/index.js';
+import { tagging } from './services/tagging/index.js';
 import { loadWorldFile } from './world/load.js';
 import { WorldState } from './world/state.js';
 import type { World } from './world/types.js';
@@ -39,7 +41,13 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
       : validateWorld(options.world ?? DEFAULT_WORLD);
   const clock = createClock();
   const calls = new CallLog();
-  const emulation = { world: new WorldState(spec), clock, faults: new Faults(clock), calls, services: [sts] };
+  const emulation = {
+    world: new WorldState(spec),
+    clock,
+    faults: new Faults(clock),
+    calls,
+    services: [sts, tagging, ec2],
+  };
   const server = createEmulatorServer(emulation);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

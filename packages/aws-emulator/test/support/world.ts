@@ -15,6 +15,12 @@ export const STRANGER = {
   secretAccessKey: 'stranger-secret-0123456789abcdefghijklmn',
   arn: `arn:aws:iam::${OTHER_ACCOUNT}:user/stranger`,
 };
+/** A user with no permissions of its own. */
+export const AUDITOR = {
+  accessKeyId: 'AKIAEXAMPLEAUDITOR01',
+  secretAccessKey: 'auditor-secret-0123456789abcdefghijklmno',
+  arn: `arn:aws:iam::${ACCOUNT}:user/auditor`,
+};
 export const EXTERNAL_ID = '7a5b816a-7743-4377-a382-2d695bf1f172';
 
 export const ROLES = {
@@ -22,6 +28,10 @@ export const ROLES = {
   longSessions: `arn:aws:iam::${ACCOUNT}:role/long-sessions`,
   readOnly: `arn:aws:iam::${ACCOUNT}:role/read-only`,
   crossAccount: `arn:aws:iam::${OTHER_ACCOUNT}:role/cross-account`,
+  /** Trusts the auditor by name: no identity permission needed. */
+  auditByName: `arn:aws:iam::${ACCOUNT}:role/audit-by-name`,
+  /** Trusts the whole account: the caller's own policies must allow sts:AssumeRole too. */
+  auditByAccount: `arn:aws:iam::${ACCOUNT}:role/audit-by-account`,
 };
 
 export const INSTANCE = `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/i-0123456789abcdef0`;
@@ -40,6 +50,10 @@ export function testWorld(): World {
             name: 'keymaster-controller',
             accessKeys: [{ accessKeyId: CONTROLLER.accessKeyId, secretAccessKey: CONTROLLER.secretAccessKey }],
             allow: ['sts:AssumeRole', 'sts:GetCallerIdentity'],
+          },
+          {
+            name: 'auditor',
+            accessKeys: [{ accessKeyId: AUDITOR.accessKeyId, secretAccessKey: AUDITOR.secretAccessKey }],
           },
         ],
         roles: [
@@ -62,6 +76,8 @@ export function testWorld(): World {
             trust: [{ principal: ROLES.tenantAdmin }, { principal: ROLES.longSessions }],
             policies: [`arn:aws:iam::${ACCOUNT}:policy/ReadTags`],
           },
+          { name: 'audit-by-name', trust: [{ principal: AUDITOR.arn }], allow: ['tag:GetResources'] },
+          { name: 'audit-by-account', trust: [{ principal: ACCOUNT }], allow: ['tag:GetResources'] },
         ],
         policies: [
           {

@@ -1,0 +1,92 @@
+import { ApiError } from '../../protocols/api-error.js';
+import { parseArn } from '../../world/arn.js';
+import type { Resource } from '../../world/resources.js';
+import { Constraints } from '../constraints.js';
+import { paginate } from '../pagination.js';
+import type { CallContext } from '../service.js';
+import { optionalNumber, optionalRecords, optionalString, optionalStrings } from './input.js';
+
+interface TagFilter {
+  readonly key: string;
+  readonly values: readonly string[];
+}
+
+const TYPE_FILTER = /^[a-z0-9-]+(:[A-Za-z0-9\-/]+)?$/;
+
+/**
+ * GetResources: the caller's resources in the signed region that have (or once had) tags, filtered by
+ * tags (AND across filters, OR within one filter's values, no values meaning "has the key"), by
+ * `service[:type]`, or by a list of ARNs; at most 100 a page.
+ */
+export function getResources(input: Record<string, unknown>, call: CallContext): object {
+  call.authorize('tag:GetResources', '*');
+  const tagFilters = (optionalRecords(input, 'TagFilters') ?? []).map((filter, index): TagFilter => {
+    const key = optionalString(filter, 'Key');
+    if (key === undefined) throw new ApiError('InvalidParameterException', `TagFilters[${index}].Key is required.`);
+    return { key, values: optionalStrings(filter, 'Values') ?? [] };
+  });
+  const typeFilters = optionalStrings(input, 'ResourceTypeFilters') ?? [];
+  const arnList = optionalStrings(input, 'ResourceARNList');
+  const perPage = optionalNumber(input, 'ResourcesPerPage');
+  const check = new Constraints();
+  check.size('tagFilters', tagFilters, 0, 50);
+  tagFilters.forEach((filter, i) => {
+    check.length(`tagFilters.${i + 1}.member.key`, filter.key, 1, 128);
+    check.size(`tagFilters.${i + 1}.member.values`, filter.values, 0, 20);
+    filter.values.forEach((value, j) =>
+      check.length(`tagFilters.${i + 1}.member.values.${j + 1}.member`, value, 0, 256),
+    );
+  });
+  check.range('resourcesPerPage', perPage, 1, 100);
+  check.range('tagsPerPage', optionalNumber(input, 'TagsPerPage'), 100, 500);
+  check.size('resourceARNList', arnList, 1, 100);
+  check.throwIfAny('InvalidParameterException');
+  const badType = typeFilters.find((filter) => !TYPE_FILTER.test(filter));
+  if (badType !== undefined) {
+    throw new ApiError(
+      'InvalidParameterException',
+      `Unsupported resource type filter: ${badType}. Use service[:resourceType], such as ec2:instance.`,
+    );
+  }
+  if (arnList !== undefined && (tagFilters.length > 0 || typeFilters.length > 0)) {
+    throw new ApiError(
+      'InvalidParameterException',
+      'ResourceARNList cannot be combined with TagFilters or ResourceTypeFilters.',
+    );
+  }
+  const badArn = arnList?.find((arn) => parseArn(arn) === undefined);
+  if (badArn !== undefined) throw new ApiError('InvalidParameterException', `${badArn} is not a valid ARN.`);
+
+  const wanted = arnList === undefined ? undefined : new Set(arnList);
+  const matching = call.world.resources
+    .inScope(call.principal.accountId, call.region)
+    .filter((resource) => resource.everTagged)
+    .filter((resource) => wanted === undefined || wanted.has(resource.arn))
+    .filter((resource) => typeFilters.length === 0 || typeFilters.some((filter) => typeMatches(resource, filter)))
+    .filter((resource) => tagFilters.every((filter) => tagMatches(resource, filter)));
+  const page = paginate(matching, perPage ?? 100, optionalString(input, 'PaginationToken'), {
+    tagFilters,
+    typeFilters,
+    arnList,
+  });
+  if (page === undefined)
+    throw new ApiError('InvalidParameterException', 'The pagination token is not valid for this request.');
+  call.note({ returned: page.items.length });
+  return {
+    PaginationToken: page.nextToken ?? '',
+    ResourceTagMappingList: page.items.map((resource) => ({
+      ResourceARN: resource.arn,
+      Tags: [...resource.tags].map(([Key, Value]) => ({ Key, Value })),
+    })),
+  };
+}
+
+function typeMatches(resource: Resource, filter: string): boolean {
+  const [service, type] = filter.split(':');
+  return resource.parts.service === service && (type === undefined || resource.parts.resourceType === type);
+}
+
+function tagMatches(resource: Resource, filter: TagFilter): boolean {
+  const value = resource.tags.get(filter.key);
+  return value !== undefined && (filter.values.length === 0 || filter.values.includes(value));
+}
