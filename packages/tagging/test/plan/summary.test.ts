@@ -1,6 +1,7 @@
+import { validateObject } from '@keymaster/api';
 import { expect } from 'chai';
 import { summarizePlan } from '../../src/index.js';
-import { instanceArn, owned, planFor } from '../fixtures.js';
+import { cluster, instanceArn, owned, planFor } from '../fixtures.js';
 
 describe('summarizePlan', () => {
   it('counts resources by outcome and tags by change, and gives the next managedTags', () => {
@@ -30,5 +31,22 @@ describe('summarizePlan', () => {
       conflicts: 1,
       managedTags: { env: 'prod', team: 'a' },
     });
+  });
+
+  it("fits the AWSCluster's status.tagging, conflicts included", () => {
+    const plan = planFor({
+      global: [
+        { key: 'env', value: 'prod', overridePolicy: 'Deny' },
+        { key: 'team', value: 'platform' },
+      ],
+      clusterTags: { env: 'dev', team: 'a' },
+      resources: { [instanceArn('i-1')]: owned() },
+    });
+    const { managedTags, resourcesDiscovered, resourcesInSync, resourcesDrifted } = summarizePlan(plan);
+    const status = {
+      tagging: { conflicts: plan.conflicts, managedTags, resourcesDiscovered, resourcesInSync, resourcesDrifted },
+    };
+    expect(plan.conflicts).to.have.length(2);
+    expect(validateObject({ ...cluster({ env: 'dev', team: 'a' }), status })).to.deep.equal([]);
   });
 });
