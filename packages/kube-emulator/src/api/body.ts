@@ -6,6 +6,10 @@ import { ApiError, badRequest } from './status.js';
 const LIMIT = 3 * 1024 * 1024;
 
 export async function readBody(request: IncomingMessage): Promise<string> {
+  return (await readBytes(request)).toString('utf8');
+}
+
+export async function readBytes(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -13,7 +17,7 @@ export async function readBody(request: IncomingMessage): Promise<string> {
     if (size > LIMIT) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Parses a JSON (or, for apply patches and YAML bodies, YAML) request body. */

@@ -13,7 +13,8 @@ import type { DeleteOptions, Objects, Propagation, WriteOptions } from '../stora
 import { partialObject, toTable } from '../table/table.js';
 import { isObject, objectAt, type Json, type JsonObject } from '../util/json.js';
 import type { WatchHub } from '../watch/watch.js';
-import { parseBody, readBody } from './body.js';
+import { parseBody, readBody, readBytes } from './body.js';
+import { decodeKubernetesProtobuf } from './protobuf.js';
 import type { Representation } from './negotiate.js';
 import { sendJson } from './respond.js';
 import { badRequest, methodNotAllowed, unsupportedMediaType } from './status.js';
@@ -133,6 +134,7 @@ function watch(api: Api, call: Call): void {
 
 async function bodyOf(call: Call): Promise<unknown> {
   const contentType = call.request.headers['content-type'] ?? 'application/json';
+  if (contentType.startsWith('application/vnd.kubernetes.protobuf')) return decodeKubernetesProtobuf(await readBytes(call.request));
   if (contentType.includes('protobuf') || contentType.includes('cbor')) throw unsupportedMediaType('application/json, application/yaml');
   return parseBody(await readBody(call.request), contentType);
 }

@@ -1,8 +1,8 @@
 import { isObject, type Json, type JsonObject } from '../util/json.js';
 import { ProtoWriter } from './protobuf.js';
 
-/** The media type kubectl asks `/openapi/v2` for. */
-export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+/** The media type of the protobuf `/openapi/v2` (kubectl asks for it as `...spec.v2@v1.0+protobuf`). */
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 // Field numbers of gnostic's openapi_v2 messages (OpenAPIv2.proto).
 const DOCUMENT = { swagger: 1, info: 2, paths: 8, definitions: 9 };

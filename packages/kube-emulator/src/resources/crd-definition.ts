@@ -123,6 +123,7 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
       shortNames: (arrayAt(names, 'shortNames') ?? []).map(String),
       categories: (arrayAt(names, 'categories') ?? []).map(String),
       statusSubresource: isObject(objectAt(version, 'subresources')?.status),
+      tracksGeneration: true,
       storageKey: `${plural}.${group}`,
       schema: (objectAt(objectAt(version, 'schema'), 'openAPIV3Schema') ?? { type: 'object' }) as Schema,
       columns: printerColumns(version),

@@ -86,7 +86,7 @@ export function prepareCreate(resource: ResourceDef, body: JsonObject, namespace
   const object = body;
   const metadata = objectAt(object, 'metadata')!;
   if (resource.namespaced) {
-    if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
+    if (metadata.namespace !== undefined && metadata.namespace !== '' && metadata.namespace !== namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     metadata.namespace = namespace ?? null;
@@ -102,7 +102,8 @@ export function prepareCreate(resource: ResourceDef, body: JsonObject, namespace
   for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete metadata[field];
   metadata.uid = randomUUID();
   metadata.creationTimestamp = now();
-  metadata.generation = 1;
+  if (resource.tracksGeneration) metadata.generation = 1;
+  else delete metadata.generation;
   if (resource.statusSubresource && !resource.strategy.initialize) delete object.status;
   resource.strategy.initialize?.(object);
   validate(resource, object, undefined);
@@ -156,7 +157,8 @@ export function prepareUpdate(
   }
   metadata.namespace = oldMetadata.namespace ?? null;
   if (!resource.namespaced) delete metadata.namespace;
-  if (!deepEqual(withoutMetadata(object, resource.statusSubresource), withoutMetadata(old, resource.statusSubresource))) {
+  const changed = !deepEqual(withoutMetadata(object, resource.statusSubresource), withoutMetadata(old, resource.statusSubresource));
+  if (resource.tracksGeneration && changed) {
     metadata.generation = Number(oldMetadata.generation ?? 0) + 1;
   }
   if (oldMetadata.deletionTimestamp) {

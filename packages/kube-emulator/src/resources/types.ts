@@ -43,6 +43,8 @@ export interface ResourceDef {
   categories: string[];
   /** Whether a `/status` subresource exists (then the main resource ignores status, and vice versa). */
   statusSubresource: boolean;
+  /** Whether metadata.generation is kept (custom resources and CRDs; most built-ins have none). */
+  tracksGeneration: boolean;
   /** Objects of every version of a resource share one collection; this names it. */
   storageKey: string;
   /** The structural schema of the whole object (metadata is handled separately). */

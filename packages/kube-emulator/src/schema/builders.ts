@@ -45,8 +45,8 @@ export const keyedList = (description: string, key: string, items: Schema): Sche
   'x-kubernetes-patch-strategy': 'merge',
 });
 /** Anything goes below this node (e.g. a CRD's own openAPIV3Schema). */
-export const free = (description: string, type: Schema['type'] = 'object'): Schema => ({
-  type,
+export const free = (description: string): Schema => ({
+  type: 'object',
   description,
   'x-kubernetes-preserve-unknown-fields': true,
 });

@@ -147,7 +147,7 @@ export class Objects {
     if (metadata.name !== undefined && metadata.name !== name) {
       throw badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
     }
-    if (resource.namespaced && metadata.namespace !== undefined && metadata.namespace !== namespace) {
+    if (resource.namespaced && metadata.namespace !== undefined && metadata.namespace !== '' && metadata.namespace !== namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     metadata.name = name;
@@ -203,7 +203,7 @@ export class Objects {
     if (!deletingMetadata.deletionTimestamp) {
       deletingMetadata.deletionTimestamp = now();
       deletingMetadata.deletionGracePeriodSeconds = 0;
-      deletingMetadata.generation = Number(deletingMetadata.generation ?? 0) + 1;
+      if (resource.tracksGeneration) deletingMetadata.generation = Number(deletingMetadata.generation ?? 0) + 1;
     }
     resource.strategy.derive?.(deleting, stored);
     if (options.dryRun) return { object: this.serve(resource, deleting), removed: false };

@@ -1,4 +1,4 @@
-import { free, kindSchema, object, string } from '../../schema/builders.js';
+import { atomicList, free, kindSchema, object, string } from '../../schema/builders.js';
 import { column, nameColumn } from '../../table/columns.js';
 import { objectAt, type JsonObject } from '../../util/json.js';
 import type { ResourceDef } from '../types.js';
@@ -14,12 +14,13 @@ export const customResourceDefinitions: ResourceDef = defineBuiltin({
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],
   statusSubresource: true,
+  tracksGeneration: true,
   schema: kindSchema('CustomResourceDefinition represents a resource that should be exposed on the API server.', {
     spec: object('Spec describes how the user wants the resources to appear.', {
       group: string('The API group of the defined custom resource.'),
       names: free('The resource and kind names for the custom resource.'),
       scope: string('Whether the defined custom resource is cluster- or namespace-scoped.', { enum: ['Cluster', 'Namespaced'] }),
-      versions: free('The API versions of the defined custom resource.', 'array'),
+      versions: atomicList('The API versions of the defined custom resource.', free('A version of the custom resource.')),
       conversion: free('How custom resources are converted between versions.'),
       preserveUnknownFields: { type: 'boolean', description: 'Deprecated; must be false.' },
     }),

@@ -68,7 +68,7 @@ export const secrets: ResourceDef = defineBuiltin({
         secret.data = data;
         delete secret.stringData;
       }
-      secret.type ??= 'Opaque';
+      if (!secret.type) secret.type = 'Opaque';
     },
     validate(secret) {
       const data = objectAt(secret, 'data') ?? {};

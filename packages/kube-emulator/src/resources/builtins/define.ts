@@ -11,6 +11,7 @@ export interface BuiltinSpec {
   categories?: string[];
   statusSubresource?: boolean;
   storageKey?: string;
+  tracksGeneration?: boolean;
   schema: Schema;
   columns: Column[];
   strategy?: Strategy;
@@ -28,6 +29,7 @@ export const defineBuiltin = (spec: BuiltinSpec): ResourceDef => ({
   shortNames: spec.shortNames ?? [],
   categories: spec.categories ?? [],
   statusSubresource: spec.statusSubresource ?? false,
+  tracksGeneration: spec.tracksGeneration ?? false,
   storageKey: spec.storageKey ?? (spec.group ? `${spec.plural}.${spec.group}` : spec.plural),
   schema: spec.schema,
   columns: spec.columns,
