@@ -1,7 +1,8 @@
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
+/** Escapes text content (the emulator writes no attribute values from input). */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return text.replace(/[&<>]/g, (c) => ESCAPES[c]!);
 }
 
 /** `<name>content</name>`, with `content` escaped when it is text and taken as XML when it is `xml`. */

@@ -1,0 +1,51 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { Keys } from './clients.js';
+import { REGION } from './world.js';
+
+/** The hash SignatureV4 asks for, on node:crypto (HMAC when given a secret). */
+class Sha256 {
+  readonly #hash: Hash | Hmac;
+
+  constructor(secret?: string | Uint8Array) {
+    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  }
+
+  update(data: string | Uint8Array): void {
+    this.#hash.update(data);
+  }
+
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(this.#hash.digest());
+  }
+}
+
+/** Smithy's SigV4 signer (the one inside the JS SDK), for requests the SDK would not make on its own. */
+export function signer(keys: Keys, service = 'sts', region = REGION): SignatureV4 {
+  return new SignatureV4({ credentials: keys, service, region, sha256: Sha256 });
+}
+
+/** A presigned `GET /?Action=GetCallerIdentity` URL, as EKS-style tokens carry. */
+export async function presignedCallerIdentity(
+  url: string,
+  keys: Keys,
+  options: { expiresIn: number; signingDate?: Date },
+) {
+  const { hostname, port } = new URL(url);
+  const request = await signer(keys).presign(
+    {
+      method: 'GET',
+      protocol: 'http:',
+      hostname,
+      port: Number(port),
+      path: '/',
+      query: { Action: 'GetCallerIdentity', Version: '2011-06-15' },
+      headers: { host: `${hostname}:${port}` },
+    },
+    options,
+  );
+  const query = Object.entries(request.query)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`)
+    .join('&');
+  return `${url}/?${query}`;
+}
