@@ -9,13 +9,16 @@ export interface KubeConfigOptions {
   token?: string;
 }
 
-/** A kubeconfig (YAML) that points kubectl and client libraries at `server`. */
+/**
+ * A kubeconfig (YAML) that points kubectl and client libraries at `server`. The server speaks plain
+ * HTTP: `insecure-skip-tls-verify` is what @kubernetes/client-node requires before it talks HTTP.
+ */
 export function kubeConfigYaml(server: string, options: KubeConfigOptions = {}): string {
   const name = options.name ?? 'kube-emulator';
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name, cluster: { server } }],
+    clusters: [{ name, cluster: { server, 'insecure-skip-tls-verify': true } }],
     contexts: [{ name, context: { cluster: name, user: name, namespace: options.namespace ?? 'default' } }],
     'current-context': name,
     preferences: {},
