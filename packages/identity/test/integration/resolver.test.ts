@@ -210,6 +210,37 @@ describe('IdentityResolver against the aws-emulator', function () {
     expect(h.calls('sts:AssumeRole') - before, 'hub, tenant-b and tenant-b-deep').to.equal(3);
   });
 
+  it('revoking a namespace takes effect on the very next resolve, while credentials are cached', async () => {
+    await h.resolver.resolve({ ...USES[3]!, region: 'us-west-2' });
+    const before = h.aws.calls.summary().total;
+    h.platform.edit(ROLE, 'keymaster-hub', (hub) => (hub.spec.allowedNamespaces = { list: ['tenant-x'] }));
+    const error = await refusal(h, { ...USES[3]!, region: 'us-west-2' });
+    expect(error).to.include({ code: 'ERR_KEYMASTER_NAMESPACE_NOT_ALLOWED', depth: 2 });
+    expect(h.aws.calls.summary().total - before).to.equal(0);
+  });
+
+  it('forgetting a deleted identity evicts every credential set built on it', async () => {
+    await Promise.all(USES.map((use) => h.resolver.resolve({ ...use, region: 'us-west-2' })));
+    const sets = h.resolver.size.credentialSets;
+    h.resolver.forgetIdentity(ROLE, 'keymaster-hub');
+    expect(h.resolver.size.credentialSets, 'hub, tenant-b and tenant-b-deep').to.equal(sets - 3);
+    h.resolver.forgetSecret('tenant-a-keys');
+    expect(h.resolver.size.credentialSets, 'the static set and the role on top of it').to.equal(sets - 5);
+    const before = h.calls('sts:AssumeRole');
+    await h.resolver.resolve({ ...USES[2]!, region: 'us-west-2' });
+    expect(h.calls('sts:AssumeRole') - before).to.equal(2);
+  });
+
+  it('caches clients per credential set, region and service', async () => {
+    const session = await h.resolver.resolve({ ...USES[2]!, region: 'us-west-2' });
+    const again = await h.resolver.resolve({ ...USES[2]!, region: 'us-west-2' });
+    expect(again.client(ResourceGroupsTaggingAPIClient)).to.equal(session.client(ResourceGroupsTaggingAPIClient));
+    expect(session.client(ResourceGroupsTaggingAPIClient, 'eu-west-1')).not.to.equal(
+      session.client(ResourceGroupsTaggingAPIClient),
+    );
+    expect(await session.client(ResourceGroupsTaggingAPIClient, 'eu-west-1').config.region()).to.equal('eu-west-1');
+  });
+
   describe('refusals, each typed and making no STS call it should not', () => {
     it("a wrong externalID: AssumeRole denied with AWS's code, no GetCallerIdentity", async () => {
       h.platform.edit(
