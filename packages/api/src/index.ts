@@ -5,7 +5,7 @@ export type * from './generated/types.js';
 export { KINDS } from './schema/index.js';
 export type { KindDefinition, PrinterColumn } from './schema/kind.js';
 export type { JSONSchemaProps, ValidationRule } from './schema/openapi.js';
-export { LIMITS, TAG_CHARACTERS, REGION, ROLE_ARN, ACCOUNT_ID } from './schema/patterns.js';
+export { LIMITS, TAG_CHARACTERS, REGION, ROLE_ARN, ACCOUNT_ID, compilePattern } from './schema/patterns.js';
 export {
   customResourceDefinition,
   customResourceDefinitions,

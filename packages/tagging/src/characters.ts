@@ -1,22 +1,14 @@
+import { compilePattern } from '@keymaster/api';
+
 // AWS counts and checks Unicode code points, not UTF-16 units (and not grapheme clusters).
 export const codePoints = (text: string): string[] => Array.from(text);
-
-const regexps = new Map<string, RegExp>();
-function regexp(pattern: string): RegExp {
-  let compiled = regexps.get(pattern);
-  if (!compiled) {
-    compiled = new RegExp(pattern, 'u');
-    regexps.set(pattern, compiled);
-  }
-  return compiled;
-}
 
 /**
  * The distinct characters of `text` that `pattern` (`^[...]*$`) refuses, in order of appearance,
  * leaving out those `reported` already.
  */
 export function refusedCharacters(text: string, pattern: string, reported: readonly string[] = []): string[] {
-  const allowed = regexp(pattern);
+  const allowed = compilePattern(pattern);
   return [
     ...new Set(codePoints(text).filter((character) => !allowed.test(character) && !reported.includes(character))),
   ];

@@ -31,3 +31,15 @@ export const LIMITS = {
   // The longest ownership tag key prefix is 45 characters, and a tag key holds at most 128.
   clusterNameLength: 83,
 } as const;
+
+const compiled = new Map<string, RegExp>();
+
+/** A schema pattern compiled once, with the `u` flag that `\p{...}` classes need. */
+export function compilePattern(pattern: string): RegExp {
+  let regexp = compiled.get(pattern);
+  if (!regexp) {
+    regexp = new RegExp(pattern, 'u');
+    compiled.set(pattern, regexp);
+  }
+  return regexp;
+}

@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from '../schema/openapi.js';
+import { compilePattern } from '../schema/patterns.js';
 import { evaluateRule, isTransitionRule } from './cel.js';
 import { quote, type FieldCause } from './cause.js';
 
@@ -12,16 +13,6 @@ export interface SchemaCheckOptions {
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
-
-const regexps = new Map<string, RegExp>();
-function regexp(pattern: string): RegExp {
-  let compiled = regexps.get(pattern);
-  if (!compiled) {
-    compiled = new RegExp(pattern, 'u');
-    regexps.set(pattern, compiled);
-  }
-  return compiled;
-}
 
 const typeMatches: Record<NonNullable<JSONSchemaProps['type']>, (value: unknown) => boolean> = {
   object: isObject,
@@ -87,7 +78,7 @@ function checkString(schema: JSONSchemaProps, value: string, add: Add): void {
   if (schema.maxLength !== undefined && length > schema.maxLength) {
     add('FieldValueTooLong', `Too long: ${length} characters: may not be more than ${schema.maxLength} characters`);
   }
-  if (schema.pattern !== undefined && !regexp(schema.pattern).test(value)) {
+  if (schema.pattern !== undefined && !compilePattern(schema.pattern).test(value)) {
     add('FieldValueInvalid', `Invalid value: ${quote(value)}: must match '${schema.pattern}'`);
   }
 }
