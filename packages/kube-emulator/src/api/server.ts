@@ -150,8 +150,9 @@ export function createRequestListener(parts: ServerParts): (request: IncomingMes
       throw pathNotFound();
     }
     if (route.kind === 'resource') return serveResource(parts, route, user, request, response, url.searchParams);
-    parts.stats.record((request.method ?? 'GET').toLowerCase(), url.pathname, user.name);
+    // The admin paths observe the emulator: they are not counted as API requests.
     if (route.kind === 'admin') return parts.admin(route.segments, request, response);
+    parts.stats.record((request.method ?? 'GET').toLowerCase(), url.pathname, user.name);
     if (route.kind.startsWith('openapi')) return serveOpenApi(parts, route, request, response);
     serveDiscovery(parts, route, request, response);
   };

@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { CRDS } from './helpers/emulator.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, ['--conditions=@keymaster/source', '--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const firstLine = new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, firstLine, exit, stderr: () => stderr };
+}
+
+describe('the kube-emulator command', function () {
+  this.timeout(20_000);
+
+  it('prints its address first, writes a kubeconfig, serves the CRDs and stops on SIGTERM', async () => {
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'kube-emulator-cli-')), 'config');
+    const cli = startCli(['--port', '0', '--host', '127.0.0.1', '--kubeconfig', kubeconfig, '--crds', CRDS]);
+    const line = await cli.firstLine;
+    expect(line).to.match(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const url = line.slice('listening on '.length);
+    expect(existsSync(kubeconfig)).to.equal(true);
+    expect(readFileSync(kubeconfig, 'utf8')).to.contain(`server: ${url}`);
+    const response = await fetch(`${url}/apis/infrastructure.keymaster.dev/v1beta1/awsclusters`);
+    expect(response.status).to.equal(200);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exit).to.equal(0);
+  });
+
+  it('stops on SIGINT', async () => {
+    const cli = startCli(['--port', '0']);
+    await cli.firstLine;
+    cli.child.kill('SIGINT');
+    expect(await cli.exit).to.equal(0);
+  });
+
+  it('explains bad flags and bad folders', async () => {
+    const badPort = startCli(['--port', 'seventy']);
+    expect(await badPort.exit).to.equal(2);
+    expect(badPort.stderr()).to.contain('--port must be a number from 0 to 65535');
+    const badFolder = startCli(['--crds', '/nonexistent/crds']);
+    expect(await badFolder.exit).to.equal(2);
+    expect(badFolder.stderr()).to.contain('cannot read the CRD folder /nonexistent/crds').and.to.contain('hint:');
+  });
+});

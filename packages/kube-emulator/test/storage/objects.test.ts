@@ -1,0 +1,143 @@
+import { expect } from 'chai';
+import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
+
+const BASE = '/apis/infrastructure.keymaster.dev/v1beta1';
+const MERGE = { 'Content-Type': 'application/merge-patch+json' };
+
+interface Meta {
+  metadata: { name: string; resourceVersion: string; generation?: number; uid: string; deletionTimestamp?: string; finalizers?: string[] };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  items?: Meta[];
+}
+
+describe('object semantics', function () {
+  this.timeout(10_000);
+  let cluster: TestCluster;
+  const roles = `${BASE}/awsclusterroleidentities`;
+  const role = (name: string, spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+    kind: 'AWSClusterRoleIdentity',
+    metadata: { name },
+    spec: { roleARN: 'arn:aws:iam::123456789012:role/r', ...spec },
+  });
+  const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await call(cluster.emulator, method, path, body, headers);
+    return { ...response, body: response.body as Meta & { reason?: string; message?: string; details?: { causes?: { field: string; reason: string; message: string }[] } } };
+  };
+
+  before(async () => {
+    cluster = await startTestCluster();
+  });
+  after(() => cluster.stop());
+
+  it('sets uid, creationTimestamp and generation, and bumps generation on spec changes only', async () => {
+    const created = await send('POST', roles, role('gen'));
+    expect(created.status).to.equal(201);
+    expect(created.body.metadata.generation).to.equal(1);
+    const status = await send('PATCH', `${roles}/gen/status`, { status: { clusterCount: 2 } }, MERGE);
+    expect(status.body.metadata.generation).to.equal(1);
+    const labels = await send('PATCH', `${roles}/gen`, { metadata: { labels: { a: 'b' } } }, MERGE);
+    expect(labels.body.metadata.generation).to.equal(1);
+    const spec = await send('PATCH', `${roles}/gen`, { spec: { durationSeconds: 1800 } }, MERGE);
+    expect(spec.body.metadata.generation).to.equal(2);
+    expect(spec.body.status).to.deep.equal({ clusterCount: 2 });
+  });
+
+  it('keeps the resourceVersion on updates that change nothing', async () => {
+    const before = await send('GET', `${roles}/gen`);
+    const after = await send('PATCH', `${roles}/gen`, { spec: { durationSeconds: 1800 } }, MERGE);
+    expect(after.body.metadata.resourceVersion).to.equal(before.body.metadata.resourceVersion);
+  });
+
+  it('requires and checks resourceVersion on PUT of custom resources', async () => {
+    const current = (await send('GET', `${roles}/gen`)).body;
+    const unconditional = await send('PUT', `${roles}/gen`, { ...current, metadata: { ...current.metadata, resourceVersion: '' } });
+    expect(unconditional.status).to.equal(422);
+    const stale = await send('PUT', `${roles}/gen`, { ...current, metadata: { ...current.metadata, resourceVersion: '1' } });
+    expect(stale.status).to.equal(409);
+    const patchStale = await send('PATCH', `${roles}/gen`, { metadata: { resourceVersion: '1' }, spec: { durationSeconds: 900 } }, MERGE);
+    expect(patchStale.body.reason).to.equal('Conflict');
+  });
+
+  it('applies defaults and prunes unknown fields, per fieldValidation', async () => {
+    const withTags = role('defaults', { resourceTags: [{ key: 'team', value: 'a' }], unknownField: 1 });
+    const warned = await send('POST', roles, withTags);
+    expect(warned.status).to.equal(201);
+    expect(warned.headers.get('warning')).to.equal('299 - "unknown field \\"spec.unknownField\\""');
+    expect(warned.body.spec).to.deep.equal({ roleARN: 'arn:aws:iam::123456789012:role/r', resourceTags: [{ key: 'team', value: 'a', overridePolicy: 'Allow' }] });
+    const strict = await send('POST', `${roles}?fieldValidation=Strict`, { ...role('strict', { nope: true }), metadata: { name: 'strict', bogus: 1 } });
+    expect(strict.status).to.equal(400);
+    expect(strict.body.message).to.equal(
+      'AWSClusterRoleIdentity in version "v1beta1" cannot be handled as a AWSClusterRoleIdentity: strict decoding error: unknown field "metadata.bogus", unknown field "spec.nope"',
+    );
+    const ignored = await send('POST', `${roles}?fieldValidation=Ignore`, role('ignored', { nope: true }));
+    expect(ignored.headers.get('warning')).to.equal(null);
+    expect(ignored.body.spec).to.not.have.property('nope');
+  });
+
+  it('validates schemas and CEL rules, with field causes', async () => {
+    const invalid = await send('POST', roles, role('bad', { durationSeconds: 60, sessionName: 'x', sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'other' }, transitiveTagKeys: ['missing'] }));
+    expect(invalid.status).to.equal(422);
+    const causes = invalid.body.details!.causes!.map((cause) => `${cause.field}: ${cause.message}`);
+    expect(causes).to.include.members([
+      'spec.sessionName: Invalid value: "x": spec.sessionName in body should be at least 2 chars long',
+      'spec.durationSeconds: Invalid value: 60: spec.durationSeconds in body should be greater than or equal to 900',
+      'spec.transitiveTagKeys: Invalid value: "object": every transitiveTagKeys entry must be the key of one of sessionTags',
+    ]);
+    const reserved = await send('POST', roles, role('aws', { resourceTags: [{ key: 'AWS:name', value: 'x' }] }));
+    expect(reserved.body.details!.causes![0]).to.deep.include({ field: 'spec.resourceTags[0].key', message: 'Invalid value: "string": tag keys starting with "aws:" are reserved by AWS' });
+    const unicode = await send('POST', roles, role('unicode', { resourceTags: [{ key: 'équipe', value: 'données' }] }));
+    expect(unicode.status).to.equal(201);
+    const singleton = await send('POST', `${BASE}/awstagpolicies`, { apiVersion: 'infrastructure.keymaster.dev/v1beta1', kind: 'AWSTagPolicy', metadata: { name: 'second' }, spec: {} });
+    expect(singleton.body.message).to.contain('AWSTagPolicy is a singleton');
+  });
+
+  it('evaluates transition rules against the old object', async () => {
+    const clusters = `${BASE}/namespaces/default/awsclusters`;
+    const body = { apiVersion: 'infrastructure.keymaster.dev/v1beta1', kind: 'AWSCluster', metadata: { name: 'c' }, spec: { region: 'eu-west-1', identityRef: { kind: 'AWSClusterStaticIdentity', name: 'i' }, clusterName: 'c' } };
+    expect((await send('POST', clusters, body)).status).to.equal(201);
+    const renamed = await send('PATCH', `${clusters}/c`, { spec: { clusterName: 'other' } }, MERGE);
+    expect(renamed.status).to.equal(422);
+    const unchanged = await send('PATCH', `${clusters}/c`, { spec: { region: 'us-east-1' } }, MERGE);
+    expect(unchanged.status).to.equal(200);
+  });
+
+  it('lists with limit and continue', async () => {
+    for (const name of ['page-a', 'page-b', 'page-c']) await send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name, labels: { paged: 'yes' } } });
+    const first = await send('GET', '/api/v1/namespaces/default/configmaps?labelSelector=paged&limit=2');
+    const token = (first.body.metadata as unknown as { continue: string; remainingItemCount: number }).continue;
+    expect(first.body.items!.map((item) => item.metadata.name)).to.deep.equal(['page-a', 'page-b']);
+    expect(first.body.metadata).to.include({ remainingItemCount: 1 });
+    const second = await send('GET', `/api/v1/namespaces/default/configmaps?labelSelector=paged&limit=2&continue=${encodeURIComponent(token)}`);
+    expect(second.body.items!.map((item) => item.metadata.name)).to.deep.equal(['page-c']);
+    expect(second.body.metadata).to.not.have.property('continue');
+    const byField = await send('GET', '/api/v1/configmaps?fieldSelector=metadata.name%3Dpage-b,metadata.namespace%3Ddefault');
+    expect(byField.body.items!.map((item) => item.metadata.name)).to.deep.equal(['page-b']);
+    expect((await send('GET', '/api/v1/configmaps?fieldSelector=data.x%3Dy')).status).to.equal(400);
+  });
+
+  it('holds deleted objects until their finalizers are removed', async () => {
+    await send('POST', roles, { ...role('held'), metadata: { name: 'held', finalizers: ['keymaster.dev/cleanup'] } });
+    const deleting = await send('DELETE', `${roles}/held`);
+    expect(deleting.body.metadata.deletionTimestamp).to.be.a('string');
+    const added = await send('PATCH', `${roles}/held`, { metadata: { finalizers: ['keymaster.dev/cleanup', 'more'] } }, MERGE);
+    expect(added.status).to.equal(422);
+    await send('PATCH', `${roles}/held`, { metadata: { finalizers: null } }, MERGE);
+    expect((await send('GET', `${roles}/held`)).status).to.equal(404);
+  });
+
+  it('refuses new objects in missing and terminating namespaces', async () => {
+    expect((await send('POST', '/api/v1/namespaces/nowhere/configmaps', { metadata: { name: 'x' } })).body.message).to.equal('namespaces "nowhere" not found');
+    await send('POST', '/api/v1/namespaces', { metadata: { name: 'closing' } });
+    await send('POST', '/api/v1/namespaces/closing/configmaps', { metadata: { name: 'held', finalizers: ['keymaster.dev/hold'] } });
+    await send('DELETE', '/api/v1/namespaces/closing');
+    const refused = await send('POST', '/api/v1/namespaces/closing/configmaps', { metadata: { name: 'late' } });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.message).to.contain('because it is being terminated');
+    expect((await send('GET', '/api/v1/namespaces/closing')).body.status).to.deep.equal({ phase: 'Terminating' });
+    await send('PATCH', '/api/v1/namespaces/closing/configmaps/held', { metadata: { finalizers: null } }, MERGE);
+    for (let attempt = 0; attempt < 100 && (await send('GET', '/api/v1/namespaces/closing')).status === 200; attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await send('GET', '/api/v1/namespaces/closing')).status).to.equal(404);
+  });
+});
