@@ -12,6 +12,17 @@ import { namespaceAllowed } from './namespaces.js';
 import { credentialsFromSecret } from './secret.js';
 import type { IdentityObject, IdentityStore } from './store.js';
 
+// Informer caches hand out the same object until it changes, so its schema check is done once.
+const checked = new WeakMap<IdentityObject, string[]>();
+function schemaCauses(identity: IdentityObject): string[] {
+  let causes = checked.get(identity);
+  if (!causes) {
+    causes = validateObject(identity, { unknownFields: 'ignore' }).map(formatCause);
+    checked.set(identity, causes);
+  }
+  return causes;
+}
+
 /** The most identities one chain may hold, the cluster's own identity included. */
 export const MAX_CHAIN_LINKS = 5;
 
@@ -58,8 +69,8 @@ export async function resolveChain(
     touched.add(`${ref.kind}/${ref.name}`);
     const identity = await store.getIdentity(ref.kind, ref.name);
     if (!identity) throw new IdentityNotFoundError(ref, referencedBy);
-    const causes = validateObject(identity, { unknownFields: 'ignore' });
-    if (causes.length > 0) throw new InvalidIdentityError(ref, causes.map(formatCause));
+    const causes = schemaCauses(identity);
+    if (causes.length > 0) throw new InvalidIdentityError(ref, causes);
     if (!namespaceAllowed(identity.spec.allowedNamespaces, namespace)) {
       throw new NamespaceNotAllowedError(ref, request.namespace, links.length);
     }
@@ -77,4 +88,15 @@ export async function resolveChain(
     referencedBy = `${ref.kind}/${ref.name}`;
     ref = identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY;
   }
+}
+
+/**
+ * `Kind/name` of every identity and `Secret/name` of every Secret a cluster's chain reaches, from
+ * the store alone (no AWS call): the links up to and including one that is missing or refuses the
+ * namespace. For finding the clusters an identity or Secret change affects, and in-use protection.
+ */
+export async function chainDependencies(store: IdentityStore, request: ChainRequest): Promise<string[]> {
+  const touched = new Set<string>();
+  await resolveChain(store, request, touched).catch(() => undefined);
+  return [...touched];
 }

@@ -25,6 +25,9 @@ const REFUSED_CREDENTIALS = new Set([
 
 type Handler = (args: unknown) => Promise<unknown>;
 
+/** Told about every AWS call a client makes: `sts`/`AssumeRole`, and AWS's error code or `OK`. */
+export type AwsCallObserver = (service: string, operation: string, code: string) => void;
+
 /**
  * Makes an SDK client that signs with `credentials`. When AWS refuses those credentials, the client
  * renews them once and retries the call once: one renewal however many calls fail together.
@@ -34,6 +37,7 @@ export function makeClient<C extends SdkClient>(
   credentials: RefreshingCredentials,
   region: string,
   endpoint: string | undefined,
+  observe?: AwsCallObserver,
 ): C {
   const client = new Client({ region, credentials: credentials.provider, ...(endpoint ? { endpoint } : {}) });
   const renewRefusedCredentials = (next: Handler) => async (args: unknown) => {
@@ -47,5 +51,21 @@ export function makeClient<C extends SdkClient>(
     }
   };
   client.middlewareStack.add(renewRefusedCredentials, { step: 'initialize', name: 'keymasterRenewRefusedCredentials' });
+  if (observe) {
+    const count = (next: Handler, context: { clientName?: string; commandName?: string }) => async (args: unknown) => {
+      const service = (context.clientName ?? '').replace(/Client$/, '').toLowerCase();
+      const operation = (context.commandName ?? '').replace(/Command$/, '');
+      try {
+        const output = await next(args);
+        observe(service, operation, 'OK');
+        return output;
+      } catch (error) {
+        observe(service, operation, (error as Error).name);
+        throw error;
+      }
+    };
+    // Innermost of the initialize step: every attempt the renewal above makes is counted.
+    client.middlewareStack.add(count, { step: 'initialize', name: 'keymasterCountAwsCalls' });
+  }
   return client;
 }

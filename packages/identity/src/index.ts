@@ -7,7 +7,7 @@ export {
 } from './resolver.js';
 export { kubeIdentityStore, type IdentityStore, type IdentityObject, type SecretData } from './store.js';
 export { namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
-export { CONTROLLER_IDENTITY, MAX_CHAIN_LINKS } from './chain.js';
+export { CONTROLLER_IDENTITY, MAX_CHAIN_LINKS, chainDependencies, type ChainRequest } from './chain.js';
 export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 export { DEFAULT_DURATION_SECONDS, assumeRoleInput } from './credential-sources.js';
 export { defaultSessionName } from './session-name.js';

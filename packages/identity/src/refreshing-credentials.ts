@@ -36,6 +36,11 @@ export class RefreshingCredentials {
     this.provider = Object.assign(() => this.get(), { memoized: true as const });
   }
 
+  /** When the current credentials were obtained; undefined before the first renewal. */
+  get renewedAt(): Date | undefined {
+    return this.#current ? new Date(this.#obtainedAt) : undefined;
+  }
+
   /** Increases with every renewal; pass it back to `invalidate` to say which credentials were refused. */
   get generation(): number {
     return this.#generation;

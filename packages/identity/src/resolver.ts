@@ -16,6 +16,8 @@ export interface ResolverObserver {
   stsCall?(action: 'AssumeRole' | 'GetCallerIdentity', outcome: 'success' | 'error', awsCode?: string): void;
   /** Every lookup of a link's credential set in the cache. */
   cacheLookup?(hit: boolean): void;
+  /** Every AWS call made by a session's clients (STS included): service, operation, AWS's code or `OK`. */
+  awsCall?(service: string, operation: string, code: string): void;
 }
 
 export interface IdentityResolverOptions {
@@ -54,6 +56,8 @@ export interface IdentitySession {
   /** `Kind/name` of every identity and `Secret/name` of every Secret the chain is made of. */
   dependsOn: string[];
   credentials: SelfRefreshingProvider;
+  /** When the credentials were last obtained (for a role, the last successful AssumeRole). */
+  renewedAt(): Date | undefined;
   /** A cached client of this session for a region (default: the request's region). */
   client<C extends SdkClient>(Client: SdkClientClass<C>, region?: string): C;
 }
@@ -140,6 +144,7 @@ export class IdentityResolver {
         ...(identity.kind === 'AWSClusterRoleIdentity' ? { roleARN: identity.spec.roleARN } : {}),
       })),
       credentials: session.credentials.provider,
+      renewedAt: () => session.credentials.renewedAt,
       client: (Client, region = request.region) => this.#client(session, Client, region),
     };
   }
@@ -153,6 +158,11 @@ export class IdentityResolver {
   /** Drops every credential set made from a Secret of the controller's namespace. */
   forgetSecret(name: string): void {
     this.#evictWhere((set) => set.dependsOn.has(`Secret/${name}`));
+  }
+
+  /** Drops one session's credential set and its clients (its sources stay: others may share them). */
+  forgetSession(key: string): void {
+    this.#sets.delete(key);
   }
 
   /** Drops every cached credential set and client. */
@@ -233,7 +243,14 @@ export class IdentityResolver {
     const cacheKey = `${set.key}|${region}|${Client.name}`;
     let client = this.#clients.get(cacheKey) as C | undefined;
     if (!client) {
-      client = makeClient(Client, set.credentials, region, this.#options.aws?.endpoint);
+      const observer = this.#options.observer;
+      client = makeClient(
+        Client,
+        set.credentials,
+        region,
+        this.#options.aws?.endpoint,
+        observer?.awsCall && ((...call) => observer.awsCall?.(...call)),
+      );
       this.#clients.set(cacheKey, client);
     }
     return client;

@@ -150,3 +150,19 @@ describe('resolveChain touched', () => {
     expect([...missing]).to.deep.equal(['AWSClusterRoleIdentity/r', 'AWSClusterControllerIdentity/default']);
   });
 });
+
+describe('chainDependencies', () => {
+  it('lists what a chain reaches, up to a refusal, without failing', async () => {
+    const { chainDependencies } = await import('../src/index.js');
+    const { store } = memoryStore([
+      controller({ list: ['other'] }),
+      role('hub'),
+      role('r', { sourceIdentityRef: { kind: ROLE, name: 'hub' } }),
+    ]);
+    expect(await chainDependencies(store, request('r'))).to.deep.equal([
+      'AWSClusterRoleIdentity/r',
+      'AWSClusterRoleIdentity/hub',
+      'AWSClusterControllerIdentity/default',
+    ]);
+  });
+});

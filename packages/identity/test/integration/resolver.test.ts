@@ -226,6 +226,10 @@ describe('IdentityResolver against the aws-emulator', function () {
     expect(h.resolver.size.credentialSets, 'hub, tenant-b and tenant-b-deep').to.equal(sets - 3);
     h.resolver.forgetSecret('tenant-a-keys');
     expect(h.resolver.size.credentialSets, 'the static set and the role on top of it').to.equal(sets - 5);
+    const controllerSession = await h.resolver.resolve({ ...USES[4]!, region: 'us-west-2' });
+    expect(controllerSession.renewedAt()).to.be.instanceOf(Date);
+    h.resolver.forgetSession(controllerSession.key);
+    expect(h.resolver.size.credentialSets).to.equal(sets - 6);
     const before = h.calls('sts:AssumeRole');
     await h.resolver.resolve({ ...USES[2]!, region: 'us-west-2' });
     expect(h.calls('sts:AssumeRole') - before).to.equal(2);
@@ -239,6 +243,32 @@ describe('IdentityResolver against the aws-emulator', function () {
       session.client(ResourceGroupsTaggingAPIClient),
     );
     expect(await session.client(ResourceGroupsTaggingAPIClient, 'eu-west-1').config.region()).to.equal('eu-west-1');
+  });
+
+  it('tells its observer about every STS call, cache lookup and AWS call', async () => {
+    const seen = { sts: [] as string[], lookups: [] as boolean[], aws: [] as string[] };
+    const resolver = new IdentityResolver({
+      store: h.platform,
+      controllerNamespace: 'keymaster-system',
+      controllerCredentials: () => Promise.resolve(CONTROLLER_KEYS),
+      aws: { endpoint: h.aws.url },
+      observer: {
+        stsCall: (action, outcome) => seen.sts.push(`${action}:${outcome}`),
+        cacheLookup: (hit) => seen.lookups.push(hit),
+        awsCall: (service, operation, code) => seen.aws.push(`${service}:${operation}:${code}`),
+      },
+    });
+    await tagApiCall(await resolver.resolve({ ...USES[2]!, region: 'us-west-2' }));
+    await resolver.resolve({ ...USES[2]!, region: 'us-west-2' });
+    expect(seen.sts).to.deep.equal(['AssumeRole:success', 'AssumeRole:success', 'GetCallerIdentity:success']);
+    expect(seen.lookups).to.deep.equal([false, false, false, true, true, true]);
+    expect(seen.aws).to.deep.equal([
+      'sts:AssumeRole:OK',
+      'sts:AssumeRole:OK',
+      'sts:GetCallerIdentity:OK',
+      'resourcegroupstaggingapi:GetResources:OK',
+    ]);
+    resolver.clear();
   });
 
   describe('refusals, each typed and making no STS call it should not', () => {

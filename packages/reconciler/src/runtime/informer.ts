@@ -6,6 +6,14 @@ import {
 } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
 
+/**
+ * What an informer needs of an object. Custom objects arrive as plain JSON (timestamps are strings),
+ * so this is looser than client-node's KubernetesObject, whose typed models hold Dates.
+ */
+export interface CachedObject {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+}
+
 export interface InformerHandlers<T> {
   add?(object: T): void;
   update?(object: T, previous: T | undefined): void;
@@ -14,11 +22,11 @@ export interface InformerHandlers<T> {
   resync?(object: T): void;
 }
 
-export interface InformerOptions<T extends KubernetesObject> {
+export interface InformerOptions<T extends CachedObject> {
   kubeConfig: KubeConfig;
   /** The list/watch path, e.g. `/apis/infrastructure.keymaster.dev/v1beta1/awsclusters`. */
   path: string;
-  list: () => Promise<KubernetesListObject<T>>;
+  list: () => Promise<{ items: T[]; metadata?: { resourceVersion?: string } }>;
   labelSelector?: string;
   handlers: InformerHandlers<T>;
   /** --sync-period; 0 turns resync off. */
@@ -36,10 +44,10 @@ const RESTART_MAX_MS = 30_000;
  * this restarts it with exponential backoff (1 s doubling to 30 s, reset by the next event). It
  * also resyncs on a period and says when its cache has been filled by the first list.
  */
-export class Informer<T extends KubernetesObject> {
+export class Informer<T extends CachedObject> {
   readonly #options: InformerOptions<T>;
   readonly #clock: Clock;
-  readonly #informer: ReturnType<typeof makeInformer<T>>;
+  readonly #informer: ReturnType<typeof makeInformer<KubernetesObject>>;
   readonly #previous = new Map<string, T>();
   #synced = false;
   readonly #syncWaiters: (() => void)[] = [];
@@ -52,7 +60,7 @@ export class Informer<T extends KubernetesObject> {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
     const list = async () => {
-      const result = await options.list();
+      const result = (await options.list()) as KubernetesListObject<KubernetesObject>;
       // client-node fills its cache right after this promise resolves; the cache is filled by the next turn.
       setImmediate(() => {
         this.#failures = 0;
@@ -60,20 +68,23 @@ export class Informer<T extends KubernetesObject> {
       });
       return result;
     };
-    this.#informer = makeInformer(options.kubeConfig, options.path, list, options.labelSelector);
+    this.#informer = makeInformer<KubernetesObject>(options.kubeConfig, options.path, list, options.labelSelector);
     const { handlers } = options;
-    this.#informer.on('add', (object) => {
+    this.#informer.on('add', (added) => {
+      const object = added as T;
       this.#failures = 0;
       this.#previous.set(keyOf(object), object);
       handlers.add?.(object);
     });
-    this.#informer.on('update', (object) => {
+    this.#informer.on('update', (updated) => {
+      const object = updated as T;
       this.#failures = 0;
       const previous = this.#previous.get(keyOf(object));
       this.#previous.set(keyOf(object), object);
       handlers.update?.(object, previous);
     });
-    this.#informer.on('delete', (object) => {
+    this.#informer.on('delete', (deleted) => {
+      const object = deleted as T;
       this.#previous.delete(keyOf(object));
       handlers.delete?.(object);
     });
@@ -103,11 +114,11 @@ export class Informer<T extends KubernetesObject> {
   }
 
   get(name: string, namespace?: string): T | undefined {
-    return this.#informer.get(name, namespace);
+    return this.#informer.get(name, namespace) as T | undefined;
   }
 
   list(namespace?: string): readonly T[] {
-    return this.#informer.list(namespace);
+    return this.#informer.list(namespace) as readonly T[];
   }
 
   #markSynced(): void {
@@ -138,4 +149,4 @@ export class Informer<T extends KubernetesObject> {
   }
 }
 
-const keyOf = (object: KubernetesObject) => `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+const keyOf = (object: CachedObject) => `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;

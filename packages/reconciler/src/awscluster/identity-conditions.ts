@@ -1,0 +1,93 @@
+import {
+  AwsCredentialError,
+  IdentityError,
+  IdentityNotFoundError,
+  NamespaceNotAllowedError,
+  SecretInvalidError,
+  SecretNotFoundError,
+} from '@keymaster/identity';
+import type { ConditionUpdate } from './conditions.js';
+
+export interface IdentityVerdict {
+  allowed: ConditionUpdate;
+  retrieved: ConditionUpdate;
+  /** Whether trying again later may help without anyone changing anything (AWS or network trouble). */
+  transient: boolean;
+}
+
+const explain = (error: Error) =>
+  error instanceof IdentityError && error.hint ? `${error.message}. ${error.hint}` : error.message;
+
+export const IDENTITY_OK: IdentityVerdict = {
+  allowed: {
+    type: 'PrincipalUsageAllowed',
+    status: 'True',
+    reason: 'PrincipalUsageAllowed',
+    message: 'Every identity of the chain allows this namespace',
+  },
+  retrieved: {
+    type: 'PrincipalCredentialRetrieved',
+    status: 'True',
+    reason: 'PrincipalCredentialRetrieved',
+    message: 'Credentials resolved',
+  },
+  transient: false,
+};
+
+/** The two identity conditions for a failed resolve, with reasons that name the failure. */
+export function identityVerdict(error: unknown): IdentityVerdict {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  const message = explain(failure);
+  const retrieved = (reason: string): ConditionUpdate => ({
+    type: 'PrincipalCredentialRetrieved',
+    status: 'False',
+    reason,
+    message,
+  });
+  const unknownUsage = (reason: string): ConditionUpdate => ({
+    type: 'PrincipalUsageAllowed',
+    status: 'Unknown',
+    reason,
+    message: 'Not every identity of the chain could be checked',
+  });
+  if (failure instanceof NamespaceNotAllowedError) {
+    return {
+      allowed: {
+        type: 'PrincipalUsageAllowed',
+        status: 'False',
+        reason: failure.depth === 0 ? 'PrincipalUsageUnauthorized' : 'SourcePrincipalUsageUnauthorized',
+        message,
+      },
+      retrieved: {
+        type: 'PrincipalCredentialRetrieved',
+        status: 'Unknown',
+        reason: 'NotAttempted',
+        message: 'Not attempted: the namespace may not use the identity chain',
+      },
+      transient: false,
+    };
+  }
+  if (failure instanceof IdentityNotFoundError)
+    return { allowed: unknownUsage('IdentityNotFound'), retrieved: retrieved('IdentityNotFound'), transient: false };
+  // Static keys are read only after every link allowed the namespace.
+  if (failure instanceof SecretNotFoundError)
+    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('SecretNotFound'), transient: false };
+  if (failure instanceof SecretInvalidError)
+    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('SecretInvalid'), transient: false };
+  if (failure instanceof AwsCredentialError) {
+    // AWS is called only after every link allowed the namespace.
+    const reason = failure.action === 'sts:AssumeRole' ? 'AssumeRoleFailed' : 'CredentialsRejected';
+    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved(reason), transient: true };
+  }
+  if (failure instanceof IdentityError)
+    return {
+      allowed: unknownUsage('IdentityChainInvalid'),
+      retrieved: retrieved('IdentityChainInvalid'),
+      transient: false,
+    };
+  return {
+    allowed: unknownUsage('CredentialRetrievalFailed'),
+    retrieved: retrieved('CredentialRetrievalFailed'),
+    transient: true,
+  };
+}

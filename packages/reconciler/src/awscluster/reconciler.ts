@@ -1,0 +1,223 @@
+import { isDeepStrictEqual } from 'node:util';
+import {
+  API_VERSION,
+  PAUSED_ANNOTATION,
+  SINGLETON_NAME,
+  type AWSCluster,
+  type AWSClusterStatus,
+  type ClusterTaggingStatus,
+  type Condition,
+} from '@keymaster/api';
+import {
+  CONTROLLER_IDENTITY,
+  IdentityNotFoundError,
+  type IdentityObject,
+  type IdentityResolver,
+  type IdentitySession,
+} from '@keymaster/identity';
+import type { Caches } from '../kube/caches.js';
+import type { EventRecorder, EventType } from '../kube/events.js';
+import type { KubeWriter } from '../kube/writer.js';
+import type { Logger } from '../logging.js';
+import type { Request, Result } from '../runtime/controller.js';
+import type { ClusterNames } from './cluster-names.js';
+import { readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
+import { IDENTITY_OK, identityVerdict } from './identity-conditions.js';
+import type { SessionUsage } from './session-usage.js';
+
+export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
+
+/** What tagging reports back to the reconcile. */
+export interface TagOutcome {
+  condition: ConditionUpdate;
+  status: ClusterTaggingStatus;
+  events: { type: EventType; reason: string; message: string }[];
+  /** Whether to retry with backoff (AWS trouble), after the status is written. */
+  transient: boolean;
+}
+
+export type SyncTags = (
+  cluster: AWSCluster,
+  session: IdentitySession,
+  chain: IdentityObject[],
+  log: Logger,
+) => Promise<TagOutcome>;
+
+export interface AWSClusterReconcilerDeps {
+  caches: Caches;
+  writer: KubeWriter;
+  events: EventRecorder;
+  resolver: IdentityResolver;
+  syncTags: SyncTags;
+  clusterNames: ClusterNames;
+  sessions: SessionUsage;
+  /** Enqueues another AWSCluster (namespace/name): a duplicate clusterName concerns both. */
+  enqueue: (key: string) => void;
+  autoControllerIdentity: boolean;
+  now: () => Date;
+  logger: Logger;
+}
+
+/** The reconcile of one AWSCluster: identity, tags, status, events. */
+export class AWSClusterReconciler {
+  constructor(private readonly deps: AWSClusterReconcilerDeps) {}
+
+  readonly reconcile = async (request: Request, context: { reconcileId: string }): Promise<Result | undefined> => {
+    const { caches, logger } = this.deps;
+    const key = `${request.namespace ?? ''}/${request.name}`;
+    const cluster = caches.clusters.get(request.name, request.namespace);
+    const log = logger.child({ cluster: request.name, namespace: request.namespace, reconcileID: context.reconcileId });
+    if (!cluster) {
+      this.#forget(key);
+      return undefined;
+    }
+    if (cluster.metadata.deletionTimestamp) return this.#delete(cluster, key, log);
+    if (cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined) {
+      log.debug('paused by annotation', { annotation: PAUSED_ANNOTATION });
+      return undefined;
+    }
+    const finalizers = cluster.metadata.finalizers ?? [];
+    if (!finalizers.includes(CLUSTER_FINALIZER)) {
+      // The update this causes brings the cluster back through the informer.
+      await this.deps.writer.setFinalizers(cluster, [...finalizers, CLUSTER_FINALIZER]);
+      return undefined;
+    }
+    return this.#reconcile(cluster, key, log);
+  };
+
+  async #reconcile(cluster: AWSCluster, key: string, log: Logger): Promise<Result | undefined> {
+    const { resolver, sessions, now } = this.deps;
+    const status: AWSClusterStatus = structuredClone(cluster.status ?? {});
+    const generation = cluster.metadata.generation ?? 0;
+    const time = now().toISOString();
+    let conditions: Condition[] = status.conditions ?? [];
+    const set = (update: ConditionUpdate) => (conditions = setCondition(conditions, update, generation, time));
+    const identityRef = cluster.spec.identityRef ?? CONTROLLER_IDENTITY;
+    const events: TagOutcome['events'] = [];
+    let transient = false;
+
+    let session: IdentitySession | undefined;
+    try {
+      session = await resolver.resolve({
+        namespace: cluster.metadata.namespace ?? '',
+        identityRef,
+        region: cluster.spec.region,
+      });
+    } catch (error) {
+      if (await this.#createControllerIdentity(error, log)) return { requeueAfterMs: 1000 };
+      const verdict = identityVerdict(error);
+      set(verdict.allowed);
+      set(verdict.retrieved);
+      set({
+        type: 'TagsInSync',
+        status: 'Unknown',
+        reason: 'CredentialsUnavailable',
+        message: 'Tags are not checked without credentials',
+      });
+      transient = verdict.transient;
+      sessions.release(key);
+      this.#releaseName(key);
+      log.warn('identity refused', {
+        reason: verdict.retrieved.reason === 'NotAttempted' ? verdict.allowed.reason : verdict.retrieved.reason,
+        error,
+      });
+    }
+
+    if (session) {
+      set(IDENTITY_OK.allowed);
+      set(IDENTITY_OK.retrieved);
+      sessions.use(key, session);
+      status.accountID = session.accountId;
+      status.principalARN = session.principalArn;
+      status.identityChain = session.chain;
+      set(this.#checkClusterName(cluster, key, session.accountId));
+      const chain = session.chain
+        .map(({ kind, name }) => this.deps.caches.identity(kind as IdentityObject['kind'], name))
+        .filter((object) => object !== undefined);
+      const tags = await this.deps.syncTags(cluster, session, chain, log);
+      set(tags.condition);
+      if (tags.condition.status === 'True' && !isDeepStrictEqual(tags.status, status.tagging))
+        tags.status.lastSyncTime = time;
+      else if (status.tagging?.lastSyncTime) tags.status.lastSyncTime = status.tagging.lastSyncTime;
+      status.tagging = tags.status;
+      events.push(...tags.events);
+      transient ||= tags.transient;
+    }
+    set(readyCondition(conditions));
+    status.conditions = conditions;
+    status.observedGeneration = generation;
+    await this.#writeStatus(cluster, status);
+    for (const event of events) await this.deps.events.record(cluster, event.type, event.reason, event.message);
+    // A transient failure is retried with backoff; a refusal waits for a change to what it refers to.
+    return transient ? { requeue: true } : undefined;
+  }
+
+  /** Writes status only when it changed: a resync that finds nothing new writes nothing. */
+  async #writeStatus(cluster: AWSCluster, status: AWSClusterStatus): Promise<void> {
+    if (isDeepStrictEqual(cluster.status ?? {}, status)) return;
+    await this.deps.writer.replaceStatus({ ...cluster, status });
+  }
+
+  #checkClusterName(cluster: AWSCluster, key: string, accountId: string): ConditionUpdate {
+    const clusterName = cluster.spec.clusterName ?? cluster.metadata.name ?? '';
+    const before = this.deps.clusterNames.release(key);
+    const others = this.deps.clusterNames.claim(key, accountId, clusterName);
+    // Those that shared a name with this cluster before, or share it now, must re-check theirs.
+    for (const other of new Set([...before, ...others]))
+      if (!others.includes(other) || !before.includes(other)) this.deps.enqueue(other);
+    if (others.length === 0)
+      return {
+        type: 'ClusterNameUnique',
+        status: 'True',
+        reason: 'ClusterNameUnique',
+        message: `No other AWSCluster uses clusterName "${clusterName}" in account ${accountId}`,
+      };
+    return {
+      type: 'ClusterNameUnique',
+      status: 'False',
+      reason: 'DuplicateClusterName',
+      message: `AWSClusters ${others.join(', ')} also use clusterName "${clusterName}" in account ${accountId}: they share ownership tags and would fight over the same resources. Give one of them another spec.clusterName (a new cluster) or another account.`,
+    };
+  }
+
+  /** With the AutoControllerIdentityCreator gate, creates the missing controller identity (allowing every namespace). */
+  async #createControllerIdentity(error: unknown, log: Logger): Promise<boolean> {
+    if (!this.deps.autoControllerIdentity || !(error instanceof IdentityNotFoundError)) return false;
+    if (error.link?.kind !== CONTROLLER_IDENTITY.kind || error.link.name !== SINGLETON_NAME) return false;
+    try {
+      await this.deps.writer.createClusterScoped({
+        apiVersion: API_VERSION,
+        kind: CONTROLLER_IDENTITY.kind,
+        metadata: { name: SINGLETON_NAME },
+        spec: { allowedNamespaces: {} },
+      });
+      log.info('created AWSClusterControllerIdentity "default" (feature gate AutoControllerIdentityCreator)');
+    } catch (createError) {
+      // Someone else created it meanwhile: it exists now, which is all that matters.
+      if ((createError as { code?: number }).code !== 409) throw createError;
+    }
+    return true;
+  }
+
+  async #delete(cluster: AWSCluster, key: string, log: Logger): Promise<Result | undefined> {
+    const finalizers = cluster.metadata.finalizers ?? [];
+    if (!finalizers.includes(CLUSTER_FINALIZER)) return undefined;
+    this.#forget(key);
+    await this.deps.writer.setFinalizers(
+      cluster,
+      finalizers.filter((finalizer) => finalizer !== CLUSTER_FINALIZER),
+    );
+    log.info('released: cached clients evicted, tags left on AWS');
+    return undefined;
+  }
+
+  #forget(key: string): void {
+    const unused = this.deps.sessions.release(key);
+    if (unused !== undefined) this.deps.resolver.forgetSession(unused);
+    this.#releaseName(key);
+  }
+
+  #releaseName(key: string): void {
+    for (const other of this.deps.clusterNames.release(key)) this.deps.enqueue(other);
+  }
+}

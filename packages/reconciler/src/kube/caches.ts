@@ -1,0 +1,154 @@
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Namespace, type V1Secret } from '@kubernetes/client-node';
+import { GROUP, VERSION, type AWSCluster, type AWSTagPolicy, type IdentityKind } from '@keymaster/api';
+import type { IdentityObject, IdentityStore } from '@keymaster/identity';
+import type { Clock } from '../runtime/clock.js';
+import { Informer, type CachedObject, type InformerHandlers } from '../runtime/informer.js';
+import { PLURAL, resourcePath } from './resources.js';
+
+export interface CacheOptions {
+  kubeConfig: KubeConfig;
+  /** The controller's namespace: the only one whose Secrets are cached. */
+  controllerNamespace: string;
+  /** --watch-namespace: AWSClusters of this namespace only (default: all). */
+  watchNamespace?: string;
+  /** --watch-filter: only AWSClusters labelled cluster.x-k8s.io/watch-filter=<value>. */
+  watchFilter?: string;
+  resyncMs: number;
+  clock?: Clock;
+  onError: (what: string, error: unknown, retryInMs: number) => void;
+}
+
+type Handlers = {
+  clusters: InformerHandlers<AWSCluster>;
+  identities: InformerHandlers<IdentityObject>;
+  tagPolicies: InformerHandlers<AWSTagPolicy>;
+  secrets: InformerHandlers<V1Secret>;
+  namespaces: InformerHandlers<V1Namespace>;
+};
+
+/**
+ * The informer caches the controller reads from: AWSClusters, the three identity kinds, the tag
+ * policy, Secrets of the controller namespace and Namespaces (for allowedNamespaces selectors).
+ */
+export class Caches {
+  readonly clusters: Informer<AWSCluster>;
+  readonly identities: Record<IdentityKind, Informer<IdentityObject>>;
+  readonly tagPolicies: Informer<AWSTagPolicy>;
+  readonly secrets: Informer<V1Secret>;
+  readonly namespaces: Informer<V1Namespace>;
+  readonly #all: Informer<CachedObject>[];
+  readonly #controllerNamespace: string;
+
+  constructor(options: CacheOptions, handlers: Handlers) {
+    const { kubeConfig, controllerNamespace, watchNamespace, watchFilter, resyncMs, clock, onError } = options;
+    this.#controllerNamespace = controllerNamespace;
+    const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const informer = <T extends CachedObject>(
+      what: string,
+      path: string,
+      list: () => Promise<unknown>,
+      handler: InformerHandlers<T>,
+      labelSelector?: string,
+    ) =>
+      new Informer<T>({
+        kubeConfig,
+        path,
+        list: list as () => Promise<{ items: T[] }>,
+        handlers: handler,
+        resyncMs,
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(clock ? { clock } : {}),
+        onError: (error, retryInMs) => onError(what, error, retryInMs),
+      });
+    const clusterSelector = watchFilter ? `cluster.x-k8s.io/watch-filter=${watchFilter}` : undefined;
+    const clusterList = {
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL['AWSCluster']!,
+      ...(clusterSelector ? { labelSelector: clusterSelector } : {}),
+    };
+    this.clusters = informer<AWSCluster>(
+      'AWSClusters',
+      resourcePath('AWSCluster', watchNamespace),
+      () =>
+        watchNamespace
+          ? custom.listNamespacedCustomObject({ ...clusterList, namespace: watchNamespace })
+          : custom.listClusterCustomObject(clusterList),
+      handlers.clusters,
+      clusterSelector,
+    );
+    const identity = (kind: IdentityKind) =>
+      informer<IdentityObject>(
+        kind,
+        resourcePath(kind),
+        () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL[kind]! }),
+        handlers.identities,
+      );
+    this.identities = {
+      AWSClusterControllerIdentity: identity('AWSClusterControllerIdentity'),
+      AWSClusterStaticIdentity: identity('AWSClusterStaticIdentity'),
+      AWSClusterRoleIdentity: identity('AWSClusterRoleIdentity'),
+    };
+    this.tagPolicies = informer<AWSTagPolicy>(
+      'AWSTagPolicies',
+      resourcePath('AWSTagPolicy'),
+      () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL['AWSTagPolicy']! }),
+      handlers.tagPolicies,
+    );
+    this.secrets = informer<V1Secret>(
+      'Secrets',
+      `/api/v1/namespaces/${controllerNamespace}/secrets`,
+      () => core.listNamespacedSecret({ namespace: controllerNamespace }),
+      handlers.secrets,
+    );
+    this.namespaces = informer<V1Namespace>(
+      'Namespaces',
+      '/api/v1/namespaces',
+      () => core.listNamespace(),
+      handlers.namespaces,
+    );
+    this.#all = [
+      this.clusters,
+      ...Object.values(this.identities),
+      this.tagPolicies,
+      this.secrets,
+      this.namespaces,
+    ] as Informer<CachedObject>[];
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.#all.map((informer) => informer.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.#all.map((informer) => informer.stop()));
+  }
+
+  get synced(): boolean {
+    return this.#all.every((informer) => informer.synced);
+  }
+
+  async waitForSync(): Promise<void> {
+    await Promise.all(this.#all.map((informer) => informer.waitForSync()));
+  }
+
+  identity(kind: IdentityKind, name: string): IdentityObject | undefined {
+    return this.identities[kind].get(name);
+  }
+
+  /** The identity store the resolver reads, answered from these caches (no API call per resolve). */
+  identityStore(): IdentityStore {
+    return {
+      getIdentity: (kind, name) => Promise.resolve(this.identity(kind, name)),
+      getSecret: (namespace, name) => {
+        const secret = namespace === this.#controllerNamespace ? this.secrets.get(name, namespace) : undefined;
+        return Promise.resolve(secret && { data: secret.data ?? {} });
+      },
+      getNamespace: (name) => {
+        const namespace = this.namespaces.get(name);
+        return Promise.resolve(namespace && { name, labels: namespace.metadata?.labels ?? {} });
+      },
+    };
+  }
+}
