@@ -8,9 +8,13 @@ function portOf(value: string | undefined): number {
   if (value === undefined) return 0;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new KubeEmulatorError('ERR_KEYMASTER_KUBE_EMULATOR_USAGE', `--port must be a number from 0 to 65535, not ${JSON.stringify(value)}`, {
-      hint: '--port 0 picks a free port',
-    });
+    throw new KubeEmulatorError(
+      'ERR_KEYMASTER_KUBE_EMULATOR_USAGE',
+      `--port must be a number from 0 to 65535, not ${JSON.stringify(value)}`,
+      {
+        hint: '--port 0 picks a free port',
+      },
+    );
   }
   return port;
 }
@@ -38,7 +42,6 @@ async function main(): Promise<void> {
     ...(values['token-auth-file'] !== undefined ? { tokenAuthFile: values['token-auth-file'] } : {}),
   });
   if (values.kubeconfig !== undefined) await emulator.writeKubeConfig(values.kubeconfig);
-  process.stdout.write(`listening on ${emulator.url}\n`);
   const stop = (): void => {
     emulator.stop().then(
       () => process.exit(0),
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  process.stdout.write(`listening on ${emulator.url}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -72,10 +72,14 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   return new Promise((resolve, reject) => {
     server.once('error', (error) => {
       reject(
-        new KubeEmulatorError('ERR_KEYMASTER_KUBE_EMULATOR_LISTEN', `cannot listen on ${host}:${port}: ${error.message}`, {
-          hint: 'pick another port (or 0 for a free one) and a local address',
-          cause: error,
-        }),
+        new KubeEmulatorError(
+          'ERR_KEYMASTER_KUBE_EMULATOR_LISTEN',
+          `cannot listen on ${host}:${port}: ${error.message}`,
+          {
+            hint: 'pick another port (or 0 for a free one) and a local address',
+            cause: error,
+          },
+        ),
       );
     });
     server.listen(port, host, () => resolve(server.address() as AddressInfo));
@@ -90,7 +94,11 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const store = new Store(options.watchHistory ?? 100_000);
   const fieldManager = new FieldManager();
   const objects = new Objects(store, registry, fieldManager);
-  const controllers = [new CrdController(registry, objects), new NamespaceController(registry, objects), new GarbageCollector(registry, objects)];
+  const controllers = [
+    new CrdController(registry, objects),
+    new NamespaceController(registry, objects),
+    new GarbageCollector(registry, objects),
+  ];
   store.subscribe((event) => {
     for (const controller of controllers) controller.observe(event);
   });
@@ -99,7 +107,17 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const stats = new Stats();
   const faults = new Faults((resource) => watches.drop(resource));
   const server = createServer(
-    createRequestListener({ registry, objects, watches, fieldManager, openApi: new OpenApi(registry), stats, faults, users, admin: adminHandler(stats, faults) }),
+    createRequestListener({
+      registry,
+      objects,
+      watches,
+      fieldManager,
+      openApi: new OpenApi(registry),
+      stats,
+      faults,
+      users,
+      admin: adminHandler(stats, faults),
+    }),
   );
   server.keepAliveTimeout = 60_000;
   const address = await listen(server, options.port ?? 0, host);

@@ -10,7 +10,9 @@ import { CRDS } from './helpers/emulator.js';
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 function startCli(args: string[]) {
-  const child = spawn(process.execPath, ['--conditions=@keymaster/source', '--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=@keymaster/source', '--import', 'tsx', CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const firstLine = new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
   const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
   let stderr = '';

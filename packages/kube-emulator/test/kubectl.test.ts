@@ -4,7 +4,11 @@ import { dirname, join } from 'node:path';
 import { kubectl, kubectlBinary, type KubectlResult } from './helpers/kubectl.js';
 import { CRDS, startTestCluster, type TestCluster } from './helpers/emulator.js';
 
-const CLUSTER = (name: string, namespace: string, extra = ''): string => `apiVersion: infrastructure.keymaster.dev/v1beta1
+const CLUSTER = (
+  name: string,
+  namespace: string,
+  extra = '',
+): string => `apiVersion: infrastructure.keymaster.dev/v1beta1
 kind: AWSCluster
 metadata:
   name: ${name}
@@ -66,33 +70,46 @@ for (const minor of [33, 27]) {
       expect(await ok('apply', '-f', path)).to.contain('awscluster.infrastructure.keymaster.dev/payments unchanged');
       const changed = file('pay2.yaml', CLUSTER('payments', 'tenant-a').replace('eu-west-1', 'us-east-1'));
       expect(await ok('apply', '-f', changed)).to.contain('payments configured');
-      const live = JSON.parse(await ok('get', 'kmc', 'payments', '-n', 'tenant-a', '-o', 'json')) as { spec: { region: string }; metadata: { generation: number } };
+      const live = JSON.parse(await ok('get', 'kmc', 'payments', '-n', 'tenant-a', '-o', 'json')) as {
+        spec: { region: string };
+        metadata: { generation: number };
+      };
       expect(live.spec.region).to.equal('us-east-1');
       expect(live.metadata.generation).to.equal(2);
     });
 
     it('applies server-side, reports conflicts with other managers, and forces them', async () => {
-      const path = file('ssa.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: tenant-a\ndata:\n  a: "1"\n  b: "2"\n');
+      const path = file(
+        'ssa.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: tenant-a\ndata:\n  a: "1"\n  b: "2"\n',
+      );
       expect(await ok('apply', '--server-side', '-f', path)).to.contain('configmap/ssa serverside-applied');
       await ok('patch', 'configmap', 'ssa', '-n', 'tenant-a', '--type', 'merge', '-p', '{"data":{"a":"9"}}');
       const conflict = await k('apply', '--server-side', '-f', path);
       expect(conflict.code).to.not.equal(0);
       expect(conflict.stderr).to.contain('conflict with "kubectl-patch"').and.to.contain('.data.a');
       await ok('apply', '--server-side', '--force-conflicts', '-f', path);
-      const without = file('ssa2.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: tenant-a\ndata:\n  a: "1"\n');
+      const without = file(
+        'ssa2.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: tenant-a\ndata:\n  a: "1"\n',
+      );
       await ok('apply', '--server-side', '-f', without);
       expect(await ok('get', 'cm', 'ssa', '-n', 'tenant-a', '-o', 'jsonpath={.data}')).to.equal('{"a":"1"}');
     });
 
     it('creates with create -f and the create subcommands', async () => {
-      expect(await ok('create', '-f', file('data.yaml', CLUSTER('data', 'tenant-b')))).to.contain('awscluster.infrastructure.keymaster.dev/data created');
+      expect(await ok('create', '-f', file('data.yaml', CLUSTER('data', 'tenant-b')))).to.contain(
+        'awscluster.infrastructure.keymaster.dev/data created',
+      );
       const again = await k('create', '-f', file('data.yaml', CLUSTER('data', 'tenant-b')));
       expect(again.stderr).to.contain('AlreadyExists').and.to.contain('"data" already exists');
       await ok('create', 'namespace', `made-by-${minor}`);
       await ok('create', 'secret', 'generic', 'token', '-n', 'tenant-b', '--from-literal=key=value');
       await ok('create', 'configmap', 'settings', '-n', 'tenant-b', '--from-literal=mode=fast');
       await ok('create', 'serviceaccount', 'robot', '-n', 'tenant-b');
-      expect(await ok('get', 'secret', 'token', '-n', 'tenant-b', '-o', 'jsonpath={.type} {.data.key}')).to.equal(`Opaque ${Buffer.from('value').toString('base64')}`);
+      expect(await ok('get', 'secret', 'token', '-n', 'tenant-b', '-o', 'jsonpath={.type} {.data.key}')).to.equal(
+        `Opaque ${Buffer.from('value').toString('base64')}`,
+      );
       expect(await ok('get', 'ns', `made-by-${minor}`, '-o', 'name')).to.equal(`namespace/made-by-${minor}\n`);
     });
 
@@ -101,8 +118,12 @@ for (const minor of [33, 27]) {
       expect(table).to.match(/^NAMESPACE\s+NAME\s+REGION\s+IDENTITY\s+ACCOUNT\s+READY\s+AGE$/m);
       expect(table).to.match(/^tenant-a\s+payments\s+us-east-1\s+tenant\s+/m);
       expect(table).to.match(/^tenant-b\s+data\s+eu-west-1\s+tenant\s+/m);
-      expect(await ok('get', 'kmc', '-A', '-l', 'team=payments', '-o', 'name')).to.equal('awscluster.infrastructure.keymaster.dev/payments\n');
-      expect(await ok('get', 'kmc', '-A', '-l', 'team notin (payments)', '-o', 'name')).to.equal('awscluster.infrastructure.keymaster.dev/data\n');
+      expect(await ok('get', 'kmc', '-A', '-l', 'team=payments', '-o', 'name')).to.equal(
+        'awscluster.infrastructure.keymaster.dev/payments\n',
+      );
+      expect(await ok('get', 'kmc', '-A', '-l', 'team notin (payments)', '-o', 'name')).to.equal(
+        'awscluster.infrastructure.keymaster.dev/data\n',
+      );
       expect(await ok('get', 'kmc', '-A', '-l', '!team', '-o', 'name')).to.equal('');
       expect(await ok('get', 'kmc', 'data', '-n', 'tenant-b', '-o', 'yaml')).to.match(/^kind: AWSCluster$/m);
       expect(await ok('get', 'cm', '-n', 'tenant-b', '-o', 'wide')).to.match(/^settings\s+1\s+/m);
@@ -113,13 +134,43 @@ for (const minor of [33, 27]) {
       await ok('label', 'kmc', 'data', '-n', 'tenant-b', 'stage=dev');
       await ok('annotate', 'kmc', 'data', '-n', 'tenant-b', 'owner=alice');
       await ok('patch', 'kmc', 'data', '-n', 'tenant-b', '--type', 'merge', '-p', '{"spec":{"region":"eu-central-1"}}');
-      await ok('patch', 'kmc', 'data', '-n', 'tenant-b', '--type', 'json', '-p', '[{"op":"add","path":"/spec/additionalTags","value":{"cost":"42"}}]');
+      await ok(
+        'patch',
+        'kmc',
+        'data',
+        '-n',
+        'tenant-b',
+        '--type',
+        'json',
+        '-p',
+        '[{"op":"add","path":"/spec/additionalTags","value":{"cost":"42"}}]',
+      );
       await ok('patch', 'serviceaccount', 'robot', '-n', 'tenant-b', '-p', '{"secrets":[{"name":"token"}]}');
       await ok('patch', 'serviceaccount', 'robot', '-n', 'tenant-b', '-p', '{"secrets":[{"name":"other"}]}');
-      const out = await ok('get', 'kmc', 'data', '-n', 'tenant-b', '-o', 'jsonpath={.metadata.labels.stage} {.metadata.annotations.owner} {.spec.region} {.spec.additionalTags.cost}');
+      const out = await ok(
+        'get',
+        'kmc',
+        'data',
+        '-n',
+        'tenant-b',
+        '-o',
+        'jsonpath={.metadata.labels.stage} {.metadata.annotations.owner} {.spec.region} {.spec.additionalTags.cost}',
+      );
       expect(out).to.equal('dev alice eu-central-1 42');
-      expect(await ok('get', 'sa', 'robot', '-n', 'tenant-b', '-o', 'jsonpath={.secrets[*].name}')).to.equal('token other');
-      const rejected = await k('patch', 'kmc', 'data', '-n', 'tenant-b', '--type', 'merge', '-p', '{"spec":{"region":"nowhere"}}');
+      expect(await ok('get', 'sa', 'robot', '-n', 'tenant-b', '-o', 'jsonpath={.secrets[*].name}')).to.equal(
+        'token other',
+      );
+      const rejected = await k(
+        'patch',
+        'kmc',
+        'data',
+        '-n',
+        'tenant-b',
+        '--type',
+        'merge',
+        '-p',
+        '{"spec":{"region":"nowhere"}}',
+      );
       expect(rejected.stderr).to.contain('spec.region').and.to.contain('should match');
     });
 
@@ -134,8 +185,31 @@ for (const minor of [33, 27]) {
     it('waits for a condition and for deletion', async () => {
       const waiting = k('wait', '--for=condition=Ready', 'kmc/data', '-n', 'tenant-b', '--timeout=10s');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const status = { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', lastTransitionTime: '2024-01-01T00:00:00Z' }] } };
-      await ok('patch', 'kmc', 'data', '-n', 'tenant-b', '--subresource=status', '--type', 'merge', '-p', JSON.stringify(status));
+      const status = {
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'Reconciled',
+              message: 'ok',
+              lastTransitionTime: '2024-01-01T00:00:00Z',
+            },
+          ],
+        },
+      };
+      await ok(
+        'patch',
+        'kmc',
+        'data',
+        '-n',
+        'tenant-b',
+        '--subresource=status',
+        '--type',
+        'merge',
+        '-p',
+        JSON.stringify(status),
+      );
       const waited = await waiting;
       expect(waited.code, waited.stderr).to.equal(0);
       expect(waited.stdout).to.contain('condition met');
@@ -143,12 +217,34 @@ for (const minor of [33, 27]) {
     });
 
     it('deletes objects with finalizers (--wait=false) and waits for them to go', async () => {
-      await ok('patch', 'kmc', 'payments', '-n', 'tenant-a', '--type', 'merge', '-p', '{"metadata":{"finalizers":["keymaster.dev/cleanup"]}}');
+      await ok(
+        'patch',
+        'kmc',
+        'payments',
+        '-n',
+        'tenant-a',
+        '--type',
+        'merge',
+        '-p',
+        '{"metadata":{"finalizers":["keymaster.dev/cleanup"]}}',
+      );
       expect(await ok('delete', 'kmc', 'payments', '-n', 'tenant-a', '--wait=false')).to.contain('"payments" deleted');
-      expect(await ok('get', 'kmc', 'payments', '-n', 'tenant-a', '-o', 'jsonpath={.metadata.deletionTimestamp}')).to.match(/^\d{4}-/);
+      expect(
+        await ok('get', 'kmc', 'payments', '-n', 'tenant-a', '-o', 'jsonpath={.metadata.deletionTimestamp}'),
+      ).to.match(/^\d{4}-/);
       const waiting = k('wait', '--for=delete', 'kmc/payments', '-n', 'tenant-a', '--timeout=10s');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      await ok('patch', 'kmc', 'payments', '-n', 'tenant-a', '--type', 'json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
+      await ok(
+        'patch',
+        'kmc',
+        'payments',
+        '-n',
+        'tenant-a',
+        '--type',
+        'json',
+        '-p',
+        '[{"op":"remove","path":"/metadata/finalizers"}]',
+      );
       expect((await waiting).code).to.equal(0);
       expect((await k('get', 'kmc', 'payments', '-n', 'tenant-a')).stderr).to.contain('NotFound');
       expect(await ok('delete', 'configmap', 'settings', '-n', 'tenant-b')).to.contain('"settings" deleted');

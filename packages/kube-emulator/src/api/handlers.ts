@@ -11,7 +11,7 @@ import { parseLabelSelector } from '../selectors/labels.js';
 import { readEntries, type FieldManager } from '../storage/field-manager.js';
 import type { DeleteOptions, Objects, Propagation, WriteOptions } from '../storage/objects.js';
 import { partialObject, toTable } from '../table/table.js';
-import { isObject, objectAt, type Json, type JsonObject } from '../util/json.js';
+import { isObject, objectAt, type Json, type JsonObject, text } from '../util/json.js';
 import type { WatchHub } from '../watch/watch.js';
 import { parseBody, readBody, readBytes } from './body.js';
 import { decodeKubernetesProtobuf } from './protobuf.js';
@@ -66,7 +66,12 @@ function managerOf(call: Call): string {
 function writeOptions(call: Call): WriteOptions {
   const dryRun = call.query.getAll('dryRun');
   if (dryRun.some((value) => value !== 'All')) throw badRequest('dryRun must be "All" or absent');
-  return { fieldValidation: fieldValidationOf(call.query), warnings: [], dryRun: dryRun.length > 0, fieldManager: managerOf(call) };
+  return {
+    fieldValidation: fieldValidationOf(call.query),
+    warnings: [],
+    dryRun: dryRun.length > 0,
+    fieldManager: managerOf(call),
+  };
 }
 
 function respondObject(call: Call, api: Api, code: number, object: JsonObject, warnings: string[] = []): void {
@@ -92,13 +97,18 @@ function limitOf(query: URLSearchParams): number | undefined {
   const limit = query.get('limit');
   if (limit === null || limit === '' || limit === '0') return undefined;
   const value = Number(limit);
-  if (!Number.isInteger(value) || value < 0) throw badRequest(`limit must be a non-negative integer, not ${JSON.stringify(limit)}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw badRequest(`limit must be a non-negative integer, not ${JSON.stringify(limit)}`);
   return value;
 }
 
 function list(api: Api, call: Call): void {
   const { resource } = call;
-  const result = api.objects.list(resource, call.namespace, { ...selectors(call), limit: limitOf(call.query), continueToken: call.query.get('continue') ?? undefined });
+  const result = api.objects.list(resource, call.namespace, {
+    ...selectors(call),
+    limit: limitOf(call.query),
+    continueToken: call.query.get('continue') ?? undefined,
+  });
   const metadata: JsonObject = { resourceVersion: result.resourceVersion };
   if (result.continueToken) metadata.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
@@ -106,16 +116,29 @@ function list(api: Api, call: Call): void {
   if (call.representation.kind === 'table') {
     sendJson(call.response, 200, toTable(resource, result.stored, serve, call.representation.includeObject, metadata));
   } else if (call.representation.kind === 'partial') {
-    sendJson(call.response, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: result.stored.map(partialObject) });
+    sendJson(call.response, 200, {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata,
+      items: result.stored.map(partialObject),
+    });
   } else {
-    sendJson(call.response, 200, { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata, items: result.stored.map(serve) });
+    sendJson(call.response, 200, {
+      kind: resource.listKind,
+      apiVersion: apiVersionOf(resource),
+      metadata,
+      items: result.stored.map(serve),
+    });
   }
 }
 
 function watch(api: Api, call: Call): void {
   const timeout = call.query.get('timeoutSeconds');
   const { labels, fields } = selectors(call);
-  const byName = call.name === undefined ? fields : (object: JsonObject) => objectAt(object, 'metadata')?.name === call.name && fields(object);
+  const byName =
+    call.name === undefined
+      ? fields
+      : (object: JsonObject) => objectAt(object, 'metadata')?.name === call.name && fields(object);
   api.watches.open(
     {
       resource: call.resource,
@@ -134,8 +157,10 @@ function watch(api: Api, call: Call): void {
 
 async function bodyOf(call: Call): Promise<unknown> {
   const contentType = call.request.headers['content-type'] ?? 'application/json';
-  if (contentType.startsWith('application/vnd.kubernetes.protobuf')) return decodeKubernetesProtobuf(await readBytes(call.request));
-  if (contentType.includes('protobuf') || contentType.includes('cbor')) throw unsupportedMediaType('application/json, application/yaml');
+  if (contentType.startsWith('application/vnd.kubernetes.protobuf'))
+    return decodeKubernetesProtobuf(await readBytes(call.request));
+  if (contentType.includes('protobuf') || contentType.includes('cbor'))
+    throw unsupportedMediaType('application/json, application/yaml');
   return parseBody(await readBody(call.request), contentType);
 }
 
@@ -177,7 +202,7 @@ async function patch(api: Api, call: Call): Promise<void> {
   const { resource, namespace, name } = call;
   const write = { ...options, ...(call.subresource ? { subresource: call.subresource } : {}) };
   if (patchType === 'application/apply-patch+yaml') {
-    await apply(api, call, body, write);
+    apply(api, call, body, write);
     return;
   }
   const current = api.objects.get(resource, namespace, name!);
@@ -186,8 +211,9 @@ async function patch(api: Api, call: Call): Promise<void> {
 }
 
 /** Server-side apply: creates the object when missing, else merges the configuration into it. */
-async function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { subresource?: string }): Promise<void> {
-  if (!call.query.get('fieldManager')) throw badRequest('PATCH, application/apply-patch+yaml: fieldManager is required for apply requests');
+function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { subresource?: string }): void {
+  if (!call.query.get('fieldManager'))
+    throw badRequest('PATCH, application/apply-patch+yaml: fieldManager is required for apply requests');
   if (!isObject(body) || body.apiVersion === undefined || body.kind === undefined) {
     throw badRequest('apply requests need apiVersion and kind in the body');
   }
@@ -201,7 +227,12 @@ async function apply(api: Api, call: Call, body: unknown, options: WriteOptions 
   const merged = mergeApplied(served, config, resource.schema, dropped);
   const applied = { ...options, appliedFields: entries };
   if (!served) {
-    const created = api.objects.create(resource, namespace, { ...merged, metadata: { ...objectAt(merged, 'metadata'), name: name! } }, applied);
+    const created = api.objects.create(
+      resource,
+      namespace,
+      { ...merged, metadata: { ...objectAt(merged, 'metadata'), name: name! } },
+      applied,
+    );
     respondObject(call, api, 201, created, options.warnings);
     return;
   }
@@ -212,15 +243,18 @@ async function apply(api: Api, call: Call, body: unknown, options: WriteOptions 
 async function deleteOptionsOf(call: Call): Promise<DeleteOptions> {
   const text = await readBody(call.request);
   const body: JsonObject = text.trim() === '' ? {} : (parseBody(text, 'application/json') as JsonObject);
-  const policy = call.query.get('propagationPolicy') ?? body.propagationPolicy ?? (body.orphanDependents === true ? 'Orphan' : undefined);
-  if (policy !== undefined && policy !== null && !['Background', 'Foreground', 'Orphan'].includes(String(policy))) {
+  const policy =
+    call.query.get('propagationPolicy') ??
+    (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined) ??
+    (body.orphanDependents === true ? 'Orphan' : undefined);
+  if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
     throw badRequest(`propagationPolicy must be Background, Foreground or Orphan, not ${JSON.stringify(policy)}`);
   }
   const preconditions = objectAt(body, 'preconditions');
   const dryRun = call.query.getAll('dryRun').length > 0 || (Array.isArray(body.dryRun) && body.dryRun.length > 0);
   return {
     ...(policy ? { propagationPolicy: policy as Propagation } : {}),
-    ...(preconditions ? { preconditions: preconditions as DeleteOptions['preconditions'] } : {}),
+    ...(preconditions ? { preconditions: preconditions } : {}),
     dryRun,
   };
 }
@@ -251,9 +285,15 @@ async function removeCollection(api: Api, call: Call): Promise<void> {
   const { stored } = api.objects.list(call.resource, call.namespace, selectors(call));
   const items = stored.map((object) => {
     const metadata = objectAt(object, 'metadata')!;
-    return api.objects.delete(call.resource, metadata.namespace as string | undefined, String(metadata.name), options).object;
+    return api.objects.delete(call.resource, metadata.namespace as string | undefined, text(metadata.name), options)
+      .object;
   });
-  sendJson(call.response, 200, { kind: call.resource.listKind, apiVersion: apiVersionOf(call.resource), metadata: {}, items });
+  sendJson(call.response, 200, {
+    kind: call.resource.listKind,
+    apiVersion: apiVersionOf(call.resource),
+    metadata: {},
+    items,
+  });
 }
 
 /** Serves one resource request by verb. */

@@ -18,7 +18,9 @@ function parseAccept(header: string | undefined): MediaType[] {
     const [type, ...params] = part.split(';').map((piece) => piece.trim());
     return {
       type: type!.toLowerCase(),
-      params: Object.fromEntries(params.map((param) => param.split('=').map((piece) => piece.trim()) as [string, string])),
+      params: Object.fromEntries(
+        params.map((param) => param.split('=').map((piece) => piece.trim()) as [string, string]),
+      ),
     };
   });
 }
@@ -29,7 +31,11 @@ const isJson = (type: string): boolean => type === 'application/json' || type ==
  * Picks the first acceptable representation, as the apiserver does: Table and PartialObjectMetadata
  * on request, aggregated discovery for discovery paths, plain JSON otherwise. Protobuf alone is 406.
  */
-export function negotiate(accept: string | undefined, includeObject: string | null, discoveryPath = false): Representation {
+export function negotiate(
+  accept: string | undefined,
+  includeObject: string | null,
+  discoveryPath = false,
+): Representation {
   for (const { type, params } of parseAccept(accept)) {
     if (!isJson(type)) continue;
     if (params.as === 'Table' && (params.g === 'meta.k8s.io' || params.g === undefined)) {
@@ -38,7 +44,8 @@ export function negotiate(accept: string | undefined, includeObject: string | nu
     }
     if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') return { kind: 'partial' };
     if (params.as === 'APIGroupDiscoveryList' && params.g === 'apidiscovery.k8s.io') {
-      if (discoveryPath && (params.v === 'v2' || params.v === 'v2beta1')) return { kind: 'discovery', version: params.v };
+      if (discoveryPath && (params.v === 'v2' || params.v === 'v2beta1'))
+        return { kind: 'discovery', version: params.v };
       continue;
     }
     if (params.as === undefined) return { kind: 'object' };

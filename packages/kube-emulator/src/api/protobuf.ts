@@ -1,4 +1,4 @@
-import { isObject, type Json, type JsonObject } from '../util/json.js';
+import { isObject, type Json, type JsonObject, text } from '../util/json.js';
 import { unsupportedMediaType } from './status.js';
 
 /** The Kubernetes protobuf envelope: these magic bytes, then a runtime.Unknown message. */
@@ -49,7 +49,10 @@ const metadata: Field = { name: 'metadata', type: 'message', message: OBJECT_MET
 
 /** The kinds kubectl 1.33 sends as protobuf (its `create namespace|secret|configmap|serviceaccount`). */
 const KINDS: Record<string, Message> = {
-  'v1/Namespace': { 1: metadata, 2: { name: 'spec', type: 'message', message: { 1: { name: 'finalizers', type: 'string', repeated: true } } } },
+  'v1/Namespace': {
+    1: metadata,
+    2: { name: 'spec', type: 'message', message: { 1: { name: 'finalizers', type: 'string', repeated: true } } },
+  },
   'v1/Secret': {
     1: metadata,
     2: { name: 'data', type: 'map', values: 'bytes' },
@@ -146,8 +149,11 @@ function decodeField(reader: Reader, field: Field): Json {
     case 'message':
       return decodeMessage(reader.bytes(), field.message!);
     case 'map': {
-      const entry = decodeMessage(reader.bytes(), { 1: { name: 'key', type: 'string' }, 2: { name: 'value', type: field.values ?? 'string' } });
-      return { [String(entry.key ?? '')]: entry.value ?? '' };
+      const entry = decodeMessage(reader.bytes(), {
+        1: { name: 'key', type: 'string' },
+        2: { name: 'value', type: field.values ?? 'string' },
+      });
+      return { [text(entry.key ?? '')]: entry.value ?? '' };
     }
   }
 }
@@ -157,12 +163,16 @@ export function decodeKubernetesProtobuf(body: Buffer): JsonObject {
   const rejected = unsupportedMediaType('application/json, application/yaml');
   if (!body.subarray(0, 4).equals(MAGIC)) throw rejected;
   const unknown = decodeMessage(body.subarray(4), {
-    1: { name: 'typeMeta', type: 'message', message: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } } },
+    1: {
+      name: 'typeMeta',
+      type: 'message',
+      message: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } },
+    },
     2: { name: 'raw', type: 'bytes' },
   });
   const typeMeta = (unknown.typeMeta ?? {}) as JsonObject;
-  const message = KINDS[`${String(typeMeta.apiVersion)}/${String(typeMeta.kind)}`];
+  const message = KINDS[`${text(typeMeta.apiVersion)}/${text(typeMeta.kind)}`];
   if (!message) throw rejected;
-  const object = decodeMessage(Buffer.from(String(unknown.raw ?? ''), 'base64'), message);
+  const object = decodeMessage(Buffer.from(text(unknown.raw ?? ''), 'base64'), message);
   return { apiVersion: typeMeta.apiVersion ?? null, kind: typeMeta.kind ?? null, ...object };
 }

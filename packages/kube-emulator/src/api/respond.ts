@@ -2,7 +2,12 @@ import type { ServerResponse } from 'node:http';
 import type { ApiError } from './status.js';
 
 /** Sends a JSON body; warnings go into `Warning: 299` headers as the apiserver sends them. */
-export function sendJson(response: ServerResponse, code: number, body: unknown, options: { contentType?: string; warnings?: string[] } = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  code: number,
+  body: unknown,
+  options: { contentType?: string; warnings?: string[] } = {},
+): void {
   const payload = JSON.stringify(body);
   const headers: Record<string, string | string[]> = {
     'Content-Type': options.contentType ?? 'application/json',

@@ -24,7 +24,11 @@ function resourceRoute(group: string, version: string, rest: string[]): Route | 
   const watchPath = segments[0] === 'watch';
   if (watchPath) segments = segments.slice(1);
   let namespace: string | undefined;
-  const namespaceSubresource = group === '' && segments[0] === 'namespaces' && segments.length === 3 && ['status', 'finalize'].includes(segments[2]!);
+  const namespaceSubresource =
+    group === '' &&
+    segments[0] === 'namespaces' &&
+    segments.length === 3 &&
+    ['status', 'finalize'].includes(segments[2]!);
   if (segments[0] === 'namespaces' && segments.length >= 3 && !namespaceSubresource) {
     namespace = segments[1];
     segments = segments.slice(2);
@@ -45,7 +49,10 @@ function resourceRoute(group: string, version: string, rest: string[]): Route | 
 
 /** Parses a request path (without the query) into what it addresses; undefined for unknown paths. */
 export function parseRoute(pathname: string): Route | undefined {
-  const segments = pathname.split('/').filter((segment) => segment.length > 0).map(decodeURIComponent);
+  const segments = pathname
+    .split('/')
+    .filter((segment) => segment.length > 0)
+    .map(decodeURIComponent);
   const [first, second, third, ...rest] = segments;
   switch (first) {
     case 'version':
@@ -59,8 +66,10 @@ export function parseRoute(pathname: string): Route | undefined {
     case 'openapi':
       if (second === 'v2' && segments.length === 2) return { kind: 'openapi-v2' };
       if (second === 'v3' && segments.length === 2) return { kind: 'openapi-v3-index' };
-      if (second === 'v3' && third === 'api' && rest.length === 1) return { kind: 'openapi-v3', group: '', version: rest[0]! };
-      if (second === 'v3' && third === 'apis' && rest.length === 2) return { kind: 'openapi-v3', group: rest[0]!, version: rest[1]! };
+      if (second === 'v3' && third === 'api' && rest.length === 1)
+        return { kind: 'openapi-v3', group: '', version: rest[0]! };
+      if (second === 'v3' && third === 'apis' && rest.length === 2)
+        return { kind: 'openapi-v3', group: rest[0]!, version: rest[1]! };
       return undefined;
     case 'api':
       if (second === undefined) return { kind: 'core-versions' };

@@ -63,7 +63,9 @@ function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string)
   if (!resource.namespaced && route.namespace !== undefined) throw pathNotFound();
   if (resource.namespaced && route.name !== undefined && route.namespace === undefined) throw pathNotFound();
   if (route.subresource !== undefined) {
-    const served = (route.subresource === 'status' && resource.statusSubresource) || (route.subresource === 'finalize' && resource.kind === 'Namespace');
+    const served =
+      (route.subresource === 'status' && resource.statusSubresource) ||
+      (route.subresource === 'finalize' && resource.kind === 'Namespace');
     if (!served) throw pathNotFound();
     if (!['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed();
   }
@@ -74,7 +76,14 @@ function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string)
 
 const resourceName = (route: ResourceRoute): string => (route.group ? `${route.plural}.${route.group}` : route.plural);
 
-async function serveResource(parts: ServerParts, route: ResourceRoute, user: User, request: IncomingMessage, response: ServerResponse, query: URLSearchParams): Promise<void> {
+async function serveResource(
+  parts: ServerParts,
+  route: ResourceRoute,
+  user: User,
+  request: IncomingMessage,
+  response: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
   const verb = verbOf(request.method ?? 'GET', route, query);
   parts.stats.record(verb, resourceName(route), user.name);
   const resource = resolve(parts.registry, route, verb);
@@ -101,14 +110,20 @@ function serveDiscovery(parts: ServerParts, route: Route, request: IncomingMessa
     const representation = negotiate(request.headers.accept, null, true);
     if (representation.kind === 'discovery') {
       const contentType = `application/json;g=apidiscovery.k8s.io;v=${representation.version};as=APIGroupDiscoveryList`;
-      sendJson(response, 200, aggregatedDiscovery(registry, route.kind === 'core-versions', representation.version), { contentType });
+      sendJson(response, 200, aggregatedDiscovery(registry, route.kind === 'core-versions', representation.version), {
+        contentType,
+      });
       return;
     }
     sendJson(response, 200, route.kind === 'core-versions' ? coreVersions() : groupList(registry));
     return;
   }
   const document =
-    route.kind === 'group' ? group(registry, route.group) : route.kind === 'resources' ? resourceList(registry, route.group, route.version) : undefined;
+    route.kind === 'group'
+      ? group(registry, route.group)
+      : route.kind === 'resources'
+        ? resourceList(registry, route.group, route.version)
+        : undefined;
   if (!document) throw pathNotFound();
   sendJson(response, 200, document);
 }
@@ -133,11 +148,16 @@ function serveOpenApi(parts: ServerParts, route: Route, request: IncomingMessage
 }
 
 /** The HTTP entry point: authentication, accounting, faults, then the path's handler. */
-export function createRequestListener(parts: ServerParts): (request: IncomingMessage, response: ServerResponse) => void {
+export function createRequestListener(
+  parts: ServerParts,
+): (request: IncomingMessage, response: ServerResponse) => void {
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const route = parseRoute(url.pathname);
-    if (route?.kind === 'version') return sendJson(response, 200, VERSION);
+    if (route?.kind === 'version') {
+      sendJson(response, 200, VERSION);
+      return;
+    }
     if (route?.kind === 'health') {
       response.writeHead(200, { 'Content-Type': 'text/plain' });
       response.end('ok');
@@ -153,13 +173,24 @@ export function createRequestListener(parts: ServerParts): (request: IncomingMes
     // The admin paths observe the emulator: they are not counted as API requests.
     if (route.kind === 'admin') return parts.admin(route.segments, request, response);
     parts.stats.record((request.method ?? 'GET').toLowerCase(), url.pathname, user.name);
-    if (route.kind.startsWith('openapi')) return serveOpenApi(parts, route, request, response);
+    if (route.kind.startsWith('openapi')) {
+      serveOpenApi(parts, route, request, response);
+      return;
+    }
     serveDiscovery(parts, route, request, response);
   };
   return (request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (error instanceof ApiError) sendError(response, error);
-      else sendError(response, new ApiError(500, 'InternalError', `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`));
+      else
+        sendError(
+          response,
+          new ApiError(
+            500,
+            'InternalError',
+            `Internal error occurred: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
     });
   };
 }

@@ -38,7 +38,7 @@ export class ApiError extends Error {
       code: this.code,
     };
     const details = Object.fromEntries(Object.entries(this.details).filter(([, value]) => value !== undefined));
-    if (Object.keys(details).length > 0) status.details = details as JsonObject;
+    if (Object.keys(details).length > 0) status.details = details;
     return status;
   }
 }
@@ -114,11 +114,11 @@ export const pathNotFound = (): ApiError =>
   new ApiError(404, 'NotFound', 'the server could not find the requested resource');
 
 export const unsupportedMediaType = (contentType: string): ApiError =>
-  new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${contentType}`);
+  new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${contentType}`,
+  );
 
 export const notAcceptable = (): ApiError =>
-  new ApiError(
-    406,
-    'NotAcceptable',
-    'only the following media types are accepted: application/json',
-  );
+  new ApiError(406, 'NotAcceptable', 'only the following media types are accepted: application/json');

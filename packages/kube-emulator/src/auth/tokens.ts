@@ -44,7 +44,10 @@ export function parseTokenFile(text: string, source: string): Map<string, User> 
         { hint: 'write one user per line in the kube-apiserver --token-auth-file format' },
       );
     }
-    const groupList = (groups ?? '').split(',').map((group) => group.trim()).filter((group) => group !== '');
+    const groupList = (groups ?? '')
+      .split(',')
+      .map((group) => group.trim())
+      .filter((group) => group !== '');
     users.set(token, { name, uid, groups: [...groupList, 'system:authenticated'] });
   });
   return users;
@@ -67,7 +70,10 @@ export function readTokenFile(path: string): Map<string, User> {
  * Authenticates a request from its `Authorization: Bearer` header. Without a token file anyone is
  * the admin; with one, an unknown or missing token is undefined (401).
  */
-export function authenticate(users: Map<string, User> | undefined, authorization: string | undefined): User | undefined {
+export function authenticate(
+  users: Map<string, User> | undefined,
+  authorization: string | undefined,
+): User | undefined {
   if (!users) return ADMIN;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   return match ? users.get(match[1]!) : undefined;

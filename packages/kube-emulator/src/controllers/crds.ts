@@ -3,7 +3,7 @@ import { resourcesOfCrd } from '../resources/crd-definition.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { Objects } from '../storage/objects.js';
 import type { StoreEvent } from '../storage/store.js';
-import { arrayAt, objectAt, type JsonObject } from '../util/json.js';
+import { arrayAt, objectAt, type JsonObject, text } from '../util/json.js';
 import { later } from './background.js';
 
 const CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
@@ -28,7 +28,7 @@ export class CrdController {
   }
 
   private onCrd({ type, object }: StoreEvent): void {
-    const name = String(objectAt(object, 'metadata')?.name);
+    const name = text(objectAt(object, 'metadata')?.name);
     if (type === 'DELETED') {
       this.deleting.delete(name);
       this.registry.dropCrd(name);
@@ -47,7 +47,7 @@ export class CrdController {
     if (!resource) return;
     for (const [, object] of [...this.objects.store.list(resource.storageKey)]) {
       const metadata = objectAt(object, 'metadata')!;
-      this.objects.delete(resource, metadata.namespace as string | undefined, String(metadata.name), {});
+      this.objects.delete(resource, metadata.namespace as string | undefined, text(metadata.name), {});
     }
     this.finishIfEmpty(name);
   }

@@ -2,7 +2,7 @@ import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceDef } from '../resources/types.js';
 import { FOREGROUND, ORPHAN, type Objects } from '../storage/objects.js';
 import type { StoreEvent } from '../storage/store.js';
-import { arrayAt, isObject, objectAt, type JsonObject } from '../util/json.js';
+import { arrayAt, isObject, objectAt, type JsonObject, text } from '../util/json.js';
 import { later } from './background.js';
 
 interface Location {
@@ -13,11 +13,11 @@ interface Location {
 
 const metadataOf = (object: JsonObject): JsonObject => objectAt(object, 'metadata') ?? {};
 const ownerUids = (object: JsonObject): string[] =>
-  (arrayAt(metadataOf(object), 'ownerReferences') ?? []).filter(isObject).map((reference) => String(reference.uid));
+  (arrayAt(metadataOf(object), 'ownerReferences') ?? []).filter(isObject).map((reference) => text(reference.uid));
 const locationOf = (storageKey: string, object: JsonObject): Location => ({
   storageKey,
   namespace: metadataOf(object).namespace as string | undefined,
-  name: String(metadataOf(object).name),
+  name: text(metadataOf(object).name),
 });
 
 /**
@@ -37,7 +37,7 @@ export class GarbageCollector {
   ) {}
 
   observe(event: StoreEvent): void {
-    const uid = String(metadataOf(event.object).uid);
+    const uid = text(metadataOf(event.object).uid);
     for (const owner of event.previous ? ownerUids(event.previous) : []) this.dependents.get(owner)?.delete(uid);
     if (event.type === 'DELETED') {
       this.objectsByUid.delete(uid);
@@ -52,7 +52,10 @@ export class GarbageCollector {
       this.dependents.set(owner, set);
     }
     const finalizers = (arrayAt(metadataOf(event.object), 'finalizers') ?? []).map(String);
-    if (metadataOf(event.object).deletionTimestamp && (finalizers.includes(FOREGROUND) || finalizers.includes(ORPHAN))) {
+    if (
+      metadataOf(event.object).deletionTimestamp &&
+      (finalizers.includes(FOREGROUND) || finalizers.includes(ORPHAN))
+    ) {
       later(() => this.checkOwner(uid));
     }
   }
@@ -85,13 +88,17 @@ export class GarbageCollector {
     const found = this.find(owner);
     if (!found || !metadataOf(found.object).deletionTimestamp) return;
     const finalizers = (arrayAt(metadataOf(found.object), 'finalizers') ?? []).map(String);
-    const dependents = [...(this.dependents.get(owner) ?? [])].map((uid) => this.find(uid)).filter((item) => item !== undefined);
+    const dependents = [...(this.dependents.get(owner) ?? [])]
+      .map((uid) => this.find(uid))
+      .filter((item) => item !== undefined);
     if (finalizers.includes(ORPHAN)) {
       for (const dependent of dependents) this.dropReference(dependent.resource, dependent.object, owner);
       this.release(found.resource, found.object, ORPHAN);
     } else if (finalizers.includes(FOREGROUND)) {
       if (dependents.length === 0) this.release(found.resource, found.object, FOREGROUND);
-      else for (const dependent of dependents) if (!metadataOf(dependent.object).deletionTimestamp) this.deleteObject(dependent.resource, dependent.object);
+      else
+        for (const dependent of dependents)
+          if (!metadataOf(dependent.object).deletionTimestamp) this.deleteObject(dependent.resource, dependent.object);
     }
   }
 
@@ -102,7 +109,9 @@ export class GarbageCollector {
 
   private dropReference(resource: ResourceDef, object: JsonObject, owner: string): void {
     const metadata = metadataOf(object);
-    const references = (arrayAt(metadata, 'ownerReferences') ?? []).filter((reference) => !isObject(reference) || reference.uid !== owner);
+    const references = (arrayAt(metadata, 'ownerReferences') ?? []).filter(
+      (reference) => !isObject(reference) || reference.uid !== owner,
+    );
     const next: JsonObject = { ...object, metadata: { ...metadata, ownerReferences: references } };
     if (references.length === 0) delete (next.metadata as JsonObject).ownerReferences;
     this.objects.settle(resource, next);

@@ -2,7 +2,7 @@ import { namespaces } from '../resources/builtins/core.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { Objects } from '../storage/objects.js';
 import type { StoreEvent } from '../storage/store.js';
-import { arrayAt, objectAt, type JsonObject } from '../util/json.js';
+import { arrayAt, objectAt, type JsonObject, text } from '../util/json.js';
 import { later } from './background.js';
 
 const NAMESPACE_FINALIZER = 'kubernetes';
@@ -24,7 +24,7 @@ export class NamespaceController {
 
   observe(event: StoreEvent): void {
     if (event.storageKey === namespaces.storageKey) {
-      const name = String(objectAt(event.object, 'metadata')?.name);
+      const name = text(objectAt(event.object, 'metadata')?.name);
       if (event.type === 'DELETED') this.terminating.delete(name);
       else if (objectAt(event.object, 'metadata')?.deletionTimestamp && !this.terminating.has(name)) {
         this.terminating.add(name);
@@ -40,7 +40,12 @@ export class NamespaceController {
 
   /** One resource definition per stored collection of namespaced objects. */
   private namespacedResources() {
-    const byStorage = new Map(this.registry.all().filter((resource) => resource.namespaced).map((resource) => [resource.storageKey, resource]));
+    const byStorage = new Map(
+      this.registry
+        .all()
+        .filter((resource) => resource.namespaced)
+        .map((resource) => [resource.storageKey, resource]),
+    );
     return [...byStorage.values()];
   }
 
@@ -48,14 +53,16 @@ export class NamespaceController {
     for (const resource of this.namespacedResources()) {
       for (const [, object] of [...this.objects.store.list(resource.storageKey, name)]) {
         const metadata = objectAt(object, 'metadata')!;
-        if (!metadata.deletionTimestamp) this.objects.delete(resource, name, String(metadata.name), {});
+        if (!metadata.deletionTimestamp) this.objects.delete(resource, name, text(metadata.name), {});
       }
     }
     this.finishIfEmpty(name);
   }
 
   private finishIfEmpty(name: string): void {
-    const empty = this.namespacedResources().every((resource) => this.objects.store.list(resource.storageKey, name).next().done);
+    const empty = this.namespacedResources().every(
+      (resource) => this.objects.store.list(resource.storageKey, name).next().done,
+    );
     const namespace = this.objects.store.get(namespaces.storageKey, undefined, name);
     if (!empty || !namespace) return;
     const spec = objectAt(namespace, 'spec') ?? {};

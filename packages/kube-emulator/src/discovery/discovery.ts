@@ -99,7 +99,11 @@ function discoveredResource(resource: ResourceDef): JsonObject {
 }
 
 /** Aggregated discovery (APIGroupDiscoveryList) of the core group (`/api`) or of all others (`/apis`). */
-export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, apiVersion: 'v2' | 'v2beta1'): JsonObject {
+export function aggregatedDiscovery(
+  registry: ResourceRegistry,
+  core: boolean,
+  apiVersion: 'v2' | 'v2beta1',
+): JsonObject {
   const groups = [...groupsOf(registry)].filter(([name]) => (name === '') === core);
   return {
     kind: 'APIGroupDiscoveryList',

@@ -71,21 +71,33 @@ function writeSchema(writer: ProtoWriter, schema: JsonObject): void {
     .strings(SCHEMA.required, Array.isArray(schema.required) ? schema.required.map(String) : undefined);
   for (const value of Array.isArray(schema.enum) ? schema.enum : []) any(writer, SCHEMA.enum, value);
   const additional = schema.additionalProperties;
-  if (isObject(additional)) writer.message(SCHEMA.additionalProperties, (inner) => inner.message(1, (s) => writeSchema(s, additional)));
-  else if (typeof additional === 'boolean') writer.message(SCHEMA.additionalProperties, (inner) => inner.bool(2, additional));
-  if (typeof schema.type === 'string') writer.message(SCHEMA.type, (inner) => inner.strings(1, [schema.type as string]));
-  if (isObject(schema.items)) writer.message(SCHEMA.items, (inner) => inner.message(1, (s) => writeSchema(s, schema.items as JsonObject)));
-  for (const sub of Array.isArray(schema.allOf) ? schema.allOf : []) if (isObject(sub)) writer.message(SCHEMA.allOf, (s) => writeSchema(s, sub));
+  if (isObject(additional))
+    writer.message(SCHEMA.additionalProperties, (inner) => inner.message(1, (s) => writeSchema(s, additional)));
+  else if (typeof additional === 'boolean')
+    writer.message(SCHEMA.additionalProperties, (inner) => inner.bool(2, additional));
+  if (typeof schema.type === 'string')
+    writer.message(SCHEMA.type, (inner) => inner.strings(1, [schema.type as string]));
+  if (isObject(schema.items))
+    writer.message(SCHEMA.items, (inner) => inner.message(1, (s) => writeSchema(s, schema.items as JsonObject)));
+  for (const sub of Array.isArray(schema.allOf) ? schema.allOf : [])
+    if (isObject(sub)) writer.message(SCHEMA.allOf, (s) => writeSchema(s, sub));
   if (isObject(schema.properties)) {
     const properties = schema.properties;
     writer.message(SCHEMA.properties, (inner) => {
       for (const [name, property] of Object.entries(properties)) {
-        if (isObject(property)) inner.message(1, (named) => named.string(NAMED.name, name).message(NAMED.value, (s) => writeSchema(s, property)));
+        if (isObject(property))
+          inner.message(1, (named) =>
+            named.string(NAMED.name, name).message(NAMED.value, (s) => writeSchema(s, property)),
+          );
       }
     });
   }
   for (const [name, value] of Object.entries(schema)) {
-    if (name.startsWith('x-')) writer.message(SCHEMA.vendorExtension, (named) => { named.string(NAMED.name, name); any(named, NAMED.value, value); });
+    if (name.startsWith('x-'))
+      writer.message(SCHEMA.vendorExtension, (named) => {
+        named.string(NAMED.name, name);
+        any(named, NAMED.value, value);
+      });
   }
 }
 
@@ -94,12 +106,15 @@ export function encodeSwagger(document: JsonObject): Buffer {
   const writer = new ProtoWriter();
   const info = isObject(document.info) ? document.info : {};
   writer.string(DOCUMENT.swagger, '2.0');
-  writer.message(DOCUMENT.info, (inner) => inner.string(INFO.title, str(info.title)).string(INFO.version, str(info.version)));
+  writer.message(DOCUMENT.info, (inner) =>
+    inner.string(INFO.title, str(info.title)).string(INFO.version, str(info.version)),
+  );
   writer.message(DOCUMENT.paths, () => undefined);
   const definitions = isObject(document.definitions) ? document.definitions : {};
   writer.message(DOCUMENT.definitions, (inner) => {
     for (const [name, schema] of Object.entries(definitions)) {
-      if (isObject(schema)) inner.message(1, (named) => named.string(NAMED.name, name).message(NAMED.value, (s) => writeSchema(s, schema)));
+      if (isObject(schema))
+        inner.message(1, (named) => named.string(NAMED.name, name).message(NAMED.value, (s) => writeSchema(s, schema)));
     }
   });
   return writer.finish();

@@ -5,7 +5,10 @@ import { clone, type Json, type JsonObject } from '../util/json.js';
 import { OBJECT_META_REF, objectMetaSchema } from './object-meta.js';
 
 /** `io.k8s.api.core.v1.Secret`, `dev.keymaster.infrastructure.v1beta1.AWSCluster`: OpenAPI definition names. */
-export function definitionName(resource: { group: string; version: string; crdName?: string | undefined }, kind: string): string {
+export function definitionName(
+  resource: { group: string; version: string; crdName?: string | undefined },
+  kind: string,
+): string {
   if (resource.crdName === undefined) {
     const group = resource.group === '' ? 'core' : resource.group.replace(/\.k8s\.io$/, '').replace(/\./g, '_');
     return `io.k8s.api.${group}.${resource.version}.${kind}`;
@@ -13,13 +16,20 @@ export function definitionName(resource: { group: string; version: string; crdNa
   return `${resource.group.split('.').reverse().join('.')}.${resource.version}.${kind}`;
 }
 
-const gvk = (resource: ResourceDef, kind = resource.kind): JsonObject => ({ group: resource.group, version: resource.version, kind });
+const gvk = (resource: ResourceDef, kind = resource.kind): JsonObject => ({
+  group: resource.group,
+  version: resource.version,
+  kind,
+});
 
 /** A kind's schema as published: metadata refers to ObjectMeta, and the kind carries its GVK. */
 function publishedSchema(resource: ResourceDef, refPrefix: string): JsonObject {
   const schema = clone(resource.schema as unknown as JsonObject);
   const properties = (schema.properties ?? {}) as JsonObject;
-  properties.metadata = { description: "Standard object's metadata.", allOf: [{ $ref: `${refPrefix}${OBJECT_META_REF}` }] };
+  properties.metadata = {
+    description: "Standard object's metadata.",
+    allOf: [{ $ref: `${refPrefix}${OBJECT_META_REF}` }],
+  };
   schema.properties = properties;
   schema['x-kubernetes-group-version-kind'] = [gvk(resource)];
   return schema;
@@ -31,19 +41,45 @@ function listSchema(resource: ResourceDef, refPrefix: string): JsonObject {
     description: `${resource.listKind} is a list of ${resource.kind}.`,
     required: ['items'],
     properties: {
-      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
-      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+      apiVersion: {
+        type: 'string',
+        description: 'APIVersion defines the versioned schema of this representation of an object.',
+      },
+      kind: {
+        type: 'string',
+        description: 'Kind is a string value representing the REST resource this object represents.',
+      },
       metadata: { type: 'object', description: 'Standard list metadata.' },
-      items: { type: 'array', description: `List of ${resource.plural}.`, items: { $ref: `${refPrefix}${definitionName(resource, resource.kind)}` } },
+      items: {
+        type: 'array',
+        description: `List of ${resource.plural}.`,
+        items: { $ref: `${refPrefix}${definitionName(resource, resource.kind)}` },
+      },
     },
     'x-kubernetes-group-version-kind': [gvk(resource, resource.listKind)],
   };
 }
 
-const QUERY = (name: string, description: string): JsonObject => ({ name, in: 'query', description, schema: { type: 'string', uniqueItems: true } });
-const PATH = (name: string): JsonObject => ({ name, in: 'path', required: true, description: `${name} of the object`, schema: { type: 'string', uniqueItems: true } });
+const QUERY = (name: string, description: string): JsonObject => ({
+  name,
+  in: 'query',
+  description,
+  schema: { type: 'string', uniqueItems: true },
+});
+const PATH = (name: string): JsonObject => ({
+  name,
+  in: 'path',
+  required: true,
+  description: `${name} of the object`,
+  schema: { type: 'string', uniqueItems: true },
+});
 
-const PATCH_CONTENT = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const PATCH_CONTENT = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 function operation(resource: ResourceDef, action: string, ref: string, extra: JsonObject = {}): JsonObject {
   return {
@@ -64,23 +100,35 @@ function pathsOf(resource: ResourceDef): JsonObject {
   const writeParameters = [
     QUERY('dryRun', 'When present, indicates that modifications should not be persisted.'),
     QUERY('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
-    QUERY('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields: Ignore, Warn or Strict.'),
+    QUERY(
+      'fieldValidation',
+      'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields: Ignore, Warn or Strict.',
+    ),
   ];
   const patchTypes = PATCH_CONTENT.filter((type) => resource.strategicMergePatch || !type.includes('strategic'));
   const patch = operation(resource, 'patch', ref, {
     parameters: [...writeParameters, QUERY('force', 'Force is going to "force" Apply requests.')],
-    requestBody: { content: Object.fromEntries(patchTypes.map((type) => [type, { schema: { type: 'object' } }])), required: true },
+    requestBody: {
+      content: Object.fromEntries(patchTypes.map((type) => [type, { schema: { type: 'object' } }])),
+      required: true,
+    },
   });
   const item = {
     get: operation(resource, 'get', ref),
-    put: operation(resource, 'put', ref, { parameters: writeParameters, requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true } }),
+    put: operation(resource, 'put', ref, {
+      parameters: writeParameters,
+      requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true },
+    }),
     patch,
     delete: operation(resource, 'delete', ref),
     parameters: [PATH('name'), ...(resource.namespaced ? [PATH('namespace')] : [])],
   };
   const collection = {
     get: operation(resource, 'list', `#/components/schemas/${definitionName(resource, resource.listKind)}`),
-    post: operation(resource, 'post', ref, { parameters: writeParameters, requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true } }),
+    post: operation(resource, 'post', ref, {
+      parameters: writeParameters,
+      requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true },
+    }),
     parameters: resource.namespaced ? [PATH('namespace')] : [],
   };
   const paths: JsonObject = {

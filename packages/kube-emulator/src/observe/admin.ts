@@ -18,10 +18,14 @@ export function adminHandler(stats: Stats, faults: Faults) {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const [area, id] = segments;
     if (area === 'stats' && id === undefined) {
-      if (method === 'GET') return sendJson(response, 200, { total: stats.total(), requests: stats.requests() });
+      if (method === 'GET') {
+        sendJson(response, 200, { total: stats.total(), requests: stats.requests() });
+        return;
+      }
       if (method === 'DELETE') {
         stats.reset();
-        return sendJson(response, 200, { total: 0, requests: [] });
+        sendJson(response, 200, { total: 0, requests: [] });
+        return;
       }
       throw methodNotAllowed();
     }
@@ -29,17 +33,23 @@ export function adminHandler(stats: Stats, faults: Faults) {
       if (id !== undefined) {
         if (method !== 'DELETE') throw methodNotAllowed();
         if (!faults.remove(id)) throw notFound(FAULTS, id);
-        return sendJson(response, 200, { faults: faults.list() });
+        sendJson(response, 200, { faults: faults.list() });
+        return;
       }
-      if (method === 'GET') return sendJson(response, 200, { faults: faults.list() });
+      if (method === 'GET') {
+        sendJson(response, 200, { faults: faults.list() });
+        return;
+      }
       if (method === 'DELETE') {
         faults.clear();
-        return sendJson(response, 200, { faults: [] });
+        sendJson(response, 200, { faults: [] });
+        return;
       }
       if (method === 'POST') {
         const rule = parseBody(await readBody(request), 'application/json') as FaultRule;
         try {
-          return sendJson(response, 201, faults.add(rule));
+          sendJson(response, 201, faults.add(rule));
+          return;
         } catch (error) {
           if (error instanceof KubeEmulatorError) throw badRequest(error.message);
           throw error;
@@ -49,7 +59,8 @@ export function adminHandler(stats: Stats, faults: Faults) {
     }
     if (area === 'watches' && id === 'drop') {
       if (method !== 'POST') throw methodNotAllowed();
-      return sendJson(response, 200, { dropped: faults.dropWatchesNow(url.searchParams.get('resource') ?? undefined) });
+      sendJson(response, 200, { dropped: faults.dropWatchesNow(url.searchParams.get('resource') ?? undefined) });
+      return;
     }
     throw pathNotFound();
   };

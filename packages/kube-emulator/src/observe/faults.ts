@@ -47,8 +47,10 @@ function checkRule(rule: FaultRule): void {
   if (rule.error && (!Number.isInteger(rule.error.code) || rule.error.code < 400 || rule.error.code > 599)) {
     problem('error.code', `is ${String(rule.error.code)}: use an HTTP error code from 400 to 599`);
   }
-  if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) problem('rate', `is ${rule.rate}: use a number from 0 to 1`);
-  if (rule.latencyMs !== undefined && !(rule.latencyMs >= 0)) problem('latencyMs', 'must be a number of milliseconds >= 0');
+  if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1))
+    problem('rate', `is ${rule.rate}: use a number from 0 to 1`);
+  if (rule.latencyMs !== undefined && !(rule.latencyMs >= 0))
+    problem('latencyMs', 'must be a number of milliseconds >= 0');
   if (rule.dropWatchesEverySeconds !== undefined && !(rule.dropWatchesEverySeconds > 0)) {
     problem('dropWatchesEverySeconds', 'must be a number of seconds > 0');
   }
@@ -107,7 +109,11 @@ export class Faults {
   decide(verb: string, resource: string): FaultOutcome {
     const outcome: FaultOutcome = { latencyMs: 0 };
     for (const fault of this.faults.values()) {
-      if ((fault.verb !== undefined && fault.verb !== verb) || (fault.resource !== undefined && fault.resource !== resource)) continue;
+      if (
+        (fault.verb !== undefined && fault.verb !== verb) ||
+        (fault.resource !== undefined && fault.resource !== resource)
+      )
+        continue;
       if (fault.times !== undefined && fault.hits >= fault.times) continue;
       if (!fault.latencyMs && !fault.error) continue;
       if (fault.error && Math.random() >= (fault.rate ?? 1)) continue;

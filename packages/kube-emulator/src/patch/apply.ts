@@ -26,16 +26,23 @@ function merge(live: Json | undefined, config: Json, schema: Schema | undefined)
   }
   if (isObject(config) && isObject(live) && schema?.['x-kubernetes-map-type'] !== 'atomic') {
     const result: JsonObject = { ...live };
-    for (const [key, value] of Object.entries(config)) result[key] = merge(live[key], value, propertySchema(schema, key));
+    for (const [key, value] of Object.entries(config))
+      result[key] = merge(live[key], value, propertySchema(schema, key));
     return result;
   }
   return clone(config);
 }
 
-const onlyKeys = (item: Json, keys: string[]): boolean => isObject(item) && Object.keys(item).every((key) => keys.includes(key));
+const onlyKeys = (item: Json, keys: string[]): boolean =>
+  isObject(item) && Object.keys(item).every((key) => keys.includes(key));
 
 /** Removes the dropped fields (and map-list items left holding only their keys); undefined removes the node. */
-function removeDropped(value: Json, schema: Schema | undefined, path: FieldPath, dropped: Set<string>): Json | undefined {
+function removeDropped(
+  value: Json,
+  schema: Schema | undefined,
+  path: FieldPath,
+  dropped: Set<string>,
+): Json | undefined {
   const key = pathKey(path);
   if (path.length > 0 && dropped.has(key)) return undefined;
   if (Array.isArray(value) && schema?.['x-kubernetes-list-type'] && schema['x-kubernetes-list-type'] !== 'atomic') {
@@ -64,10 +71,18 @@ function removeDropped(value: Json, schema: Schema | undefined, path: FieldPath,
  * The object after a server-side apply: the configuration merged into the live object (map lists by
  * key, sets by value, the rest replaced), minus the fields the manager stopped applying.
  */
-export function mergeApplied(live: JsonObject | undefined, config: JsonObject, schema: Schema, dropped: Set<string>): JsonObject {
+export function mergeApplied(
+  live: JsonObject | undefined,
+  config: JsonObject,
+  schema: Schema,
+  dropped: Set<string>,
+): JsonObject {
   const full = withMetadata(schema);
   const configMetadata = isObject(config.metadata) ? config.metadata : {};
-  const applied: JsonObject = { ...config, metadata: Object.fromEntries(Object.entries(configMetadata).filter(([key]) => APPLIED_METADATA.includes(key))) };
+  const applied: JsonObject = {
+    ...config,
+    metadata: Object.fromEntries(Object.entries(configMetadata).filter(([key]) => APPLIED_METADATA.includes(key))),
+  };
   const merged = merge(live ?? {}, applied, full) as JsonObject;
   return removeDropped(merged, full, [], dropped) as JsonObject;
 }

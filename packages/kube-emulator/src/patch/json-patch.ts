@@ -1,5 +1,5 @@
 import { ApiError } from '../api/status.js';
-import { clone, deepEqual, isObject, type Json } from '../util/json.js';
+import { clone, deepEqual, isObject, type Json, drop } from '../util/json.js';
 
 const failed = (message: string): ApiError => new ApiError(422, 'Invalid', message);
 
@@ -21,7 +21,11 @@ function locate(document: Json, path: string): Location {
   if (parts.length === 0) throw failed('the root of the document cannot be patched');
   let parent: Json = document;
   for (const part of parts.slice(0, -1)) {
-    const next: Json | undefined = Array.isArray(parent) ? parent[Number(part)] : isObject(parent) ? parent[part] : undefined;
+    const next: Json | undefined = Array.isArray(parent)
+      ? parent[Number(part)]
+      : isObject(parent)
+        ? parent[part]
+        : undefined;
     if (next === undefined) throw failed(`doc is missing path: "${path}": missing value`);
     parent = next;
   }
@@ -39,7 +43,7 @@ function remove(document: Json, path: string): Json {
   const { parent, key } = locate(document, path);
   const value = read(document, path);
   if (Array.isArray(parent)) parent.splice(Number(key), 1);
-  else if (isObject(parent)) delete parent[key];
+  else if (isObject(parent)) drop(parent, key);
   return value;
 }
 

@@ -1,13 +1,18 @@
 import { badRequest } from '../api/status.js';
 import { propertySchema, type Schema } from '../schema/types.js';
-import { clone, deepEqual, isObject, type Json, type JsonObject } from '../util/json.js';
+import { clone, deepEqual, isObject, type Json, type JsonObject, drop } from '../util/json.js';
 
 /** ObjectMeta's patch strategies: finalizers merge as a set, ownerReferences by uid. */
 const METADATA: Schema = {
   type: 'object',
   properties: {
     finalizers: { type: 'array', items: { type: 'string' }, 'x-kubernetes-patch-strategy': 'merge' },
-    ownerReferences: { type: 'array', items: { type: 'object' }, 'x-kubernetes-patch-merge-key': 'uid', 'x-kubernetes-patch-strategy': 'merge' },
+    ownerReferences: {
+      type: 'array',
+      items: { type: 'object' },
+      'x-kubernetes-patch-merge-key': 'uid',
+      'x-kubernetes-patch-strategy': 'merge',
+    },
   },
 };
 
@@ -38,8 +43,8 @@ function mergeList(original: Json | undefined, patch: Json[], schema: Schema | u
     const index = base.findIndex((existing) => isObject(existing) && deepEqual(existing[key], item[key]));
     if (item.$patch === 'delete') {
       if (index >= 0) base.splice(index, 1);
-    } else if (index >= 0) base[index] = applyStrategicPatch(base[index], item, schema?.items);
-    else base.push(applyStrategicPatch(undefined, item, schema?.items));
+    } else if (index >= 0) base[index] = applyStrategicPatch(base[index], item, schema.items);
+    else base.push(applyStrategicPatch(undefined, item, schema.items));
   }
   return base;
 }
@@ -59,7 +64,7 @@ function applyStrategicPatch(original: Json | undefined, patch: Json, schema: Sc
   }
   const result: JsonObject = isObject(original) ? { ...original } : {};
   const retain = patch.$retainKeys;
-  if (Array.isArray(retain)) for (const key of Object.keys(result)) if (!retain.includes(key)) delete result[key];
+  if (Array.isArray(retain)) for (const key of Object.keys(result)) if (!retain.includes(key)) drop(result, key);
   const orders: [string, Json[]][] = [];
   for (const [key, value] of Object.entries(patch)) {
     if (key === '$patch' || key === '$retainKeys') continue;
@@ -75,8 +80,8 @@ function applyStrategicPatch(original: Json | undefined, patch: Json, schema: Sc
       continue;
     }
     const child = propertySchema(schema, key);
-    if (value === null) delete result[key];
-    else if (isObject(value) && value.$patch === 'delete') delete result[key];
+    if (value === null) drop(result, key);
+    else if (isObject(value) && value.$patch === 'delete') drop(result, key);
     else if (Array.isArray(value)) result[key] = merges(child) ? mergeList(result[key], value, child) : clone(value);
     else result[key] = applyStrategicPatch(result[key], value, child);
   }

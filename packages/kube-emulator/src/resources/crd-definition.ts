@@ -1,9 +1,8 @@
 import type { StatusCause } from '../api/status.js';
-import type { Schema } from '../schema/types.js';
 import { age } from '../table/age.js';
 import { nameColumn } from '../table/columns.js';
 import { compileJsonPath } from '../table/jsonpath.js';
-import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject } from '../util/json.js';
+import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject, text } from '../util/json.js';
 import { dnsLabelCauses } from './names.js';
 import type { Column, ResourceDef } from './types.js';
 
@@ -32,7 +31,11 @@ export function crdCauses(crd: JsonObject): StatusCause[] {
   if (!stringAt(names, 'kind')) causes.push(required('spec.names.kind'));
   const scope = stringAt(spec, 'scope');
   if (scope !== 'Cluster' && scope !== 'Namespaced') {
-    causes.push({ reason: 'FieldValueNotSupported', field: 'spec.scope', message: `Unsupported value: ${JSON.stringify(scope ?? '')}: supported values: "Cluster", "Namespaced"` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'spec.scope',
+      message: `Unsupported value: ${JSON.stringify(scope ?? '')}: supported values: "Cluster", "Namespaced"`,
+    });
   }
   const versions = (arrayAt(spec, 'versions') ?? []).filter(isObject);
   if (versions.length === 0) causes.push(required('spec.versions'));
@@ -45,7 +48,9 @@ export function crdCauses(crd: JsonObject): StatusCause[] {
     const schema = objectAt(objectAt(version, 'schema'), 'openAPIV3Schema');
     if (!schema) causes.push(required(`spec.versions[${index}].schema.openAPIV3Schema`));
     else if (schema.type !== 'object') {
-      causes.push(invalid(`spec.versions[${index}].schema.openAPIV3Schema.type`, schema.type, 'must be object at the root'));
+      causes.push(
+        invalid(`spec.versions[${index}].schema.openAPIV3Schema.type`, schema.type, 'must be object at the root'),
+      );
     }
   });
   return causes;
@@ -55,21 +60,29 @@ const condition = (type: string, reason: string, message: string, old: JsonObjec
   const previous = (arrayAt(objectAt(old, 'status'), 'conditions') ?? []).find(
     (item) => isObject(item) && item.type === type && item.status === 'True',
   ) as JsonObject | undefined;
-  return { type, status: 'True', lastTransitionTime: stringAt(previous, 'lastTransitionTime') ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'), reason, message };
+  return {
+    type,
+    status: 'True',
+    lastTransitionTime: stringAt(previous, 'lastTransitionTime') ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    reason,
+    message,
+  };
 };
 
 /** The status the CRD controllers settle on: names accepted, established, terminating while deleted. */
 export function crdStatus(crd: JsonObject, old: JsonObject | undefined): JsonObject {
   const spec = objectAt(crd, 'spec') ?? {};
   const names = { ...(objectAt(spec, 'names') ?? {}) };
-  names.singular ??= String(names.kind ?? '').toLowerCase();
-  names.listKind ??= `${String(names.kind ?? '')}List`;
+  names.singular ??= text(names.kind ?? '').toLowerCase();
+  names.listKind ??= `${text(names.kind ?? '')}List`;
   const conditions = [
     condition('NamesAccepted', 'NoConflicts', 'no conflicts found', old),
     condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted', old),
   ];
   if (objectAt(crd, 'metadata')?.deletionTimestamp) {
-    conditions.push(condition('Terminating', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress', old));
+    conditions.push(
+      condition('Terminating', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress', old),
+    );
   }
   const storage = (arrayAt(spec, 'versions') ?? []).find((version) => isObject(version) && version.storage === true);
   const stored = new Set((arrayAt(objectAt(old, 'status'), 'storedVersions') ?? []).map(String));
@@ -79,17 +92,18 @@ export function crdStatus(crd: JsonObject, old: JsonObject | undefined): JsonObj
 
 function printerColumns(version: JsonObject): Column[] {
   const declared = (arrayAt(version, 'additionalPrinterColumns') ?? []).filter(isObject);
-  const columns = declared.length > 0 ? declared : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  const columns =
+    declared.length > 0 ? declared : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
   return [
     nameColumn(),
     ...columns.map((spec): Column => {
-      const find = compileJsonPath(String(spec.jsonPath));
-      const type = String(spec.type ?? 'string');
+      const find = compileJsonPath(text(spec.jsonPath));
+      const type = text(spec.type ?? 'string');
       return {
-        name: String(spec.name),
+        name: text(spec.name),
         type,
         ...(typeof spec.format === 'string' ? { format: spec.format } : {}),
-        description: String(spec.description ?? ''),
+        description: text(spec.description ?? ''),
         priority: typeof spec.priority === 'number' ? spec.priority : 0,
         cell(object) {
           const [value] = find(object);
@@ -106,15 +120,15 @@ function printerColumns(version: JsonObject): Column[] {
 export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
   const spec = objectAt(crd, 'spec') ?? {};
   const names = objectAt(spec, 'names') ?? {};
-  const group = String(spec.group);
-  const plural = String(names.plural);
-  const kind = String(names.kind);
+  const group = text(spec.group);
+  const plural = text(names.plural);
+  const kind = text(names.kind);
   return (arrayAt(spec, 'versions') ?? [])
     .filter(isObject)
     .filter((version) => version.served !== false)
     .map((version) => ({
       group,
-      version: String(version.name),
+      version: text(version.name),
       plural,
       singular: stringAt(names, 'singular') ?? kind.toLowerCase(),
       kind,
@@ -125,11 +139,10 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
       statusSubresource: isObject(objectAt(version, 'subresources')?.status),
       tracksGeneration: true,
       storageKey: `${plural}.${group}`,
-      schema: (objectAt(objectAt(version, 'schema'), 'openAPIV3Schema') ?? { type: 'object' }) as Schema,
+      schema: objectAt(objectAt(version, 'schema'), 'openAPIV3Schema') ?? { type: 'object' },
       columns: printerColumns(version),
       strategy: {},
       crdName: `${plural}.${group}`,
       strategicMergePatch: false,
     }));
 }
-

@@ -8,7 +8,9 @@ import { isObject, type JsonObject } from '../util/json.js';
 export function readCrdFolder(folder: string): { file: string; crd: JsonObject }[] {
   let files: string[];
   try {
-    files = readdirSync(folder).filter((file) => /\.(ya?ml|json)$/.test(file)).sort();
+    files = readdirSync(folder)
+      .filter((file) => /\.(ya?ml|json)$/.test(file))
+      .sort();
   } catch (error) {
     throw new KubeEmulatorError('ERR_KEYMASTER_KUBE_EMULATOR_CRDS', `cannot read the CRD folder ${folder}`, {
       hint: 'pass a folder of CRD YAML files to --crds (crds), e.g. deploy/crds',

@@ -1,5 +1,5 @@
 import type { StatusCause } from '../api/status.js';
-import { arrayAt, isObject, objectAt, type JsonObject } from '../util/json.js';
+import { arrayAt, isObject, objectAt, type JsonObject, drop } from '../util/json.js';
 import { dnsSubdomainCauses, labelValueCauses, qualifiedNameCauses } from './names.js';
 
 /** The fields of ObjectMeta; anything else under metadata is an unknown field. */
@@ -24,7 +24,7 @@ const OBJECT_META = new Set([
 /** Drops unknown metadata fields in place and returns their paths. */
 export function pruneMetadata(metadata: JsonObject): string[] {
   const unknown = Object.keys(metadata).filter((key) => !OBJECT_META.has(key));
-  for (const key of unknown) delete metadata[key];
+  for (const key of unknown) drop(metadata, key);
   return unknown.map((key) => `metadata.${key}`);
 }
 
@@ -37,7 +37,11 @@ export function metadataCauses(metadata: JsonObject, validateName = true): Statu
   for (const [key, value] of Object.entries(objectAt(metadata, 'labels') ?? {})) {
     causes.push(...qualifiedNameCauses(key, 'metadata.labels'));
     if (typeof value !== 'string') {
-      causes.push({ reason: 'FieldValueTypeInvalid', field: `metadata.labels[${key}]`, message: 'Invalid value: must be a string' });
+      causes.push({
+        reason: 'FieldValueTypeInvalid',
+        field: `metadata.labels[${key}]`,
+        message: 'Invalid value: must be a string',
+      });
     } else causes.push(...labelValueCauses(value, 'metadata.labels'));
   }
   const annotations = objectAt(metadata, 'annotations') ?? {};
@@ -47,7 +51,11 @@ export function metadataCauses(metadata: JsonObject, validateName = true): Statu
     size += key.length + (typeof value === 'string' ? value.length : 0);
   }
   if (size > ANNOTATIONS_LIMIT) {
-    causes.push({ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: `Too long: may not be more than ${ANNOTATIONS_LIMIT} bytes` });
+    causes.push({
+      reason: 'FieldValueTooLong',
+      field: 'metadata.annotations',
+      message: `Too long: may not be more than ${ANNOTATIONS_LIMIT} bytes`,
+    });
   }
   (arrayAt(metadata, 'finalizers') ?? []).forEach((finalizer, index) => {
     if (typeof finalizer === 'string') causes.push(...qualifiedNameCauses(finalizer, `metadata.finalizers[${index}]`));
@@ -55,7 +63,11 @@ export function metadataCauses(metadata: JsonObject, validateName = true): Statu
   (arrayAt(metadata, 'ownerReferences') ?? []).forEach((reference, index) => {
     for (const field of ['apiVersion', 'kind', 'name', 'uid']) {
       if (!isObject(reference) || typeof reference[field] !== 'string' || reference[field] === '') {
-        causes.push({ reason: 'FieldValueRequired', field: `metadata.ownerReferences[${index}].${field}`, message: 'Required value' });
+        causes.push({
+          reason: 'FieldValueRequired',
+          field: `metadata.ownerReferences[${index}].${field}`,
+          message: 'Required value',
+        });
       }
     }
   });

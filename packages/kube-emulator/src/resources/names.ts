@@ -47,7 +47,13 @@ export function qualifiedNameCauses(key: string, field: string): StatusCause[] {
   const slash = key.lastIndexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  const causes = prefix === undefined ? [] : dnsSubdomainCauses(prefix, field).map((cause) => ({ ...cause, message: `Invalid value: ${JSON.stringify(key)}: prefix part ${cause.message.replace(/^Invalid value: "[^"]*": /, '')}` }));
+  const causes =
+    prefix === undefined
+      ? []
+      : dnsSubdomainCauses(prefix, field).map((cause) => ({
+          ...cause,
+          message: `Invalid value: ${JSON.stringify(key)}: prefix part ${cause.message.replace(/^Invalid value: "[^"]*": /, '')}`,
+        }));
   if (name.length === 0 || name.length > 63 || !new RegExp(`^${QUALIFIED_NAME}$`).test(name)) {
     causes.push(
       invalidValue(

@@ -4,7 +4,7 @@ import { applyDefaults } from '../schema/default.js';
 import { prune } from '../schema/prune.js';
 import type { Schema } from '../schema/types.js';
 import { validateValue } from '../schema/validate.js';
-import { arrayAt, clone, deepEqual, isObject, objectAt, type Json, type JsonObject } from '../util/json.js';
+import { arrayAt, clone, deepEqual, isObject, objectAt, type Json, type JsonObject, text, drop } from '../util/json.js';
 import { metadataCauses, pruneMetadata } from './metadata.js';
 import { apiVersionOf, type ResourceDef } from './types.js';
 
@@ -27,10 +27,12 @@ export function checkBody(resource: ResourceDef, body: unknown): JsonObject {
   if (!isObject(body)) throw badRequest('the request body must be a JSON object');
   const apiVersion = apiVersionOf(resource);
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
-    throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    throw badRequest(
+      `the API version in the data (${text(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
   }
   if (body.kind !== undefined && body.kind !== resource.kind) {
-    throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${resource.kind})`);
+    throw badRequest(`the kind in the data (${text(body.kind)}) does not match the expected kind (${resource.kind})`);
   }
   if (body.metadata !== undefined && !isObject(body.metadata)) throw badRequest('metadata must be an object');
   return { ...clone(body), apiVersion, kind: resource.kind, metadata: clone(body.metadata ?? {}) };
@@ -71,7 +73,7 @@ function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | u
     ...validateValue(celRoot(object), withPlainMetadata(resource.schema), '', old && celRoot(old)),
     ...(resource.strategy.validate?.(object, old) ?? []),
   ];
-  if (causes.length > 0) throw invalid(resource, String(metadata.name ?? metadata.generateName ?? ''), causes);
+  if (causes.length > 0) throw invalid(resource, text(metadata.name ?? metadata.generateName ?? ''), causes);
 }
 
 /** Normalizing, pruning and defaulting: the decoding half of a write. */
@@ -82,7 +84,12 @@ function decode(resource: ResourceDef, object: JsonObject, admission: Admission)
 }
 
 /** A new object, ready to store: names, server-set metadata, defaults, and validated. */
-export function prepareCreate(resource: ResourceDef, body: JsonObject, namespace: string | undefined, admission: Admission): JsonObject {
+export function prepareCreate(
+  resource: ResourceDef,
+  body: JsonObject,
+  namespace: string | undefined,
+  admission: Admission,
+): JsonObject {
   const object = body;
   const metadata = objectAt(object, 'metadata')!;
   if (resource.namespaced) {
@@ -93,13 +100,19 @@ export function prepareCreate(resource: ResourceDef, body: JsonObject, namespace
   } else delete metadata.namespace;
   if (!metadata.name) {
     if (!metadata.generateName) {
-      throw invalid(resource, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+      throw invalid(resource, '', [
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
+      ]);
     }
-    metadata.name = `${String(metadata.generateName)}${generatedSuffix()}`;
+    metadata.name = `${text(metadata.generateName)}${generatedSuffix()}`;
   }
   if (metadata.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
   decode(resource, object, admission);
-  for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete metadata[field];
+  for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) drop(metadata, field);
   metadata.uid = randomUUID();
   metadata.creationTimestamp = now();
   if (resource.tracksGeneration) metadata.generation = 1;
@@ -119,7 +132,13 @@ const withoutMetadata = (object: JsonObject, dropStatus: boolean): JsonObject =>
 };
 
 /** The fields of metadata that only the server sets, carried over from the stored object. */
-const SERVER_METADATA = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const;
+const SERVER_METADATA = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+] as const;
 
 /**
  * An update of an existing object (a PUT, or the result of a patch): the main resource keeps the old
@@ -142,7 +161,10 @@ export function prepareUpdate(
     const managedFields = objectAt(body, 'metadata')?.managedFields;
     if (managedFields !== undefined) objectAt(object, 'metadata')!.managedFields = managedFields;
   } else if (subresource === 'finalize') {
-    object = { ...clone(old), spec: { ...objectAt(old, 'spec'), finalizers: objectAt(body, 'spec')?.finalizers ?? [] } };
+    object = {
+      ...clone(old),
+      spec: { ...objectAt(old, 'spec'), finalizers: objectAt(body, 'spec')?.finalizers ?? [] },
+    };
   } else {
     object = body;
     if (resource.statusSubresource) {
@@ -152,21 +174,28 @@ export function prepareUpdate(
   }
   const metadata = objectAt(object, 'metadata')!;
   for (const field of SERVER_METADATA) {
-    if (oldMetadata[field] === undefined) delete metadata[field];
+    if (oldMetadata[field] === undefined) drop(metadata, field);
     else metadata[field] = oldMetadata[field];
   }
   metadata.namespace = oldMetadata.namespace ?? null;
   if (!resource.namespaced) delete metadata.namespace;
-  const changed = !deepEqual(withoutMetadata(object, resource.statusSubresource), withoutMetadata(old, resource.statusSubresource));
+  const changed = !deepEqual(
+    withoutMetadata(object, resource.statusSubresource),
+    withoutMetadata(old, resource.statusSubresource),
+  );
   if (resource.tracksGeneration && changed) {
     metadata.generation = Number(oldMetadata.generation ?? 0) + 1;
   }
   if (oldMetadata.deletionTimestamp) {
     const before = new Set((arrayAt(oldMetadata, 'finalizers') ?? []).map(String));
-    const added = (arrayAt(metadata, 'finalizers') ?? []).filter((finalizer) => !before.has(String(finalizer)));
+    const added = (arrayAt(metadata, 'finalizers') ?? []).filter((finalizer) => !before.has(text(finalizer)));
     if (added.length > 0) {
-      throw invalid(resource, String(metadata.name), [
-        { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' },
+      throw invalid(resource, text(metadata.name), [
+        {
+          reason: 'FieldValueForbidden',
+          field: 'metadata.finalizers',
+          message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+        },
       ]);
     }
   }

@@ -25,7 +25,8 @@ export class ResourceRegistry {
   private generationCounter = 0;
 
   constructor() {
-    for (const resource of BUILTINS) this.byPath.set(keyOf(resource.group, resource.version, resource.plural), resource);
+    for (const resource of BUILTINS)
+      this.byPath.set(keyOf(resource.group, resource.version, resource.plural), resource);
   }
 
   /** Bumped on every change: a cheap key for caches of documents derived from the registry. */
@@ -49,7 +50,8 @@ export class ResourceRegistry {
   /** Serves a CRD's resources, replacing what it served before. */
   serveCrd(crdName: string, resources: ResourceDef[]): void {
     for (const [key, resource] of this.byPath) if (resource.crdName === crdName) this.byPath.delete(key);
-    for (const resource of resources) this.byPath.set(keyOf(resource.group, resource.version, resource.plural), resource);
+    for (const resource of resources)
+      this.byPath.set(keyOf(resource.group, resource.version, resource.plural), resource);
     this.generationCounter++;
   }
 

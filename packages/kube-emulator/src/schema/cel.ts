@@ -22,7 +22,10 @@ export const isTransitionRule = (rule: ValidationRule): boolean => /\boldSelf\b/
 /** JSON to CEL values: integers of integer-typed (or untyped) fields become int (BigInt), as CEL types them. */
 export function toCel(value: Json | undefined, schema: Schema | undefined): unknown {
   if (typeof value === 'number') {
-    const integral = schema?.type === 'integer' || schema?.['x-kubernetes-int-or-string'] === true || (schema?.type === undefined && Number.isInteger(value));
+    const integral =
+      schema?.type === 'integer' ||
+      schema?.['x-kubernetes-int-or-string'] === true ||
+      (schema?.type === undefined && Number.isInteger(value));
     return integral && Number.isInteger(value) ? BigInt(value) : value;
   }
   if (Array.isArray(value)) return value.map((item) => toCel(item, schema?.items));
@@ -86,7 +89,8 @@ export function checkRules(schema: Schema, value: Json, old: Json | undefined, p
     if (transition && old === undefined) continue;
     const variables: Record<string, unknown> = transition ? { self, oldSelf } : { self };
     try {
-      if (compileRule(rule.rule)(variables) !== true) causes.push(causeFor(rule, path, type, ruleMessage(rule, variables)));
+      if (compileRule(rule.rule)(variables) !== true)
+        causes.push(causeFor(rule, path, type, ruleMessage(rule, variables)));
     } catch (error) {
       causes.push(causeFor(rule, path, type, firstLine(error)));
     }

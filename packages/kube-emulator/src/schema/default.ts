@@ -1,4 +1,4 @@
-import { clone, isObject, type Json } from '../util/json.js';
+import { clone, isObject, type Json, drop } from '../util/json.js';
 import type { Schema } from './types.js';
 
 /**
@@ -13,7 +13,7 @@ export function applyDefaults(value: Json, schema: Schema | undefined): void {
   }
   if (!isObject(value)) return;
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
-    if (value[key] === null && !property.nullable) delete value[key];
+    if (value[key] === null && !property.nullable) drop(value, key);
     if (value[key] === undefined && property.default !== undefined) value[key] = clone(property.default);
     if (value[key] !== undefined) applyDefaults(value[key], property);
   }

@@ -1,3 +1,4 @@
+import { text } from '../util/json.js';
 /** Field paths as the apiserver prints them: `spec.resourceTags[2].key`, `spec.additionalTags[team]`. */
 export const fieldPath = (parent: string, key: string): string => (parent ? `${parent}.${key}` : key);
 export const indexPath = (parent: string, index: number | string): string => `${parent}[${index}]`;
@@ -7,7 +8,7 @@ export function quote(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === null) return '"null"';
   if (typeof value === 'object') return Array.isArray(value) ? '"array"' : '"object"';
-  return String(value);
+  return text(value);
 }
 
 /** The JSON type name of a value, as type errors name it. */

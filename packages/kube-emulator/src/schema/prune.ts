@@ -1,4 +1,4 @@
-import { isObject, type Json } from '../util/json.js';
+import { isObject, type Json, drop } from '../util/json.js';
 import { fieldPath, indexPath } from './paths.js';
 import { preservesUnknown, type Schema } from './types.js';
 
@@ -25,7 +25,7 @@ export function prune(value: Json, schema: Schema | undefined, path: string, isR
       else if (additional) unknown.push(...prune(value[key]!, additional, indexPath(path, key)));
       else if (keepsMeta && TYPE_META.includes(key)) continue;
       else if (!preservesUnknown(schema) && schema.additionalProperties !== true) {
-        delete value[key];
+        drop(value, key);
         unknown.push(fieldPath(path, key));
       }
     }

@@ -40,9 +40,14 @@ function typeMatches(value: Json, schema: Schema): boolean {
 
 function stringCauses(value: string, schema: Schema, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const length = [...value].length;
+  // Lengths count characters (code points), not UTF-16 units.
+  const length = Array.from(value).length;
   if (schema.maxLength !== undefined && length > schema.maxLength) {
-    causes.push({ reason: 'FieldValueTooLong', field: path, message: `Too long: may not be more than ${schema.maxLength} bytes` });
+    causes.push({
+      reason: 'FieldValueTooLong',
+      field: path,
+      message: `Too long: may not be more than ${schema.maxLength} bytes`,
+    });
   }
   if (schema.minLength !== undefined && length < schema.minLength) {
     causes.push(invalid(path, value, `should be at least ${schema.minLength} chars long`));
@@ -51,7 +56,11 @@ function stringCauses(value: string, schema: Schema, path: string): StatusCause[
     causes.push(invalid(path, value, `should match '${schema.pattern}'`));
   }
   if (schema.format === 'date-time' && !DATE_TIME.test(value)) {
-    causes.push({ reason: 'FieldValueTypeInvalid', field: path, message: `Invalid value: ${quote(value)}: ${path} in body must be of type date-time: ${quote(value)}` });
+    causes.push({
+      reason: 'FieldValueTypeInvalid',
+      field: path,
+      message: `Invalid value: ${quote(value)}: ${path} in body must be of type date-time: ${quote(value)}`,
+    });
   }
   return causes;
 }
@@ -60,12 +69,20 @@ function numberCauses(value: number, schema: Schema, path: string): StatusCause[
   const causes: StatusCause[] = [];
   if (schema.minimum !== undefined) {
     if (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum) {
-      causes.push(invalid(path, value, `should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`));
+      causes.push(
+        invalid(
+          path,
+          value,
+          `should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`,
+        ),
+      );
     }
   }
   if (schema.maximum !== undefined) {
     if (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum) {
-      causes.push(invalid(path, value, `should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`));
+      causes.push(
+        invalid(path, value, `should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`),
+      );
     }
   }
   if (schema.multipleOf !== undefined && value % schema.multipleOf !== 0) {
@@ -91,7 +108,11 @@ function correlatedItem(item: Json, schema: Schema, old: Json | undefined): Json
 function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-    causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${value.length}: must have at most ${schema.maxItems} items` });
+    causes.push({
+      reason: 'FieldValueTooMany',
+      field: path,
+      message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`,
+    });
   }
   if (schema.minItems !== undefined && value.length < schema.minItems) {
     causes.push(invalid(path, value.length, `should have at least ${schema.minItems} items`));
@@ -100,7 +121,11 @@ function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | un
   if (listType === 'set' || schema.uniqueItems) {
     value.forEach((item, index) => {
       if (value.findIndex((other) => deepEqual(other, item)) < index) {
-        causes.push({ reason: 'FieldValueDuplicate', field: indexPath(path, index), message: `Duplicate value: ${JSON.stringify(item)}` });
+        causes.push({
+          reason: 'FieldValueDuplicate',
+          field: indexPath(path, index),
+          message: `Duplicate value: ${JSON.stringify(item)}`,
+        });
       }
     });
   }
@@ -109,7 +134,12 @@ function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | un
     const seen = new Set<string>();
     value.forEach((item, index) => {
       const key = mapKeyOf(item, keys);
-      if (seen.has(key)) causes.push({ reason: 'FieldValueDuplicate', field: indexPath(path, index), message: `Duplicate value: ${goMap(item, keys)}` });
+      if (seen.has(key))
+        causes.push({
+          reason: 'FieldValueDuplicate',
+          field: indexPath(path, index),
+          message: `Duplicate value: ${goMap(item, keys)}`,
+        });
       seen.add(key);
     });
   }
@@ -125,11 +155,16 @@ function objectCauses(value: JsonObject, schema: Schema, path: string, old: Json
   const causes: StatusCause[] = [];
   const oldObject = isObject(old) ? old : undefined;
   for (const key of schema.required ?? []) {
-    if (value[key] === undefined) causes.push({ reason: 'FieldValueRequired', field: fieldPath(path, key), message: 'Required value' });
+    if (value[key] === undefined)
+      causes.push({ reason: 'FieldValueRequired', field: fieldPath(path, key), message: 'Required value' });
   }
   const count = Object.keys(value).length;
   if (schema.maxProperties !== undefined && count > schema.maxProperties) {
-    causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${count}: must have at most ${schema.maxProperties} items` });
+    causes.push({
+      reason: 'FieldValueTooMany',
+      field: path,
+      message: `Too many: ${count}: must have at most ${schema.maxProperties} items`,
+    });
   }
   if (schema.minProperties !== undefined && count < schema.minProperties) {
     causes.push(invalid(path, count, `should have at least ${schema.minProperties} properties`));
@@ -149,8 +184,10 @@ function combinatorCauses(value: Json, schema: Schema, path: string): StatusCaus
   const passes = (sub: Schema): boolean => validateValue(value, sub, path, undefined).length === 0;
   const causes: StatusCause[] = [];
   for (const sub of schema.allOf ?? []) causes.push(...validateValue(value, sub, path, undefined));
-  if (schema.anyOf && !schema.anyOf.some(passes)) causes.push(invalid(path, value, 'must validate at least one schema (anyOf)'));
-  if (schema.oneOf && schema.oneOf.filter(passes).length !== 1) causes.push(invalid(path, value, 'must validate one and only one schema (oneOf)'));
+  if (schema.anyOf && !schema.anyOf.some(passes))
+    causes.push(invalid(path, value, 'must validate at least one schema (anyOf)'));
+  if (schema.oneOf && schema.oneOf.filter(passes).length !== 1)
+    causes.push(invalid(path, value, 'must validate one and only one schema (oneOf)'));
   if (schema.not && passes(schema.not)) causes.push(invalid(path, value, 'must not validate the schema (not)'));
   return causes;
 }
@@ -164,16 +201,32 @@ export function validateValue(value: Json, schema: Schema, path: string, old: Js
   if (old !== undefined && deepEqual(value, old)) return [];
   if (value === null) {
     if (schema.nullable || schema.type === undefined) return [];
-    return [{ reason: 'FieldValueTypeInvalid', field: path, message: `Invalid value: "null": ${path} in body must be of type ${schema.type}: "null"` }];
+    return [
+      {
+        reason: 'FieldValueTypeInvalid',
+        field: path,
+        message: `Invalid value: "null": ${path} in body must be of type ${schema.type}: "null"`,
+      },
+    ];
   }
   if (!typeMatches(value, schema)) {
     const expected = schema['x-kubernetes-int-or-string'] ? 'integer,string' : schema.type!;
-    return [{ reason: 'FieldValueTypeInvalid', field: path, message: `Invalid value: "${jsonType(value)}": ${path} in body must be of type ${expected}: "${jsonType(value)}"` }];
+    return [
+      {
+        reason: 'FieldValueTypeInvalid',
+        field: path,
+        message: `Invalid value: "${jsonType(value)}": ${path} in body must be of type ${expected}: "${jsonType(value)}"`,
+      },
+    ];
   }
   const causes: StatusCause[] = [];
   if (schema.enum && !schema.enum.some((allowed) => deepEqual(allowed, value))) {
     const supported = schema.enum.map((allowed) => JSON.stringify(allowed)).join(', ');
-    causes.push({ reason: 'FieldValueNotSupported', field: path, message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported}` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: path,
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported}`,
+    });
   }
   if (typeof value === 'string') causes.push(...stringCauses(value, schema, path));
   else if (typeof value === 'number') causes.push(...numberCauses(value, schema, path));

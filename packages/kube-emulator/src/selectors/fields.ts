@@ -1,5 +1,5 @@
 import { badRequest } from '../api/status.js';
-import { isObject, type Json, type JsonObject } from '../util/json.js';
+import { isObject, type Json, type JsonObject, text } from '../util/json.js';
 
 export type FieldMatcher = (object: JsonObject) => boolean;
 
@@ -45,7 +45,7 @@ export function parseFieldSelector(selector: string | null | undefined, kind: st
   return (object) =>
     terms.every(({ field, negate, value }) => {
       const actual = valueAt(object, field);
-      const equal = (actual === undefined ? '' : String(actual)) === value;
+      const equal = (actual === undefined ? '' : text(actual)) === value;
       return negate ? !equal : equal;
     });
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../api/status.js';
 import { now } from '../resources/prepare.js';
 import { apiVersionOf, type ResourceDef } from '../resources/types.js';
-import { arrayAt, isObject, objectAt, type JsonObject } from '../util/json.js';
+import { arrayAt, isObject, objectAt, type JsonObject, text } from '../util/json.js';
 import { fieldsOf, fromFieldsV1, pathOfKey, sameAt, toFieldsV1 } from './field-paths.js';
 
 export type Operation = 'Apply' | 'Update';
@@ -16,15 +16,17 @@ export interface ManagerEntry {
   fields: Set<string>;
 }
 
-const sameManager = (a: ManagerEntry, b: { manager: string; operation: Operation; subresource?: string | undefined }): boolean =>
-  a.manager === b.manager && a.operation === b.operation && (a.subresource ?? '') === (b.subresource ?? '');
+const sameManager = (
+  a: ManagerEntry,
+  b: { manager: string; operation: Operation; subresource?: string | undefined },
+): boolean => a.manager === b.manager && a.operation === b.operation && (a.subresource ?? '') === (b.subresource ?? '');
 
 export function readEntries(object: JsonObject | undefined): ManagerEntry[] {
   return (arrayAt(objectAt(object, 'metadata'), 'managedFields') ?? []).filter(isObject).map((entry) => ({
-    manager: String(entry.manager ?? ''),
+    manager: text(entry.manager ?? ''),
     operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
-    apiVersion: String(entry.apiVersion ?? ''),
-    time: String(entry.time ?? ''),
+    apiVersion: text(entry.apiVersion ?? ''),
+    time: text(entry.time ?? ''),
     ...(typeof entry.subresource === 'string' ? { subresource: entry.subresource } : {}),
     fields: fromFieldsV1(entry.fieldsV1),
   }));
@@ -49,10 +51,23 @@ export function writeEntries(object: JsonObject, entries: ManagerEntry[]): void 
 }
 
 /** The entry of one manager, created when it has none yet. */
-function entryFor(entries: ManagerEntry[], resource: ResourceDef, manager: string, operation: Operation, subresource: string | undefined): ManagerEntry {
+function entryFor(
+  entries: ManagerEntry[],
+  resource: ResourceDef,
+  manager: string,
+  operation: Operation,
+  subresource: string | undefined,
+): ManagerEntry {
   let entry = entries.find((candidate) => sameManager(candidate, { manager, operation, subresource }));
   if (!entry) {
-    entry = { manager, operation, apiVersion: apiVersionOf(resource), time: now(), fields: new Set(), ...(subresource ? { subresource } : {}) };
+    entry = {
+      manager,
+      operation,
+      apiVersion: apiVersionOf(resource),
+      time: now(),
+      fields: new Set(),
+      ...(subresource ? { subresource } : {}),
+    };
     entries.push(entry);
   }
   entry.time = now();
@@ -72,7 +87,9 @@ export function printPath(key: string): string {
       if (element.startsWith('f:')) return `.${element.slice(2)}`;
       if (element.startsWith('k:')) {
         const identity = JSON.parse(element.slice(2)) as JsonObject;
-        return `[${Object.entries(identity).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+        return `[${Object.entries(identity)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(',')}]`;
       }
       return `[=${element.slice(2)}]`;
     })
@@ -86,11 +103,19 @@ export function printPath(key: string): string {
  */
 export class FieldManager {
   /** After an update (or create): the manager takes the fields whose values changed. */
-  recordUpdate(resource: ResourceDef, old: JsonObject | undefined, next: JsonObject, manager: string, subresource: string | undefined): void {
+  recordUpdate(
+    resource: ResourceDef,
+    old: JsonObject | undefined,
+    next: JsonObject,
+    manager: string,
+    subresource: string | undefined,
+  ): void {
     const entries = readEntries(old);
     const nextFields = fieldsOf(next, resource.schema);
     const oldFields = old ? fieldsOf(old, resource.schema) : new Set<string>();
-    const changed = [...nextFields].filter((key) => !oldFields.has(key) || !sameAt(old, next, pathOfKey(key), resource.schema));
+    const changed = [...nextFields].filter(
+      (key) => !oldFields.has(key) || !sameAt(old, next, pathOfKey(key), resource.schema),
+    );
     const gone = [...oldFields].filter((key) => !nextFields.has(key));
     if (changed.length === 0 && gone.length === 0) {
       writeEntries(next, entries);
@@ -106,7 +131,14 @@ export class FieldManager {
    * Ownership for a server-side apply of `config` over `live`: returns the fields the manager no longer
    * applies and nobody else owns (to be removed), or throws 409 listing conflicts unless forced.
    */
-  recordApply(resource: ResourceDef, live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, entries: ManagerEntry[]): Set<string> {
+  recordApply(
+    resource: ResourceDef,
+    live: JsonObject | undefined,
+    config: JsonObject,
+    manager: string,
+    force: boolean,
+    entries: ManagerEntry[],
+  ): Set<string> {
     const applied = fieldsOf(config, resource.schema);
     const conflicts: Conflict[] = [];
     for (const entry of entries) {
@@ -118,9 +150,13 @@ export class FieldManager {
         }
       }
     }
-    if (conflicts.length > 0) throw applyConflict(resource, String(objectAt(config, 'metadata')?.name ?? ''), conflicts);
+    if (conflicts.length > 0) throw applyConflict(resource, text(objectAt(config, 'metadata')?.name ?? ''), conflicts);
     const mine = entryFor(entries, resource, manager, 'Apply', undefined);
-    const dropped = new Set([...mine.fields].filter((key) => !applied.has(key) && !entries.some((entry) => entry !== mine && entry.fields.has(key))));
+    const dropped = new Set(
+      [...mine.fields].filter(
+        (key) => !applied.has(key) && !entries.some((entry) => entry !== mine && entry.fields.has(key)),
+      ),
+    );
     mine.fields = applied;
     return dropped;
   }

@@ -14,7 +14,13 @@ export const pathOfKey = (key: string): FieldPath => key.split('\n');
 const OWNED_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
 
 const sortedJson = (value: JsonObject): string =>
-  JSON.stringify(Object.fromEntries(Object.keys(value).sort().map((key) => [key, value[key]!])));
+  JSON.stringify(
+    Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, value[key]!]),
+    ),
+  );
 
 export function itemElement(item: Json, schema: Schema): string {
   const keys = schema['x-kubernetes-list-map-keys'];
@@ -42,7 +48,8 @@ function collect(value: Json, schema: Schema | undefined, path: FieldPath, into:
     return;
   }
   if (isObject(value) && granularMap(schema) && Object.keys(value).length > 0) {
-    for (const [key, item] of Object.entries(value)) collect(item, propertySchema(schema, key), [...path, `f:${key}`], into);
+    for (const [key, item] of Object.entries(value))
+      collect(item, propertySchema(schema, key), [...path, `f:${key}`], into);
     return;
   }
   into.add(pathKey(path));
@@ -56,7 +63,8 @@ export function fieldsOf(object: JsonObject, schema: Schema): Set<string> {
     if (key === 'metadata') {
       for (const metaKey of OWNED_METADATA) {
         const metaValue = isObject(value) ? value[metaKey] : undefined;
-        if (metaValue !== undefined) collect(metaValue, metadataSchema[metaKey], ['f:metadata', `f:${metaKey}`], fields);
+        if (metaValue !== undefined)
+          collect(metaValue, metadataSchema[metaKey], ['f:metadata', `f:${metaKey}`], fields);
       }
       continue;
     }
@@ -125,7 +133,8 @@ export function fromFieldsV1(tree: Json | undefined, prefix: FieldPath = [], int
   if (!isObject(tree)) return into;
   for (const [element, child] of Object.entries(tree)) {
     if (element === '.') continue;
-    if (isObject(child) && Object.keys(child).some((key) => key !== '.')) fromFieldsV1(child, [...prefix, element], into);
+    if (isObject(child) && Object.keys(child).some((key) => key !== '.'))
+      fromFieldsV1(child, [...prefix, element], into);
     else into.add(pathKey([...prefix, element]));
   }
   return into;

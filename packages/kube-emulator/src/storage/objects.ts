@@ -6,7 +6,7 @@ import type { ResourceRegistry } from '../resources/registry.js';
 import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import type { FieldMatcher } from '../selectors/fields.js';
 import type { LabelMatcher } from '../selectors/labels.js';
-import { arrayAt, clone, objectAt, stringAt, type JsonObject } from '../util/json.js';
+import { arrayAt, clone, objectAt, stringAt, type JsonObject, text } from '../util/json.js';
 import { writeEntries, type FieldManager, type ManagerEntry } from './field-manager.js';
 import type { Store } from './store.js';
 
@@ -111,15 +111,25 @@ export class Objects {
     const found = this.store.get(namespaces.storageKey, undefined, namespace);
     if (!found) throw notFound(namespaces, namespace);
     if (metadataOf(found).deletionTimestamp) {
-      const error = forbidden(resource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
-      error.details.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }];
+      const error = forbidden(
+        resource,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+      error.details.causes = [
+        {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${namespace} is being terminated`,
+          field: 'metadata.namespace',
+        },
+      ];
       throw error;
     }
   }
 
   create(resource: ResourceDef, namespace: string | undefined, body: unknown, options: WriteOptions): JsonObject {
     const object = prepareCreate(resource, checkBody(resource, body), namespace, options);
-    const name = String(metadataOf(object).name);
+    const name = text(metadataOf(object).name);
     if (this.store.get(resource.storageKey, resource.namespaced ? namespace : undefined, name)) {
       throw alreadyExists(resource, name);
     }
@@ -145,16 +155,27 @@ export class Objects {
     const candidate = checkBody(resource, body);
     const metadata = metadataOf(candidate);
     if (metadata.name !== undefined && metadata.name !== name) {
-      throw badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
+      throw badRequest(`the name of the object (${text(metadata.name)}) does not match the name on the URL (${name})`);
     }
-    if (resource.namespaced && metadata.namespace !== undefined && metadata.namespace !== '' && metadata.namespace !== namespace) {
+    if (
+      resource.namespaced &&
+      metadata.namespace !== undefined &&
+      metadata.namespace !== '' &&
+      metadata.namespace !== namespace
+    ) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     metadata.name = name;
     const resourceVersion = stringAt(metadata, 'resourceVersion');
     if (resourceVersion === undefined || resourceVersion === '') {
       if (options.requireResourceVersion) {
-        throw invalid(resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+        throw invalid(resource, name, [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'metadata.resourceVersion',
+            message: 'Invalid value: 0x0: must be specified for an update',
+          },
+        ]);
       }
     } else if (resourceVersion !== metadataOf(stored).resourceVersion) {
       throw staleObject(resource, name);
@@ -175,15 +196,28 @@ export class Objects {
    * for its finalizers (foregroundDeletion and orphan ones are added here and run by the garbage
    * collector). Returns the object, and whether it is gone.
    */
-  delete(resource: ResourceDef, namespace: string | undefined, name: string, options: DeleteOptions): { object: JsonObject; removed: boolean } {
+  delete(
+    resource: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions,
+  ): { object: JsonObject; removed: boolean } {
     const stored = this.stored(resource, namespace, name);
     const metadata = metadataOf(stored);
     const { uid, resourceVersion } = options.preconditions ?? {};
     if (uid && uid !== metadata.uid) {
-      throw conflict(resource, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(metadata.uid)}`);
+      throw conflict(
+        resource,
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${text(metadata.uid)}`,
+      );
     }
     if (resourceVersion && resourceVersion !== metadata.resourceVersion) {
-      throw conflict(resource, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`);
+      throw conflict(
+        resource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${text(metadata.resourceVersion)}`,
+      );
     }
     const finalizers = finalizersOf(stored);
     const policy = options.propagationPolicy ?? 'Background';
@@ -224,7 +258,13 @@ export class Objects {
     else this.store.put(resource.storageKey, next);
   }
 
-  private trackFields(resource: ResourceDef, old: JsonObject | undefined, next: JsonObject, options: WriteOptions, subresource: string | undefined): void {
+  private trackFields(
+    resource: ResourceDef,
+    old: JsonObject | undefined,
+    next: JsonObject,
+    options: WriteOptions,
+    subresource: string | undefined,
+  ): void {
     if (options.appliedFields) writeEntries(next, options.appliedFields);
     else this.fieldManager.recordUpdate(resource, old, next, options.fieldManager, subresource);
   }

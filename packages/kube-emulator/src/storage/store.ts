@@ -1,4 +1,4 @@
-import { objectAt, type JsonObject } from '../util/json.js';
+import { objectAt, type JsonObject, text } from '../util/json.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -17,7 +17,7 @@ export const objectKey = (namespace: string | undefined, name: string): string =
 
 const keyOfObject = (object: JsonObject): string => {
   const metadata = objectAt(object, 'metadata');
-  return objectKey(metadata?.namespace as string | undefined, String(metadata?.name));
+  return objectKey(metadata?.namespace as string | undefined, text(metadata?.name));
 };
 
 class Collection {
@@ -90,7 +90,13 @@ export class Store {
     const previous = collection.objects.get(key);
     const stored = this.stamp(object);
     collection.set(key, stored);
-    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', storageKey, resourceVersion: this.version, object: stored, ...(previous ? { previous } : {}) });
+    this.emit({
+      type: previous ? 'MODIFIED' : 'ADDED',
+      storageKey,
+      resourceVersion: this.version,
+      object: stored,
+      ...(previous ? { previous } : {}),
+    });
     return stored;
   }
 
@@ -101,7 +107,13 @@ export class Store {
     const previous = collection.objects.get(key);
     collection.delete(key);
     const removed = this.stamp(object);
-    this.emit({ type: 'DELETED', storageKey, resourceVersion: this.version, object: removed, ...(previous ? { previous } : {}) });
+    this.emit({
+      type: 'DELETED',
+      storageKey,
+      resourceVersion: this.version,
+      object: removed,
+      ...(previous ? { previous } : {}),
+    });
     return removed;
   }
 

@@ -1,4 +1,4 @@
-import { isObject, type Json } from '../util/json.js';
+import { isObject, type Json, text } from '../util/json.js';
 
 type Step =
   | { kind: 'field'; name: string }
@@ -17,7 +17,8 @@ export function compileJsonPath(expression: string): (value: Json) => Json[] {
 
 function parse(path: string): Step[] {
   const steps: Step[] = [];
-  const token = /\.([^.[\]]+)|\['([^']*)'\]|\[(\d+)\]|\[\*\]|\[\?\(@((?:\.[\w-]+)+)\s*(==|!=)\s*["']?([^"')]*)["']?\)\]/y;
+  const token =
+    /\.([^.[\]]+)|\['([^']*)'\]|\[(\d+)\]|\[\*\]|\[\?\(@((?:\.[\w-]+)+)\s*(==|!=)\s*["']?([^"')]*)["']?\)\]/y;
   let position = 0;
   while (position < path.length) {
     token.lastIndex = position;
@@ -46,7 +47,7 @@ function apply(step: Step, value: Json): Json[] {
       const items = Array.isArray(value) ? value : [];
       return items.filter((item) => {
         const found = step.path.reduce<Json | undefined>((at, key) => (isObject(at) ? at[key] : undefined), item);
-        const equal = found !== undefined && String(found) === step.value;
+        const equal = found !== undefined && text(found) === step.value;
         return step.op === '==' ? equal : !equal;
       });
     }

@@ -53,3 +53,14 @@ export const arrayAt = (object: JsonObject | undefined, key: string): Json[] | u
   const value = object?.[key];
   return Array.isArray(value) ? value : undefined;
 };
+
+/** A JSON value as text: strings as they are, numbers and booleans printed, anything else empty. */
+export function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : '';
+}
+
+/** Deletes a property named at run time (the one place where a computed key is deleted). */
+export function drop(object: JsonObject, key: string): void {
+  Reflect.deleteProperty(object, key);
+}

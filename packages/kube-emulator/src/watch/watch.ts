@@ -8,7 +8,7 @@ import type { LabelMatcher } from '../selectors/labels.js';
 import type { Objects } from '../storage/objects.js';
 import type { EventType, StoreEvent } from '../storage/store.js';
 import { partialObject, toTable } from '../table/table.js';
-import { objectAt, type JsonObject } from '../util/json.js';
+import { objectAt, type JsonObject, text } from '../util/json.js';
 
 export interface WatchRequest {
   resource: ResourceDef;
@@ -24,7 +24,7 @@ export interface WatchRequest {
 
 interface ActiveWatch {
   resource: ResourceDef;
-  close(): void;
+  close: () => void;
 }
 
 /**
@@ -62,7 +62,11 @@ export class WatchHub {
   open(watch: WatchRequest, request: IncomingMessage, response: ServerResponse): void {
     const { resource } = watch;
     const store = this.objects.store;
-    response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
+    response.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+      'Cache-Control': 'no-cache',
+    });
     response.flushHeaders();
     const send = (type: EventType | 'BOOKMARK' | 'ERROR', object: JsonObject): void => {
       response.write(`${JSON.stringify({ type, object })}\n`);
@@ -70,7 +74,9 @@ export class WatchHub {
     const encode = (stored: JsonObject): JsonObject => this.encode(resource, stored, watch.representation);
     const matches = (object: JsonObject | undefined): boolean =>
       object !== undefined &&
-      (!resource.namespaced || watch.namespace === undefined || objectAt(object, 'metadata')?.namespace === watch.namespace) &&
+      (!resource.namespaced ||
+        watch.namespace === undefined ||
+        objectAt(object, 'metadata')?.namespace === watch.namespace) &&
       watch.labels(labelsOf(object)) &&
       watch.fields(object);
     const deliver = (event: StoreEvent): void => {
@@ -116,7 +122,11 @@ export class WatchHub {
     this.active.add(active);
     if (watch.allowBookmarks) {
       const bookmark = (): void =>
-        send('BOOKMARK', { kind: resource.kind, apiVersion: apiVersionOf(resource), metadata: { resourceVersion: String(store.resourceVersion) } });
+        send('BOOKMARK', {
+          kind: resource.kind,
+          apiVersion: apiVersionOf(resource),
+          metadata: { resourceVersion: String(store.resourceVersion) },
+        });
       timers.push(setInterval(bookmark, this.bookmarkIntervalMs));
     }
     if (watch.timeoutSeconds !== undefined) timers.push(setTimeout(active.close, watch.timeoutSeconds * 1000));
@@ -126,8 +136,14 @@ export class WatchHub {
 
   private encode(resource: ResourceDef, stored: JsonObject, representation: Representation): JsonObject {
     if (representation.kind === 'table') {
-      const metadata = { resourceVersion: String(objectAt(stored, 'metadata')?.resourceVersion ?? '') };
-      return toTable(resource, [stored], (object) => this.objects.serve(resource, object), representation.includeObject, metadata);
+      const metadata = { resourceVersion: text(objectAt(stored, 'metadata')?.resourceVersion ?? '') };
+      return toTable(
+        resource,
+        [stored],
+        (object) => this.objects.serve(resource, object),
+        representation.includeObject,
+        metadata,
+      );
     }
     if (representation.kind === 'partial') return partialObject(stored);
     return this.objects.serve(resource, stored);

@@ -31,8 +31,13 @@ describe('bearer tokens from --token-auth-file', function () {
     const anonymous = await call(cluster.emulator, 'GET', '/api/v1/namespaces');
     expect(anonymous.status).to.equal(401);
     expect(anonymous.body).to.include({ kind: 'Status', reason: 'Unauthorized' });
-    expect((await call(cluster.emulator, 'GET', '/api/v1/namespaces', undefined, { Authorization: 'Bearer wrong' })).status).to.equal(401);
-    expect((await call(cluster.emulator, 'GET', '/api/v1/namespaces', undefined, { Authorization: 'Bearer bob-token' })).status).to.equal(200);
+    expect(
+      (await call(cluster.emulator, 'GET', '/api/v1/namespaces', undefined, { Authorization: 'Bearer wrong' })).status,
+    ).to.equal(401);
+    expect(
+      (await call(cluster.emulator, 'GET', '/api/v1/namespaces', undefined, { Authorization: 'Bearer bob-token' }))
+        .status,
+    ).to.equal(200);
     // client-node sends the kubeconfig's token (kubectl sends tokens over HTTPS only).
     await cluster.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: 'default' });
     expect(cluster.emulator.stats.total({ verb: 'list', resource: 'namespaces', user: 'bob' })).to.equal(1);

@@ -17,7 +17,12 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
   const owned = async (owner: string, dependent: string, extra: Record<string, unknown> = {}): Promise<string> => {
     const created = await call(cluster.emulator, 'POST', CMS, { metadata: { name: owner } });
     const uid = (created.body as { metadata: { uid: string } }).metadata.uid;
-    await call(cluster.emulator, 'POST', CMS, { metadata: { name: dependent, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid, ...extra }] } });
+    await call(cluster.emulator, 'POST', CMS, {
+      metadata: {
+        name: dependent,
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid, ...extra }],
+      },
+    });
     return uid;
   };
 
@@ -36,7 +41,9 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
     await owned('owner-fg', 'dependent-fg', { blockOwnerDeletion: true });
     await call(cluster.emulator, 'POST', CMS, { metadata: { name: 'blocker' } });
     const deleting = await call(cluster.emulator, 'DELETE', `${CMS}/owner-fg`, { propagationPolicy: 'Foreground' });
-    expect((deleting.body as { metadata: { finalizers: string[] } }).metadata.finalizers).to.deep.equal(['foregroundDeletion']);
+    expect((deleting.body as { metadata: { finalizers: string[] } }).metadata.finalizers).to.deep.equal([
+      'foregroundDeletion',
+    ]);
     await gone(`${CMS}/dependent-fg`);
     await gone(`${CMS}/owner-fg`);
   });
@@ -45,7 +52,9 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
     await owned('owner-or', 'dependent-or');
     await call(cluster.emulator, 'DELETE', `${CMS}/owner-or?propagationPolicy=Orphan`);
     await gone(`${CMS}/owner-or`);
-    const dependent = (await call(cluster.emulator, 'GET', `${CMS}/dependent-or`)).body as { metadata: Record<string, unknown> };
+    const dependent = (await call(cluster.emulator, 'GET', `${CMS}/dependent-or`)).body as {
+      metadata: Record<string, unknown>;
+    };
     expect(dependent.metadata).to.not.have.property('ownerReferences');
   });
 
@@ -58,16 +67,43 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
         group: 'example.com',
         names: { plural: 'widgets', kind: 'Widget' },
         scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 3 } } } } } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 3 } } } },
+              },
+            },
+          },
+        ],
       },
     };
-    const created = await call(cluster.emulator, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-    const conditions = (created.body as { status: { conditions: { type: string; status: string }[] } }).status.conditions;
+    const created = await call(
+      cluster.emulator,
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      crd,
+    );
+    const conditions = (created.body as { status: { conditions: { type: string; status: string }[] } }).status
+      .conditions;
     expect(conditions.find((condition) => condition.type === 'Established')?.status).to.equal('True');
     const widgets = '/apis/example.com/v1/namespaces/default/widgets';
-    const widget = await call(cluster.emulator, 'POST', widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: {} });
+    const widget = await call(cluster.emulator, 'POST', widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: {},
+    });
     expect(widget.body).to.nested.include({ 'spec.size': 3 });
-    await call(cluster.emulator, 'DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com');
+    await call(
+      cluster.emulator,
+      'DELETE',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com',
+    );
     await gone('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com');
     expect((await call(cluster.emulator, 'GET', widgets)).status).to.equal(404);
     await call(cluster.emulator, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
@@ -83,7 +119,9 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
       spec: { group: 'example.com', names: { plural: 'gadgets', kind: 'Gadget' }, scope: 'Somewhere', versions: [] },
     });
     expect(invalid.status).to.equal(422);
-    const fields = (invalid.body as { details: { causes: { field: string }[] } }).details.causes.map((cause) => cause.field);
+    const fields = (invalid.body as { details: { causes: { field: string }[] } }).details.causes.map(
+      (cause) => cause.field,
+    );
     expect(fields).to.include.members(['metadata.name', 'spec.scope', 'spec.versions']);
   });
 

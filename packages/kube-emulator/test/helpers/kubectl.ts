@@ -18,7 +18,9 @@ function binFolder(): string {
 export function kubectlBinary(minor: number): string {
   const path = join(binFolder(), `kubectl.1.${minor}`);
   if (!existsSync(path)) {
-    throw new Error(`kubectl 1.${minor} not found at ${path}: these tests drive the real kubectl binaries (install the Google Cloud SDK's kubectl components)`);
+    throw new Error(
+      `kubectl 1.${minor} not found at ${path}: these tests drive the real kubectl binaries (install the Google Cloud SDK's kubectl components)`,
+    );
   }
   return path;
 }
@@ -30,7 +32,12 @@ export interface KubectlResult {
 }
 
 /** Runs kubectl against a kubeconfig; never throws on a non-zero exit (tests look at the result). */
-export async function kubectl(binary: string, kubeconfig: string, args: string[], options: { timeoutMs?: number } = {}): Promise<KubectlResult> {
+export async function kubectl(
+  binary: string,
+  kubeconfig: string,
+  args: string[],
+  options: { timeoutMs?: number } = {},
+): Promise<KubectlResult> {
   try {
     const { stdout, stderr } = await run(binary, ['--kubeconfig', kubeconfig, ...args], {
       timeout: options.timeoutMs ?? 20_000,
@@ -39,6 +46,10 @@ export async function kubectl(binary: string, kubeconfig: string, args: string[]
     return { stdout, stderr, code: 0 };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : 1 };
+    return {
+      stdout: failed.stdout ?? '',
+      stderr: failed.stderr ?? '',
+      code: typeof failed.code === 'number' ? failed.code : 1,
+    };
   }
 }

@@ -2,7 +2,13 @@ import type { KubeEmulator } from '../../src/index.js';
 
 export interface WatchEvent {
   type: string;
-  object: { kind?: string; metadata?: { name?: string; resourceVersion?: string }; code?: number; reason?: string; rows?: { cells: unknown[] }[] };
+  object: {
+    kind?: string;
+    metadata?: { name?: string; resourceVersion?: string };
+    code?: number;
+    reason?: string;
+    rows?: { cells: unknown[] }[];
+  };
 }
 
 export interface OpenWatch {
@@ -13,11 +19,15 @@ export interface OpenWatch {
 }
 
 /** Opens a raw watch stream and collects its events as they arrive. */
-export async function openWatch(emulator: KubeEmulator, path: string, headers: Record<string, string> = {}): Promise<OpenWatch> {
+export async function openWatch(
+  emulator: KubeEmulator,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<OpenWatch> {
   const controller = new AbortController();
   const response = await fetch(`${emulator.url}${path}`, { headers, signal: controller.signal });
   const events: WatchEvent[] = [];
-  const reader = response.body!.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   const ended = (async () => {
     let buffer = '';

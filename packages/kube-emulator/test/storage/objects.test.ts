@@ -5,7 +5,14 @@ const BASE = '/apis/infrastructure.keymaster.dev/v1beta1';
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
 interface Meta {
-  metadata: { name: string; resourceVersion: string; generation?: number; uid: string; deletionTimestamp?: string; finalizers?: string[] };
+  metadata: {
+    name: string;
+    resourceVersion: string;
+    generation?: number;
+    uid: string;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+  };
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
   items?: Meta[];
@@ -23,7 +30,14 @@ describe('object semantics', function () {
   });
   const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await call(cluster.emulator, method, path, body, headers);
-    return { ...response, body: response.body as Meta & { reason?: string; message?: string; details?: { causes?: { field: string; reason: string; message: string }[] } } };
+    return {
+      ...response,
+      body: response.body as Meta & {
+        reason?: string;
+        message?: string;
+        details?: { causes?: { field: string; reason: string; message: string }[] };
+      },
+    };
   };
 
   before(async () => {
@@ -52,11 +66,22 @@ describe('object semantics', function () {
 
   it('requires and checks resourceVersion on PUT of custom resources', async () => {
     const current = (await send('GET', `${roles}/gen`)).body;
-    const unconditional = await send('PUT', `${roles}/gen`, { ...current, metadata: { ...current.metadata, resourceVersion: '' } });
+    const unconditional = await send('PUT', `${roles}/gen`, {
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: '' },
+    });
     expect(unconditional.status).to.equal(422);
-    const stale = await send('PUT', `${roles}/gen`, { ...current, metadata: { ...current.metadata, resourceVersion: '1' } });
+    const stale = await send('PUT', `${roles}/gen`, {
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: '1' },
+    });
     expect(stale.status).to.equal(409);
-    const patchStale = await send('PATCH', `${roles}/gen`, { metadata: { resourceVersion: '1' }, spec: { durationSeconds: 900 } }, MERGE);
+    const patchStale = await send(
+      'PATCH',
+      `${roles}/gen`,
+      { metadata: { resourceVersion: '1' }, spec: { durationSeconds: 900 } },
+      MERGE,
+    );
     expect(patchStale.body.reason).to.equal('Conflict');
   });
 
@@ -65,8 +90,14 @@ describe('object semantics', function () {
     const warned = await send('POST', roles, withTags);
     expect(warned.status).to.equal(201);
     expect(warned.headers.get('warning')).to.equal('299 - "unknown field \\"spec.unknownField\\""');
-    expect(warned.body.spec).to.deep.equal({ roleARN: 'arn:aws:iam::123456789012:role/r', resourceTags: [{ key: 'team', value: 'a', overridePolicy: 'Allow' }] });
-    const strict = await send('POST', `${roles}?fieldValidation=Strict`, { ...role('strict', { nope: true }), metadata: { name: 'strict', bogus: 1 } });
+    expect(warned.body.spec).to.deep.equal({
+      roleARN: 'arn:aws:iam::123456789012:role/r',
+      resourceTags: [{ key: 'team', value: 'a', overridePolicy: 'Allow' }],
+    });
+    const strict = await send('POST', `${roles}?fieldValidation=Strict`, {
+      ...role('strict', { nope: true }),
+      metadata: { name: 'strict', bogus: 1 },
+    });
     expect(strict.status).to.equal(400);
     expect(strict.body.message).to.equal(
       'AWSClusterRoleIdentity in version "v1beta1" cannot be handled as a AWSClusterRoleIdentity: strict decoding error: unknown field "metadata.bogus", unknown field "spec.nope"',
@@ -77,7 +108,16 @@ describe('object semantics', function () {
   });
 
   it('validates schemas and CEL rules, with field causes', async () => {
-    const invalid = await send('POST', roles, role('bad', { durationSeconds: 60, sessionName: 'x', sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'other' }, transitiveTagKeys: ['missing'] }));
+    const invalid = await send(
+      'POST',
+      roles,
+      role('bad', {
+        durationSeconds: 60,
+        sessionName: 'x',
+        sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'other' },
+        transitiveTagKeys: ['missing'],
+      }),
+    );
     expect(invalid.status).to.equal(422);
     const causes = invalid.body.details!.causes!.map((cause) => `${cause.field}: ${cause.message}`);
     expect(causes).to.include.members([
@@ -86,16 +126,29 @@ describe('object semantics', function () {
       'spec.transitiveTagKeys: Invalid value: "object": every transitiveTagKeys entry must be the key of one of sessionTags',
     ]);
     const reserved = await send('POST', roles, role('aws', { resourceTags: [{ key: 'AWS:name', value: 'x' }] }));
-    expect(reserved.body.details!.causes![0]).to.deep.include({ field: 'spec.resourceTags[0].key', message: 'Invalid value: "string": tag keys starting with "aws:" are reserved by AWS' });
+    expect(reserved.body.details!.causes![0]).to.deep.include({
+      field: 'spec.resourceTags[0].key',
+      message: 'Invalid value: "string": tag keys starting with "aws:" are reserved by AWS',
+    });
     const unicode = await send('POST', roles, role('unicode', { resourceTags: [{ key: 'équipe', value: 'données' }] }));
     expect(unicode.status).to.equal(201);
-    const singleton = await send('POST', `${BASE}/awstagpolicies`, { apiVersion: 'infrastructure.keymaster.dev/v1beta1', kind: 'AWSTagPolicy', metadata: { name: 'second' }, spec: {} });
+    const singleton = await send('POST', `${BASE}/awstagpolicies`, {
+      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+      kind: 'AWSTagPolicy',
+      metadata: { name: 'second' },
+      spec: {},
+    });
     expect(singleton.body.message).to.contain('AWSTagPolicy is a singleton');
   });
 
   it('evaluates transition rules against the old object', async () => {
     const clusters = `${BASE}/namespaces/default/awsclusters`;
-    const body = { apiVersion: 'infrastructure.keymaster.dev/v1beta1', kind: 'AWSCluster', metadata: { name: 'c' }, spec: { region: 'eu-west-1', identityRef: { kind: 'AWSClusterStaticIdentity', name: 'i' }, clusterName: 'c' } };
+    const body = {
+      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+      kind: 'AWSCluster',
+      metadata: { name: 'c' },
+      spec: { region: 'eu-west-1', identityRef: { kind: 'AWSClusterStaticIdentity', name: 'i' }, clusterName: 'c' },
+    };
     expect((await send('POST', clusters, body)).status).to.equal(201);
     const renamed = await send('PATCH', `${clusters}/c`, { spec: { clusterName: 'other' } }, MERGE);
     expect(renamed.status).to.equal(422);
@@ -104,15 +157,22 @@ describe('object semantics', function () {
   });
 
   it('lists with limit and continue', async () => {
-    for (const name of ['page-a', 'page-b', 'page-c']) await send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name, labels: { paged: 'yes' } } });
+    for (const name of ['page-a', 'page-b', 'page-c'])
+      await send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name, labels: { paged: 'yes' } } });
     const first = await send('GET', '/api/v1/namespaces/default/configmaps?labelSelector=paged&limit=2');
     const token = (first.body.metadata as unknown as { continue: string; remainingItemCount: number }).continue;
     expect(first.body.items!.map((item) => item.metadata.name)).to.deep.equal(['page-a', 'page-b']);
     expect(first.body.metadata).to.include({ remainingItemCount: 1 });
-    const second = await send('GET', `/api/v1/namespaces/default/configmaps?labelSelector=paged&limit=2&continue=${encodeURIComponent(token)}`);
+    const second = await send(
+      'GET',
+      `/api/v1/namespaces/default/configmaps?labelSelector=paged&limit=2&continue=${encodeURIComponent(token)}`,
+    );
     expect(second.body.items!.map((item) => item.metadata.name)).to.deep.equal(['page-c']);
     expect(second.body.metadata).to.not.have.property('continue');
-    const byField = await send('GET', '/api/v1/configmaps?fieldSelector=metadata.name%3Dpage-b,metadata.namespace%3Ddefault');
+    const byField = await send(
+      'GET',
+      '/api/v1/configmaps?fieldSelector=metadata.name%3Dpage-b,metadata.namespace%3Ddefault',
+    );
     expect(byField.body.items!.map((item) => item.metadata.name)).to.deep.equal(['page-b']);
     expect((await send('GET', '/api/v1/configmaps?fieldSelector=data.x%3Dy')).status).to.equal(400);
   });
@@ -121,23 +181,33 @@ describe('object semantics', function () {
     await send('POST', roles, { ...role('held'), metadata: { name: 'held', finalizers: ['keymaster.dev/cleanup'] } });
     const deleting = await send('DELETE', `${roles}/held`);
     expect(deleting.body.metadata.deletionTimestamp).to.be.a('string');
-    const added = await send('PATCH', `${roles}/held`, { metadata: { finalizers: ['keymaster.dev/cleanup', 'more'] } }, MERGE);
+    const added = await send(
+      'PATCH',
+      `${roles}/held`,
+      { metadata: { finalizers: ['keymaster.dev/cleanup', 'more'] } },
+      MERGE,
+    );
     expect(added.status).to.equal(422);
     await send('PATCH', `${roles}/held`, { metadata: { finalizers: null } }, MERGE);
     expect((await send('GET', `${roles}/held`)).status).to.equal(404);
   });
 
   it('refuses new objects in missing and terminating namespaces', async () => {
-    expect((await send('POST', '/api/v1/namespaces/nowhere/configmaps', { metadata: { name: 'x' } })).body.message).to.equal('namespaces "nowhere" not found');
+    expect(
+      (await send('POST', '/api/v1/namespaces/nowhere/configmaps', { metadata: { name: 'x' } })).body.message,
+    ).to.equal('namespaces "nowhere" not found');
     await send('POST', '/api/v1/namespaces', { metadata: { name: 'closing' } });
-    await send('POST', '/api/v1/namespaces/closing/configmaps', { metadata: { name: 'held', finalizers: ['keymaster.dev/hold'] } });
+    await send('POST', '/api/v1/namespaces/closing/configmaps', {
+      metadata: { name: 'held', finalizers: ['keymaster.dev/hold'] },
+    });
     await send('DELETE', '/api/v1/namespaces/closing');
     const refused = await send('POST', '/api/v1/namespaces/closing/configmaps', { metadata: { name: 'late' } });
     expect(refused.status).to.equal(403);
     expect(refused.body.message).to.contain('because it is being terminated');
     expect((await send('GET', '/api/v1/namespaces/closing')).body.status).to.deep.equal({ phase: 'Terminating' });
     await send('PATCH', '/api/v1/namespaces/closing/configmaps/held', { metadata: { finalizers: null } }, MERGE);
-    for (let attempt = 0; attempt < 100 && (await send('GET', '/api/v1/namespaces/closing')).status === 200; attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let attempt = 0; attempt < 100 && (await send('GET', '/api/v1/namespaces/closing')).status === 200; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await send('GET', '/api/v1/namespaces/closing')).status).to.equal(404);
   });
 });

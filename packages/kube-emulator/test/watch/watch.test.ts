@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
 import { openWatch, until } from '../helpers/watch.js';
 
-const configMap = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, data: { k: name } });
+const configMap = (name: string, labels: Record<string, string> = {}) => ({
+  metadata: { name, labels },
+  data: { k: name },
+});
 
 describe('watches', function () {
   this.timeout(10_000);
@@ -19,11 +22,21 @@ describe('watches', function () {
     await call(cluster.emulator, 'POST', cms, configMap('existing'));
     const watch = await openWatch(cluster.emulator, `${cms}?watch=true`);
     await until(() => watch.events.length === 1, 'the initial ADDED');
-    await call(cluster.emulator, 'PATCH', `${cms}/existing`, { data: { k: 'changed' } }, { 'Content-Type': 'application/merge-patch+json' });
+    await call(
+      cluster.emulator,
+      'PATCH',
+      `${cms}/existing`,
+      { data: { k: 'changed' } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     await call(cluster.emulator, 'DELETE', `${cms}/existing`);
     await until(() => watch.events.length === 3, 'MODIFIED and DELETED');
     watch.close();
-    expect(watch.events.map((event) => `${event.type} ${event.object.metadata?.name}`)).to.deep.equal(['ADDED existing', 'MODIFIED existing', 'DELETED existing']);
+    expect(watch.events.map((event) => `${event.type} ${event.object.metadata?.name}`)).to.deep.equal([
+      'ADDED existing',
+      'MODIFIED existing',
+      'DELETED existing',
+    ]);
   });
 
   it('resumes from a resourceVersion, in one namespace or all', async () => {
@@ -32,7 +45,10 @@ describe('watches', function () {
     await call(cluster.emulator, 'POST', cms, configMap('here'));
     await call(cluster.emulator, 'POST', '/api/v1/namespaces/other/configmaps', configMap('there'));
     const all = await openWatch(cluster.emulator, `/api/v1/configmaps?watch=1&resourceVersion=${version}`);
-    const one = await openWatch(cluster.emulator, `/api/v1/namespaces/other/configmaps?watch=1&resourceVersion=${version}`);
+    const one = await openWatch(
+      cluster.emulator,
+      `/api/v1/namespaces/other/configmaps?watch=1&resourceVersion=${version}`,
+    );
     await until(() => all.events.length === 2 && one.events.length === 1, 'replayed events');
     all.close();
     one.close();
@@ -50,7 +66,10 @@ describe('watches', function () {
   });
 
   it('sends bookmarks when allowed, and ends after timeoutSeconds', async () => {
-    const watch = await openWatch(cluster.emulator, `${cms}?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1&labelSelector=none%3Dyes`);
+    const watch = await openWatch(
+      cluster.emulator,
+      `${cms}?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1&labelSelector=none%3Dyes`,
+    );
     await watch.ended;
     const bookmarks = watch.events.filter((event) => event.type === 'BOOKMARK');
     expect(bookmarks.length).to.be.greaterThan(0);
@@ -72,7 +91,9 @@ describe('watches', function () {
 
   it('streams Table rows for kubectl get -w', async () => {
     const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
-    const watch = await openWatch(cluster.emulator, `${cms}?watch=true&fieldSelector=metadata.name%3Dtabled`, { Accept: accept });
+    const watch = await openWatch(cluster.emulator, `${cms}?watch=true&fieldSelector=metadata.name%3Dtabled`, {
+      Accept: accept,
+    });
     await call(cluster.emulator, 'POST', cms, configMap('tabled'));
     await until(() => watch.events.length === 1, 'a table event');
     watch.close();

@@ -13,9 +13,17 @@ const webhookConfiguration = (kind: string, plural: string): ResourceDef =>
     namespaced: false,
     categories: ['api-extensions'],
     schema: kindSchema(`${kind} describes the configuration of admission webhooks.`, {
-      webhooks: keyedList('Webhooks is a list of webhooks and the affected resources and operations.', 'name', free('A webhook.')),
+      webhooks: keyedList(
+        'Webhooks is a list of webhooks and the affected resources and operations.',
+        'name',
+        free('A webhook.'),
+      ),
     }),
-    columns: [nameColumn(), column('Webhooks', 'integer', 'The number of webhooks', (o) => countOf(o.webhooks)), ageColumn],
+    columns: [
+      nameColumn(),
+      column('Webhooks', 'integer', 'The number of webhooks', (o) => countOf(o.webhooks)),
+      ageColumn,
+    ],
   });
 
 export const admissionResources: ResourceDef[] = [

@@ -19,8 +19,13 @@ export const customResourceDefinitions: ResourceDef = defineBuiltin({
     spec: object('Spec describes how the user wants the resources to appear.', {
       group: string('The API group of the defined custom resource.'),
       names: free('The resource and kind names for the custom resource.'),
-      scope: string('Whether the defined custom resource is cluster- or namespace-scoped.', { enum: ['Cluster', 'Namespaced'] }),
-      versions: atomicList('The API versions of the defined custom resource.', free('A version of the custom resource.')),
+      scope: string('Whether the defined custom resource is cluster- or namespace-scoped.', {
+        enum: ['Cluster', 'Namespaced'],
+      }),
+      versions: atomicList(
+        'The API versions of the defined custom resource.',
+        free('A version of the custom resource.'),
+      ),
       conversion: free('How custom resources are converted between versions.'),
       preserveUnknownFields: { type: 'boolean', description: 'Deprecated; must be false.' },
     }),
@@ -28,7 +33,12 @@ export const customResourceDefinitions: ResourceDef = defineBuiltin({
   }),
   columns: [
     nameColumn(),
-    column('Created At', 'date', 'When the definition was created', (o) => objectAt(o, 'metadata')?.creationTimestamp ?? null),
+    column(
+      'Created At',
+      'date',
+      'When the definition was created',
+      (o) => objectAt(o, 'metadata')?.creationTimestamp ?? null,
+    ),
   ],
   strategy: {
     initialize(crd: JsonObject) {

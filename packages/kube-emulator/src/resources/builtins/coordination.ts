@@ -15,12 +15,23 @@ export const leases: ResourceDef = defineBuiltin({
       holderIdentity: string('The identity of the holder of a current lease.'),
       leaseDurationSeconds: integer('Duration that candidates for a lease need to wait to force acquire it.'),
       acquireTime: { type: 'string', format: 'date-time', description: 'When the current lease was acquired.' },
-      renewTime: { type: 'string', format: 'date-time', description: 'When the current holder last updated the lease.' },
+      renewTime: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the current holder last updated the lease.',
+      },
       leaseTransitions: integer('The number of transitions of a lease between holders.'),
       strategy: string('The strategy for picking the leader for coordinated leader election.'),
       preferredHolder: string('The preferred holder of the lease.'),
     }),
-    status: object('Unused; kept for forward compatibility.', { observedAt: timestamp('Unused.'), ready: boolean('Unused.') }),
+    status: object('Unused; kept for forward compatibility.', {
+      observedAt: timestamp('Unused.'),
+      ready: boolean('Unused.'),
+    }),
   }),
-  columns: [nameColumn(), column('Holder', 'string', 'The holder of the lease', (o) => objectAt(o, 'spec')?.holderIdentity ?? ''), ageColumn],
+  columns: [
+    nameColumn(),
+    column('Holder', 'string', 'The holder of the lease', (o) => objectAt(o, 'spec')?.holderIdentity ?? ''),
+    ageColumn,
+  ],
 });

@@ -1,6 +1,6 @@
 import { atomicList, boolean, keyedList, kindSchema, object, string, stringMap } from '../../schema/builders.js';
 import { ageColumn, column, countOf, nameColumn } from '../../table/columns.js';
-import { arrayAt, isObject, objectAt, type JsonObject } from '../../util/json.js';
+import { arrayAt, isObject, objectAt, type JsonObject, text } from '../../util/json.js';
 import type { ResourceDef } from '../types.js';
 import { defineBuiltin } from './define.js';
 import { dnsLabelCauses } from '../names.js';
@@ -17,14 +17,24 @@ export const namespaces: ResourceDef = defineBuiltin({
   statusSubresource: true,
   schema: kindSchema('Namespace provides a scope for Names.', {
     spec: object('Spec defines the behavior of the Namespace.', {
-      finalizers: atomicList('Finalizers is an opaque list of values that must be empty to permanently remove object from storage.', string('A finalizer name.')),
+      finalizers: atomicList(
+        'Finalizers is an opaque list of values that must be empty to permanently remove object from storage.',
+        string('A finalizer name.'),
+      ),
     }),
     status: object('Status describes the current status of a Namespace.', {
       phase: string('Phase is the current lifecycle phase of the namespace.', { enum: ['Active', 'Terminating'] }),
-      conditions: keyedList('Represents the latest available observations of a namespace\'s current state.', 'type', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
+      conditions: keyedList("Represents the latest available observations of a namespace's current state.", 'type', {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+      }),
     }),
   }),
-  columns: [nameColumn(), column('Status', 'string', 'The status of the namespace', (o) => objectAt(o, 'status')?.phase ?? ''), ageColumn],
+  columns: [
+    nameColumn(),
+    column('Status', 'string', 'The status of the namespace', (o) => objectAt(o, 'status')?.phase ?? ''),
+    ageColumn,
+  ],
   strategy: {
     initialize(namespace) {
       const spec = (namespace.spec ??= {}) as JsonObject;
@@ -33,7 +43,7 @@ export const namespaces: ResourceDef = defineBuiltin({
     validate: (namespace) => dnsLabelCauses(objectAt(namespace, 'metadata')?.name, 'metadata.name'),
     holdsDeletion: (namespace) => (arrayAt(objectAt(namespace, 'spec'), 'finalizers') ?? []).length > 0,
     derive(namespace) {
-      const status = (isObject(namespace.status) ? namespace.status : (namespace.status = {})) as JsonObject;
+      const status = isObject(namespace.status) ? namespace.status : (namespace.status = {});
       status.phase = objectAt(namespace, 'metadata')?.deletionTimestamp ? 'Terminating' : 'Active';
     },
   },
@@ -61,9 +71,9 @@ export const secrets: ResourceDef = defineBuiltin({
     normalize(secret) {
       const stringData = objectAt(secret, 'stringData');
       if (stringData) {
-        const data = (isObject(secret.data) ? secret.data : {}) as JsonObject;
+        const data = isObject(secret.data) ? secret.data : {};
         for (const [key, value] of Object.entries(stringData)) {
-          data[key] = Buffer.from(String(value)).toString('base64');
+          data[key] = Buffer.from(text(value)).toString('base64');
         }
         secret.data = data;
         delete secret.stringData;
@@ -74,7 +84,11 @@ export const secrets: ResourceDef = defineBuiltin({
       const data = objectAt(secret, 'data') ?? {};
       return Object.entries(data)
         .filter(([, value]) => typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value))
-        .map(([key]) => ({ reason: 'FieldValueInvalid', field: `data[${key}]`, message: 'Invalid value: "<secret contents redacted>": a valid base64 string is required' }));
+        .map(([key]) => ({
+          reason: 'FieldValueInvalid',
+          field: `data[${key}]`,
+          message: 'Invalid value: "<secret contents redacted>": a valid base64 string is required',
+        }));
     },
   },
 });
@@ -91,7 +105,11 @@ export const configMaps: ResourceDef = defineBuiltin({
     binaryData: stringMap('BinaryData contains the binary data, base64 encoded.'),
     immutable: boolean('Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated.'),
   }),
-  columns: [nameColumn(), column('Data', 'string', 'The number of entries in the ConfigMap', (o) => countOf(o.data, o.binaryData)), ageColumn],
+  columns: [
+    nameColumn(),
+    column('Data', 'string', 'The number of entries in the ConfigMap', (o) => countOf(o.data, o.binaryData)),
+    ageColumn,
+  ],
 });
 
 export const serviceAccounts: ResourceDef = defineBuiltin({
@@ -104,7 +122,9 @@ export const serviceAccounts: ResourceDef = defineBuiltin({
   schema: kindSchema('ServiceAccount binds together a name, a principal, and a set of secrets.', {
     secrets: keyedList('Secrets is a list of the secrets in the same namespace that pods may use.', 'name', reference),
     imagePullSecrets: atomicList('ImagePullSecrets is a list of references to secrets for pulling images.', reference),
-    automountServiceAccountToken: boolean('Whether pods running as this service account should have an API token automatically mounted.'),
+    automountServiceAccountToken: boolean(
+      'Whether pods running as this service account should have an API token automatically mounted.',
+    ),
   }),
   columns: [nameColumn(), column('Secrets', 'string', 'The number of secrets', (o) => countOf(o.secrets)), ageColumn],
 });

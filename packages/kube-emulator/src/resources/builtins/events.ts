@@ -1,7 +1,7 @@
 import { free, integer, kindSchema, object, string, timestamp } from '../../schema/builders.js';
 import { age } from '../../table/age.js';
 import { column, nameColumn } from '../../table/columns.js';
-import { objectAt, stringAt, type JsonObject } from '../../util/json.js';
+import { objectAt, stringAt, type JsonObject, text, drop } from '../../util/json.js';
 import type { Column, ResourceDef } from '../types.js';
 import { defineBuiltin } from './define.js';
 
@@ -33,7 +33,7 @@ const RENAMES: [core: string, events: string][] = [
 function rename(object: JsonObject, pairs: [from: string, to: string][], apiVersion: string): JsonObject {
   const renamed: JsonObject = { ...object, apiVersion };
   for (const [from, to] of pairs) {
-    delete renamed[from];
+    drop(renamed, from);
     if (object[from] !== undefined) renamed[to] = object[from];
   }
   return renamed;
@@ -52,7 +52,9 @@ function firstSeen(event: JsonObject): string {
 
 /** The columns of `kubectl get events`, computed on the stored (core/v1) shape. */
 const eventColumns: Column[] = [
-  column('Last Seen', 'string', 'Time since the last occurrence', (e) => (e.lastTimestamp ? age(e.lastTimestamp) : firstSeen(e))),
+  column('Last Seen', 'string', 'Time since the last occurrence', (e) =>
+    e.lastTimestamp ? age(e.lastTimestamp) : firstSeen(e),
+  ),
   column('Type', 'string', 'Type of this event', (e) => e.type ?? ''),
   column('Reason', 'string', 'Why the action was taken', (e) => e.reason ?? ''),
   column('Object', 'string', 'The object this event is about', (e) => {
@@ -63,7 +65,7 @@ const eventColumns: Column[] = [
   }),
   column('Subobject', 'string', 'The part of the object', (e) => objectAt(e, 'involvedObject')?.fieldPath ?? '', 1),
   column('Source', 'string', 'Who reported the event', sourceOf, 1),
-  column('Message', 'string', 'A human-readable description', (e) => String(e.message ?? '').trim()),
+  column('Message', 'string', 'A human-readable description', (e) => text(e.message ?? '').trim()),
   column('First Seen', 'string', 'Time since the first occurrence', firstSeen, 1),
   column('Count', 'integer', 'How many times it occurred', (e) => e.count ?? objectAt(e, 'series')?.count ?? 1, 1),
   nameColumn(1),
@@ -120,7 +122,12 @@ export const eventsV1: ResourceDef = defineBuiltin({
   }),
   columns: eventColumns,
   strategy: {
-    toStorage: (event) => rename(event, RENAMES.map(([core, events]) => [events, core]), 'v1'),
+    toStorage: (event) =>
+      rename(
+        event,
+        RENAMES.map(([core, events]) => [events, core]),
+        'v1',
+      ),
     fromStorage: (event) => rename(event, RENAMES, 'events.k8s.io/v1'),
   },
 });
