@@ -1,0 +1,172 @@
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { KeymasterError } from '@keymaster/api';
+import { parseDuration } from '../runtime/duration.js';
+import { parseBindAddress } from '../servers.js';
+import type { LogFormat, LogLevel } from '../logging.js';
+
+export class FlagError extends KeymasterError {
+  constructor(flag: string, value: string, problem: string, fix: string) {
+    super('ERR_KEYMASTER_INVALID_FLAG', `--${flag}=${JSON.stringify(value)}: ${problem}`, { hint: fix });
+  }
+}
+
+/** Feature gates and their defaults. */
+export const FEATURE_GATES = { AutoControllerIdentityCreator: true } as const;
+export type FeatureGates = Record<keyof typeof FEATURE_GATES, boolean>;
+
+export interface RunFlags {
+  kubeconfig: string | undefined;
+  namespace: string;
+  watchNamespace: string | undefined;
+  watchFilter: string | undefined;
+  syncPeriodMs: number;
+  maxConcurrentReconciles: number;
+  metricsBindAddress: { host: string; port: number } | undefined;
+  healthProbeBindAddress: { host: string; port: number } | undefined;
+  leaderElect: boolean;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  featureGates: FeatureGates;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+  stsRegion: string;
+}
+
+/** The flags of `keymaster run`, named as controller-runtime's, with their defaults and what they do. */
+export const RUN_FLAGS = {
+  kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, in-cluster, or ~/.kube/config)' },
+  namespace: {
+    type: 'string',
+    default: 'keymaster-system',
+    help: "the controller's namespace: static identities' Secrets live here",
+  },
+  'watch-namespace': { type: 'string', help: 'reconcile AWSClusters of this namespace only (default: all)' },
+  'watch-filter': { type: 'string', help: 'reconcile only AWSClusters labelled cluster.x-k8s.io/watch-filter=<value>' },
+  'sync-period': {
+    type: 'string',
+    default: '10m',
+    help: 'how often every object is reconciled again (Go duration: 30s, 10m, 1h)',
+  },
+  'max-concurrent-reconciles': { type: 'string', default: '10', help: 'AWSClusters reconciled at once' },
+  'metrics-bind-address': { type: 'string', default: ':8080', help: 'address of /metrics; 0 turns it off' },
+  'health-probe-bind-address': {
+    type: 'string',
+    default: ':8081',
+    help: 'address of /healthz and /readyz; 0 turns it off',
+  },
+  'leader-elect': {
+    type: 'boolean',
+    default: false,
+    help: 'elect a leader among replicas on a Lease (run more than one replica)',
+  },
+  'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: --namespace)' },
+  'leader-election-id': { type: 'string', default: 'keymaster', help: 'name of the Lease' },
+  'feature-gates': {
+    type: 'string',
+    default: '',
+    help: `comma-separated Gate=true|false; gates: ${Object.entries(FEATURE_GATES)
+      .map(([gate, on]) => `${gate} (default ${String(on)})`)
+      .join(', ')}`,
+  },
+  'log-level': { type: 'string', default: 'info', help: 'error, warn, info or debug' },
+  'log-format': { type: 'string', default: 'json', help: 'json or text' },
+  'sts-region': {
+    type: 'string',
+    default: 'us-east-1',
+    help: 'region of the STS endpoint every session is obtained from',
+  },
+} as const;
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new FlagError(flag, value, `must be one of ${allowed.join(', ')}`, `Use one of: ${allowed.join(', ')}.`);
+}
+
+function featureGates(text: string): FeatureGates {
+  const gates: FeatureGates = { ...FEATURE_GATES };
+  for (const item of text.split(',').filter(Boolean)) {
+    const [gate = '', value = ''] = item.split('=');
+    if (!(gate in FEATURE_GATES))
+      throw new FlagError(
+        'feature-gates',
+        text,
+        `unknown gate "${gate}"`,
+        `Known gates: ${Object.keys(FEATURE_GATES).join(', ')}.`,
+      );
+    gates[gate as keyof FeatureGates] = oneOf('feature-gates', value, ['true', 'false']) === 'true';
+  }
+  return gates;
+}
+
+/** Parses and checks `keymaster run`'s arguments; every mistake names the flag, the problem and the fix. */
+export function parseRunFlags(args: string[]): RunFlags {
+  let values;
+  try {
+    values = parseArgs({ args, options: RUN_FLAGS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new KeymasterError('ERR_KEYMASTER_INVALID_FLAG', (error as Error).message, {
+      hint: 'Run `keymaster run --help` for the flags.',
+    });
+  }
+  const syncPeriod = values['sync-period'];
+  const syncPeriodMs = parseDuration(syncPeriod);
+  if (syncPeriodMs === undefined || syncPeriodMs < 1000)
+    throw new FlagError(
+      'sync-period',
+      syncPeriod,
+      'is not a Go duration of at least 1s',
+      'Write it like 30s, 10m or 1h.',
+    );
+  const workers = Number(values['max-concurrent-reconciles']);
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new FlagError(
+      'max-concurrent-reconciles',
+      values['max-concurrent-reconciles'],
+      'is not a whole number of at least 1',
+      'Use e.g. 10.',
+    );
+  }
+  const bind = (flag: 'metrics-bind-address' | 'health-probe-bind-address') => {
+    const text = values[flag];
+    const address = parseBindAddress(text);
+    if (address === undefined && text !== '0')
+      throw new FlagError(flag, text, 'is not an address', 'Use host:port, :port, or 0 to turn it off.');
+    return address;
+  };
+  return {
+    kubeconfig: values.kubeconfig,
+    namespace: values.namespace,
+    watchNamespace: values['watch-namespace'] || undefined,
+    watchFilter: values['watch-filter'] || undefined,
+    syncPeriodMs,
+    maxConcurrentReconciles: workers,
+    metricsBindAddress: bind('metrics-bind-address'),
+    healthProbeBindAddress: bind('health-probe-bind-address'),
+    leaderElect: values['leader-elect'],
+    leaderElectionNamespace: values['leader-election-namespace'] ?? values.namespace,
+    leaderElectionId: values['leader-election-id'],
+    featureGates: featureGates(values['feature-gates']),
+    logLevel: oneOf('log-level', values['log-level'], ['error', 'warn', 'info', 'debug']),
+    logFormat: oneOf('log-format', values['log-format'], ['json', 'text']),
+    stsRegion: values['sts-region'],
+  };
+}
+
+/** This replica's name in the Lease: the pod's hostname and a random suffix, as client-go does. */
+export const leaderIdentity = (): string => `${hostname()}_${Math.random().toString(36).slice(2, 10)}`;
+
+export function runHelp(): string {
+  const lines = Object.entries(RUN_FLAGS).map(([name, flag]) => {
+    const fallback = 'default' in flag && flag.default !== '' ? ` (default ${JSON.stringify(flag.default)})` : '';
+    return `  --${name.padEnd(28)} ${flag.help}${fallback}`;
+  });
+  return [
+    'Usage: keymaster run [flags]',
+    '',
+    'Runs the Keymaster controller. AWS endpoint and controller credentials come from the standard AWS environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, ...).',
+    '',
+    'Flags:',
+    ...lines,
+  ].join('\n');
+}

@@ -1,0 +1,286 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { IDENTITY_KINDS, type AWSCluster } from '@keymaster/api';
+import { IdentityResolver, type IdentityObject } from '@keymaster/identity';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { AWSClusterReconciler, type SyncTags } from './awscluster/reconciler.js';
+import { ClusterNames } from './awscluster/cluster-names.js';
+import { SessionUsage } from './awscluster/session-usage.js';
+import { clusterDependencies, dependentClusters } from './identity/dependents.js';
+import { IdentityReconciler } from './identity/reconciler.js';
+import { Caches } from './kube/caches.js';
+import { EventRecorder } from './kube/events.js';
+import { KubeWriter } from './kube/writer.js';
+import type { Logger } from './logging.js';
+import type { KeymasterMetrics } from './metrics.js';
+import { realClock, type Clock } from './runtime/clock.js';
+import { Controller, keyOf } from './runtime/controller.js';
+import { LeaderElector } from './runtime/leader-election.js';
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  controllerNamespace: string;
+  watchNamespace?: string;
+  watchFilter?: string;
+  syncPeriodMs: number;
+  maxConcurrentReconciles: number;
+  autoControllerIdentity: boolean;
+  leaderElection?: { namespace: string; name: string; identity: string };
+  /** AWS endpoint and STS region for every session; the controller's credentials (default: the SDK's chain). */
+  aws: { endpoint?: string; stsRegion: string };
+  controllerCredentials?: AwsCredentialIdentityProvider;
+  syncTags: SyncTags;
+  metrics: KeymasterMetrics;
+  logger: Logger;
+  clock?: Clock;
+  /** Called when leadership is lost: the process must stop, as controller-runtime's does. */
+  onLeadershipLost?: () => void;
+}
+
+type Meta = {
+  metadata?: {
+    generation?: number;
+    labels?: unknown;
+    annotations?: unknown;
+    finalizers?: unknown;
+    deletionTimestamp?: unknown;
+  };
+};
+
+/** Only changes a reconcile acts on: spec (generation), labels, annotations, finalizers, deletion. Not our own status writes. */
+function worthReconciling(object: Meta, previous: Meta | undefined): boolean {
+  if (!previous) return true;
+  const a = object.metadata ?? {};
+  const b = previous.metadata ?? {};
+  return (
+    a.generation !== b.generation ||
+    !isDeepStrictEqual(a.labels, b.labels) ||
+    !isDeepStrictEqual(a.annotations, b.annotations) ||
+    !isDeepStrictEqual(a.finalizers, b.finalizers) ||
+    a.deletionTimestamp !== b.deletionTimestamp
+  );
+}
+
+/**
+ * The controller process's parts, wired: informer caches, the AWSCluster controller and one
+ * controller per identity kind, the handlers that turn changes into exactly the keys they affect,
+ * and leader election. Reconciling starts once the caches are synced (and this replica leads).
+ */
+export class Manager {
+  readonly caches: Caches;
+  readonly resolver: IdentityResolver;
+  readonly writer: KubeWriter;
+  readonly clusters: Controller;
+  readonly identities: Record<string, Controller>;
+  readonly #options: ManagerOptions;
+  readonly #elector: LeaderElector | undefined;
+  #started = false;
+
+  constructor(options: ManagerOptions) {
+    this.#options = options;
+    const { kubeConfig, controllerNamespace, metrics, logger } = options;
+    const clock = options.clock ?? realClock;
+    const log = (what: string) => (error: unknown) => logger.error(what, { error });
+    this.writer = new KubeWriter(kubeConfig);
+    const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
+    const sessions = new SessionUsage();
+
+    this.caches = new Caches(
+      {
+        kubeConfig,
+        controllerNamespace,
+        ...(options.watchNamespace ? { watchNamespace: options.watchNamespace } : {}),
+        ...(options.watchFilter ? { watchFilter: options.watchFilter } : {}),
+        resyncMs: options.syncPeriodMs,
+        clock,
+        onError: (what, error, retryInMs) => logger.warn('watch failed; restarting', { watch: what, retryInMs, error }),
+      },
+      {
+        clusters: {
+          add: (cluster) => this.#clusterChanged(cluster),
+          update: (cluster, previous) => {
+            if (worthReconciling(cluster, previous)) this.#clusterChanged(cluster, previous);
+          },
+          delete: (cluster) => this.#clusterChanged(cluster),
+          resync: (cluster) => this.clusters.enqueue(request(cluster)),
+        },
+        identities: {
+          add: (identity) => this.#identityChanged(identity),
+          update: (identity, previous) => {
+            if (worthReconciling(identity, previous)) this.#identityChanged(identity);
+          },
+          delete: (identity) => this.#identityChanged(identity),
+          resync: (identity) => this.identities[identity.kind]?.enqueue({ name: identity.metadata.name ?? '' }),
+        },
+        tagPolicies: {
+          add: () => this.#enqueueAllClusters(),
+          update: (policy, previous) => {
+            if (worthReconciling(policy, previous)) this.#enqueueAllClusters();
+          },
+          delete: () => this.#enqueueAllClusters(),
+        },
+        secrets: {
+          add: (secret) => this.#dependencyChanged(`Secret/${secret.metadata?.name ?? ''}`),
+          update: (secret) => this.#dependencyChanged(`Secret/${secret.metadata?.name ?? ''}`),
+          delete: (secret) => this.#dependencyChanged(`Secret/${secret.metadata?.name ?? ''}`),
+        },
+        namespaces: {
+          update: (namespace, previous) => {
+            // Labels decide allowedNamespaces selectors.
+            if (isDeepStrictEqual(namespace.metadata?.labels, previous?.metadata?.labels)) return;
+            for (const cluster of this.caches.clusters.list(namespace.metadata?.name))
+              this.clusters.enqueue(request(cluster));
+          },
+        },
+      },
+    );
+
+    // Resolves read the informer caches: checking a chain costs no API call.
+    this.resolver = new IdentityResolver({
+      store: this.caches.identityStore(),
+      controllerNamespace,
+      aws: options.aws,
+      ...(options.controllerCredentials ? { controllerCredentials: options.controllerCredentials } : {}),
+      observer: metrics.resolverObserver(),
+    });
+    const controllerOptions = {
+      clock,
+      metrics: metrics.runtime,
+      onError: (key: { name: string; namespace?: string }, error: unknown) =>
+        logger.error('reconcile failed', { key: keyOf(key), error }),
+    };
+    const clusterReconciler = new AWSClusterReconciler({
+      caches: this.caches,
+      writer: this.writer,
+      events,
+      resolver: this.resolver,
+      syncTags: options.syncTags,
+      clusterNames: new ClusterNames(),
+      sessions,
+      enqueue: (key) => this.clusters.queue.add(key),
+      autoControllerIdentity: options.autoControllerIdentity,
+      now: () => new Date(clock.now()),
+      logger,
+    });
+    this.clusters = new Controller({
+      name: 'awscluster',
+      workers: options.maxConcurrentReconciles,
+      reconcile: clusterReconciler.reconcile,
+      ...controllerOptions,
+    });
+    this.identities = Object.fromEntries(
+      IDENTITY_KINDS.map((kind) => {
+        const reconciler = new IdentityReconciler(kind, {
+          caches: this.caches,
+          writer: this.writer,
+          events,
+          sessions,
+          controllerNamespace,
+          logger,
+        });
+        return [
+          kind,
+          new Controller({
+            name: kind.toLowerCase(),
+            workers: 1,
+            reconcile: reconciler.reconcile,
+            ...controllerOptions,
+          }),
+        ];
+      }),
+    );
+    this.#elector = options.leaderElection && new LeaderElector({ kubeConfig, ...options.leaderElection, clock });
+  }
+
+  /** Ready once every cache is synced: reconciles then see the whole world. */
+  get ready(): boolean {
+    return this.caches.synced;
+  }
+
+  async start(): Promise<void> {
+    await this.caches.start();
+    await this.caches.waitForSync();
+    const begin = () => {
+      this.#started = true;
+      this.clusters.start();
+      for (const controller of Object.values(this.identities)) controller.start();
+      this.#options.logger.info('reconciling', { clusters: this.caches.clusters.list().length });
+    };
+    if (!this.#elector) {
+      begin();
+      return;
+    }
+    this.#options.logger.info('waiting for leadership', { lease: this.#options.leaderElection });
+    await this.#elector.run(begin, () => {
+      this.#options.logger.error('leadership lost');
+      this.#options.onLeadershipLost?.();
+    });
+  }
+
+  /** Stops taking work, finishes what is in hand, releases the lease and stops the informers. */
+  async stop(): Promise<void> {
+    if (this.#started)
+      await Promise.all([
+        this.clusters.stop(),
+        ...Object.values(this.identities).map((controller) => controller.stop()),
+      ]);
+    await this.#elector?.release();
+    await this.caches.stop();
+    this.resolver.clear();
+  }
+
+  #clusterChanged(cluster: AWSCluster, previous?: AWSCluster): void {
+    this.clusters.enqueue(request(cluster));
+    // The identities its chain reaches (before and after the change) count it among their users.
+    const store = this.caches.identityStore();
+    void Promise.all(
+      [cluster, previous]
+        .filter((object) => object !== undefined)
+        .map((object) => clusterDependencies(store, this.#options.controllerNamespace, object)),
+    ).then((lists) => {
+      for (const dependency of new Set(lists.flat())) this.#enqueueIdentity(dependency);
+    });
+  }
+
+  #identityChanged(identity: IdentityObject): void {
+    // Another identity's usage may change too (a source replaced): identities are few, look at them all.
+    for (const kind of IDENTITY_KINDS)
+      for (const other of this.caches.identities[kind].list())
+        this.identities[kind]?.enqueue({ name: other.metadata.name ?? '' });
+    this.#dependencyChanged(`${identity.kind}/${identity.metadata.name ?? ''}`);
+  }
+
+  /** Enqueues exactly the clusters whose chain reaches the changed identity or Secret. */
+  #dependencyChanged(dependency: string): void {
+    const { controllerNamespace } = this.#options;
+    void dependentClusters(
+      this.caches.identityStore(),
+      controllerNamespace,
+      this.caches.clusters.list(),
+      dependency,
+    ).then((keys) => {
+      for (const key of keys) this.clusters.queue.add(key);
+      if (dependency.startsWith('Secret/')) {
+        const name = dependency.slice('Secret/'.length);
+        for (const identity of this.caches.identities.AWSClusterStaticIdentity.list()) {
+          if (identity.kind === 'AWSClusterStaticIdentity' && identity.spec.secretRef === name)
+            this.identities['AWSClusterStaticIdentity']?.enqueue({ name: identity.metadata.name ?? '' });
+        }
+      }
+    });
+  }
+
+  #enqueueIdentity(dependency: string): void {
+    const [kind, name] = dependency.split('/') as [string, string];
+    this.identities[kind]?.enqueue({ name });
+  }
+
+  #enqueueAllClusters(): void {
+    for (const cluster of this.caches.clusters.list()) this.clusters.enqueue(request(cluster));
+  }
+}
+
+const request = (cluster: AWSCluster) => ({
+  namespace: cluster.metadata.namespace ?? '',
+  name: cluster.metadata.name ?? '',
+});

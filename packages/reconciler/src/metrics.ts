@@ -1,0 +1,60 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ResolverObserver } from '@keymaster/identity';
+import { RuntimeMetrics } from './runtime/metrics.js';
+
+/** controller-runtime's metrics plus Keymaster's own, in one registry served on /metrics. */
+export class KeymasterMetrics {
+  readonly registry = new Registry();
+  readonly runtime = new RuntimeMetrics(this.registry);
+  readonly stsCalls: Counter<'action' | 'outcome' | 'code'>;
+  readonly credentialCache: Counter<'result'>;
+  readonly awsCalls: Counter<'service' | 'operation' | 'code'>;
+  readonly driftedResources: Gauge;
+  readonly #drifted = new Map<string, number>();
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.stsCalls = new Counter({
+      name: 'keymaster_sts_calls_total',
+      help: 'STS calls made to obtain or check credentials, by action and outcome',
+      labelNames: ['action', 'outcome', 'code'],
+      registers,
+    });
+    this.credentialCache = new Counter({
+      name: 'keymaster_credential_cache_lookups_total',
+      help: 'Credential set cache lookups, by result (hit, miss)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.awsCalls = new Counter({
+      name: 'keymaster_aws_calls_total',
+      help: 'AWS API calls, by service, operation and AWS error code (OK on success)',
+      labelNames: ['service', 'operation', 'code'],
+      registers,
+    });
+    this.driftedResources = new Gauge({
+      name: 'keymaster_drifted_resources',
+      help: 'Resources whose tags were found drifted at the last reconcile of their cluster',
+      registers,
+    });
+  }
+
+  /** The resolver's observer, feeding the STS, cache and AWS call metrics. */
+  resolverObserver(): ResolverObserver {
+    return {
+      stsCall: (action, outcome, code) => this.stsCalls.inc({ action, outcome, code: code ?? 'OK' }),
+      cacheLookup: (hit) => this.credentialCache.inc({ result: hit ? 'hit' : 'miss' }),
+      awsCall: (service, operation, code) => this.awsCalls.inc({ service, operation, code }),
+    };
+  }
+
+  /** Records one cluster's drifted count; the gauge is the sum over clusters. */
+  setDrifted(cluster: string, count: number): void {
+    if (count === 0) this.#drifted.delete(cluster);
+    else this.#drifted.set(cluster, count);
+    let total = 0;
+    for (const value of this.#drifted.values()) total += value;
+    this.driftedResources.set(total);
+  }
+}

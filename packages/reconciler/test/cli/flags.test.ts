@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { parseRunFlags, runHelp } from '../../src/cli/flags.js';
+
+function refusal(args: string[]): Error & { code: string; hint?: string } {
+  try {
+    parseRunFlags(args);
+  } catch (error) {
+    return error as Error & { code: string; hint?: string };
+  }
+  return expect.fail('expected the flags to be refused');
+}
+
+describe('keymaster run flags', () => {
+  it("has controller-runtime's names and defaults", () => {
+    const flags = parseRunFlags([]);
+    expect(flags).to.deep.include({
+      namespace: 'keymaster-system',
+      syncPeriodMs: 600_000,
+      maxConcurrentReconciles: 10,
+      leaderElect: false,
+      leaderElectionNamespace: 'keymaster-system',
+      featureGates: { AutoControllerIdentityCreator: true },
+      logLevel: 'info',
+      logFormat: 'json',
+    });
+    expect(flags.metricsBindAddress).to.deep.equal({ host: '0.0.0.0', port: 8080 });
+    expect(flags.healthProbeBindAddress).to.deep.equal({ host: '0.0.0.0', port: 8081 });
+  });
+
+  it('reads every flag', () => {
+    const flags = parseRunFlags([
+      '--kubeconfig=/tmp/kc',
+      '--namespace=platform',
+      '--watch-namespace=tenant-a',
+      '--watch-filter=blue',
+      '--sync-period=30s',
+      '--max-concurrent-reconciles=4',
+      '--metrics-bind-address=127.0.0.1:0',
+      '--health-probe-bind-address=0',
+      '--leader-elect',
+      '--feature-gates=AutoControllerIdentityCreator=false',
+      '--log-level=debug',
+      '--log-format=text',
+    ]);
+    expect(flags).to.deep.include({
+      kubeconfig: '/tmp/kc',
+      namespace: 'platform',
+      watchNamespace: 'tenant-a',
+      watchFilter: 'blue',
+      syncPeriodMs: 30_000,
+      maxConcurrentReconciles: 4,
+      healthProbeBindAddress: undefined,
+      leaderElect: true,
+      leaderElectionNamespace: 'platform',
+      featureGates: { AutoControllerIdentityCreator: false },
+      logLevel: 'debug',
+      logFormat: 'text',
+    });
+    expect(flags.metricsBindAddress).to.deep.equal({ host: '127.0.0.1', port: 0 });
+  });
+
+  it('refuses bad values naming the flag, the problem and the fix', () => {
+    const duration = refusal(['--sync-period=10']);
+    expect(duration.code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
+    expect(duration.message).to.equal('--sync-period="10": is not a Go duration of at least 1s');
+    expect(duration.hint).to.match(/30s, 10m or 1h/);
+    expect(refusal(['--max-concurrent-reconciles=0']).message).to.match(
+      /^--max-concurrent-reconciles="0": is not a whole number/,
+    );
+    expect(refusal(['--feature-gates=Foo=true']).message).to.match(/unknown gate "Foo"/);
+    expect(refusal(['--feature-gates=AutoControllerIdentityCreator=yes']).message).to.match(
+      /must be one of true, false/,
+    );
+    expect(refusal(['--log-format=xml']).message).to.match(/must be one of json, text/);
+    expect(refusal(['--metrics-bind-address=localhost']).message).to.match(/is not an address/);
+    expect(refusal(['--no-such-flag']).code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
+  });
+
+  it('documents every flag in --help', () => {
+    for (const flag of [
+      '--kubeconfig',
+      '--namespace',
+      '--watch-namespace',
+      '--watch-filter',
+      '--sync-period',
+      '--max-concurrent-reconciles',
+      '--metrics-bind-address',
+      '--health-probe-bind-address',
+      '--feature-gates',
+      '--log-level',
+      '--log-format',
+      '--leader-elect',
+    ]) {
+      expect(runHelp()).to.include(flag);
+    }
+  });
+});
