@@ -2,7 +2,8 @@ import { free, integer, kindSchema, object, string, timestamp } from '../../sche
 import { age } from '../../table/age.js';
 import { column, nameColumn } from '../../table/columns.js';
 import { objectAt, stringAt, type JsonObject, text, drop } from '../../util/json.js';
-import type { Column, ResourceDef } from '../types.js';
+import type { Schema } from '../../schema/types.js';
+import type { Column, ResourceDef, Strategy } from '../types.js';
 import { defineBuiltin } from './define.js';
 
 const objectReference = object('The object this event is about.', {
@@ -81,37 +82,34 @@ const commonEventFields = {
   reportingInstance: string('ID of the controller instance.'),
 };
 
-export const coreEvents: ResourceDef = defineBuiltin({
-  group: '',
-  version: 'v1',
-  plural: 'events',
-  kind: 'Event',
-  namespaced: true,
-  shortNames: ['ev'],
-  storageKey: 'events',
-  schema: kindSchema('Event is a report of an event somewhere in the cluster.', {
-    ...commonEventFields,
-    involvedObject: objectReference,
-    message: string('A human-readable description of the status of this operation.'),
-    source: free('The component reporting this event.'),
-    firstTimestamp: timestamp('The time at which the event was first recorded.'),
-    lastTimestamp: timestamp('The time at which the most recent occurrence of this event was recorded.'),
-    count: integer('The number of times this event has occurred.'),
-    reportingComponent: string('Name of the controller that emitted this Event.'),
-  }),
-  columns: eventColumns,
+/** The two Event APIs: the same stored objects, described by each version's fields. */
+const eventResource = (group: string, fields: Record<string, Schema>, strategy?: Strategy): ResourceDef =>
+  defineBuiltin({
+    group,
+    version: 'v1',
+    plural: 'events',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    storageKey: 'events',
+    schema: kindSchema('Event is a report of an event somewhere in the cluster.', { ...commonEventFields, ...fields }),
+    columns: eventColumns,
+    ...(strategy ? { strategy } : {}),
+  });
+
+export const coreEvents = eventResource('', {
+  involvedObject: objectReference,
+  message: string('A human-readable description of the status of this operation.'),
+  source: free('The component reporting this event.'),
+  firstTimestamp: timestamp('The time at which the event was first recorded.'),
+  lastTimestamp: timestamp('The time at which the most recent occurrence of this event was recorded.'),
+  count: integer('The number of times this event has occurred.'),
+  reportingComponent: string('Name of the controller that emitted this Event.'),
 });
 
-export const eventsV1: ResourceDef = defineBuiltin({
-  group: 'events.k8s.io',
-  version: 'v1',
-  plural: 'events',
-  kind: 'Event',
-  namespaced: true,
-  shortNames: ['ev'],
-  storageKey: 'events',
-  schema: kindSchema('Event is a report of an event somewhere in the cluster.', {
-    ...commonEventFields,
+export const eventsV1 = eventResource(
+  'events.k8s.io',
+  {
     regarding: objectReference,
     note: string('A human-readable description of the status of this operation.'),
     reportingController: string('Name of the controller that emitted this Event.'),
@@ -119,9 +117,8 @@ export const eventsV1: ResourceDef = defineBuiltin({
     deprecatedFirstTimestamp: timestamp('Deprecated field assuring backward compatibility with core.v1 Event type.'),
     deprecatedLastTimestamp: timestamp('Deprecated field assuring backward compatibility with core.v1 Event type.'),
     deprecatedCount: integer('Deprecated field assuring backward compatibility with core.v1 Event type.'),
-  }),
-  columns: eventColumns,
-  strategy: {
+  },
+  {
     toStorage: (event) =>
       rename(
         event,
@@ -130,4 +127,4 @@ export const eventsV1: ResourceDef = defineBuiltin({
       ),
     fromStorage: (event) => rename(event, RENAMES, 'events.k8s.io/v1'),
   },
-});
+);
