@@ -35,15 +35,16 @@ async function main(): Promise<void> {
     host: values.host ?? '127.0.0.1',
     ...(values.world ? { world: values.world } : {}),
   });
-  process.stdout.write(`listening on ${emulator.url}\n`);
   const stop = () => {
     emulator.stop().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
+  // Handlers first: whoever reads the line below may signal at once.
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  process.stdout.write(`listening on ${emulator.url}\n`);
 }
 
 main().catch((error: unknown) => {

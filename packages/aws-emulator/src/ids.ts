@@ -6,7 +6,7 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 function base32(bytes: Uint8Array, length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += BASE32[bytes[i]! % 32];
+  for (let i = 0; i < length; i++) out += BASE32.charAt(bytes[i]! % 32);
   return out;
 }
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { ControlRequestError } from '../errors.js';
-import { isRecord } from '../iam/policy.js';
 import { wildcardMatcher, type Matcher } from '../iam/patterns.js';
 import { ApiError } from '../protocols/api-error.js';
+import { numberField, ruleFields, stringField } from './rule-fields.js';
 import { TokenBuckets } from './token-buckets.js';
 
 /** An injected failure or delay for the calls whose IAM action name matches `action` (`sts:AssumeRole`, `tag:*`, `*`). */
@@ -54,19 +54,13 @@ export class Faults {
 
   /** Adds a fault rule: `{action?, errorCode?, message?, status?, rate?, count?, latencyMs?}`. */
   add(input: unknown): FaultRule {
-    const fields = record(input, 'a fault rule', '{"action": "sts:AssumeRole", "errorCode": "Throttling", "rate": 1}');
-    const errorCode = optional<string>(
-      fields,
-      'errorCode',
-      (v) => typeof v === 'string' && /^[\w.]+$/.test(v),
-      'an error code',
+    const fields = ruleFields(
+      input,
+      'a fault rule',
+      '{"action": "sts:AssumeRole", "errorCode": "Throttling", "rate": 1}',
     );
-    const latencyMs = optional(
-      fields,
-      'latencyMs',
-      (v) => isNumber(v, 0, 60_000),
-      'a number of milliseconds (0-60000)',
-    );
+    const errorCode = stringField(fields, 'errorCode', /^[\w.]+$/, 'an error code such as "Throttling"');
+    const latencyMs = numberField(fields, 'latencyMs', { min: 0, max: 60_000 });
     if (errorCode === undefined && latencyMs === undefined) {
       throw new ControlRequestError(
         400,
@@ -74,27 +68,18 @@ export class Faults {
         'Add "errorCode" or "latencyMs".',
       );
     }
-    const count = optional(fields, 'count', (v) => Number.isInteger(v) && (v as number) > 0, 'a whole number > 0');
+    const message = stringField(fields, 'message', /^/, 'a string');
+    const status = numberField(fields, 'status', { min: 400, max: 599, integer: true });
+    const remaining = numberField(fields, 'count', { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true });
     const rule: FaultRule = {
       id: randomUUID(),
-      action: action(fields),
+      action: actionField(fields),
+      rate: numberField(fields, 'rate', { min: 0, max: 1 }) ?? 1,
       ...(errorCode === undefined ? {} : { errorCode }),
-      ...maybe(
-        'message',
-        optional<string>(fields, 'message', (v) => typeof v === 'string', 'a string'),
-      ),
-      ...maybe(
-        'status',
-        optional<number>(
-          fields,
-          'status',
-          (v) => Number.isInteger(v) && isNumber(v, 400, 599),
-          'an HTTP status (400-599)',
-        ),
-      ),
-      rate: optional(fields, 'rate', (v) => isNumber(v, 0, 1), 'a number from 0 to 1') ?? 1,
-      ...maybe('remaining', count),
-      ...maybe('latencyMs', latencyMs),
+      ...(message === undefined ? {} : { message }),
+      ...(status === undefined ? {} : { status }),
+      ...(remaining === undefined ? {} : { remaining }),
+      ...(latencyMs === undefined ? {} : { latencyMs }),
     };
     this.#rules.push({ rule, matches: wildcardMatcher(rule.action, { ignoreCase: true }) });
     return rule;
@@ -102,13 +87,13 @@ export class Faults {
 
   /** Adds a throttling rule: `{action?, capacity, refillPerSecond}`. */
   throttle(input: unknown): ThrottleRule {
-    const fields = record(input, 'a throttle rule', '{"action": "ec2:*", "capacity": 100, "refillPerSecond": 20}');
-    const capacity = optional(fields, 'capacity', (v) => isNumber(v, 1, 1e9), 'a number >= 1');
-    const refillPerSecond = optional(fields, 'refillPerSecond', (v) => isNumber(v, 0, 1e9), 'a number >= 0');
+    const fields = ruleFields(input, 'a throttle rule', '{"action": "ec2:*", "capacity": 100, "refillPerSecond": 20}');
+    const capacity = numberField(fields, 'capacity', { min: 1, max: 1e9 });
+    const refillPerSecond = numberField(fields, 'refillPerSecond', { min: 0, max: 1e9 });
     if (capacity === undefined || refillPerSecond === undefined) {
       throw new ControlRequestError(400, 'a throttle rule needs capacity and refillPerSecond', 'Add both numbers.');
     }
-    const rule: ThrottleRule = { id: randomUUID(), action: action(fields), capacity, refillPerSecond };
+    const rule: ThrottleRule = { id: randomUUID(), action: actionField(fields), capacity, refillPerSecond };
     this.#throttles.push({ rule, matches: wildcardMatcher(rule.action, { ignoreCase: true }) });
     return rule;
   }
@@ -175,40 +160,6 @@ function defaultMessage(code: string): string {
   return `Injected fault ${code}`;
 }
 
-function record(input: unknown, what: string, example: string): Record<string, unknown> {
-  if (!isRecord(input)) throw new ControlRequestError(400, `${what} must be a JSON object`, `For example ${example}.`);
-  return input;
-}
-
-function action(fields: Record<string, unknown>): string {
-  return (
-    optional<string>(
-      fields,
-      'action',
-      (v) => typeof v === 'string' && /^[\w*?:-]+$/.test(v),
-      'an IAM action pattern such as "tag:*"',
-    ) ?? '*'
-  );
-}
-
-function optional<T = number>(
-  fields: Record<string, unknown>,
-  name: string,
-  valid: (value: unknown) => boolean,
-  what: string,
-): T | undefined {
-  const value = fields[name];
-  if (value === undefined) return undefined;
-  if (!valid(value)) {
-    throw new ControlRequestError(400, `${name} must be ${what}, got ${JSON.stringify(value)}`, `Fix "${name}".`);
-  }
-  return value as T;
-}
-
-function maybe<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]: V });
-}
-
-function isNumber(value: unknown, min: number, max: number): boolean {
-  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
+function actionField(fields: Record<string, unknown>): string {
+  return stringField(fields, 'action', /^[\w*?:-]+$/, 'an IAM action pattern such as "tag:*"') ?? '*';
 }

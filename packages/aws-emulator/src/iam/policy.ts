@@ -42,7 +42,7 @@ export function parsePolicyDocument(input: unknown): PolicyDocument | string {
   const unknownKey = Object.keys(source).find((key) => !['Version', 'Id', 'Statement'].includes(key));
   if (unknownKey !== undefined) return `Syntax errors in policy: unknown element '${unknownKey}'.`;
   if (source.Version !== undefined && source.Version !== '2012-10-17' && source.Version !== '2008-10-17') {
-    return `The policy Version '${String(source.Version)}' is not valid: use "2012-10-17".`;
+    return `The policy Version ${JSON.stringify(source.Version)} is not valid: use "2012-10-17".`;
   }
   if (source.Statement === undefined) return 'Syntax errors in policy: missing required field Statement.';
   const raw = Array.isArray(source.Statement) ? source.Statement : [source.Statement];

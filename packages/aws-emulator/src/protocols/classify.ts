@@ -27,7 +27,7 @@ export function classify(input: ClassifyInput, services: readonly Service[]): Cl
     const prefix = target.slice(0, dot);
     const jsonServices = services.filter((service) => service.input === 'json');
     const service = jsonServices.find((s) => s.targetPrefix === prefix) ?? jsonServices[0]!;
-    return { service, action: target.slice(dot + 1), params: new QueryParams(new Map()) };
+    return { service, action: target.slice(dot + 1), params: new QueryParams(new Map<string, string>()) };
   }
   const pairs = [...input.query];
   if ((input.header('content-type') ?? '').includes('application/x-www-form-urlencoded')) {
@@ -41,7 +41,7 @@ export function classify(input: ClassifyInput, services: readonly Service[]): Cl
     /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(input.header('authorization') ?? '')?.[1] ??
     params.get('X-Amz-Credential')?.split('/')[3];
   const service =
-    queryServices.find((s) => s.input === 'query' && s.version === version) ??
+    queryServices.find((s) => s.version === version) ??
     queryServices.find((s) => s.signingName === scope) ??
     queryServices.find((s) => action in s.actions) ??
     queryServices[0]!;

@@ -53,7 +53,7 @@ export class QueryParams {
       if (match === null) continue;
       const index = Number(match[1]);
       let fields = byIndex.get(index);
-      if (fields === undefined) byIndex.set(index, (fields = new Map()));
+      if (fields === undefined) byIndex.set(index, (fields = new Map<string, string>()));
       fields.set(match[2] ?? '', value);
     }
     if (byIndex.size === 0) return this.map.has(prefix) ? [] : undefined;

@@ -5,11 +5,13 @@ export function escapeXml(text: string): string {
   return text.replace(/[&<>]/g, (c) => ESCAPES[c]!);
 }
 
-/** `<name>content</name>`, with `content` escaped when it is text and taken as XML when it is `xml`. */
+/** `<name>content</name>`, with `content` escaped when it is text and taken as XML when it is `Xml`. */
 export function element(name: string, content: string | number | boolean | Xml | readonly Xml[] | undefined): Xml {
   if (content === undefined) return xml('');
-  if (Array.isArray(content)) return xml(`<${name}>${content.map((item) => item.text).join('')}</${name}>`);
-  const inner = content instanceof Xml ? content.text : escapeXml(String(content));
+  let inner: string;
+  if (content instanceof Xml) inner = content.text;
+  else if (typeof content === 'object') inner = content.map((item) => item.text).join('');
+  else inner = escapeXml(String(content));
   return xml(`<${name}>${inner}</${name}>`);
 }
 

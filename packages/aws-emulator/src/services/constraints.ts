@@ -1,4 +1,4 @@
-import { validationError, type ApiError } from '../protocols/api-error.js';
+import { validationError } from '../protocols/api-error.js';
 
 /**
  * Collects an input's constraint failures in AWS's words (`Value 'x' at 'roleSessionName' failed to
@@ -41,7 +41,7 @@ export class Constraints {
 
   /** Throws one error with every failure found, under the service's validation error code. */
   throwIfAny(code: string): void {
-    if (this.#failures.length > 0) throw validationError(code, this.#failures) as ApiError;
+    if (this.#failures.length > 0) throw validationError(code, this.#failures);
   }
 
   #fail(field: string, value: string, constraint: string): void {

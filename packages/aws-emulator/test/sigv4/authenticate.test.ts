@@ -67,14 +67,20 @@ describe('SigV4 verification', () => {
 
   it('refuses a body changed after signing', async () => {
     const client = stsClient(url(), CONTROLLER);
-    client.middlewareStack.addRelativeTo(
-      (next) => async (args) => {
+    type Next = (args: { request: unknown }) => Promise<unknown>;
+    const tamper =
+      (next: Next): Next =>
+      (args) => {
         const request = args.request as { body: string };
         request.body = request.body.replace('Version=2011-06-15', 'Version=2011-06-16');
         return next(args);
-      },
-      { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'tamper' },
-    );
+      };
+    type Middleware = Parameters<typeof client.middlewareStack.addRelativeTo>[0];
+    client.middlewareStack.addRelativeTo(tamper as unknown as Middleware, {
+      relation: 'after',
+      toMiddleware: 'httpSigningMiddleware',
+      name: 'tamper',
+    });
     expect((await failureOf(client.send(new GetCallerIdentityCommand({})))).name).to.equal('SignatureDoesNotMatch');
   });
 

@@ -1,18 +1,25 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Keys } from './clients.js';
 import { REGION } from './world.js';
 
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+function bytes(data: SourceData): string | Buffer {
+  if (typeof data === 'string') return data;
+  return ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+}
+
 /** The hash SignatureV4 asks for, on node:crypto (HMAC when given a secret). */
 class Sha256 {
-  readonly #hash: Hash | Hmac;
+  readonly #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
 
-  constructor(secret?: string | Uint8Array) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  constructor(secret?: SourceData) {
+    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
   }
 
-  update(data: string | Uint8Array): void {
-    this.#hash.update(data);
+  update(data: SourceData): void {
+    this.#hash.update(bytes(data));
   }
 
   digest(): Promise<Uint8Array> {
@@ -44,7 +51,7 @@ export async function presignedCallerIdentity(
     },
     options,
   );
-  const query = Object.entries(request.query)
+  const query = Object.entries(request.query ?? {})
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`)
     .join('&');
   return `${url}/?${query}`;

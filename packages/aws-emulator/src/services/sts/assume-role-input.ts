@@ -17,7 +17,7 @@ export interface AssumeRoleInput {
 
 const NAME = /^[\w+=,.@-]*$/;
 const EXTERNAL_ID = /^[\w+=,.@:/-]*$/;
-const POLICY = /^[\u0009\u000A\u000D\u0020-\u00FF]+$/;
+const POLICY = /^[\t\n\r\u0020-\u00FF]+$/;
 const TAG = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 const ROLE_ARN = /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 
