@@ -41,3 +41,49 @@ export class TaggingInputError extends TaggingError {
     super('ERR_KEYMASTER_TAGGING_INVALID_INPUT', `${field}: ${problem}`, { hint: fix });
   }
 }
+
+/** Where an AWS call went: the IAM action (`tag:GetResources`), the account and the region. */
+export interface AwsCallSite {
+  action: string;
+  accountId: string;
+  region: string;
+}
+
+/** An AWS call that failed for good: with an error no retry fixes, or still failing after its retries. */
+export class AwsCallError extends TaggingError {
+  readonly action: string;
+  readonly accountId: string;
+  readonly region: string;
+  /** AWS's error code (`ThrottledException`, `InternalServiceException`, ...), or the network error's name. */
+  readonly awsCode: string;
+
+  constructor(
+    site: AwsCallSite,
+    aws: { code: string; message: string },
+    options: { code?: `ERR_KEYMASTER_TAGGING_${string}`; hint?: string; cause?: unknown } = {},
+  ) {
+    super(
+      options.code ?? 'ERR_KEYMASTER_TAGGING_AWS_CALL_FAILED',
+      `${site.action} failed in account ${site.accountId}, region ${site.region}: ${aws.code}: ${aws.message}`,
+      {
+        hint: options.hint ?? 'The next reconcile tries again; if it keeps failing, check the AWS service health.',
+        cause: options.cause,
+      },
+    );
+    this.action = site.action;
+    this.accountId = site.accountId;
+    this.region = site.region;
+    this.awsCode = aws.code;
+  }
+}
+
+/** AWS refused an action to the cluster's identity (`AccessDenied`, `AccessDeniedException`, ...). */
+export class TaggingAccessDeniedError extends AwsCallError {
+  constructor(site: AwsCallSite, aws: { code: string; message: string }, cause?: unknown) {
+    super(site, aws, {
+      code: 'ERR_KEYMASTER_TAGGING_ACCESS_DENIED',
+      hint: `Allow ${site.action} to the cluster's identity in account ${site.accountId}, or drop region ${site.region} from spec.tagging.extraRegions.`,
+      cause,
+    });
+  }
+}

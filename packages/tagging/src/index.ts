@@ -1,4 +1,12 @@
-export { TaggingError, InvalidTagsError, TagLimitError, TaggingInputError } from './errors.js';
+export {
+  TaggingError,
+  InvalidTagsError,
+  TagLimitError,
+  TaggingInputError,
+  AwsCallError,
+  TaggingAccessDeniedError,
+  type AwsCallSite,
+} from './errors.js';
 export { TAG_RULE_CODES, type LayerName, type TagOrigin, type TagProblem, type TagRule } from './problems.js';
 export { DEFAULT_RESERVED_KEYS, type ReservedKeys } from './reserved-keys.js';
 export { SERVICE_TAG_RULES, type ServiceTagRules } from './service-rules.js';
@@ -32,3 +40,21 @@ export { summarizePlan, type PlanSummary } from './plan/summary.js';
 export { formatPlan, type FormatOptions } from './plan/format.js';
 export { batchPlan, MAX_ARNS_PER_CALL, type PlanBatches, type TagBatch, type UntagBatch } from './plan/batches.js';
 export { tagSpecifications, type Ec2TagSpecification, type TagSpecificationOptions } from './tag-specifications.js';
+export { reconcileTags, DEFAULT_CONCURRENCY, type ReconcileTagsInput, type TagReconcileResult } from './reconcile.js';
+export type { TaggingSession } from './aws/tagging-api.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './aws/retry.js';
+export type { FailureKind } from './aws/codes.js';
+export type { GoneResource, TagFailure, WriteAction } from './apply/types.js';
+export type { TaggingStatus } from './report/status.js';
+export type { AppliedChange, TaggingEvent } from './report/events.js';
+export { systemClock, type TaggingClock } from './rate-limit/clock.js';
+export {
+  RateLimiter,
+  DEFAULT_BURST,
+  DEFAULT_MIN_RATE_PER_SECOND,
+  DEFAULT_RATE_PER_SECOND,
+  type Grant,
+  type RateLimiterOptions,
+  type RateLimiterStats,
+} from './rate-limit/rate-limiter.js';
+export { RateLimiters } from './rate-limit/rate-limiters.js';

@@ -37,6 +37,18 @@ export function batchPlan(plan: TagPlan, maxArnsPerCall = MAX_ARNS_PER_CALL): Pl
       `Pass a whole number from 1 to ${MAX_ARNS_PER_CALL}, the most ARNs AWS takes per call.`,
     );
   }
+  const { tag, untag } = writeGroups(plan);
+  return {
+    tag: tag.flatMap((group) => chunks(group.arns, maxArnsPerCall).map((arns) => ({ ...group, arns }))),
+    untag: untag.flatMap((group) => chunks(group.arns, maxArnsPerCall).map((arns) => ({ ...group, arns }))),
+  };
+}
+
+/**
+ * The plan's writes grouped by region and identical content, every ARN of a group in one list: what
+ * `batchPlan` cuts into calls, and what a retry regroups the ARNs that failed into.
+ */
+export function writeGroups(plan: TagPlan): PlanBatches {
   const tagGroups = new Groups<Record<string, string>>();
   const untagGroups = new Groups<string[]>();
   for (const resource of plan.resources) {
@@ -53,10 +65,14 @@ export function batchPlan(plan: TagPlan, maxArnsPerCall = MAX_ARNS_PER_CALL): Pl
     }
   }
   return {
-    tag: tagGroups.batches(maxArnsPerCall).map(({ region, content, arns }) => ({ region, tags: content, arns })),
-    untag: untagGroups.batches(maxArnsPerCall).map(({ region, content, arns }) => ({ region, keys: content, arns })),
+    tag: tagGroups.list().map(({ region, content, arns }) => ({ region, tags: content, arns })),
+    untag: untagGroups.list().map(({ region, content, arns }) => ({ region, keys: content, arns })),
   };
 }
+
+/** `items` cut into lists of at most `size`. */
+export const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
 
 /** Code-unit order, as `Array.prototype.sort` uses for strings. */
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -72,15 +88,8 @@ class Groups<Content> {
     this.groups.set(id, group);
   }
 
-  batches(size: number): { region: string; content: Content; arns: string[] }[] {
-    return [...this.groups.entries()]
-      .sort(([a], [b]) => compare(a, b))
-      .flatMap(([, { region, content, arns }]) =>
-        Array.from({ length: Math.ceil(arns.length / size) }, (_, index) => ({
-          region,
-          content,
-          arns: arns.slice(index * size, (index + 1) * size),
-        })),
-      );
+  /** The groups, sorted by region, then by content. */
+  list(): { region: string; content: Content; arns: string[] }[] {
+    return [...this.groups.entries()].sort(([a], [b]) => compare(a, b)).map(([, group]) => group);
   }
 }

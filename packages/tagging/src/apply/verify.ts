@@ -1,0 +1,93 @@
+import type { AwsFailure } from '../aws/codes.js';
+import { getAllResources, MAX_RESOURCES_PER_PAGE } from '../aws/get-resources.js';
+import { TaggingApi, type CallContext } from '../aws/tagging-api.js';
+import { mapConcurrently } from '../concurrency.js';
+import { chunks } from '../plan/batches.js';
+import { AwsCallError } from '../errors.js';
+import { entry } from '../records.js';
+import type { TagFailure, Write } from './types.js';
+
+export interface VerifiedWrites {
+  /** The accepted writes whose effect reading back shows, each with its ARNs. */
+  verified: Write[];
+  /** The accepted writes whose effect reading back does not show (or could not read). */
+  failed: TagFailure[];
+}
+
+/**
+ * Reads back the tags of every resource AWS accepted a write for (GetResources with
+ * `ResourceARNList`, 100 ARNs a call) and checks that each write took effect, so that a resource is
+ * only ever reported in sync when its tags are seen to be. A read that keeps failing leaves its
+ * resources unverified, which counts as failed: the next reconcile looks again.
+ */
+export async function verifyWrites(context: CallContext, accepted: readonly Write[], concurrency: number) {
+  const regions = [...new Set(accepted.map(({ region }) => region))];
+  const outcomes = await Promise.all(
+    regions.map(async (region) => {
+      const writes = accepted.filter((write) => write.region === region);
+      const live = await readBack(new TaggingApi(context, region), context, writes, concurrency);
+      return writes.map((write) => check(write, live));
+    }),
+  );
+  return {
+    verified: outcomes.flat().flatMap(({ verified }) => (verified.arns.length > 0 ? [verified] : [])),
+    failed: outcomes.flat().flatMap(({ failed }) => failed),
+  };
+}
+
+/** What reading one resource back gave: its tags, or why they could not be read. */
+type Read = { tags: Record<string, string> } | { failure: AwsFailure };
+
+/** ARN -> what reading it back gave; ARNs that GetResources did not list are absent. */
+async function readBack(api: TaggingApi, context: CallContext, writes: readonly Write[], concurrency: number) {
+  const arns = [...new Set(writes.flatMap((write) => write.arns))];
+  const live = new Map<string, Read>();
+  await mapConcurrently(chunks(arns, MAX_RESOURCES_PER_PAGE), concurrency, async (ResourceARNList) => {
+    try {
+      for (const { arn, tags } of await getAllResources(api, context, { ResourceARNList })) live.set(arn, { tags });
+    } catch (error) {
+      if (!(error instanceof AwsCallError)) throw error;
+      for (const arn of ResourceARNList) live.set(arn, { failure: { code: error.awsCode, message: error.message } });
+    }
+  });
+  return live;
+}
+
+function check(write: Write, live: Map<string, Read>) {
+  const verified: Write = { ...write, arns: [] };
+  const failed: TagFailure[] = [];
+  for (const arn of write.arns) {
+    const problem = mismatch(write, live.get(arn));
+    if (problem === undefined) {
+      verified.arns.push(arn);
+    } else {
+      const { action, region, keys } = write;
+      failed.push({ arn, region, action, kind: 'NotVerified', keys, ...problem });
+    }
+  }
+  return { verified, failed };
+}
+
+/** What reading back shows that the write did not do, as a failure's code and message. */
+function mismatch(write: Write, read: Read | undefined): { code: string; message: string } | undefined {
+  const verb = write.action === 'tag:TagResources' ? 'TagResources' : 'UntagResources';
+  if (read === undefined) {
+    return { code: 'NotVerified', message: `${verb} succeeded but GetResources no longer lists the resource` };
+  }
+  if ('failure' in read) {
+    return {
+      code: read.failure.code,
+      message: `${verb} succeeded but reading the tags back failed: ${read.failure.message}`,
+    };
+  }
+  const wrong = write.keys.flatMap((key) => {
+    const value = entry(read.tags, key);
+    if (write.tags === undefined) return value === undefined ? [] : [`${key} is still there`];
+    const wanted = write.tags[key]!;
+    return value === wanted
+      ? []
+      : [`${key} is ${value === undefined ? 'missing' : JSON.stringify(value)}, not ${JSON.stringify(wanted)}`];
+  });
+  if (wrong.length === 0) return undefined;
+  return { code: 'NotVerified', message: `${verb} succeeded but GetResources shows ${wrong.join(', ')}` };
+}

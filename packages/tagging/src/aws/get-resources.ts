@@ -1,0 +1,45 @@
+import type { GetResourcesCommandInput } from '@aws-sdk/client-resource-groups-tagging-api';
+import { callError } from './call-error.js';
+import { retrying } from './retry.js';
+import type { CallContext, TaggingApi } from './tagging-api.js';
+
+/** GetResources returns at most 100 resources a page, and takes at most 100 ARNs in `ResourceARNList`. */
+export const MAX_RESOURCES_PER_PAGE = 100;
+
+/** One resource of a GetResources answer. */
+export interface ResourceTags {
+  arn: string;
+  tags: Record<string, string>;
+}
+
+/**
+ * Every page of one GetResources query, each page retried on its own. Throws `AwsCallError`
+ * (`TaggingAccessDeniedError` when refused) when a page keeps failing.
+ */
+export async function getAllResources(
+  api: TaggingApi,
+  context: CallContext,
+  input: GetResourcesCommandInput,
+): Promise<ResourceTags[]> {
+  const found: ResourceTags[] = [];
+  let token: string | undefined;
+  do {
+    const page = { ...input, ResourcesPerPage: MAX_RESOURCES_PER_PAGE, ...(token ? { PaginationToken: token } : {}) };
+    let answer;
+    try {
+      answer = await retrying(() => api.getResources(page), context.retry, context.clock);
+    } catch (error) {
+      throw callError({ action: 'tag:GetResources', accountId: api.accountId, region: api.region }, error);
+    }
+    for (const { ResourceARN, Tags } of answer.ResourceTagMappingList ?? []) {
+      if (ResourceARN !== undefined) found.push({ arn: ResourceARN, tags: tagMap(Tags) });
+    }
+    token = answer.PaginationToken;
+  } while (token);
+  return found;
+}
+
+/** AWS's tag list as a key -> value map. */
+export function tagMap(tags: readonly { Key?: string | undefined; Value?: string | undefined }[] = []) {
+  return Object.fromEntries(tags.filter(({ Key }) => Key !== undefined).map(({ Key, Value }) => [Key!, Value ?? '']));
+}

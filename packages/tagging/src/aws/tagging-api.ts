@@ -1,0 +1,119 @@
+import {
+  GetResourcesCommand,
+  ResourceGroupsTaggingAPIClient,
+  TagResourcesCommand,
+  UntagResourcesCommand,
+  type GetResourcesCommandInput,
+  type TagResourcesCommandInput,
+  type UntagResourcesCommandInput,
+} from '@aws-sdk/client-resource-groups-tagging-api';
+import type { IdentitySession } from '@keymaster/identity';
+import type { FinalizeRequestMiddleware, MiddlewareStack } from '@smithy/types';
+import type { TaggingClock } from '../rate-limit/clock.js';
+import type { Grant, RateLimiter } from '../rate-limit/rate-limiter.js';
+import type { RateLimiters } from '../rate-limit/rate-limiters.js';
+import { awsFailureOf, failureKind, type AwsFailure } from './codes.js';
+import type { RetryPolicy } from './retry.js';
+
+/** What tagging needs of a cluster's session: its account, and its cached clients per region. */
+export type TaggingSession = Pick<IdentitySession, 'accountId' | 'client'>;
+
+/** What every AWS call of one reconcile shares. */
+export interface CallContext {
+  session: TaggingSession;
+  limiters: RateLimiters;
+  clock: TaggingClock;
+  retry: RetryPolicy;
+  /** Requests sent, by IAM action (`tag:TagResources`): every attempt counts, the SDK's own retries too. */
+  requests: Record<string, number>;
+}
+
+/** The Resource Groups Tagging API in one region, each request let through by the account's rate limiter. */
+export class TaggingApi {
+  readonly #client: ResourceGroupsTaggingAPIClient;
+  readonly #limiter: RateLimiter;
+
+  constructor(
+    private readonly context: CallContext,
+    readonly region: string,
+  ) {
+    this.#client = context.session.client(ResourceGroupsTaggingAPIClient, region);
+    this.#limiter = context.limiters.get(context.session.accountId, region);
+  }
+
+  get accountId(): string {
+    return this.context.session.accountId;
+  }
+
+  getResources(input: GetResourcesCommandInput) {
+    const command = new GetResourcesCommand(input);
+    this.#limit(command, 'tag:GetResources');
+    return this.#client.send(command);
+  }
+
+  tagResources(input: TagResourcesCommandInput) {
+    const command = new TagResourcesCommand(input);
+    this.#limit(command, 'tag:TagResources');
+    return this.#client.send(command);
+  }
+
+  untagResources(input: UntagResourcesCommandInput) {
+    const command = new UntagResourcesCommand(input);
+    this.#limit(command, 'tag:UntagResources');
+    return this.#client.send(command);
+  }
+
+  /**
+   * Puts the rate limiter inside the SDK's retry loop, just before signing, so that every attempt
+   * waits for a token (a signature is fresh when the request leaves) and reports whether AWS
+   * throttled it, either the whole call or an ARN of `FailedResourcesMap`.
+   */
+  #limit<I extends object, O extends object>(command: { middlewareStack: MiddlewareStack<I, O> }, action: string) {
+    const limiter = this.#limiter;
+    const requests = this.context.requests;
+    const middleware: FinalizeRequestMiddleware<I, O> = (next) => async (args) => {
+      const grant = await limiter.acquire();
+      requests[action] = (requests[action] ?? 0) + 1;
+      let result;
+      try {
+        result = await next(args);
+      } catch (error) {
+        report(limiter, grant, [awsFailureOf(error)]);
+        throw error;
+      }
+      report(limiter, grant, failuresOf(result.output));
+      return result;
+    };
+    command.middlewareStack.addRelativeTo(middleware, {
+      relation: 'before',
+      toMiddleware: 'httpSigningMiddleware',
+      name: 'keymasterRateLimiter',
+    });
+  }
+}
+
+function report(limiter: RateLimiter, grant: Grant, failures: readonly AwsFailure[]): void {
+  if (failures.some((failure) => failureKind(failure) === 'Throttled')) limiter.throttled(grant);
+  else limiter.succeeded();
+}
+
+/** The per-ARN failures of a TagResources / UntagResources answer. */
+function failuresOf(output: unknown): AwsFailure[] {
+  const failed = (output as { FailedResourcesMap?: Record<string, FailedResource> }).FailedResourcesMap ?? {};
+  return Object.values(failed).map(resourceFailure);
+}
+
+interface FailedResource {
+  StatusCode?: number;
+  ErrorCode?: string;
+  ErrorMessage?: string;
+}
+
+/** One entry of `FailedResourcesMap` as an `AwsFailure`. */
+export function resourceFailure(entry: FailedResource): AwsFailure {
+  return {
+    code: entry.ErrorCode ?? 'Unknown',
+    message: entry.ErrorMessage ?? '',
+    ...(entry.StatusCode === undefined ? {} : { status: entry.StatusCode }),
+  };
+}

@@ -1,0 +1,146 @@
+import { compilePattern, REGION } from '@keymaster/api';
+import { applyWrites, planWrites } from './apply/apply.js';
+import type { GoneResource, TagFailure, Write } from './apply/types.js';
+import { verifyWrites } from './apply/verify.js';
+import { retryPolicy, type RetryPolicy } from './aws/retry.js';
+import type { CallContext, TaggingSession } from './aws/tagging-api.js';
+import { discoverResources } from './discovery.js';
+import type { EffectiveTags } from './effective.js';
+import { TaggingInputError } from './errors.js';
+import { planTags } from './plan/plan.js';
+import type { RemovalPolicy, TagPlan } from './plan/types.js';
+import { systemClock, type TaggingClock } from './rate-limit/clock.js';
+import type { RateLimiters } from './rate-limit/rate-limiters.js';
+import { taggingEvents, type AppliedChange, type TaggingEvent } from './report/events.js';
+import { failedArns, taggingStatus, type TaggingStatus } from './report/status.js';
+
+/** Calls in flight at once per region and reconcile; the rate limiter decides when each goes. */
+export const DEFAULT_CONCURRENCY = 4;
+
+export interface ReconcileTagsInput {
+  /** The cluster's session (from `IdentityResolver.resolve`), or any `{accountId, client}`. */
+  session: TaggingSession;
+  /** The name in the cluster's ownership tags (spec.clusterName, default metadata.name). */
+  clusterName: string;
+  /** spec.region, then spec.tagging.extraRegions (repeats are dropped). */
+  regions: readonly string[];
+  effective: EffectiveTags;
+  /** status.tagging.managedTags. */
+  managedTags?: Readonly<Record<string, string>>;
+  /** spec.tagging.removalPolicy; default Retain. */
+  removalPolicy?: RemovalPolicy;
+  /** Also find and tag resources whose ownership tag says `shared`. Default false. */
+  includeShared?: boolean;
+  /** Discover and plan, write nothing. */
+  dryRun?: boolean;
+  /** The controller's one registry: clusters of one account share its limiter per region. */
+  limiters: RateLimiters;
+  /** Default: the system clock. */
+  clock?: TaggingClock;
+  retry?: Partial<RetryPolicy>;
+  /** Calls in flight at once per region. Default 4. */
+  concurrency?: number;
+}
+
+export interface TagReconcileResult {
+  dryRun: boolean;
+  /** The plan, made from what discovery found: the dry run. */
+  plan: TagPlan;
+  /** What was applied and verified, per resource. */
+  applied: AppliedChange[];
+  /** What failed, per resource and write, with AWS's code and the action. */
+  failed: TagFailure[];
+  /** Discovered resources that no longer exist (AWS answered "not found"): neither synced nor failed. */
+  gone: GoneResource[];
+  /** For status.tagging. */
+  status: TaggingStatus;
+  /** Events worth recording on the AWSCluster; none when nothing changed or failed. */
+  events: TaggingEvent[];
+  /** True when every resource is verified in sync: nothing failed, nothing over the limit, not a dry run. */
+  synced: boolean;
+  /** Requests sent, by IAM action: every attempt counts, the SDK's own retries too. */
+  requests: Record<string, number>;
+}
+
+/**
+ * One cluster's tagging, start to end, with the cluster's own clients: discover its resources in each
+ * region, plan, apply the plan's writes (batched, rate limited, retried), read the tags back, and
+ * report. Per-resource failures are reported, not thrown; throws `TaggingInputError` for bad input
+ * and `AwsCallError` / `TaggingAccessDeniedError` when discovery fails (no plan can be made then).
+ */
+export async function reconcileTags(input: ReconcileTagsInput): Promise<TagReconcileResult> {
+  const regions = checkRegions(input.regions);
+  const concurrency = input.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new TaggingInputError('concurrency', `is ${concurrency}`, 'Pass a whole number of at least 1.');
+  }
+  const context: CallContext = {
+    session: input.session,
+    limiters: input.limiters,
+    clock: input.clock ?? systemClock,
+    retry: retryPolicy(input.retry),
+    requests: {},
+  };
+  const { clusterName, effective, managedTags, removalPolicy, includeShared } = input;
+  const discovered = await discoverResources(context, { clusterName, regions, includeShared });
+  const plan = planTags({
+    clusterName,
+    effective,
+    resources: discovered.resources,
+    regions: discovered.regions,
+    managedTags,
+    removalPolicy,
+    includeShared,
+  });
+  const dryRun = input.dryRun === true;
+  const written = dryRun
+    ? { accepted: [], failed: [], gone: [] }
+    : await applyWrites(context, planWrites(plan), concurrency);
+  const checked = await verifyWrites(context, written.accepted, concurrency);
+  const failed = [...written.failed, ...checked.failed];
+  const applied = appliedChanges(checked.verified);
+  const { gone } = written;
+  return {
+    dryRun,
+    plan,
+    applied,
+    failed,
+    gone,
+    status: taggingStatus(plan, { failed, gone, dryRun }, managedTags),
+    events: taggingEvents(plan, { accountId: input.session.accountId, applied, failed }),
+    synced: !dryRun && failedArns(plan, failed, gone).size === 0,
+    requests: context.requests,
+  };
+}
+
+function checkRegions(regions: readonly string[]): string[] {
+  const unique = [...new Set(regions)];
+  if (unique.length === 0) {
+    throw new TaggingInputError('regions', 'is empty', 'Pass spec.region, then spec.tagging.extraRegions.');
+  }
+  const bad = unique.find((region) => !compilePattern(REGION).test(region));
+  if (bad !== undefined) {
+    throw new TaggingInputError(
+      `regions`,
+      `holds ${JSON.stringify(bad)}, not an AWS region`,
+      'Use names such as eu-west-1.',
+    );
+  }
+  return unique;
+}
+
+/** The verified writes, per resource in ARN order. */
+function appliedChanges(verified: readonly Write[]): AppliedChange[] {
+  const changes = new Map<string, { region: string; set: [string, string][]; removed: string[] }>();
+  for (const write of verified) {
+    for (const arn of write.arns) {
+      const change = changes.get(arn) ?? { region: write.region, set: [], removed: [] };
+      if (write.tags) change.set.push(...Object.entries(write.tags));
+      else change.removed.push(...write.keys);
+      changes.set(arn, change);
+    }
+  }
+  return [...changes.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([arn, { region, set, removed }]) => ({ arn, region, set: Object.fromEntries(set), removed }));
+}
