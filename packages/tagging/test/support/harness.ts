@@ -1,0 +1,121 @@
+import { startAwsEmulator, type AwsEmulator, type CallRecord, type World } from '@keymaster/aws-emulator';
+import type { SdkClient, SdkClientClass } from '@keymaster/identity';
+import {
+  RateLimiters,
+  reconcileTags,
+  resolveEffectiveTags,
+  tagLayers,
+  type EffectiveTags,
+  type RateLimiterOptions,
+  type ReconcileTagsInput,
+  type TaggingClock,
+  type TaggingSession,
+} from '../../src/index.js';
+import { CLUSTER, cluster, policy } from '../fixtures.js';
+import { ArnFaults } from './arn-faults.js';
+import { ACCOUNT, REGIONS, TAGGER_KEYS } from './aws-world.js';
+
+// The SDK warns once per process that its releases after January 2027 need Node 22; this project runs Node 20.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+/** The tags of the tests: a Deny tag and a plain one from the global policy, a team from the cluster. */
+export const EFFECTIVE: EffectiveTags = resolveEffectiveTags(
+  tagLayers({
+    policy: policy([
+      { key: 'red-hat-managed', value: 'true', overridePolicy: 'Deny' },
+      { key: 'cost-center', value: '1000' },
+    ]),
+    identities: [],
+    cluster: cluster({ team: 'analytics' }),
+  }),
+);
+export const EFFECTIVE_VALUES = { 'cost-center': '1000', 'red-hat-managed': 'true', team: 'analytics' };
+
+/**
+ * The emulator's clock as the limiters' and retries' clock: a sleep moves the emulator's time on at
+ * once, so waits cost no real time and the emulator's own token buckets refill by the same time.
+ */
+export function emulatorClock(aws: AwsEmulator): TaggingClock {
+  return {
+    now: () => aws.clock.nowMs(),
+    sleep: (ms) => {
+      aws.clock.advance(ms / 1000);
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * A session from static keys: what tagging needs of an `IdentitySession`, its clients cached per
+ * region. `maxAttempts` 1 leaves every retry to Keymaster (the SDK's own back off in real time).
+ */
+export function staticSession(url: string, faults: ArnFaults, maxAttempts = 1): TaggingSession {
+  const clients = new Map<string, SdkClient>();
+  const credentials = () => Promise.resolve(TAGGER_KEYS);
+  return {
+    accountId: ACCOUNT,
+    client<C extends SdkClient>(Client: SdkClientClass<C>, region: string = REGIONS[0]): C {
+      let client = clients.get(region);
+      if (client === undefined) {
+        const config = { region, credentials, endpoint: url, maxAttempts };
+        client = new Client(config);
+        faults.install(client, region);
+        clients.set(region, client);
+      }
+      return client as C;
+    },
+  };
+}
+
+export interface Harness {
+  aws: AwsEmulator;
+  faults: ArnFaults;
+  limiters: RateLimiters;
+  clock: TaggingClock;
+  /** Reconciles the fixture cluster across the three regions, with the EFFECTIVE tags unless overridden. */
+  reconcile(input?: Partial<ReconcileTagsInput>): ReturnType<typeof reconcileTags>;
+  /** Calls of an action the emulator answered (`tag:TagResources`), failed ones included. */
+  calls(action: string): number;
+  /** Calls of an action that succeeded. */
+  succeeded(action: string): number;
+  /** The calls of an action still in the emulator's log, oldest first. */
+  recent(action: string): CallRecord[];
+  /** Every resource's tags in the emulator now, by ARN. */
+  resources(): Map<string, Record<string, string>>;
+  /** Requests the limiters let through, all accounts and regions together. */
+  granted(): number;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(world: World, limiterOptions: RateLimiterOptions = {}): Promise<Harness> {
+  const aws = await startAwsEmulator({ world });
+  const clock = emulatorClock(aws);
+  const faults = new ArnFaults();
+  const limiters = new RateLimiters({ ratePerSecond: 20, burst: 20, ...limiterOptions, clock });
+  const session = staticSession(aws.url, faults);
+  const errors = (action: string) =>
+    Object.values(aws.calls.summary().errors[action] ?? {}).reduce((sum, count) => sum + count, 0);
+  const calls = (action: string) => aws.calls.summary().byAction[action] ?? 0;
+  return {
+    aws,
+    faults,
+    limiters,
+    clock,
+    reconcile: (input = {}) =>
+      reconcileTags({
+        session,
+        clusterName: CLUSTER,
+        regions: REGIONS,
+        effective: EFFECTIVE,
+        limiters,
+        clock,
+        ...input,
+      }),
+    calls,
+    succeeded: (action) => calls(action) - errors(action),
+    recent: (action) => aws.calls.summary().recent.filter((call) => call.action === action),
+    resources: () => new Map(aws.world.listResources().map(({ arn, tags }) => [arn, tags])),
+    granted: () => Object.values(limiters.stats()).reduce((sum, stats) => sum + stats.granted, 0),
+    stop: () => aws.stop(),
+  };
+}
