@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { startKubeEmulator } from './emulator.js';
 import { KubeEmulatorError } from './errors.js';
 
-const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV]`;
+const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV] [--tls]`;
 
 function portOf(value: string | undefined): number {
   if (value === undefined) return 0;
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
       kubeconfig: { type: 'string' },
       crds: { type: 'string' },
       'token-auth-file': { type: 'string' },
+      tls: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values.crds !== undefined ? { crds: values.crds } : {}),
     ...(values['token-auth-file'] !== undefined ? { tokenAuthFile: values['token-auth-file'] } : {}),
+    ...(values.tls ? { tls: true } : {}),
   });
   if (values.kubeconfig !== undefined) await emulator.writeKubeConfig(values.kubeconfig);
   const stop = (): void => {

@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './api/server.js';
+import { selfSignedCertificate } from './auth/certificate.js';
 import { readTokenFile } from './auth/tokens.js';
 import { CrdController } from './controllers/crds.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
@@ -34,11 +36,15 @@ export interface KubeEmulatorOptions {
   watchHistory?: number;
   /** How often watches that allow bookmarks get one, in milliseconds (default 60000). */
   bookmarkIntervalMs?: number;
+  /** Serve HTTPS with a self-signed certificate (kubectl sends bearer tokens over HTTPS only). */
+  tls?: boolean;
 }
 
 export interface KubeEmulator {
-  /** `http://HOST:PORT`. */
+  /** `http://HOST:PORT` (`https://` with `tls`). */
   readonly url: string;
+  /** With `tls`: the PEM of the self-signed certificate, to trust it. */
+  readonly caCertificate: string | undefined;
   /** A kubeconfig (YAML text) for this emulator. */
   kubeConfig(options?: KubeConfigOptions): string;
   /** Writes that kubeconfig to a file. */
@@ -106,26 +112,27 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const watches = new WatchHub(objects, options.bookmarkIntervalMs ?? 60_000);
   const stats = new Stats();
   const faults = new Faults((resource) => watches.drop(resource));
-  const server = createServer(
-    createRequestListener({
-      registry,
-      objects,
-      watches,
-      fieldManager,
-      openApi: new OpenApi(registry),
-      stats,
-      faults,
-      users,
-      admin: adminHandler(stats, faults),
-    }),
-  );
+  const certificate = options.tls ? selfSignedCertificate(host) : undefined;
+  const listener = createRequestListener({
+    registry,
+    objects,
+    watches,
+    fieldManager,
+    openApi: new OpenApi(registry),
+    stats,
+    faults,
+    users,
+    admin: adminHandler(stats, faults),
+  });
+  const server = certificate ? createHttpsServer(certificate, listener) : createServer(listener);
   server.keepAliveTimeout = 60_000;
   const address = await listen(server, options.port ?? 0, host);
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `${certificate ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   return {
     url,
-    kubeConfig: (config) => kubeConfigYaml(url, config),
-    writeKubeConfig: (path, config) => writeFile(path, kubeConfigYaml(url, config), { mode: 0o600 }),
+    caCertificate: certificate?.cert,
+    kubeConfig: (config) => kubeConfigYaml(url, config, certificate?.cert),
+    writeKubeConfig: (path, config) => writeFile(path, kubeConfigYaml(url, config, certificate?.cert), { mode: 0o600 }),
     faults,
     stats,
     stop: async () => {

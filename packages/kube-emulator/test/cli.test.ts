@@ -37,9 +37,9 @@ describe('the kube-emulator command', function () {
     expect(await cli.exit).to.equal(0);
   });
 
-  it('stops on SIGINT', async () => {
-    const cli = startCli(['--port', '0']);
-    await cli.firstLine;
+  it('serves HTTPS with --tls, and stops on SIGINT', async () => {
+    const cli = startCli(['--port', '0', '--tls']);
+    expect(await cli.firstLine).to.match(/^listening on https:\/\/127\.0\.0\.1:\d+$/);
     cli.child.kill('SIGINT');
     expect(await cli.exit).to.equal(0);
   });

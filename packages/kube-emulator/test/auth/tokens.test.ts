@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseTokenFile } from '../../src/auth/tokens.js';
 import { KubeEmulatorError, startKubeEmulator } from '../../src/index.js';
 import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
+import { kubectl, kubectlBinary } from '../helpers/kubectl.js';
 
 describe('bearer tokens from --token-auth-file', function () {
   this.timeout(15_000);
@@ -16,7 +17,7 @@ describe('bearer tokens from --token-auth-file', function () {
     folder = mkdtempSync(join(tmpdir(), 'kube-emulator-tokens-'));
     const file = join(folder, 'tokens.csv');
     writeFileSync(file, 'alice-token,alice,1001,"tenants,viewers"\nbob-token,bob,1002\n');
-    cluster = await startTestCluster({ tokenAuthFile: file, token: 'alice-token', crds: undefined });
+    cluster = await startTestCluster({ tokenAuthFile: file, token: 'alice-token', crds: undefined, tls: true });
   });
   after(() => cluster.stop());
 
@@ -38,10 +39,12 @@ describe('bearer tokens from --token-auth-file', function () {
       (await call(cluster.emulator, 'GET', '/api/v1/namespaces', undefined, { Authorization: 'Bearer bob-token' }))
         .status,
     ).to.equal(200);
-    // client-node sends the kubeconfig's token (kubectl sends tokens over HTTPS only).
+    // Over TLS (kubectl sends tokens over HTTPS only), with the kubeconfig trusting the emulator's certificate.
+    const result = await kubectl(kubectlBinary(33), cluster.kubeconfig, ['get', 'configmaps', '-n', 'default']);
+    expect(result.code, result.stderr).to.equal(0);
     await cluster.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: 'default' });
     expect(cluster.emulator.stats.total({ verb: 'list', resource: 'namespaces', user: 'bob' })).to.equal(1);
-    expect(cluster.emulator.stats.total({ verb: 'list', resource: 'configmaps', user: 'alice' })).to.equal(1);
+    expect(cluster.emulator.stats.total({ verb: 'list', resource: 'configmaps', user: 'alice' })).to.equal(2);
   });
 
   it('fails to start with a clear error when the file is missing', async () => {

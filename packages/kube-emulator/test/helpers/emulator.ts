@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from '../../src/index.js';
@@ -37,25 +39,50 @@ export async function startTestCluster(options: KubeEmulatorOptions & { token?: 
   };
 }
 
-/** A raw HTTP call to the emulator, for what clients do not expose (headers, status bodies). */
-export async function call(
+/** A raw HTTP(S) call to the emulator, for what clients do not expose (headers, status bodies). */
+export function call(
   emulator: KubeEmulator,
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: unknown; headers: Headers }> {
-  const response = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const url = new URL(`${emulator.url}${path}`);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      url,
+      {
+        method,
+        headers: {
+          'Content-Type': 'application/json',
+          ...(payload === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(payload)) }),
+          ...headers,
+        },
+        ca: emulator.caCertificate,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: keep the text
+          }
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+              responseHeaders.append(name, item);
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed, headers: responseHeaders });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON: keep the text
-  }
-  return { status: response.status, body: parsed, headers: response.headers };
 }
