@@ -4,6 +4,8 @@ import type { Keys } from './support/clients.js';
 import { withEmulator } from './support/emulator.js';
 import { ACCOUNT, CONTROLLER, EXTERNAL_ID, INSTANCE, OWNED, ROLES, VPC } from './support/world.js';
 
+const ASSUME_ROLE = ['sts', 'assume-role', '--role-arn', ROLES.tenantAdmin, '--role-session-name', 'cli'];
+
 /**
  * The real AWS CLI v2 (Debian's /usr/bin/aws, botocore underneath) against the emulator. Each call costs
  * about half a second, so this suite covers a representative set; the SDK suites cover the rest.
@@ -26,17 +28,7 @@ describe('the AWS CLI v2', function () {
     return JSON.parse(result.stdout) as Record<string, unknown>;
   };
   const assume = async (): Promise<Keys> => {
-    const out = await json(
-      CONTROLLER,
-      'sts',
-      'assume-role',
-      '--role-arn',
-      ROLES.tenantAdmin,
-      '--role-session-name',
-      'cli',
-      '--external-id',
-      EXTERNAL_ID,
-    );
+    const out = await json(CONTROLLER, ...ASSUME_ROLE, '--external-id', EXTERNAL_ID);
     const credentials = out.Credentials as Record<string, string>;
     return {
       accessKeyId: credentials.AccessKeyId!,
@@ -60,15 +52,7 @@ describe('the AWS CLI v2', function () {
   });
 
   it('reports AccessDenied without the ExternalId and SignatureDoesNotMatch with a wrong secret', async () => {
-    const denied = await aws(
-      CONTROLLER,
-      'sts',
-      'assume-role',
-      '--role-arn',
-      ROLES.tenantAdmin,
-      '--role-session-name',
-      'cli',
-    );
+    const denied = await aws(CONTROLLER, ...ASSUME_ROLE);
     expect(denied.code).to.equal(254);
     expect(denied.stderr).to.contain('An error occurred (AccessDenied) when calling the AssumeRole operation');
     const wrong = await aws({ ...CONTROLLER, secretAccessKey: 'wrong' }, 'sts', 'get-caller-identity');
