@@ -158,6 +158,14 @@ describe('@kubernetes/client-node 1.4 against the emulator', function () {
   });
 
   it('serves custom objects with a status subresource, defaults and generation', async () => {
+    const mergePatch = async (
+      method: 'patchNamespacedCustomObject' | 'patchNamespacedCustomObjectStatus',
+      body: object,
+    ) =>
+      (await custom[method](
+        { group: GROUP, version: VERSION, namespace: 'apps', plural: 'awsclusters', name: 'c1', body },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      )) as Cluster;
     const created = (await custom.createNamespacedCustomObject({
       group: GROUP,
       version: VERSION,
@@ -167,31 +175,17 @@ describe('@kubernetes/client-node 1.4 against the emulator', function () {
     })) as Cluster;
     expect(created.status).to.equal(undefined);
     expect(created.metadata?.generation).to.equal(1);
-    const status = (await custom.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace: 'apps',
-        plural: 'awsclusters',
-        name: 'c1',
-        body: { status: { accountID: '123456789012' }, spec: { region: 'us-east-1' } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    )) as Cluster;
+    const status = await mergePatch('patchNamespacedCustomObjectStatus', {
+      status: { accountID: '123456789012' },
+      spec: { region: 'us-east-1' },
+    });
     expect(status.status?.accountID).to.equal('123456789012');
     expect(status.spec.region).to.equal('eu-west-1');
     expect(status.metadata?.generation).to.equal(1);
-    const spec = (await custom.patchNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace: 'apps',
-        plural: 'awsclusters',
-        name: 'c1',
-        body: { spec: { region: 'us-east-1' }, status: { accountID: '000000000000' } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    )) as Cluster;
+    const spec = await mergePatch('patchNamespacedCustomObject', {
+      spec: { region: 'us-east-1' },
+      status: { accountID: '000000000000' },
+    });
     expect(spec.metadata?.generation).to.equal(2);
     expect(spec.status?.accountID).to.equal('123456789012');
     const read = (await custom.getNamespacedCustomObjectStatus({

@@ -44,6 +44,8 @@ for (const minor of [33, 27]) {
       expect(result.code, `kubectl ${args.join(' ')}: ${result.stderr}`).to.equal(0);
       return result.stdout;
     };
+    const patch = (target: string[], type: string, body: string): Promise<string> =>
+      ok('patch', ...target, '--type', type, '-p', body);
     const file = (name: string, text: string): string => {
       const path = join(dirname(cluster.kubeconfig), name);
       writeFileSync(path, text);
@@ -139,15 +141,9 @@ for (const minor of [33, 27]) {
       await ok('label', 'kmc', 'data', '-n', 'tenant-b', 'stage=dev');
       await ok('annotate', 'kmc', 'data', '-n', 'tenant-b', 'owner=alice');
       await ok('patch', 'kmc', 'data', '-n', 'tenant-b', '--type', 'merge', '-p', '{"spec":{"region":"eu-central-1"}}');
-      await ok(
-        'patch',
-        'kmc',
-        'data',
-        '-n',
-        'tenant-b',
-        '--type',
+      await patch(
+        ['kmc', 'data', '-n', 'tenant-b'],
         'json',
-        '-p',
         '[{"op":"add","path":"/spec/additionalTags","value":{"cost":"42"}}]',
       );
       await ok('patch', 'serviceaccount', 'robot', '-n', 'tenant-b', '-p', '{"secrets":[{"name":"token"}]}');
@@ -203,18 +199,7 @@ for (const minor of [33, 27]) {
           ],
         },
       };
-      await ok(
-        'patch',
-        'kmc',
-        'data',
-        '-n',
-        'tenant-b',
-        '--subresource=status',
-        '--type',
-        'merge',
-        '-p',
-        JSON.stringify(status),
-      );
+      await patch(['kmc', 'data', '-n', 'tenant-b', '--subresource=status'], 'merge', JSON.stringify(status));
       const waited = await waiting;
       expect(waited.code, waited.stderr).to.equal(0);
       expect(waited.stdout).to.contain('condition met');
@@ -222,15 +207,9 @@ for (const minor of [33, 27]) {
     });
 
     it('deletes objects with finalizers (--wait=false) and waits for them to go', async () => {
-      await ok(
-        'patch',
-        'kmc',
-        'payments',
-        '-n',
-        'tenant-a',
-        '--type',
+      await patch(
+        ['kmc', 'payments', '-n', 'tenant-a'],
         'merge',
-        '-p',
         '{"metadata":{"finalizers":["keymaster.dev/cleanup"]}}',
       );
       expect(await ok('delete', 'kmc', 'payments', '-n', 'tenant-a', '--wait=false')).to.contain('"payments" deleted');
@@ -239,17 +218,7 @@ for (const minor of [33, 27]) {
       ).to.match(/^\d{4}-/);
       const waiting = k('wait', '--for=delete', 'kmc/payments', '-n', 'tenant-a', '--timeout=10s');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      await ok(
-        'patch',
-        'kmc',
-        'payments',
-        '-n',
-        'tenant-a',
-        '--type',
-        'json',
-        '-p',
-        '[{"op":"remove","path":"/metadata/finalizers"}]',
-      );
+      await patch(['kmc', 'payments', '-n', 'tenant-a'], 'json', '[{"op":"remove","path":"/metadata/finalizers"}]');
       expect((await waiting).code).to.equal(0);
       expect((await k('get', 'kmc', 'payments', '-n', 'tenant-a')).stderr).to.contain('NotFound');
       expect(await ok('delete', 'configmap', 'settings', '-n', 'tenant-b')).to.contain('"settings" deleted');
