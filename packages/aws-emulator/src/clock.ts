@@ -1,3 +1,5 @@
+import { ControlRequestError } from './errors.js';
+
 /**
  * The emulator's clock: the wall clock plus an offset that only moves forward. It decides credential
  * lifetimes (session expiry, `Expiration`) and throttling refills. Signature times are checked against
@@ -22,7 +24,11 @@ export function createClock(wallClock: () => number = Date.now): Clock {
     nowMs: () => wallClock() + offsetMs,
     advance(seconds) {
       if (!Number.isFinite(seconds) || seconds < 0) {
-        throw new RangeError(`advanceSeconds must be a finite number >= 0, got ${String(seconds)}`);
+        throw new ControlRequestError(
+          400,
+          `the clock moves forward only: got ${String(seconds)} seconds`,
+          'Pass a number >= 0.',
+        );
       }
       offsetMs += seconds * 1000;
       return new Date(wallClock() + offsetMs);

@@ -41,22 +41,21 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
   );
   const { protocol } = service;
   const iamAction = `${service.iamPrefix}:${action || 'Unknown'}`;
+  /** What the call log learns as the call goes on: who called, and the action's own notes. */
+  let caller: Pick<CallRecord, 'region' | 'account' | 'callerArn' | 'accessKeyId'> = {};
+  const notes: Record<string, unknown> = {};
   const time = emulation.clock.now().toISOString();
-  const entry: { -readonly [K in keyof CallRecord]?: CallRecord[K] } & Pick<
-    CallRecord,
-    'time' | 'service' | 'action' | 'requestId'
-  > = {
-    time,
-    service: service.signingName,
-    action: iamAction,
-    requestId,
-  };
   const respond = (status: number, body: string, errorCode?: string): ApiResponse => {
     emulation.calls.record({
-      ...entry,
+      time,
+      service: service.signingName,
+      action: iamAction,
+      requestId,
+      ...caller,
       outcome: errorCode === undefined ? 'success' : 'error',
       status,
       ...(errorCode === undefined ? {} : { errorCode }),
+      ...(Object.keys(notes).length > 0 ? { detail: notes } : {}),
     });
     return { status, contentType: protocol.contentType, body, requestId };
   };
@@ -70,20 +69,20 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
   if (!authentication.ok) {
     const { failure } = authentication;
     const owner = failure.credential?.principal;
-    Object.assign(entry, {
+    caller = {
       ...(failure.accessKeyId === undefined ? {} : { accessKeyId: failure.accessKeyId }),
       ...(owner === undefined ? {} : { callerArn: owner.arn, account: owner.accountId }),
-    });
+    };
     return fail(protocol.authError(failure.kind, failure.message));
   }
   const { credential, claims } = authentication;
   const { principal } = credential;
-  Object.assign(entry, {
+  caller = {
     region: claims.region,
     account: principal.accountId,
     callerArn: principal.arn,
     accessKeyId: credential.accessKeyId,
-  });
+  };
 
   const latency = emulation.faults.latencyFor(iamAction);
   if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
@@ -91,7 +90,6 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
   if (injected !== undefined) return fail(injected);
   if (emulation.faults.throttled(iamAction, principal.accountId, claims.region)) return fail(service.throttled());
 
-  const notes: Record<string, unknown> = {};
   const call = createCallContext(service, credential, claims.region, emulation.world, emulation.clock, notes);
   try {
     let result;
@@ -104,10 +102,8 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
       if (handler === undefined) return fail(protocol.unknownAction(action));
       result = handler(readJson(request.body), call);
     }
-    if (Object.keys(notes).length > 0) entry.detail = notes;
     return respond(200, protocol.success(action, result, requestId));
   } catch (error) {
-    if (Object.keys(notes).length > 0) entry.detail = notes;
     if (error instanceof ApiError) return fail(error);
     process.stderr.write(`aws-emulator: ${iamAction} failed: ${(error as Error).stack ?? String(error)}\n`);
     return fail(new ApiError('InternalFailure', 'The request processing has failed because of an unknown error.', 500));

@@ -1,5 +1,3 @@
-import { ApiError } from './api-error.js';
-
 /** Decodes `application/x-www-form-urlencoded` text (a query string or a query-protocol body). */
 export function parseForm(text: string): [string, string][] {
   const pairs: [string, string][] = [];
@@ -14,11 +12,13 @@ export function parseForm(text: string): [string, string][] {
   return pairs;
 }
 
+/** Percent-decodes; a malformed escape stays as it came (its signature then fails to verify). */
 function decode(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
   try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
+    return decodeURIComponent(spaced);
   } catch {
-    throw new ApiError('MalformedQueryString', `The query string is not valid URL encoding: ${text}`, 404);
+    return spaced;
   }
 }
 
