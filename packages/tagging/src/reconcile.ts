@@ -48,9 +48,9 @@ export interface TagReconcileResult {
   plan: TagPlan;
   /** What was applied and verified, per resource. */
   applied: AppliedChange[];
-  /** What failed, per resource and write, with AWS's code and the action. */
+  /** What failed, per resource and write, with AWS's code and the action; in ARN order. */
   failed: TagFailure[];
-  /** Discovered resources that no longer exist (AWS answered "not found"): neither synced nor failed. */
+  /** Discovered resources that no longer exist (AWS answered "not found"): neither synced nor failed; in ARN order. */
   gone: GoneResource[];
   /** For status.tagging. */
   status: TaggingStatus;
@@ -97,9 +97,9 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     ? { accepted: [], failed: [], gone: [] }
     : await applyWrites(context, planWrites(plan), concurrency);
   const checked = await verifyWrites(context, written.accepted, concurrency);
-  const failed = [...written.failed, ...checked.failed];
+  const failed = [...written.failed, ...checked.failed].sort(byArn);
   const applied = appliedChanges(checked.verified);
-  const { gone } = written;
+  const gone = written.gone.sort(byArn);
   return {
     dryRun,
     plan,
@@ -129,6 +129,8 @@ function checkRegions(regions: readonly string[]): string[] {
   return unique;
 }
 
+const byArn = (a: { arn: string }, b: { arn: string }) => (a.arn < b.arn ? -1 : a.arn > b.arn ? 1 : 0);
+
 /** The verified writes, per resource in ARN order. */
 function appliedChanges(verified: readonly Write[]): AppliedChange[] {
   const changes = new Map<string, { region: string; set: [string, string][]; removed: string[] }>();
@@ -141,6 +143,6 @@ function appliedChanges(verified: readonly Write[]): AppliedChange[] {
     }
   }
   return [...changes.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([arn, { region, set, removed }]) => ({ arn, region, set: Object.fromEntries(set), removed }));
+    .map(([arn, { region, set, removed }]) => ({ arn, region, set: Object.fromEntries(set), removed }))
+    .sort(byArn);
 }

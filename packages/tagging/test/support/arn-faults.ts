@@ -16,6 +16,8 @@ type Result = { output: Record<string, unknown> };
 type Handler = (args: Args) => Promise<Result>;
 
 export class ArnFaults {
+  /** Every TagResources / UntagResources request as Keymaster made it (each attempt of the SDK's too), oldest first. */
+  readonly writes: { command: string; region: string; arns: string[] }[] = [];
   readonly #failures = new Map<string, { entry: FailedResource; remaining: number }>();
   readonly #dropped = new Set<string>();
   #ghosts: { ResourceARN: string; Tags: { Key: string; Value: string }[] }[] = [];
@@ -44,13 +46,15 @@ export class ArnFaults {
   /** Adds the middleware to an SDK client of `region`. */
   install(client: { middlewareStack: { add(middleware: unknown, options: object): void } }, region: string): void {
     const middleware = (next: Handler, context: { commandName?: string }) => (args: Args) =>
-      context.commandName === 'GetResourcesCommand' ? this.#listGhosts(next, args, region) : this.#write(next, args);
+      context.commandName === 'GetResourcesCommand'
+        ? this.#listGhosts(next, args, region)
+        : this.#write(next, args, { command: context.commandName ?? '', region });
     client.middlewareStack.add(middleware, { step: 'initialize', name: 'testArnFaults' });
   }
 
-  async #write(next: Handler, args: Args): Promise<Result> {
-    const arns = args.input.ResourceARNList as string[] | undefined;
-    if (arns === undefined) return next(args);
+  async #write(next: Handler, args: Args, call: { command: string; region: string }): Promise<Result> {
+    const arns = args.input.ResourceARNList as string[];
+    this.writes.push({ ...call, arns });
     const failed: Record<string, FailedResource> = {};
     const sent: string[] = [];
     for (const arn of arns) {

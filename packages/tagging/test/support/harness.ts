@@ -1,4 +1,5 @@
 import { startAwsEmulator, type AwsEmulator, type CallRecord, type World } from '@keymaster/aws-emulator';
+import type { ResourceTag } from '@keymaster/api';
 import type { SdkClient, SdkClientClass } from '@keymaster/identity';
 import {
   RateLimiters,
@@ -18,16 +19,17 @@ import { ACCOUNT, REGIONS, TAGGER_KEYS } from './aws-world.js';
 // The SDK warns once per process that its releases after January 2027 need Node 22; this project runs Node 20.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
+/** Effective tags of the fixture cluster from a global policy and the cluster's own tags. */
+export const effectiveTags = (global: ResourceTag[], clusterTags: Record<string, string>): EffectiveTags =>
+  resolveEffectiveTags(tagLayers({ policy: policy(global), identities: [], cluster: cluster(clusterTags) }));
+
 /** The tags of the tests: a Deny tag and a plain one from the global policy, a team from the cluster. */
-export const EFFECTIVE: EffectiveTags = resolveEffectiveTags(
-  tagLayers({
-    policy: policy([
-      { key: 'red-hat-managed', value: 'true', overridePolicy: 'Deny' },
-      { key: 'cost-center', value: '1000' },
-    ]),
-    identities: [],
-    cluster: cluster({ team: 'analytics' }),
-  }),
+export const EFFECTIVE = effectiveTags(
+  [
+    { key: 'red-hat-managed', value: 'true', overridePolicy: 'Deny' },
+    { key: 'cost-center', value: '1000' },
+  ],
+  { team: 'analytics' },
 );
 export const EFFECTIVE_VALUES = { 'cost-center': '1000', 'red-hat-managed': 'true', team: 'analytics' };
 
