@@ -137,6 +137,31 @@ for (const minor of [33, 27]) {
       expect(await ok('get', 'kmri', '-o', 'wide')).to.match(/^NAME\s+ROLE\s+SOURCE\s+CLUSTERS\s+PRINCIPAL\s+AGE$/m);
     });
 
+    it('lists events created through events.k8s.io/v1 with the columns of kubectl get events', async () => {
+      const event = [
+        'apiVersion: events.k8s.io/v1',
+        'kind: Event',
+        'metadata:',
+        '  name: reconciled',
+        '  namespace: tenant-b',
+        'eventTime: "2024-01-01T00:00:00.000000Z"',
+        'reportingController: keymaster',
+        'reportingInstance: keymaster-0',
+        'action: Reconcile',
+        'reason: Tagged',
+        'type: Normal',
+        'note: 12 resources tagged',
+        'regarding:',
+        '  kind: AWSCluster',
+        '  name: data',
+        '  namespace: tenant-b',
+      ].join('\n');
+      await ok('create', '-f', file('event.yaml', event));
+      const out = await ok('get', 'events', '-n', 'tenant-b');
+      expect(out).to.match(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/m);
+      expect(out).to.match(/\s+Normal\s+Tagged\s+awscluster\/data\s+12 resources tagged$/m);
+    });
+
     it('labels, annotates and patches with merge, json and strategic patches', async () => {
       await ok('label', 'kmc', 'data', '-n', 'tenant-b', 'stage=dev');
       await ok('annotate', 'kmc', 'data', '-n', 'tenant-b', 'owner=alice');

@@ -111,6 +111,27 @@ describe('discovery, OpenAPI and errors over HTTP', function () {
     });
   });
 
+  it('stores admission webhook configurations', async () => {
+    const path = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+    const webhook = {
+      name: 'check.keymaster.dev',
+      clientConfig: { url: 'https://127.0.0.1:9443/validate' },
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+    };
+    const created = await call(cluster.emulator, 'POST', path, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'keymaster' },
+      webhooks: [webhook],
+    });
+    expect(created.status).to.equal(201);
+    const table = await call(cluster.emulator, 'GET', path, undefined, {
+      Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    expect(table.body).to.nested.include({ 'rows[0].cells[0]': 'keymaster', 'rows[0].cells[1]': 1 });
+  });
+
   it('returns PartialObjectMetadata and Tables on request', async () => {
     const partial = await call(cluster.emulator, 'GET', '/api/v1/namespaces', undefined, {
       Accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
