@@ -47,7 +47,7 @@ export function taggingEvents(
     events.push(
       normal(
         'TagsApplied',
-        `Tagged ${plural(applied.length, 'resource')} in ${regions.join(', ')}: ${what.join('; ')}`,
+        `Updated the tags of ${plural(applied.length, 'resource')} in ${regions.join(', ')}: ${what.join('; ')}`,
       ),
     );
   }

@@ -13,7 +13,7 @@ const calls = (n: number) => Math.ceil(n / MAX_ARNS_PER_CALL);
 function world() {
   return taggingWorld([
     ...REGIONS.flatMap((region) => [...clusterInstances(region, COUNTS[region]), ...neighbours(region)]),
-    ...clusterInstances(SYDNEY, OTHER_TEAM, { team: 'other' }, COUNTS[SYDNEY]),
+    ...clusterInstances(SYDNEY, OTHER_TEAM, { tags: { team: 'other' }, from: COUNTS[SYDNEY] }),
   ]);
 }
 
@@ -57,7 +57,7 @@ describe('reconcileTags: 1,000 resources in 3 regions against the aws-emulator',
     });
     expect(result.events.map(({ type, reason }) => `${type} ${reason}`)).to.deep.equal(['Normal TagsApplied']);
     expect(result.events[0]!.message).to.equal(
-      `Tagged 1000 resources in ${[...REGIONS].sort().join(', ')}: set cost-center, red-hat-managed, team`,
+      `Updated the tags of 1000 resources in ${[...REGIONS].sort().join(', ')}: set cost-center, red-hat-managed, team`,
     );
   });
 

@@ -16,17 +16,17 @@ export const instance = (region: string, index: number) =>
   `arn:aws:ec2:${region}:${ACCOUNT}:instance/i-${index.toString(16).padStart(17, '0')}`;
 
 /**
- * `count` instances of the fixture cluster in `region`, numbered from `from`. Their ownership tags
- * vary as CAPA's do: the first of every three carries only the CAPA key, the second only the
- * kubernetes.io key, the third both; `tags` go on top.
+ * `count` instances of a cluster (the fixture's by default) in `region`, numbered from `from`. Their
+ * ownership tags vary as CAPA's do: the first of every three carries only the CAPA key, the second
+ * only the kubernetes.io key, the third both; `tags` go on top.
  */
 export function clusterInstances(
   region: string,
   count: number,
-  tags: Record<string, string> = {},
-  from = 0,
+  options: { tags?: Record<string, string>; from?: number; clusterName?: string } = {},
 ): ResourceSpec[] {
-  const [capa, kubernetes] = Object.entries(owned());
+  const { tags = {}, from = 0, clusterName = CLUSTER } = options;
+  const [capa, kubernetes] = Object.entries(owned('owned', clusterName));
   return Array.from({ length: count }, (_, i) => {
     const ownership = [[capa!], [kubernetes!], [capa!, kubernetes!]][(from + i) % 3]!;
     return { arn: instance(region, from + i), tags: { ...Object.fromEntries(ownership), ...tags } };
