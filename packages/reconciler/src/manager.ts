@@ -3,12 +3,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { IDENTITY_KINDS, type AWSCluster } from '@keymaster/api';
 import { IdentityResolver, type IdentityObject } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { AWSClusterReconciler, type SyncTags } from './awscluster/reconciler.js';
+import { AWSClusterReconciler } from './awscluster/reconciler.js';
+import type { SyncTags } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
 import { SessionUsage } from './awscluster/session-usage.js';
 import { clusterDependencies, dependentClusters } from './identity/dependents.js';
 import { IdentityReconciler } from './identity/reconciler.js';
 import { Caches } from './kube/caches.js';
+import { describeKubeError, isConflict } from './kube/errors.js';
 import { EventRecorder } from './kube/events.js';
 import { KubeWriter } from './kube/writer.js';
 import type { Logger } from './logging.js';
@@ -146,8 +148,11 @@ export class Manager {
     const controllerOptions = {
       clock,
       metrics: metrics.runtime,
-      onError: (key: { name: string; namespace?: string }, error: unknown) =>
-        logger.error('reconcile failed', { key: keyOf(key), error }),
+      onError: (key: { name: string; namespace?: string }, error: unknown) => {
+        // A conflict only means the cache was behind: the retry reads the newer object.
+        if (isConflict(error)) logger.debug('conflict; retrying', { key: keyOf(key) });
+        else logger.error('reconcile failed', { key: keyOf(key), error: describeKubeError(error) });
+      },
     };
     const clusterReconciler = new AWSClusterReconciler({
       caches: this.caches,

@@ -45,7 +45,10 @@ describe('controller logging', () => {
     expect(line).not.to.include('IQoJb3JpZ2lu');
     expect(line).not.to.include('c2VjcmV0');
     expect(line).to.include('AKIAEXAMPLE');
-    expect((JSON.parse(lines[0]!) as { credentials: unknown }).credentials).to.deep.equal({ accessKeyId: 'AKIAEXAMPLE', sessionToken: '[REDACTED]' });
+    expect((JSON.parse(lines[0]!) as { credentials: unknown }).credentials).to.deep.equal({
+      accessKeyId: 'AKIAEXAMPLE',
+      sessionToken: '[REDACTED]',
+    });
   });
 
   it('writes text lines when asked', async () => {

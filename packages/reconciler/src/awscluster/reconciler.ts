@@ -24,6 +24,7 @@ import type { ClusterNames } from './cluster-names.js';
 import { readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { IDENTITY_OK, identityVerdict } from './identity-conditions.js';
 import type { SessionUsage } from './session-usage.js';
+import type { SyncTags } from './tags.js';
 
 export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
 
@@ -35,13 +36,6 @@ export interface TagOutcome {
   /** Whether to retry with backoff (AWS trouble), after the status is written. */
   transient: boolean;
 }
-
-export type SyncTags = (
-  cluster: AWSCluster,
-  session: IdentitySession,
-  chain: IdentityObject[],
-  log: Logger,
-) => Promise<TagOutcome>;
 
 export interface AWSClusterReconcilerDeps {
   caches: Caches;
@@ -134,11 +128,19 @@ export class AWSClusterReconciler {
       const chain = session.chain
         .map(({ kind, name }) => this.deps.caches.identity(kind as IdentityObject['kind'], name))
         .filter((object) => object !== undefined);
-      const tags = await this.deps.syncTags(cluster, session, chain, log);
+      const tags = await this.deps.syncTags(
+        cluster,
+        session,
+        chain,
+        this.deps.caches.tagPolicies.get(SINGLETON_NAME),
+        log,
+      );
       set(tags.condition);
-      if (tags.condition.status === 'True' && !isDeepStrictEqual(tags.status, status.tagging))
-        tags.status.lastSyncTime = time;
-      else if (status.tagging?.lastSyncTime) tags.status.lastSyncTime = status.tagging.lastSyncTime;
+      // lastSyncTime moves only when a sync changed something, so that a quiet resync writes nothing.
+      const { lastSyncTime, ...before } = status.tagging ?? {};
+      const changed = tags.condition.status === 'True' && !isDeepStrictEqual(tags.status, before);
+      const syncedAt = changed ? time : lastSyncTime;
+      if (syncedAt) tags.status.lastSyncTime = syncedAt;
       status.tagging = tags.status;
       events.push(...tags.events);
       transient ||= tags.transient;

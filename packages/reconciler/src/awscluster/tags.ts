@@ -1,0 +1,162 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { AWSCluster, AWSTagPolicy, ClusterTaggingStatus, TagConflict } from '@keymaster/api';
+import type { IdentityObject, IdentitySession } from '@keymaster/identity';
+import {
+  RateLimiters,
+  TaggingAccessDeniedError,
+  reconcileTags,
+  resolveEffectiveTags,
+  tagLayers,
+  type TagFailure,
+  type TagReconcileResult,
+} from '@keymaster/tagging';
+import type { Logger } from '../logging.js';
+import type { KeymasterMetrics } from '../metrics.js';
+import type { ConditionUpdate } from './conditions.js';
+import type { TagOutcome } from './reconciler.js';
+
+export type SyncTags = (
+  cluster: AWSCluster,
+  session: IdentitySession,
+  chain: IdentityObject[],
+  policy: AWSTagPolicy | undefined,
+  log: Logger,
+) => Promise<TagOutcome>;
+
+const inSync = (message: string): ConditionUpdate => ({
+  type: 'TagsInSync',
+  status: 'True',
+  reason: 'TagsInSync',
+  message,
+});
+const outOfSync = (reason: string, message: string): ConditionUpdate => ({
+  type: 'TagsInSync',
+  status: 'False',
+  reason,
+  message,
+});
+
+const describeConflict = ({ key, winner, loser }: TagConflict) =>
+  `tag "${key}": ${loser.object} (${loser.layer}) asks for "${loser.value}", but ${winner.object} (${winner.layer}${winner.overridePolicy === 'Deny' ? ', overridePolicy: Deny' : ''}) sets "${winner.value}", which is applied`;
+
+function failureSummary(failures: readonly TagFailure[]): string {
+  const first = failures[0]!;
+  const resources = new Set(failures.map(({ arn }) => arn)).size;
+  return `${first.action} failed on ${resources} resource(s) in ${first.region}: ${first.code}: ${first.message}`;
+}
+
+/** TagsInSync for a finished tag reconcile: the worst outcome wins. */
+function tagCondition(result: TagReconcileResult, ignored: string): ConditionUpdate {
+  const { status, failed, plan } = result;
+  const denied = failed.filter(({ kind }) => kind === 'AccessDenied');
+  if (denied.length > 0) {
+    return outOfSync(
+      'AccessDenied',
+      `${failureSummary(denied)}. Allow ${denied[0]!.action} to the cluster's identity, and each service's own tagging action (ec2:CreateTags, elasticloadbalancing:AddTags, ...).`,
+    );
+  }
+  const overLimit = plan.resources.filter(({ outcome }) => outcome === 'OverLimit');
+  if (overLimit.length > 0) {
+    const examples = overLimit
+      .slice(0, 3)
+      .map(({ arn }) => arn)
+      .join(', ');
+    return outOfSync(
+      'TagLimitExceeded',
+      `${overLimit.length} resource(s) would carry more than 50 user tags, so nothing was added to them (${examples}). Remove unmanaged tags from them, or tags from a layer.`,
+    );
+  }
+  const unverified = failed.filter(({ kind }) => kind === 'NotVerified');
+  const other = failed.filter(({ kind }) => kind !== 'NotVerified');
+  if (other.length > 0) return outOfSync('TaggingFailed', `${failureSummary(other)}. Retrying with backoff.`);
+  if (unverified.length > 0)
+    return outOfSync(
+      'TagDrift',
+      `Tags of ${unverified.length} resource(s) still differ after writing: something else is changing them. Retrying.`,
+    );
+  return inSync(
+    `${status.resourcesInSync} of ${status.resourcesDiscovered} resource(s) carry the effective tags (${Object.keys(status.managedTags).length} managed keys)${ignored}`,
+  );
+}
+
+/**
+ * The tag step of the AWSCluster reconcile: the effective tags of the three layers (global policy,
+ * the identity chain, the cluster), reconciled on the cluster's resources with its own session, and
+ * told back as a condition, status.tagging and events.
+ */
+export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: RateLimiters }): SyncTags {
+  // One registry for the whole controller: clusters of one account share its budget per region.
+  const limiters = deps.limiters ?? new RateLimiters();
+  return async (cluster, session, chain, policy, log) => {
+    const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
+    const key = `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
+    if (cluster.spec.tagging?.paused) {
+      return {
+        condition: outOfSync('TaggingPaused', 'spec.tagging.paused is true: tags are left as they are'),
+        status: previous,
+        events: [],
+        transient: false,
+      };
+    }
+    const effective = resolveEffectiveTags(tagLayers({ policy, identities: chain, cluster }));
+    const ignored =
+      effective.problems.length > 0 ? `; ignored: ${effective.problems.map(({ message }) => message).join('; ')}` : '';
+    let result: TagReconcileResult;
+    try {
+      result = await reconcileTags({
+        session,
+        clusterName: cluster.spec.clusterName ?? cluster.metadata.name ?? '',
+        regions: [cluster.spec.region, ...(cluster.spec.tagging?.extraRegions ?? [])],
+        effective,
+        ...(previous.managedTags ? { managedTags: previous.managedTags } : {}),
+        ...(cluster.spec.tagging?.removalPolicy ? { removalPolicy: cluster.spec.tagging.removalPolicy } : {}),
+        limiters,
+      });
+    } catch (error) {
+      log.warn('tag discovery failed', { error });
+      const message = (error as Error).message;
+      const condition =
+        error instanceof TaggingAccessDeniedError
+          ? outOfSync('AccessDenied', message)
+          : outOfSync('TaggingFailed', message);
+      return {
+        condition,
+        status: previous,
+        events: [{ type: 'Warning', reason: condition.reason, message }],
+        transient: true,
+      };
+    }
+    const drifted = result.plan.resources.filter(
+      ({ outcome }) => outcome === 'Change' || outcome === 'OverLimit',
+    ).length;
+    deps.metrics.setDrifted(key, drifted);
+    const condition = tagCondition(result, ignored);
+    // Status tells the state after this reconcile: drift that was corrected is no longer drift.
+    const status: ClusterTaggingStatus = {
+      ...result.status,
+      resourcesDrifted:
+        result.status.resourcesDiscovered - result.status.resourcesInSync - result.status.resourcesFailed,
+    };
+    const events: TagOutcome['events'] = [...result.events];
+    if (!isDeepStrictEqual(result.status.conflicts, previous.conflicts ?? [])) {
+      const known = new Set((previous.conflicts ?? []).map((conflict) => JSON.stringify(conflict)));
+      for (const conflict of result.status.conflicts)
+        if (!known.has(JSON.stringify(conflict)))
+          events.push({ type: 'Warning', reason: 'TagConflict', message: describeConflict(conflict) });
+    }
+    if (
+      ignored &&
+      cluster.status?.conditions?.find(({ type }) => type === 'TagsInSync')?.message !== condition.message
+    ) {
+      events.push({ type: 'Warning', reason: 'InvalidTags', message: ignored.slice('; ignored: '.length) });
+    }
+    if (drifted > 0 || result.failed.length > 0)
+      log.info('tags reconciled', {
+        drifted,
+        applied: result.applied.length,
+        failed: result.failed.length,
+        requests: result.requests,
+      });
+    return { condition, status, events, transient: result.failed.some(({ kind }) => kind !== 'AccessDenied') };
+  };
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+import { KeymasterError } from '@keymaster/api';
+import { parseRunFlags, runHelp } from './flags.js';
+import { startController } from './run.js';
+
+const USAGE = `Usage: keymaster <command> [flags]
+
+Commands:
+  run     run the controller (keymaster run --help for its flags)
+`;
+
+/** Runs until SIGTERM or SIGINT, then stops gracefully and exits 0; exits 1 if leadership is lost. */
+async function run(args: string[]): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(runHelp());
+    return;
+  }
+  const controller = await startController(parseRunFlags(args), {
+    onLeadershipLost: () => process.exit(1),
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    controller.logger.info('stopping', { signal });
+    controller.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        controller.logger.error('stop failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+const commands: Record<string, (args: string[]) => Promise<void>> = { run };
+
+async function main([command = '', ...args]: string[]): Promise<void> {
+  const handler = commands[command];
+  if (!handler) {
+    process.stderr.write(
+      command && command !== '--help' ? `keymaster: unknown command "${command}"\n\n${USAGE}` : USAGE,
+    );
+    process.exitCode = command && command !== '--help' ? 2 : 0;
+    return;
+  }
+  await handler(args);
+}
+
+// The SDK warns that future versions need Node 22; this project runs on Node 20 on purpose, with pinned SDK versions.
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof KeymasterError) {
+    process.stderr.write(`keymaster: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+    process.exit(2);
+  }
+  process.stderr.write(`keymaster: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+import type { Server } from 'node:http';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createTagSync } from '../awscluster/tags.js';
+import { createControllerLogger, type Logger } from '../logging.js';
+import { Manager } from '../manager.js';
+import { KeymasterMetrics } from '../metrics.js';
+import { serveMetrics, serveProbes } from '../servers.js';
+import { leaderIdentity, type RunFlags } from './flags.js';
+
+export interface RunningController {
+  manager: Manager;
+  metrics: KeymasterMetrics;
+  logger: Logger;
+  metricsUrl?: string;
+  probesUrl?: string;
+  /** Graceful stop: drain the queues, release the lease, stop the informers, close the servers. */
+  stop(): Promise<void>;
+}
+
+function loadKubeConfig(path: string | undefined): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  if (path) kubeConfig.loadFromFile(path);
+  else kubeConfig.loadFromDefault();
+  return kubeConfig;
+}
+
+/** Starts the controller as `keymaster run` does (also used in-process by the demo and the benchmark). */
+export async function startController(
+  flags: RunFlags,
+  options: { onLeadershipLost?: () => void; logger?: Logger } = {},
+): Promise<RunningController> {
+  const logger = options.logger ?? createControllerLogger(flags.logLevel, flags.logFormat);
+  const metrics = new KeymasterMetrics();
+  const kubeConfig = loadKubeConfig(flags.kubeconfig);
+  const manager = new Manager({
+    kubeConfig,
+    controllerNamespace: flags.namespace,
+    ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
+    ...(flags.watchFilter ? { watchFilter: flags.watchFilter } : {}),
+    syncPeriodMs: flags.syncPeriodMs,
+    maxConcurrentReconciles: flags.maxConcurrentReconciles,
+    autoControllerIdentity: flags.featureGates.AutoControllerIdentityCreator,
+    ...(flags.leaderElect
+      ? {
+          leaderElection: {
+            namespace: flags.leaderElectionNamespace,
+            name: flags.leaderElectionId,
+            identity: leaderIdentity(),
+          },
+        }
+      : {}),
+    // The AWS endpoint and the controller's own credentials come from the standard AWS environment.
+    aws: {
+      stsRegion: flags.stsRegion,
+      ...(process.env['AWS_ENDPOINT_URL'] ? { endpoint: process.env['AWS_ENDPOINT_URL'] } : {}),
+    },
+    syncTags: createTagSync({ metrics }),
+    metrics,
+    logger,
+    ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
+  });
+  const servers: Server[] = [];
+  const running: RunningController = {
+    manager,
+    metrics,
+    logger,
+    stop: async () => {
+      await manager.stop();
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    },
+  };
+  if (flags.metricsBindAddress) {
+    const { url, server } = await serveMetrics(metrics.registry, flags.metricsBindAddress);
+    servers.push(server);
+    running.metricsUrl = url;
+  }
+  if (flags.healthProbeBindAddress) {
+    const { url, server } = await serveProbes(() => manager.ready, flags.healthProbeBindAddress);
+    servers.push(server);
+    running.probesUrl = url;
+  }
+  logger.info('starting', {
+    namespace: flags.namespace,
+    metrics: running.metricsUrl,
+    probes: running.probesUrl,
+    syncPeriodMs: flags.syncPeriodMs,
+    workers: flags.maxConcurrentReconciles,
+  });
+  await manager.start();
+  return running;
+}

@@ -1,0 +1,15 @@
+import { ApiException } from '@kubernetes/client-node';
+
+/** Whether the API server refused a write because the object changed meanwhile (409 Conflict). */
+export const isConflict = (error: unknown): boolean => error instanceof ApiException && error.code === 409;
+
+/** The API server's own message from a Status body, instead of client-node's wrapper text. */
+export function describeKubeError(error: unknown): unknown {
+  if (!(error instanceof ApiException)) return error;
+  try {
+    const status = JSON.parse(error.body as string) as { message?: string; reason?: string };
+    return { code: error.code, reason: status.reason, message: status.message };
+  } catch {
+    return { code: error.code, message: String(error.body) };
+  }
+}
