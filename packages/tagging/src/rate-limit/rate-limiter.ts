@@ -16,6 +16,8 @@ export interface RateLimiterStats {
   granted: number;
   /** Throttling errors reported back. */
   throttled: number;
+  /** Times the rate was cut: once per spell of throttling errors. */
+  backoffs: number;
   /** The rate now: lower than the configured one while backing off. */
   ratePerSecond: number;
   /** The most requests let through within any one second: never more than burst + ratePerSecond. */
@@ -53,6 +55,7 @@ export class RateLimiter {
   #pumping = false;
   #granted = 0;
   #throttled = 0;
+  #backoffs = 0;
   /** When the requests of the last second were let through, for `peakPerSecond`. */
   #lastSecond: number[] = [];
   #peak = 0;
@@ -82,6 +85,7 @@ export class RateLimiter {
     if (grant.sequence <= this.#cutAfter) return;
     this.#refill();
     this.#cutAfter = this.#granted;
+    this.#backoffs++;
     this.#rate = Math.max(this.minRatePerSecond, this.#rate / 2);
     this.#tokens = Math.min(this.#tokens, 0);
   }
@@ -96,6 +100,7 @@ export class RateLimiter {
     return {
       granted: this.#granted,
       throttled: this.#throttled,
+      backoffs: this.#backoffs,
       ratePerSecond: this.#rate,
       peakPerSecond: this.#peak,
     };

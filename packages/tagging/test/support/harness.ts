@@ -89,12 +89,18 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(world: World, limiterOptions: RateLimiterOptions = {}): Promise<Harness> {
+/** The limiters' options in these tests: 20 requests a second, 20 at once, on the emulator's clock. */
+export const TEST_LIMITS = { ratePerSecond: 20, burst: 20 };
+
+export async function startHarness(
+  world: World,
+  options: { limiter?: RateLimiterOptions; sdkMaxAttempts?: number } = {},
+): Promise<Harness> {
   const aws = await startAwsEmulator({ world });
   const clock = emulatorClock(aws);
   const faults = new ArnFaults();
-  const limiters = new RateLimiters({ ratePerSecond: 20, burst: 20, ...limiterOptions, clock });
-  const session = staticSession(aws.url, faults);
+  const limiters = new RateLimiters({ ...TEST_LIMITS, ...options.limiter, clock });
+  const session = staticSession(aws.url, faults, options.sdkMaxAttempts);
   const errors = (action: string) =>
     Object.values(aws.calls.summary().errors[action] ?? {}).reduce((sum, count) => sum + count, 0);
   const calls = (action: string) => aws.calls.summary().byAction[action] ?? 0;
