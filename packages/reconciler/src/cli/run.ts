@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { createTagSync } from '../awscluster/tags.js';
 import { createControllerLogger, type Logger } from '../logging.js';
 import { Manager } from '../manager.js';
@@ -25,13 +26,18 @@ function loadKubeConfig(path: string | undefined): KubeConfig {
 }
 
 /** Starts the controller as `keymaster run` does (also used in-process by the demo and the benchmark). */
-export async function startController(
-  flags: RunFlags,
-  options: { onLeadershipLost?: () => void; logger?: Logger } = {},
-): Promise<RunningController> {
+export interface ControllerOverrides {
+  onLeadershipLost?: () => void;
+  logger?: Logger;
+  /** In-process callers (demo, tests, benchmark) may pass these instead of the AWS environment. */
+  aws?: { endpoint?: string; credentials?: AwsCredentialIdentityProvider };
+}
+
+export async function startController(flags: RunFlags, options: ControllerOverrides = {}): Promise<RunningController> {
   const logger = options.logger ?? createControllerLogger(flags.logLevel, flags.logFormat);
   const metrics = new KeymasterMetrics();
   const kubeConfig = loadKubeConfig(flags.kubeconfig);
+  const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
   const manager = new Manager({
     kubeConfig,
     controllerNamespace: flags.namespace,
@@ -50,10 +56,8 @@ export async function startController(
         }
       : {}),
     // The AWS endpoint and the controller's own credentials come from the standard AWS environment.
-    aws: {
-      stsRegion: flags.stsRegion,
-      ...(process.env['AWS_ENDPOINT_URL'] ? { endpoint: process.env['AWS_ENDPOINT_URL'] } : {}),
-    },
+    aws: { stsRegion: flags.stsRegion, ...(endpoint ? { endpoint } : {}) },
+    ...(options.aws?.credentials ? { controllerCredentials: options.aws.credentials } : {}),
     syncTags: createTagSync({ metrics }),
     metrics,
     logger,
