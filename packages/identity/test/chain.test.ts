@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { resolveChain } from '../src/chain.js';
 import {
+  chainDependencies,
   ChainTooDeepError,
   IdentityCycleError,
   IdentityNotFoundError,
@@ -153,7 +154,6 @@ describe('resolveChain touched', () => {
 
 describe('chainDependencies', () => {
   it('lists what a chain reaches, up to a refusal, without failing', async () => {
-    const { chainDependencies } = await import('../src/index.js');
     const { store } = memoryStore([
       controller({ list: ['other'] }),
       role('hub'),

@@ -1,0 +1,132 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
+import { startAwsEmulator, type AwsEmulator, type World } from '@keymaster/aws-emulator';
+import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
+import { parseRunFlags } from '../../src/cli/flags.js';
+import { startController, type RunningController } from '../../src/cli/run.js';
+import { createControllerLogger } from '../../src/logging.js';
+
+const CRDS = fileURLToPath(new URL('../../../../deploy/crds', import.meta.url));
+export const CONTROLLER_KEYS = {
+  accessKeyId: 'AKIAEXAMPLECONTROLLER',
+  secretAccessKey: 'controller-secret-key-0000000000000000000',
+};
+export const TENANT_KEYS = {
+  accessKeyId: 'AKIAEXAMPLETENANTA01',
+  secretAccessKey: 'tenant-a-secret-key-111111111111111111',
+};
+const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'sts:GetCallerIdentity'];
+
+/** Account 111111111111 holds the controller's user, 222222222222 a tenant's user; each has resources of cluster `prod`. */
+export function world(): World {
+  const resource = (account: string, id: string, cluster = 'prod') => ({
+    arn: `arn:aws:ec2:us-west-2:${account}:instance/${id}`,
+    tags: { [`sigs.k8s.io/cluster-api-provider-aws/cluster/${cluster}`]: 'owned' },
+  });
+  return {
+    accounts: [
+      {
+        id: '111111111111',
+        users: [{ name: 'keymaster-controller', accessKeys: [CONTROLLER_KEYS], allow: ['sts:AssumeRole', ...TAGGER] }],
+        resources: [resource('111111111111', 'i-0000000000000000a')],
+      },
+      {
+        id: '222222222222',
+        users: [{ name: 'tenant-a', accessKeys: [TENANT_KEYS], allow: TAGGER }],
+        resources: [resource('222222222222', 'i-0000000000000000b')],
+      },
+    ],
+  };
+}
+
+/** Lets an assertion fail until it holds, or the deadline passes (then its last failure is thrown). */
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+export interface Platform {
+  kube: KubeEmulator;
+  aws: AwsEmulator;
+  objects: KubernetesObjectApi;
+  core: CoreV1Api;
+  custom: CustomObjectsApi;
+  controller: RunningController;
+  cluster(namespace: string, name: string): Promise<AWSCluster>;
+  get<T>(plural: string, name: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/** Both emulators, the given objects applied, and the controller running in-process against them. */
+export async function startPlatform(objects: object[], runArgs: string[] = []): Promise<Platform> {
+  const kube = await startKubeEmulator({ crds: CRDS });
+  const aws = await startAwsEmulator({ world: world() });
+  const kubeconfig = join(await mkdtemp(join(tmpdir(), 'keymaster-')), 'kubeconfig');
+  await writeFile(kubeconfig, kube.kubeConfig());
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kube.kubeConfig());
+  const api = KubernetesObjectApi.makeApiClient(kubeConfig);
+  for (const object of [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'keymaster-system' } }, ...objects]) {
+    await api.create(object as KubernetesObject);
+  }
+  const flags = parseRunFlags([
+    '--kubeconfig',
+    kubeconfig,
+    '--metrics-bind-address',
+    '0',
+    '--health-probe-bind-address',
+    '0',
+    '--sync-period',
+    '2s',
+    ...runArgs,
+  ]);
+  const controller = await startController(flags, {
+    aws: { endpoint: aws.url, credentials: () => Promise.resolve(CONTROLLER_KEYS) },
+    logger: createControllerLogger('error', 'json', new PassThrough().resume()),
+  });
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  return {
+    kube,
+    aws,
+    objects: api,
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    custom,
+    controller,
+    cluster: async (namespace, name) =>
+      (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: 'awsclusters',
+        name,
+      })) as AWSCluster,
+    get: async <T>(plural: string, name: string) =>
+      (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as T,
+    stop: async () => {
+      await controller.stop();
+      await kube.stop();
+      await aws.stop();
+    },
+  };
+}
+
+export const condition = (cluster: AWSCluster, type: string) =>
+  cluster.status?.conditions?.find((item) => item.type === type);
