@@ -7,7 +7,7 @@ import type { CallContext, TaggingSession } from './aws/tagging-api.js';
 import { discoverResources } from './discovery.js';
 import type { EffectiveTags } from './effective.js';
 import { TaggingInputError } from './errors.js';
-import { planTags } from './plan/plan.js';
+import { checkClusterName, planTags } from './plan/plan.js';
 import type { RemovalPolicy, TagPlan } from './plan/types.js';
 import { systemClock, type TaggingClock } from './rate-limit/clock.js';
 import type { RateLimiters } from './rate-limit/rate-limiters.js';
@@ -69,6 +69,7 @@ export interface TagReconcileResult {
  * and `AwsCallError` / `TaggingAccessDeniedError` when discovery fails (no plan can be made then).
  */
 export async function reconcileTags(input: ReconcileTagsInput): Promise<TagReconcileResult> {
+  checkClusterName(input.clusterName);
   const regions = checkRegions(input.regions);
   const concurrency = input.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) {

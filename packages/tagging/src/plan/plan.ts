@@ -29,13 +29,7 @@ export interface PlanInput {
  * alone. Pure: it reads only its input, and the result is plain JSON.
  */
 export function planTags(input: PlanInput): TagPlan {
-  if (input.clusterName === '') {
-    throw new TaggingInputError(
-      'clusterName',
-      'is empty',
-      'Pass spec.clusterName, or metadata.name, of the AWSCluster.',
-    );
-  }
+  checkClusterName(input.clusterName);
   const tags: [string, TagSource][] = [];
   const problems: TagProblem[] = [...input.effective.problems];
   for (const [key, source] of Object.entries(input.effective.tags)) {
@@ -67,4 +61,15 @@ export function planTags(input: PlanInput): TagPlan {
       .sort()
       .map((arn) => planResource(arn, input.resources[arn]!, context)),
   };
+}
+
+/** Throws `TaggingInputError` for a cluster name that cannot be in ownership tags. */
+export function checkClusterName(clusterName: string): void {
+  if (clusterName === '') {
+    throw new TaggingInputError(
+      'clusterName',
+      'is empty',
+      'Pass spec.clusterName, or metadata.name, of the AWSCluster.',
+    );
+  }
 }

@@ -100,6 +100,21 @@ describe('reconcileTags when AWS fails, refuses or forgets', function () {
       expect(result.status).to.include({ resourcesInSync: 179, resourcesFailed: 1 });
       expect(result.events.map(({ reason }) => reason)).to.deep.equal(['TagsApplied', 'TagsNotVerified']);
     });
+    it('never reports in sync what it could not read back', async () => {
+      h.faults.failReads('AccessDeniedException', 'User: tagger is not authorized to perform: tag:GetResources');
+      const result = await h.reconcile({ regions: [EAST] });
+
+      expect(h.calls('tag:TagResources')).to.equal(3);
+      expect(result.applied).to.deep.equal([]);
+      expect(result.failed).to.have.length(PER_REGION);
+      expect(result.failed[0]).to.deep.include({ kind: 'NotVerified', code: 'AccessDeniedException' });
+      expect(result.failed[0]!.message).to.equal(
+        `TagResources succeeded but reading the tags back failed: tag:GetResources failed in account ${ACCOUNT}, ` +
+          `region ${EAST}: AccessDeniedException: User: tagger is not authorized to perform: tag:GetResources`,
+      );
+      expect(result.status).to.include({ resourcesInSync: 0, resourcesFailed: PER_REGION });
+      expect(result.synced).to.equal(false);
+    });
   });
 
   describe('gone resources', () => {

@@ -54,6 +54,26 @@ describe('reconcileTags and removal policies', function () {
     ]);
   });
 
+  it('Delete: reports a removal AWS said it made but reading back does not show', async () => {
+    h = await startHarness(world());
+    const kept = instance(EAST, 9);
+    h.faults.drop([kept]);
+    const result = await h.reconcile({ managedTags: MANAGED, removalPolicy: 'Delete' });
+
+    expect(result.failed).to.deep.equal([
+      {
+        arn: kept,
+        region: EAST,
+        action: 'tag:UntagResources',
+        kind: 'NotVerified',
+        code: 'NotVerified',
+        message: 'UntagResources succeeded but GetResources shows legacy is still there',
+        keys: ['legacy'],
+      },
+    ]);
+    expect(result.status.managedTags).to.deep.equal(MANAGED);
+  });
+
   it('Delete: keeps managing a key whose removal failed, so that the next reconcile removes it', async () => {
     const notSydney = {
       arn: `arn:aws:iam::${ACCOUNT}:policy/UntagOutsideSydney`,

@@ -1,7 +1,7 @@
 /**
  * Faults the aws-emulator cannot inject: per-ARN failures of TagResources / UntagResources, writes AWS
- * says it made but did not, and GetResources listing resources that are gone (AWS's index lags behind
- * deletions). A middleware on the test's own SDK clients, before the rate limiter: the ARNs it takes
+ * says it made but did not, GetResources listing resources that are gone (AWS's index lags behind
+ * deletions), and reads by ARN failing while queries by tag work. A middleware on the test's own SDK clients, before the rate limiter: the ARNs it takes
  * out of a request are never sent, so the emulator's state and call log stay the truth.
  */
 
@@ -21,6 +21,7 @@ export class ArnFaults {
   readonly #failures = new Map<string, { entry: FailedResource; remaining: number }>();
   readonly #dropped = new Set<string>();
   #ghosts: { ResourceARN: string; Tags: { Key: string; Value: string }[] }[] = [];
+  #readFailure: Error | undefined;
 
   /** The next `times` writes of each ARN fail with `entry` in FailedResourcesMap. */
   fail(arns: Iterable<string>, entry: FailedResource, times = Number.POSITIVE_INFINITY): this {
@@ -40,6 +41,12 @@ export class ArnFaults {
       ResourceARN,
       Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
     }));
+    return this;
+  }
+
+  /** GetResources by ARN (reading tags back) fails with AWS's `code`. */
+  failReads(code: string, message: string): this {
+    this.#readFailure = Object.assign(new Error(message), { name: code, $metadata: { httpStatusCode: 400 } });
     return this;
   }
 
@@ -74,6 +81,7 @@ export class ArnFaults {
   }
 
   async #listGhosts(next: Handler, args: Args, region: string): Promise<Result> {
+    if (this.#readFailure && args.input.ResourceARNList) throw this.#readFailure;
     const result = await next(args);
     const ghosts = this.#ghosts.filter(({ ResourceARN }) => ResourceARN.split(':')[3] === region);
     if (args.input.TagFilters === undefined || result.output.PaginationToken || ghosts.length === 0) return result;
