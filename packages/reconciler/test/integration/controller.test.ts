@@ -127,10 +127,10 @@ describe('the controller, in-process, against both emulators', function () {
         for (const item of found) expect(condition(item, 'ClusterNameUnique')?.status).to.equal('False');
         return found;
       });
-      expect(condition(a!, 'ClusterNameUnique')).to.include({ reason: 'DuplicateClusterName' });
-      expect(condition(a!, 'ClusterNameUnique')?.message).to.include('team-b/prod').and.include('222222222222');
-      expect(condition(b!, 'ClusterNameUnique')?.message).to.include('team-a/prod');
-      expect(condition(a!, 'Ready')?.status, 'a warning, not a failure').to.equal('True');
+      expect(condition(a, 'ClusterNameUnique')).to.include({ reason: 'DuplicateClusterName' });
+      expect(condition(a, 'ClusterNameUnique')?.message).to.include('team-b/prod').and.include('222222222222');
+      expect(condition(b, 'ClusterNameUnique')?.message).to.include('team-a/prod');
+      expect(condition(a, 'Ready')?.status, 'a warning, not a failure').to.equal('True');
     });
 
     it('clears the warning on the survivor when the other is deleted', async () => {

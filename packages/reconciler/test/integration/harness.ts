@@ -85,7 +85,7 @@ export async function startPlatform(objects: object[], runArgs: string[] = []): 
   kubeConfig.loadFromString(kube.kubeConfig());
   const api = KubernetesObjectApi.makeApiClient(kubeConfig);
   for (const object of [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'keymaster-system' } }, ...objects]) {
-    await api.create(object as KubernetesObject);
+    await api.create(object);
   }
   const flags = parseRunFlags([
     '--kubeconfig',
