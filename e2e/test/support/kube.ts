@@ -1,0 +1,87 @@
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type CoreV1Event,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { AWSCluster, Condition } from '@keymaster/api';
+import type { KubeObject } from './objects.js';
+
+type Header = { apiVersion?: string; kind?: string; metadata: { name?: string; namespace?: string } };
+
+/** Just what names an object: its kind and name (no resourceVersion: the test's writes are unconditional). */
+const header = ({ apiVersion = '', kind = '', metadata: { name = '', namespace } }: Header) => ({
+  apiVersion,
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+});
+
+/** The test's side of the management cluster: what a platform engineer does with kubectl, over HTTP. */
+export class Kube {
+  readonly #objects: KubernetesObjectApi;
+  readonly #core: CoreV1Api;
+
+  constructor(kubeConfigYaml: string) {
+    const config = new KubeConfig();
+    config.loadFromString(kubeConfigYaml);
+    this.#objects = KubernetesObjectApi.makeApiClient(config);
+    this.#core = config.makeApiClient(CoreV1Api);
+  }
+
+  /** Creates the objects in order (namespaces before what lives in them). */
+  async create(...objects: KubeObject[]): Promise<void> {
+    // Keymaster's types keep timestamps as the strings the API sends; client-node's say Date.
+    for (const object of objects) await this.#objects.create(object as KubernetesObject);
+  }
+
+  /** A JSON merge patch (`null` removes a field), as `kubectl patch --type merge`. */
+  async patch(object: Header, patch: Record<string, unknown>): Promise<void> {
+    const { name, namespace } = object.metadata;
+    const metadata = { ...(patch['metadata'] as object | undefined), name, namespace };
+    await this.#objects.patch(
+      { ...patch, ...header(object), metadata },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
+  }
+
+  async read<T>(object: Header): Promise<T> {
+    return (await this.#objects.read(header(object))) as T;
+  }
+
+  async delete(object: Header): Promise<void> {
+    await this.#objects.delete(header(object));
+  }
+
+  async list<T>(apiVersion: string, kind: string, namespace?: string): Promise<T[]> {
+    return (await this.#objects.list(apiVersion, kind, namespace)).items as T[];
+  }
+
+  async cluster(namespace: string, name: string): Promise<AWSCluster> {
+    return this.read<AWSCluster>({
+      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+      kind: 'AWSCluster',
+      metadata: { name, namespace },
+    });
+  }
+
+  async clusters(): Promise<AWSCluster[]> {
+    return this.list<AWSCluster>('infrastructure.keymaster.dev/v1beta1', 'AWSCluster');
+  }
+
+  /** core/v1 Events about one object. */
+  async events(namespace: string, name: string): Promise<CoreV1Event[]> {
+    const list = await this.#core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+    return list.items;
+  }
+}
+
+export const condition = (cluster: { status?: { conditions?: Condition[] } }, type: string): Condition | undefined =>
+  cluster.status?.conditions?.find((item) => item.type === type);
+
+export const isReady = (cluster: AWSCluster): boolean => condition(cluster, 'Ready')?.status === 'True';
