@@ -2,7 +2,7 @@ import { API_VERSION, type AWSClusterControllerIdentity, type AWSClusterStaticId
 import { expect } from 'chai';
 import { CLUSTER_FINALIZER } from '../../src/awscluster/reconciler.js';
 import { IDENTITY_FINALIZER } from '../../src/identity/reconciler.js';
-import { TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { TENANT_KEYS, condition, eventually, gone, startPlatform, type Platform } from './harness.js';
 
 const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 const cluster = (
@@ -38,7 +38,7 @@ describe('the controller, in-process, against both emulators', function () {
     before(async () => {
       platform = await startPlatform([
         namespace('team-x'),
-        cluster('team-x', 'prod'),
+        cluster('team-x', 'prod', { additionalTags: { team: 'x' } }),
         cluster('team-x', 'paused', {}, { annotations: { 'cluster.x-k8s.io/paused': '' } }),
       ]);
     });
@@ -90,13 +90,9 @@ describe('the controller, in-process, against both emulators', function () {
       expect(tagged.tags).to.have.property('sigs.k8s.io/cluster-api-provider-aws/cluster/prod', 'owned');
       await platform.objects.delete(cluster('team-x', 'prod'));
       await platform.objects.delete(cluster('team-x', 'paused'));
-      await eventually(async () => {
-        const gone = await platform.cluster('team-x', 'prod').then(
-          () => false,
-          () => true,
-        );
-        expect(gone).to.equal(true);
-      });
+      await gone(() => platform.cluster('team-x', 'prod'));
+      const after = platform.aws.world.listResources().find(({ arn }) => arn.includes('i-0000000000000000a'))!;
+      expect(after.tags, 'the tags Keymaster applied stay').to.include({ team: 'x' });
       const identity = await eventually(async () => {
         const found = await platform.get<AWSClusterControllerIdentity>('awsclustercontrolleridentities', 'default');
         expect(found.metadata.finalizers ?? []).to.deep.equal([]);
@@ -183,13 +179,7 @@ describe('the controller, in-process, against both emulators', function () {
       ).to.be.a('string');
       await platform.objects.delete(cluster('team-b', 'prod'));
       await platform.objects.delete(cluster('team-b', 'quiet'));
-      await eventually(async () => {
-        const gone = await platform.get('awsclusterstaticidentities', 'tenant-a').then(
-          () => false,
-          () => true,
-        );
-        expect(gone).to.equal(true);
-      });
+      await gone(() => platform.get('awsclusterstaticidentities', 'tenant-a'));
     });
   });
 });

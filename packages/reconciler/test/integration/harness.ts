@@ -57,6 +57,16 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 15_
   }
 }
 
+/** Resolves once `read` fails: the object is gone. */
+export const gone = (read: () => Promise<unknown>): Promise<void> =>
+  eventually(async () => {
+    const found = await read().then(
+      () => true,
+      () => false,
+    );
+    if (found) throw new Error('still there');
+  });
+
 export interface Platform {
   kube: KubeEmulator;
   aws: AwsEmulator;
