@@ -15,3 +15,19 @@ export async function mapConcurrently<T, R>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
+
+/** `fn` once per region of `items`, with that region's items, every region at once. */
+export function perRegion<T extends { region: string }, R>(
+  items: readonly T[],
+  fn: (region: string, items: T[]) => Promise<R>,
+): Promise<R[]> {
+  const regions = [...new Set(items.map(({ region }) => region))];
+  return Promise.all(
+    regions.map((region) =>
+      fn(
+        region,
+        items.filter((item) => item.region === region),
+      ),
+    ),
+  );
+}

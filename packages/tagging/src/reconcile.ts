@@ -54,7 +54,7 @@ export interface TagReconcileResult {
   gone: GoneResource[];
   /** For status.tagging. */
   status: TaggingStatus;
-  /** Events worth recording on the AWSCluster; none when nothing changed or failed. */
+  /** Events worth recording on the AWSCluster; none when nothing changed or failed, or in a dry run. */
   events: TaggingEvent[];
   /** True when every resource is verified in sync: nothing failed, nothing over the limit, not a dry run. */
   synced: boolean;
@@ -108,7 +108,7 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     failed,
     gone,
     status: taggingStatus(plan, { failed, gone, dryRun }, managedTags),
-    events: taggingEvents(plan, { accountId: input.session.accountId, applied, failed }),
+    events: dryRun ? [] : taggingEvents(plan, { accountId: input.session.accountId, applied, failed }),
     synced: !dryRun && failedArns(plan, failed, gone).size === 0,
     requests: context.requests,
   };

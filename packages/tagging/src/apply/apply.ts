@@ -1,7 +1,7 @@
 import { awsFailureOf, failureKind, isRetriable, type AwsFailure } from '../aws/codes.js';
 import { backoffMs } from '../aws/retry.js';
 import { resourceFailure, TaggingApi, type CallContext } from '../aws/tagging-api.js';
-import { mapConcurrently } from '../concurrency.js';
+import { mapConcurrently, perRegion } from '../concurrency.js';
 import { chunks, MAX_ARNS_PER_CALL, writeGroups } from '../plan/batches.js';
 import type { TagPlan } from '../plan/types.js';
 import type { GoneResource, TagFailure, Write } from './types.js';
@@ -34,17 +34,13 @@ export function planWrites(plan: TagPlan): Write[] {
  * inside) are sent again after a backoff, and only they, regrouped into as few calls as they fit,
  * until `retry.maxAttempts`. ARNs AWS reports as not found are gone, not failed.
  */
-export async function applyWrites(context: CallContext, writes: readonly Write[], concurrency: number) {
-  const regions = [...new Set(writes.map(({ region }) => region))];
-  const outcomes = await Promise.all(
-    regions.map((region) =>
-      applyInRegion(
-        new TaggingApi(context, region),
-        context,
-        writes.filter((write) => write.region === region),
-        concurrency,
-      ),
-    ),
+export async function applyWrites(
+  context: CallContext,
+  writes: readonly Write[],
+  concurrency: number,
+): Promise<AppliedWrites> {
+  const outcomes = await perRegion(writes, (region, inRegion) =>
+    applyInRegion(new TaggingApi(context, region), context, inRegion, concurrency),
   );
   return {
     accepted: outcomes.flatMap(({ accepted }) => accepted),

@@ -1,7 +1,7 @@
 import type { AwsFailure } from '../aws/codes.js';
 import { getAllResources, MAX_RESOURCES_PER_PAGE } from '../aws/get-resources.js';
 import { TaggingApi, type CallContext } from '../aws/tagging-api.js';
-import { mapConcurrently } from '../concurrency.js';
+import { mapConcurrently, perRegion } from '../concurrency.js';
 import { chunks } from '../plan/batches.js';
 import { AwsCallError } from '../errors.js';
 import { entry } from '../records.js';
@@ -20,15 +20,15 @@ export interface VerifiedWrites {
  * only ever reported in sync when its tags are seen to be. A read that keeps failing leaves its
  * resources unverified, which counts as failed: the next reconcile looks again.
  */
-export async function verifyWrites(context: CallContext, accepted: readonly Write[], concurrency: number) {
-  const regions = [...new Set(accepted.map(({ region }) => region))];
-  const outcomes = await Promise.all(
-    regions.map(async (region) => {
-      const writes = accepted.filter((write) => write.region === region);
-      const live = await readBack(new TaggingApi(context, region), context, writes, concurrency);
-      return writes.map((write) => check(write, live));
-    }),
-  );
+export async function verifyWrites(
+  context: CallContext,
+  accepted: readonly Write[],
+  concurrency: number,
+): Promise<VerifiedWrites> {
+  const outcomes = await perRegion(accepted, async (region, writes) => {
+    const live = await readBack(new TaggingApi(context, region), context, writes, concurrency);
+    return writes.map((write) => check(write, live));
+  });
   return {
     verified: outcomes.flat().flatMap(({ verified }) => (verified.arns.length > 0 ? [verified] : [])),
     failed: outcomes.flat().flatMap(({ failed }) => failed),

@@ -39,8 +39,6 @@ export interface AwsFailure {
  */
 export type FailureKind = 'Gone' | 'AccessDenied' | 'Throttled' | 'Unavailable' | 'Rejected';
 
-export const isThrottling = (code: string): boolean => THROTTLING.has(code);
-
 export function failureKind({ code, message, status }: AwsFailure): FailureKind {
   if (THROTTLING.has(code) || status === 429) return 'Throttled';
   if (ACCESS_DENIED.has(code) || status === 403) return 'AccessDenied';

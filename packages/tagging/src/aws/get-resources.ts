@@ -40,6 +40,6 @@ export async function getAllResources(
 }
 
 /** AWS's tag list as a key -> value map. */
-export function tagMap(tags: readonly { Key?: string | undefined; Value?: string | undefined }[] = []) {
+function tagMap(tags: readonly { Key?: string | undefined; Value?: string | undefined }[] = []) {
   return Object.fromEntries(tags.filter(({ Key }) => Key !== undefined).map(({ Key, Value }) => [Key!, Value ?? '']));
 }

@@ -40,32 +40,24 @@ describe('retrying', () => {
     expect(clock.sleeps[1]).to.be.within(100, 200);
   });
 
-  it('gives up after maxAttempts with the last error', async () => {
+  /** Retries a call that always fails with `name`: the error it gives up with, how often it tried and waited. */
+  async function alwaysFailing(name: string) {
     const clock = virtualClock();
     let attempts = 0;
-    const error = await retrying(
-      () => {
-        attempts++;
-        return Promise.reject(awsError('ThrottledException', 400));
-      },
-      policy,
-      clock,
-    ).catch((failure: unknown) => failure);
-    expect([(error as Error).name, attempts, clock.sleeps.length]).to.deep.equal(['ThrottledException', 4, 3]);
+    const call = () => {
+      attempts++;
+      return Promise.reject(awsError(name, 400));
+    };
+    const error = await retrying(call, policy, clock).catch((failure: unknown) => failure);
+    return [(error as Error).name, attempts, clock.sleeps.length];
+  }
+
+  it('gives up after maxAttempts with the last error', async () => {
+    expect(await alwaysFailing('ThrottledException')).to.deep.equal(['ThrottledException', 4, 3]);
   });
 
   it('does not send again what no retry fixes', async () => {
-    const clock = virtualClock();
-    let attempts = 0;
-    const error = await retrying(
-      () => {
-        attempts++;
-        return Promise.reject(awsError('AccessDeniedException', 400));
-      },
-      policy,
-      clock,
-    ).catch((failure: unknown) => failure);
-    expect([(error as Error).name, attempts, clock.sleeps]).to.deep.equal(['AccessDeniedException', 1, []]);
+    expect(await alwaysFailing('AccessDeniedException')).to.deep.equal(['AccessDeniedException', 1, 0]);
   });
 });
 
