@@ -37,9 +37,9 @@ export class Kube {
   }
 
   /** A JSON merge patch (`null` removes a field), as `kubectl patch --type merge`. */
-  async patch(object: Header, patch: Record<string, unknown>): Promise<void> {
+  async patch(object: Header, patch: object): Promise<void> {
     const { name, namespace } = object.metadata;
-    const metadata = { ...(patch['metadata'] as object | undefined), name, namespace };
+    const metadata = { ...(patch as { metadata?: object }).metadata, name, namespace };
     await this.#objects.patch(
       { ...patch, ...header(object), metadata },
       undefined,
