@@ -25,6 +25,12 @@ export class AwsFacts {
     return this.emulator.calls.summary().byAction[action] ?? 0;
   }
 
+  /** How many calls a caller (an ARN) made since the last reset, failed ones included. */
+  countBy(callerArn: string): number {
+    const actions = this.emulator.calls.summary().byCaller[callerArn] ?? {};
+    return Object.values(actions).reduce((sum, count) => sum + count, 0);
+  }
+
   /** How many calls changed tags since the last reset. */
   tagWrites(): number {
     return TAG_WRITES.reduce((sum, action) => sum + this.count(action), 0);

@@ -9,10 +9,10 @@ import {
 import type { AWSCluster, Condition } from '@keymaster/api';
 import type { KubeObject } from './objects.js';
 
-type Header = { apiVersion?: string; kind?: string; metadata: { name?: string; namespace?: string } };
+type Header = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
 
 /** Just what names an object: its kind and name (no resourceVersion: the test's writes are unconditional). */
-const header = ({ apiVersion = '', kind = '', metadata: { name = '', namespace } }: Header) => ({
+const header = ({ apiVersion = '', kind = '', metadata: { name = '', namespace } = {} }: Header) => ({
   apiVersion,
   kind,
   metadata: { name, ...(namespace ? { namespace } : {}) },
@@ -38,10 +38,9 @@ export class Kube {
 
   /** A JSON merge patch (`null` removes a field), as `kubectl patch --type merge`. */
   async patch(object: Header, patch: object): Promise<void> {
-    const { name, namespace } = object.metadata;
-    const metadata = { ...(patch as { metadata?: object }).metadata, name, namespace };
+    const { metadata, ...named } = header(object);
     await this.#objects.patch(
-      { ...patch, ...header(object), metadata },
+      { ...patch, ...named, metadata: { ...(patch as { metadata?: object }).metadata, ...metadata } },
       undefined,
       undefined,
       undefined,
