@@ -15,7 +15,11 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
 
 export function retryPolicy(options: Partial<RetryPolicy> = {}): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY_POLICY, ...options };
+  const policy = {
+    maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
+    baseDelayMs: options.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+    maxDelayMs: options.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+  };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
     throw new TaggingInputError('retry.maxAttempts', `is ${policy.maxAttempts}`, 'Pass a whole number of at least 1.');
   }

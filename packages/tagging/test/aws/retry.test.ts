@@ -62,8 +62,11 @@ describe('retrying', () => {
 });
 
 describe('retryPolicy', () => {
-  it('fills in the defaults', () => {
-    expect(retryPolicy({ maxAttempts: 2 })).to.deep.equal({ ...DEFAULT_RETRY_POLICY, maxAttempts: 2 });
+  it('fills in the defaults, for fields absent or undefined', () => {
+    expect(retryPolicy({ maxAttempts: 2, baseDelayMs: undefined })).to.deep.equal({
+      ...DEFAULT_RETRY_POLICY,
+      maxAttempts: 2,
+    });
   });
 
   it('refuses values out of bounds, naming the field', () => {
