@@ -1,5 +1,4 @@
 import {
-  ApiException,
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
@@ -14,6 +13,7 @@ import {
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { startTestCluster, type TestCluster } from './helpers/emulator.js';
+import { failure } from './helpers/failure.js';
 
 const GROUP = 'infrastructure.keymaster.dev';
 const VERSION = 'v1beta1';
@@ -29,17 +29,6 @@ const awsCluster = (name: string, region = 'eu-west-1'): Cluster => ({
   metadata: { name },
   spec: { region, identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant' } },
 });
-
-async function failure(promise: Promise<unknown>): Promise<{ code: number; status: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApiException)
-      return { code: error.code, status: JSON.parse(error.body as string) as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const eventually = async (check: () => boolean, what: string): Promise<void> => {
   for (let attempt = 0; attempt < 200; attempt++) {

@@ -47,7 +47,52 @@ const OBJECT_META: Message = {
 };
 const metadata: Field = { name: 'metadata', type: 'message', message: OBJECT_META };
 
-/** The kinds kubectl 1.33 sends as protobuf (its `create namespace|secret|configmap|serviceaccount`). */
+const strings = (name: string): Field => ({ name, type: 'string', repeated: true });
+const POLICY_RULE: Message = {
+  1: strings('verbs'),
+  2: strings('apiGroups'),
+  3: strings('resources'),
+  4: strings('resourceNames'),
+  5: strings('nonResourceURLs'),
+};
+const ROLE: Message = { 1: metadata, 2: { name: 'rules', type: 'message', repeated: true, message: POLICY_RULE } };
+const LABEL_SELECTOR: Message = {
+  1: { name: 'matchLabels', type: 'map', values: 'string' },
+  2: {
+    name: 'matchExpressions',
+    type: 'message',
+    repeated: true,
+    message: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: strings('values') },
+  },
+};
+const AGGREGATION_RULE: Message = {
+  1: { name: 'clusterRoleSelectors', type: 'message', repeated: true, message: LABEL_SELECTOR },
+};
+const BINDING: Message = {
+  1: metadata,
+  2: {
+    name: 'subjects',
+    type: 'message',
+    repeated: true,
+    message: {
+      1: { name: 'kind', type: 'string' },
+      2: { name: 'apiGroup', type: 'string' },
+      3: { name: 'name', type: 'string' },
+      4: { name: 'namespace', type: 'string' },
+    },
+  },
+  3: {
+    name: 'roleRef',
+    type: 'message',
+    message: {
+      1: { name: 'apiGroup', type: 'string' },
+      2: { name: 'kind', type: 'string' },
+      3: { name: 'name', type: 'string' },
+    },
+  },
+};
+
+/** The kinds kubectl 1.33 sends as protobuf (its `create namespace|secret|configmap|serviceaccount|role|...`). */
 const KINDS: Record<string, Message> = {
   'v1/Namespace': {
     1: metadata,
@@ -72,6 +117,13 @@ const KINDS: Record<string, Message> = {
     3: { name: 'imagePullSecrets', type: 'message', repeated: true, message: { 1: { name: 'name', type: 'string' } } },
     4: { name: 'automountServiceAccountToken', type: 'bool' },
   },
+  'rbac.authorization.k8s.io/v1/Role': ROLE,
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    ...ROLE,
+    3: { name: 'aggregationRule', type: 'message', message: AGGREGATION_RULE },
+  },
+  'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': BINDING,
 };
 
 class Reader {

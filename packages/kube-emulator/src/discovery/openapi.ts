@@ -10,7 +10,8 @@ export function definitionName(
   kind: string,
 ): string {
   if (resource.crdName === undefined) {
-    const group = resource.group === '' ? 'core' : resource.group.replace(/\.k8s\.io$/, '').replace(/\./g, '_');
+    // Named by the group's first label, as Kubernetes does: io.k8s.api.rbac.v1.ClusterRole.
+    const group = resource.group === '' ? 'core' : resource.group.split('.')[0]!;
     return `io.k8s.api.${group}.${resource.version}.${kind}`;
   }
   return `${resource.group.split('.').reverse().join('.')}.${resource.version}.${kind}`;

@@ -74,3 +74,12 @@ export const labelValueCauses = (value: string, field: string): StatusCause[] =>
     LABEL_VALUE,
     `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '${LABEL_VALUE}')`,
   );
+
+/** Names that only have to fit in a URL path segment (RBAC roles and bindings, e.g. `system:auth-delegator`). */
+export function pathSegmentCauses(value: unknown, field: string): StatusCause[] {
+  if (typeof value !== 'string') return [];
+  if (value === '.' || value === '..') return [invalidValue(field, value, `may not be '${value}'`)];
+  return ['/', '%']
+    .filter((character) => value.includes(character))
+    .map((character) => invalidValue(field, value, `may not contain '${character}'`));
+}

@@ -69,7 +69,7 @@ const withPlainMetadata = (schema: Schema): Schema => ({
 function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | undefined): void {
   const metadata = objectAt(object, 'metadata')!;
   const causes: StatusCause[] = [
-    ...metadataCauses(metadata, resource.kind !== 'Namespace'),
+    ...metadataCauses(metadata, !resource.strategy.validatesName),
     ...validateValue(celRoot(object), withPlainMetadata(resource.schema), '', old && celRoot(old)),
     ...(resource.strategy.validate?.(object, old) ?? []),
   ];

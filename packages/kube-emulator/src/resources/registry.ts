@@ -1,8 +1,17 @@
-import { admissionResources } from './builtins/admission.js';
-import { customResourceDefinitions } from './builtins/apiextensions.js';
-import { leases } from './builtins/coordination.js';
-import { configMaps, namespaces, secrets, serviceAccounts } from './builtins/core.js';
-import { coreEvents, eventsV1 } from './builtins/events.js';
+import {
+  admissionResources,
+  configMaps,
+  coreEvents,
+  customResourceDefinitions,
+  deployments,
+  eventsV1,
+  leases,
+  namespaces,
+  rbacResources,
+  secrets,
+  serviceAccounts,
+  services,
+} from './builtins/index.js';
 import type { ResourceDef } from './types.js';
 
 export const BUILTINS: ResourceDef[] = [
@@ -10,9 +19,12 @@ export const BUILTINS: ResourceDef[] = [
   secrets,
   configMaps,
   serviceAccounts,
+  services,
   coreEvents,
   eventsV1,
+  deployments,
   leases,
+  ...rbacResources,
   customResourceDefinitions,
   ...admissionResources,
 ];

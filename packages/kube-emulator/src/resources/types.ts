@@ -25,6 +25,8 @@ export interface Strategy {
   holdsDeletion?(object: JsonObject): boolean;
   /** Checks beyond the schema, as the built-in validation of the kind does. */
   validate?(object: JsonObject, old: JsonObject | undefined): StatusCause[];
+  /** Whether `validate` checks metadata.name itself (a Namespace's is a DNS label, RBAC's a path segment); otherwise it must be a DNS subdomain. */
+  validatesName?: boolean;
   /** From this version's shape to the stored shape, and back (events.k8s.io/v1 Event over core/v1 Event). */
   toStorage?(object: JsonObject): JsonObject;
   fromStorage?(object: JsonObject): JsonObject;

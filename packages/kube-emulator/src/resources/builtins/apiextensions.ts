@@ -1,5 +1,5 @@
 import { atomicList, free, kindSchema, object, string } from '../../schema/builders.js';
-import { column, nameColumn } from '../../table/columns.js';
+import { createdAtColumn, nameColumn } from '../../table/columns.js';
 import { objectAt, type JsonObject } from '../../util/json.js';
 import type { ResourceDef } from '../types.js';
 import { crdCauses, crdStatus } from '../crd-definition.js';
@@ -31,15 +31,7 @@ export const customResourceDefinitions: ResourceDef = defineBuiltin({
     }),
     status: free('The observed state of the CustomResourceDefinition.'),
   }),
-  columns: [
-    nameColumn(),
-    column(
-      'Created At',
-      'date',
-      'When the definition was created',
-      (o) => objectAt(o, 'metadata')?.creationTimestamp ?? null,
-    ),
-  ],
+  columns: [nameColumn(), createdAtColumn],
   strategy: {
     initialize(crd: JsonObject) {
       const metadata = objectAt(crd, 'metadata')!;

@@ -1,9 +1,12 @@
 import { atomicList, boolean, keyedList, kindSchema, object, string, stringMap } from '../../schema/builders.js';
 import { ageColumn, column, countOf, nameColumn } from '../../table/columns.js';
-import { arrayAt, isObject, objectAt, type JsonObject, text } from '../../util/json.js';
+import { arrayAt, child, isObject, objectAt, type JsonObject, text } from '../../util/json.js';
 import type { ResourceDef } from '../types.js';
 import { defineBuiltin } from './define.js';
 import { dnsLabelCauses } from '../names.js';
+
+/** The label the apiserver keeps on every Namespace, equal to its name. */
+export const NAME_LABEL = 'kubernetes.io/metadata.name';
 
 const reference = object('A reference to an object in the same namespace.', { name: string('Name of the referent.') });
 
@@ -41,8 +44,12 @@ export const namespaces: ResourceDef = defineBuiltin({
       spec.finalizers = ['kubernetes'];
     },
     validate: (namespace) => dnsLabelCauses(objectAt(namespace, 'metadata')?.name, 'metadata.name'),
+    validatesName: true,
     holdsDeletion: (namespace) => (arrayAt(objectAt(namespace, 'spec'), 'finalizers') ?? []).length > 0,
     derive(namespace) {
+      // As the apiserver does on every write: selectors can pick namespaces by name, and the label cannot be removed.
+      const metadata = objectAt(namespace, 'metadata')!;
+      child(metadata, 'labels')[NAME_LABEL] = metadata.name ?? null;
       const status = isObject(namespace.status) ? namespace.status : (namespace.status = {});
       status.phase = objectAt(namespace, 'metadata')?.deletionTimestamp ? 'Terminating' : 'Active';
     },

@@ -1,5 +1,8 @@
 export { admissionResources } from './admission.js';
 export { customResourceDefinitions } from './apiextensions.js';
+export { deployments } from './apps.js';
 export { leases } from './coordination.js';
 export { configMaps, namespaces, secrets, serviceAccounts } from './core.js';
 export { coreEvents, eventsV1 } from './events.js';
+export { rbacResources } from './rbac.js';
+export { services } from './services.js';
