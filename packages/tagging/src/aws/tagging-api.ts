@@ -92,9 +92,10 @@ export class TaggingApi {
   }
 }
 
+/** Tells the limiter how AWS answered: throttled (the whole call or any ARN), or not; no answer tells nothing. */
 function report(limiter: RateLimiter, grant: Grant, failures: readonly AwsFailure[]): void {
   if (failures.some((failure) => failureKind(failure) === 'Throttled')) limiter.throttled(grant);
-  else limiter.succeeded();
+  else if (failures.every(({ status }) => status !== undefined)) limiter.succeeded();
 }
 
 /** The per-ARN failures of a TagResources / UntagResources answer. */
