@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { startAwsEmulator, type CallSummary } from '@keymaster/aws-emulator';
-import { batchPlan, planTags, RateLimiters, reconcileTags, type TagReconcileResult } from '../src/index.js';
+import type { CallSummary } from '@keymaster/aws-emulator';
+import { batchPlan, planTags, type TagReconcileResult } from '../src/index.js';
 import { CLUSTER } from '../test/fixtures.js';
 import { clusterInstances, REGIONS, taggingWorld } from '../test/support/aws-world.js';
-import { EFFECTIVE, EFFECTIVE_VALUES, emulatorClock, staticSession } from '../test/support/harness.js';
+import { EFFECTIVE, EFFECTIVE_VALUES, startHarness } from '../test/support/harness.js';
 
 /**
  * `pnpm bench`: discovery, plan, apply and verification of 10,000 resources in three regions against
@@ -31,34 +31,25 @@ const planMs = median(
 );
 console.log(`plan of 10,000 resources: ${planMs.toFixed(1)} ms (median of 5)`);
 
-const aws = await startAwsEmulator({ world });
-const clock = emulatorClock(aws);
-const limiters = new RateLimiters({ ...LIMITS, clock });
-const session = staticSession(aws.url);
-const reconcile = (managedTags?: Record<string, string>, maxAttempts?: number) =>
-  reconcileTags({
-    session,
-    clusterName: CLUSTER,
-    regions: REGIONS,
-    effective: EFFECTIVE,
-    limiters,
-    clock,
-    managedTags,
-    retry: { maxAttempts },
-  });
+const h = await startHarness(world, { limiter: LIMITS });
+const { aws } = h;
 
 const figures = [
-  await pass('first pass: all 10,000 to tag', () => reconcile()),
-  await pass('second pass: nothing changed', () => reconcile(EFFECTIVE_VALUES)),
+  await pass('first pass: all 10,000 to tag', () => h.reconcile()),
+  await pass('second pass: nothing changed', () => h.reconcile({ managedTags: EFFECTIVE_VALUES })),
 ];
 aws.world.putResources(
   initial.slice(0, 100).map(({ arn, tags }) => ({ arn, tags: { ...tags, ...EFFECTIVE_VALUES, team: 'x' } })),
 );
-figures.push(await pass('drift on 100 resources', () => reconcile(EFFECTIVE_VALUES)));
+figures.push(await pass('drift on 100 resources', () => h.reconcile({ managedTags: EFFECTIVE_VALUES })));
 aws.world.putResources(initial);
 aws.faults.add({ action: 'tag:*', errorCode: 'ThrottledException', rate: 0.2 });
-figures.push(await pass('all 10,000 to tag, 20% throttled', () => reconcile(EFFECTIVE_VALUES, 10)));
-await aws.stop();
+figures.push(
+  await pass('all 10,000 to tag, 20% throttled', () =>
+    h.reconcile({ managedTags: EFFECTIVE_VALUES, retry: { maxAttempts: 10 } }),
+  ),
+);
+await h.stop();
 
 const out = new URL('../../../.bench/', import.meta.url);
 await mkdir(out, { recursive: true });
@@ -97,7 +88,7 @@ async function pass(name: string, run: () => Promise<TagReconcileResult>) {
 }
 
 function granted(): number[] {
-  return Object.values(limiters.stats()).map((stats) => stats.granted);
+  return Object.values(h.limiters.stats()).map((stats) => stats.granted);
 }
 
 function through(summary: CallSummary, action: string): number {

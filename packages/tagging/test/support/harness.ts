@@ -51,7 +51,7 @@ export function emulatorClock(aws: AwsEmulator): TaggingClock {
  * A session from static keys: what tagging needs of an `IdentitySession`, its clients cached per
  * region. `maxAttempts` 1 leaves every retry to Keymaster (the SDK's own back off in real time).
  */
-export function staticSession(url: string, faults?: ArnFaults, maxAttempts = 1): TaggingSession {
+export function staticSession(url: string, faults: ArnFaults, maxAttempts = 1): TaggingSession {
   const clients = new Map<string, SdkClient>();
   const credentials = () => Promise.resolve(TAGGER_KEYS);
   return {
@@ -61,7 +61,7 @@ export function staticSession(url: string, faults?: ArnFaults, maxAttempts = 1):
       if (client === undefined) {
         const config = { region, credentials, endpoint: url, maxAttempts };
         client = new Client(config);
-        faults?.install(client, region);
+        faults.install(client, region);
         clients.set(region, client);
       }
       return client as C;
