@@ -18,6 +18,13 @@ const header = ({ apiVersion = '', kind = '', metadata: { name = '', namespace }
   metadata: { name, ...(namespace ? { namespace } : {}) },
 });
 
+/** What names an AWSCluster, to read or patch it. */
+export const clusterKey = (namespace: string, name: string) => ({
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+  kind: 'AWSCluster',
+  metadata: { name, namespace },
+});
+
 /** The test's side of the management cluster: what a platform engineer does with kubectl, over HTTP. */
 export class Kube {
   readonly #objects: KubernetesObjectApi;
@@ -30,10 +37,12 @@ export class Kube {
     this.#core = config.makeApiClient(CoreV1Api);
   }
 
-  /** Creates the objects in order (namespaces before what lives in them). */
-  async create(...objects: KubeObject[]): Promise<void> {
+  /** Creates the objects in order (namespaces before what lives in them); returns them as created. */
+  async create(...objects: KubeObject[]): Promise<KubernetesObject[]> {
+    const created = [];
     // Keymaster's types keep timestamps as the strings the API sends; client-node's say Date.
-    for (const object of objects) await this.#objects.create(object as KubernetesObject);
+    for (const object of objects) created.push(await this.#objects.create(object as KubernetesObject));
+    return created;
   }
 
   /** A JSON merge patch (`null` removes a field), as `kubectl patch --type merge`. */
@@ -62,11 +71,7 @@ export class Kube {
   }
 
   async cluster(namespace: string, name: string): Promise<AWSCluster> {
-    return this.read<AWSCluster>({
-      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
-      kind: 'AWSCluster',
-      metadata: { name, namespace },
-    });
+    return this.read<AWSCluster>(clusterKey(namespace, name));
   }
 
   async clusters(): Promise<AWSCluster[]> {

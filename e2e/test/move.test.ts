@@ -1,0 +1,172 @@
+import { expect } from 'chai';
+import type { AWSCluster, AWSClusterStaticIdentity } from '@keymaster/api';
+import type { V1Secret } from '@kubernetes/client-node';
+import {
+  HUB_ROLE,
+  MANAGEMENT,
+  TAGGER,
+  accessKey,
+  clusterResources,
+  controllerUser,
+  hubRole,
+  roleArn,
+  tenantRole,
+} from './support/aws-world.js';
+import { clusterctlMove } from './support/clusterctl-move.js';
+import { eventually } from './support/eventually.js';
+import { clusterKey, isReady, type Kube } from './support/kube.js';
+import { ManagementCluster } from './support/management-cluster.js';
+import {
+  CONTROLLER_NAMESPACE,
+  awsCluster,
+  controllerIdentity,
+  keysSecret,
+  namespace,
+  roleIdentity,
+  roleRef,
+  staticIdentity,
+  staticRef,
+  tagPolicy,
+} from './support/objects.js';
+import { startScenario, stopScenarios, type Scenario } from './support/scenario.js';
+
+const TENANT_A = '222222222222';
+const TENANT_B = '333333333333';
+const TENANT_A_KEY = accessKey('move/tenant-a');
+const EXTERNAL_ID = 'move-tenant-b-external-id';
+const PAUSED = 'cluster.x-k8s.io/paused';
+
+const CLUSTERS = [
+  { namespace: 'tenant-a', name: 'a-1', account: TENANT_A, region: 'us-west-2', ref: staticRef('tenant-a') },
+  { namespace: 'tenant-a', name: 'a-2', account: TENANT_A, region: 'us-west-2', ref: staticRef('tenant-a') },
+  { namespace: 'tenant-b', name: 'b-1', account: TENANT_B, region: 'eu-west-1', ref: roleRef('tenant-b') },
+  { namespace: 'tenant-b', name: 'b-2', account: TENANT_B, region: 'eu-west-1', ref: roleRef('tenant-b') },
+].map((cluster) => ({ ...cluster, resources: clusterResources(cluster.account, cluster.region, cluster.name, 2) }));
+
+/** What a controller rebuilds from AWS and the objects alone: everything in status but times. */
+const rebuilt = ({ status }: AWSCluster) => ({
+  accountID: status?.accountID,
+  principalARN: status?.principalARN,
+  identityChain: status?.identityChain,
+  managedTags: status?.tagging?.managedTags,
+  conflicts: status?.tagging?.conflicts,
+  resourcesInSync: status?.tagging?.resourcesInSync,
+  conditions: status?.conditions?.map(({ type, status: value, reason }) => ({ type, status: value, reason })),
+});
+
+async function statuses(kube: Kube) {
+  return Object.fromEntries((await kube.clusters()).map((cluster) => [cluster.metadata.name ?? '', rebuilt(cluster)]));
+}
+
+describe('clusterctl move: the target controller takes over from AWS alone', function () {
+  let scenario: Scenario;
+  let target: ManagementCluster | undefined;
+
+  before(async function () {
+    scenario = await startScenario({
+      world: {
+        accounts: [
+          { id: MANAGEMENT, users: [controllerUser()], roles: [hubRole()] },
+          {
+            id: TENANT_A,
+            users: [{ name: 'tenant-a-automation', accessKeys: [TENANT_A_KEY], allow: TAGGER }],
+            resources: CLUSTERS.filter(({ account }) => account === TENANT_A).flatMap(({ resources }) => resources),
+          },
+          {
+            id: TENANT_B,
+            roles: [tenantRole('tenant-b-admin', HUB_ROLE, EXTERNAL_ID)],
+            resources: CLUSTERS.filter(({ account }) => account === TENANT_B).flatMap(({ resources }) => resources),
+          },
+        ],
+      },
+      objects: [
+        namespace('tenant-a', { 'keymaster.dev/tenant': 'tenant-a' }),
+        namespace('tenant-b', { 'keymaster.dev/tenant': 'tenant-b' }),
+        tagPolicy([{ key: 'platform-managed', value: 'true', overridePolicy: 'Deny' }]),
+        controllerIdentity({ list: ['tenant-b'] }),
+        keysSecret('tenant-a-keys', TENANT_A_KEY),
+        staticIdentity('tenant-a', 'tenant-a-keys', { list: ['tenant-a'] }, [{ key: 'tenant', value: 'a' }]),
+        roleIdentity('keymaster-hub', {
+          roleARN: HUB_ROLE,
+          allowedNamespaces: { selector: { matchLabels: { 'keymaster.dev/tenant': 'tenant-b' } } },
+        }),
+        roleIdentity('tenant-b', {
+          roleARN: roleArn(TENANT_B, 'tenant-b-admin'),
+          externalID: EXTERNAL_ID,
+          sourceIdentityRef: roleRef('keymaster-hub'),
+          allowedNamespaces: { list: ['tenant-b'] },
+          resourceTags: [{ key: 'tenant', value: 'b', overridePolicy: 'Deny' }],
+        }),
+        ...CLUSTERS.map(({ namespace: ns, name, region, ref }) =>
+          awsCluster(ns, name, {
+            region,
+            identityRef: ref,
+            // A conflict settled by policy, and a removal policy that needs managedTags: both rebuilt after the move.
+            additionalTags: { team: name, ...(name === 'b-2' ? { tenant: 'someone-else' } : {}) },
+            ...(name === 'b-1' ? { tagging: { removalPolicy: 'Delete' as const } } : {}),
+          }),
+        ),
+      ],
+      syncPeriod: '2s',
+      args: ['--log-level', 'debug'],
+    });
+    await eventually(async () => {
+      expect((await scenario.kube.clusters()).filter(isReady)).to.have.length(CLUSTERS.length);
+    });
+  });
+
+  after(async function () {
+    await target?.stop();
+    await stopScenarios();
+  });
+
+  it('moves identities, Secrets and clusters; the target rebuilds every status with zero tag writes', async function () {
+    const { kube, aws, controller } = scenario;
+    const before = await statuses(kube);
+    const uids = new Map((await kube.clusters()).map(({ metadata }) => [metadata.name, metadata.uid]));
+
+    // clusterctl pauses the clusters first; the source controller then leaves them alone.
+    for (const { namespace: ns, name } of CLUSTERS)
+      await kube.patch(clusterKey(ns, name), { metadata: { annotations: { [PAUSED]: 'true' } } });
+    await eventually(() => {
+      const paused = controller.logged('paused by annotation').map((line) => line['cluster']);
+      expect(paused).to.include.members(CLUSTERS.map(({ name }) => name));
+    });
+    aws.emulator.calls.reset();
+
+    target = await ManagementCluster.start();
+    await clusterctlMove(kube, target.kube, ['tenant-a', 'tenant-b']);
+    const successor = await target.startController({ awsUrl: aws.emulator.url, syncPeriod: '2s' });
+    expect(await controller.stop('SIGTERM')).to.deep.equal({ code: 0, signal: null });
+    for (const { namespace: ns, name } of CLUSTERS)
+      await target.kube.patch(clusterKey(ns, name), { metadata: { annotations: { [PAUSED]: null } } });
+
+    await eventually(async () => expect(await statuses(target!.kube)).to.deep.equal(before));
+    const moved = await target.kube.clusters();
+    for (const cluster of moved) expect(cluster.metadata.uid).not.to.equal(uids.get(cluster.metadata.name));
+    expect(aws.count('tag:GetResources'), 'the target looked at AWS').to.be.greaterThan(0);
+    expect(aws.tagWrites(), 'tag writes since the move').to.equal(0);
+    expect(successor.logs.filter(({ level }) => level === 'error')).to.be.empty;
+  });
+
+  it('leaves the target in charge: Secrets owned by the new identities, identities in use, drift set back', async function () {
+    const kube = target!.kube;
+    const identity = await kube.read<AWSClusterStaticIdentity>({
+      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+      kind: 'AWSClusterStaticIdentity',
+      metadata: { name: 'tenant-a' },
+    });
+    const secret = await kube.read<V1Secret>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'tenant-a-keys', namespace: CONTROLLER_NAMESPACE },
+    });
+    expect(secret.metadata?.ownerReferences?.map(({ uid }) => uid)).to.deep.equal([identity.metadata.uid]);
+    expect(identity.metadata.finalizers).to.include('identity.infrastructure.keymaster.dev/in-use');
+
+    const [resource] = CLUSTERS[2]!.resources;
+    const { aws } = scenario;
+    await aws.setTags(resource!.arn, { ...aws.tags(resource!.arn), team: 'edited-by-hand' });
+    await eventually(() => expect(aws.tags(resource!.arn)).to.include({ team: 'b-1' }));
+  });
+});
