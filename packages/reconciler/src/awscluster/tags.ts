@@ -131,12 +131,6 @@ export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: Rate
     ).length;
     deps.metrics.setDrifted(key, drifted);
     const condition = tagCondition(result, ignored);
-    // Status tells the state after this reconcile: drift that was corrected is no longer drift.
-    const status: ClusterTaggingStatus = {
-      ...result.status,
-      resourcesDrifted:
-        result.status.resourcesDiscovered - result.status.resourcesInSync - result.status.resourcesFailed,
-    };
     const events: TagOutcome['events'] = [...result.events];
     if (!isDeepStrictEqual(result.status.conflicts, previous.conflicts ?? [])) {
       const known = new Set((previous.conflicts ?? []).map((conflict) => JSON.stringify(conflict)));
@@ -157,6 +151,11 @@ export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: Rate
         failed: result.failed.length,
         requests: result.requests,
       });
-    return { condition, status, events, transient: result.failed.some(({ kind }) => kind !== 'AccessDenied') };
+    return {
+      condition,
+      status: result.status,
+      events,
+      transient: result.failed.some(({ kind }) => kind !== 'AccessDenied'),
+    };
   };
 }

@@ -33,13 +33,15 @@ export function taggingStatus(
   const resources = plan.resources.filter(({ arn }) => !goneArns.has(arn));
   const failed = failedArns(plan, outcome.failed, outcome.gone);
   const count = (test: (resource: TagPlan['resources'][number]) => boolean) => resources.filter(test).length;
+  const inSync = count(
+    ({ arn, outcome: planned }) =>
+      planned === 'InSync' || (!outcome.dryRun && planned === 'Change' && !failed.has(arn)),
+  );
   return {
     resourcesDiscovered: resources.length,
-    resourcesInSync: count(
-      ({ arn, outcome: planned }) =>
-        planned === 'InSync' || (!outcome.dryRun && planned === 'Change' && !failed.has(arn)),
-    ),
-    resourcesDrifted: count(({ outcome: planned }) => planned === 'Change' || planned === 'OverLimit'),
+    resourcesInSync: inSync,
+    // The state after the reconcile, as Kubernetes status should tell: drift that was corrected is gone.
+    resourcesDrifted: resources.length - inSync,
     resourcesFailed: failed.size,
     conflicts: plan.conflicts,
     managedTags: outcome.dryRun ? { ...managedTags } : nextManagedTags(plan, outcome.failed, managedTags),

@@ -30,11 +30,11 @@ const removalDenied: TagFailure = {
 const gone = [{ arn: instanceArn('i-gone'), region: 'eu-west-1', code: 'InvalidInstanceID.NotFound', message: '' }];
 
 describe('taggingStatus', () => {
-  it('counts what was verified as in sync, and what failed or is over the limit as failed; gone resources not at all', () => {
+  it('counts what was verified as in sync, what still differs as drifted, and what failed or is over the limit as failed; gone resources not at all', () => {
     expect(taggingStatus(plan, { failed: [removalDenied], gone, dryRun: false }, managedTags)).to.deep.equal({
       resourcesDiscovered: 4,
       resourcesInSync: 2,
-      resourcesDrifted: 3,
+      resourcesDrifted: 2,
       resourcesFailed: 2,
       conflicts: [],
       // legacy's removal failed somewhere: it stays managed, with the value applied, so the next pass removes it.
