@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 import { KeymasterError } from '@keymaster/api';
+import { demo } from './demo.js';
+import { emulate } from './emulate.js';
 import { parseRunFlags, runHelp } from './flags.js';
 import { startController } from './run.js';
 
 const USAGE = `Usage: keymaster <command> [flags]
 
 Commands:
-  run     run the controller (keymaster run --help for its flags)
+  run       run the controller (keymaster run --help for its flags)
+  demo      the emulators, the examples and the controller, with a live table of the clusters
+  emulate   start the kube-emulator and the aws-emulator for a controller to run against
 `;
 
 /** Runs until SIGTERM or SIGINT, then stops gracefully and exits 0; exits 1 if leadership is lost. */
@@ -35,7 +39,7 @@ async function run(args: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { run };
+const commands: Record<string, (args: string[]) => Promise<void>> = { run, demo, emulate };
 
 async function main([command = '', ...args]: string[]): Promise<void> {
   const handler = commands[command];

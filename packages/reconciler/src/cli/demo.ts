@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import { runDemo } from '../demo/demo.js';
+import { DEMO_WORLD, EXAMPLES_DIR } from '../demo/paths.js';
+import { parseDuration } from '../runtime/duration.js';
+import { commandHelp, parseCommandFlags, type FlagSpecs } from './command-flags.js';
+import { FlagError } from './flags.js';
+
+const DEMO_FLAGS = {
+  once: { type: 'boolean', help: 'exit once converged: 0 when it converges, 1 when not within --timeout' },
+  timeout: { type: 'string', default: '2m', help: 'how long --once waits for convergence (Go duration)' },
+  world: { type: 'string', help: "the aws-emulator's world file (default packages/reconciler/demo/world.yaml)" },
+  examples: { type: 'string', help: 'the manifests to apply (default deploy/examples/)' },
+  kubeconfig: { type: 'string', help: 'write the kubeconfig here (default: a temporary file, removed at the end)' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} satisfies FlagSpecs;
+
+export interface DemoFlags {
+  once: boolean;
+  timeoutMs: number;
+  world: string;
+  examples: string;
+  kubeconfig: string | undefined;
+  help: boolean;
+}
+
+export function parseDemoFlags(args: string[]): DemoFlags {
+  const values = parseCommandFlags('demo', DEMO_FLAGS, args);
+  const timeoutMs = parseDuration(values.timeout);
+  if (timeoutMs === undefined || timeoutMs < 1000)
+    throw new FlagError('timeout', values.timeout, 'is not a Go duration of at least 1s', 'Write it like 90s or 2m.');
+  return {
+    once: values.once ?? false,
+    timeoutMs,
+    world: resolve(values.world ?? DEMO_WORLD),
+    examples: resolve(values.examples ?? EXAMPLES_DIR),
+    kubeconfig: values.kubeconfig === undefined ? undefined : resolve(values.kubeconfig),
+    help: values.help ?? false,
+  };
+}
+
+export const demoHelp = (): string =>
+  commandHelp(
+    'keymaster demo [flags]',
+    'Starts the kube-emulator and the aws-emulator with a multi-tenant world, applies deploy/examples/, runs the controller in this process and shows the clusters converge, then what it cost: STS calls and tag writes against the minimum, conflicts, refused clusters. Runs until Ctrl-C unless --once.',
+    DEMO_FLAGS,
+  );
+
+/** `keymaster demo`: until SIGINT or SIGTERM, or with --once until convergence (exit 1 if it does not converge). */
+export async function demo(args: string[]): Promise<void> {
+  const flags = parseDemoFlags(args);
+  if (flags.help) {
+    console.log(demoHelp());
+    return;
+  }
+  const interrupt = new AbortController();
+  const stop = () => interrupt.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const { kubeconfig, help: _help, ...options } = flags;
+  const result = await runDemo({
+    ...options,
+    ...(kubeconfig ? { kubeconfig } : {}),
+    out: process.stdout,
+    signal: interrupt.signal,
+  });
+  // Clients keep sockets alive for a while: exit now rather than wait for them.
+  process.exit(flags.once && !result.converged ? 1 : 0);
+}

@@ -1,0 +1,140 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
+import { parseRunFlags, RUN_FLAGS } from '../cli/flags.js';
+import { startController, type RunningController } from '../cli/run.js';
+import { createControllerLogger } from '../logging.js';
+import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
+import { startEmulators, type Emulators } from './emulators.js';
+import { LiveView, type Output } from './live.js';
+import { createObjects, readManifests } from './manifests.js';
+import { minimumStsCalls, minimumTagWrites } from './minimums.js';
+import { awsCallCounts, renderSummary, type DemoSummary } from './summary.js';
+
+export interface DemoOptions {
+  /** The aws-emulator's world file. */
+  world: string;
+  /** The folder of manifests applied to the emulated cluster. */
+  examples: string;
+  /** Where to write the kubeconfig (default: a temporary folder, removed at the end). */
+  kubeconfig?: string;
+  /** Stop once converged (or once `timeoutMs` has passed without converging). */
+  once: boolean;
+  timeoutMs: number;
+  out: Output;
+  /** Aborting stops the demo (SIGINT, SIGTERM). */
+  signal: AbortSignal;
+}
+
+export interface DemoResult {
+  converged: boolean;
+  summary?: DemoSummary;
+}
+
+const POLL_MS = 250;
+
+async function listClusters(emulators: Emulators): Promise<ClusterRow[]> {
+  const list = (await emulators.kubeConfig
+    .makeApiClient(CustomObjectsApi)
+    .listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'awsclusters' })) as { items: AWSCluster[] };
+  return list.items
+    .map(clusterRow)
+    .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
+
+/**
+ * `keymaster demo`: both emulators, the examples applied, the controller in this process, and a live
+ * table of the clusters until they converge; then what it cost against the minimum.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'keymaster-demo-'));
+  const kubeconfig = options.kubeconfig ?? join(dir, 'kubeconfig');
+  const logPath = join(dir, 'controller.log');
+  const logStream = createWriteStream(logPath);
+  let emulators: Emulators | undefined;
+  let controller: RunningController | undefined;
+  try {
+    emulators = await startEmulators({ world: options.world, kubeconfig, namespace: RUN_FLAGS.namespace.default });
+    const manifests = await readManifests(options.examples);
+    const before = emulators.aws.world.listResources();
+    await createObjects(emulators.kubeConfig, manifests);
+    const started = performance.now();
+    const { accessKeyId, secretAccessKey } = emulators.controller;
+    controller = await startController(
+      parseRunFlags([
+        '--kubeconfig',
+        kubeconfig,
+        '--metrics-bind-address',
+        '127.0.0.1:0',
+        '--health-probe-bind-address',
+        '0',
+      ]),
+      {
+        logger: createControllerLogger('info', 'text', logStream),
+        aws: { endpoint: emulators.aws.url, credentials: () => Promise.resolve({ accessKeyId, secretAccessKey }) },
+      },
+    );
+    options.out.write(
+      [
+        'Keymaster demo',
+        `  management cluster  ${emulators.kube.url} (kube-emulator): ${manifests.length} objects applied from ${relative(process.cwd(), options.examples) || '.'}`,
+        `  AWS                 ${emulators.aws.url} (aws-emulator)`,
+        `  explore             kubectl --kubeconfig ${kubeconfig} get awsclusters -A`,
+        `  controller          metrics ${controller.metricsUrl ?? '-'}/metrics, log ${logPath}`,
+        '',
+        '',
+      ].join('\n'),
+    );
+    const view = new LiveView(options.out);
+    let summary: DemoSummary | undefined;
+    while (!options.signal.aborted) {
+      const rows = await listClusters(emulators);
+      const elapsedMs = performance.now() - started;
+      const justConverged = !summary && converged(rows);
+      if (justConverged)
+        summary = {
+          elapsedMs,
+          rows,
+          calls: awsCallCounts(emulators.aws.calls.summary().byAction),
+          stsMinimum: minimumStsCalls(manifests, rows.filter(isReady)),
+          tagChange: minimumTagWrites(before, emulators.aws.world.listResources()),
+        };
+      view.update(rows, summary ? 'Converged.' : `Converging… ${(elapsedMs / 1000).toFixed(1)} s`);
+      if (justConverged)
+        view.setFooter([
+          ...renderSummary(summary!),
+          ...(options.once
+            ? []
+            : ['', 'The controller keeps running: change objects with kubectl and watch. Ctrl-C stops the demo.']),
+        ]);
+      if (options.once && summary) return { converged: true, summary };
+      if (options.once && elapsedMs > options.timeoutMs) {
+        options.out.write(
+          [
+            `Not converged within ${(options.timeoutMs / 1000).toFixed(0)} s. Clusters neither Ready nor refused:`,
+            ...rows
+              .filter((row) => !isReady(row) && !isRefused(row))
+              .map(
+                (row) =>
+                  `  ${row.namespace}/${row.name}: ${row.ready ? `${row.ready.reason}: ${row.ready.message}` : 'no status yet'}`,
+              ),
+            '',
+          ].join('\n'),
+        );
+        return { converged: false };
+      }
+      await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
+    }
+    return summary ? { converged: true, summary } : { converged: false };
+  } finally {
+    await controller?.stop();
+    await emulators?.stop();
+    await new Promise((resolve) => logStream.end(resolve));
+    await rm(dir, { recursive: true, force: true });
+  }
+}

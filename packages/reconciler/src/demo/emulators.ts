@@ -1,0 +1,129 @@
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { KeymasterError } from '@keymaster/api';
+import type { AwsEmulator, World } from '@keymaster/aws-emulator';
+import type { KubeEmulator } from '@keymaster/kube-emulator';
+import { CRDS_DIR } from './paths.js';
+
+/**
+ * Imports a development-only package. The emulators are devDependencies of the controller: a
+ * production install (`pnpm deploy --prod`) leaves them out, and then only the demo and `emulate` fail,
+ * with an error that says why.
+ */
+export async function importDevelopmentPackage<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && (error as Error).message.includes(name))
+      throw new KeymasterError('ERR_KEYMASTER_EMULATORS_MISSING', `${name} is not installed`, {
+        hint: 'The emulators are development dependencies: run this from a clone of the repository after `pnpm install` (a production install leaves them out).',
+        cause: error,
+      });
+    throw error;
+  }
+}
+
+/** The emulators' errors have their own base class, in the same style (a stable code and a hint): told the same way. */
+function rethrowAsKeymasterError(error: unknown): never {
+  const { code, hint } = error as { code?: unknown; hint?: unknown };
+  if (typeof code === 'string' && code.startsWith('ERR_KEYMASTER_'))
+    throw new KeymasterError(code as `ERR_KEYMASTER_${string}`, (error as Error).message, {
+      ...(typeof hint === 'string' ? { hint } : {}),
+      cause: error,
+    });
+  throw error;
+}
+
+/** AWS keys of a user of the world. */
+export interface AccessKeys {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The user's ARN. */
+  arn: string;
+}
+
+/** The controller's keys: by convention, the first access key of the first user of the world's first account. */
+export function controllerKeys(world: World): AccessKeys {
+  const account = world.accounts[0];
+  const user = account?.users?.[0];
+  const key = user?.accessKeys?.[0];
+  if (!account || !user || !key)
+    throw new KeymasterError(
+      'ERR_KEYMASTER_DEMO_WORLD',
+      'the world has no user with an access key in its first account',
+      {
+        hint: "Give the first account's first user an access key: the controller acts with it.",
+      },
+    );
+  return { ...key, arn: `arn:aws:iam::${account.id}:user/${user.name}` };
+}
+
+export interface EmulatorOptions {
+  /** A world file for the aws-emulator. */
+  world: string;
+  /** Where to write the kubeconfig. */
+  kubeconfig: string;
+  /** The controller's namespace, created at start. */
+  namespace: string;
+  kubePort?: number;
+  awsPort?: number;
+}
+
+/** Both emulators, set up as a management cluster and the AWS it manages. */
+export interface Emulators {
+  kube: KubeEmulator;
+  aws: AwsEmulator;
+  /** For clients of the emulated cluster. */
+  kubeConfig: KubeConfig;
+  kubeconfigPath: string;
+  controller: AccessKeys;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the kube-emulator (with the CRDs of deploy/crds and the controller's namespace) and the
+ * aws-emulator (with the world), and writes the kubeconfig.
+ */
+export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
+  const [{ startKubeEmulator }, { startAwsEmulator, loadWorldFile }] = await Promise.all([
+    importDevelopmentPackage('@keymaster/kube-emulator', () => import('@keymaster/kube-emulator')),
+    importDevelopmentPackage('@keymaster/aws-emulator', () => import('@keymaster/aws-emulator')),
+  ]);
+  const world = await loadWorldFile(options.world).catch(rethrowAsKeymasterError);
+  const controller = controllerKeys(world);
+  const kube = await startKubeEmulator({ port: options.kubePort ?? 0, crds: CRDS_DIR }).catch(rethrowAsKeymasterError);
+  let aws: AwsEmulator;
+  try {
+    aws = await startAwsEmulator({ port: options.awsPort ?? 0, world });
+  } catch (error) {
+    await kube.stop();
+    throw new KeymasterError(
+      'ERR_KEYMASTER_DEMO_LISTEN',
+      `the aws-emulator cannot listen on port ${options.awsPort ?? 0}: ${(error as Error).message}`,
+      {
+        hint: 'Pick another port, or 0 for a free one.',
+        cause: error,
+      },
+    );
+  }
+  const emulators: Emulators = {
+    kube,
+    aws,
+    kubeConfig: new KubeConfig(),
+    kubeconfigPath: options.kubeconfig,
+    controller,
+    stop: async () => {
+      await Promise.all([kube.stop(), aws.stop()]);
+    },
+  };
+  try {
+    await kube.writeKubeConfig(options.kubeconfig);
+    emulators.kubeConfig.loadFromString(kube.kubeConfig());
+    await emulators.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: options.namespace } } });
+  } catch (error) {
+    await emulators.stop();
+    throw error;
+  }
+  return emulators;
+}

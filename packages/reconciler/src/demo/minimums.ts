@@ -1,0 +1,100 @@
+import { ownershipTagKeys, type IdentityReference } from '@keymaster/api';
+import type { Manifest } from './manifests.js';
+
+/** TagResources and UntagResources take at most 20 ARNs per call. */
+const ARNS_PER_CALL = 20;
+
+const CONTROLLER_IDENTITY: IdentityReference = { kind: 'AWSClusterControllerIdentity', name: 'default' };
+
+export interface StsMinimum {
+  /** One per role identity that some cluster's chain passes through: each session is made once and shared. */
+  assumeRole: number;
+  /** One per credential set that clusters use directly (the account is asked once per set). */
+  getCallerIdentity: number;
+}
+
+/**
+ * The fewest STS calls that give these clusters their credentials, counted from the objects
+ * themselves: walk each cluster's chain (identityRef, then each role's sourceIdentityRef, which
+ * defaults to the controller identity) and count the distinct role links and the distinct identities
+ * clusters act with.
+ */
+export function minimumStsCalls(
+  objects: readonly Manifest[],
+  clusters: readonly { namespace: string; name: string }[],
+): StsMinimum {
+  const byKey = new Map(
+    objects.map((object) => [`${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`, object]),
+  );
+  const spec = (kind: string, namespace: string, name: string) => byKey.get(`${kind}/${namespace}/${name}`)?.spec;
+  const roles = new Set<string>();
+  const own = new Set<string>();
+  for (const { namespace, name } of clusters) {
+    let ref =
+      (spec('AWSCluster', namespace, name)?.['identityRef'] as IdentityReference | undefined) ?? CONTROLLER_IDENTITY;
+    own.add(`${ref.kind}/${ref.name}`);
+    while (ref.kind === 'AWSClusterRoleIdentity' && !roles.has(ref.name)) {
+      roles.add(ref.name);
+      ref =
+        (spec(ref.kind, '', ref.name)?.['sourceIdentityRef'] as IdentityReference | undefined) ?? CONTROLLER_IDENTITY;
+    }
+  }
+  return { assumeRole: roles.size, getCallerIdentity: own.size };
+}
+
+/** An AWS resource and its tags. */
+export interface TaggedResource {
+  arn: string;
+  tags: Record<string, string>;
+}
+
+/** What changed on AWS between two snapshots, and the fewest tag writes that make that change. */
+export interface TagChange {
+  /** Resources whose tags differ. */
+  resources: number;
+  /** TagResources and UntagResources calls, at least. */
+  minimumCalls: number;
+}
+
+const OWNERSHIP_PREFIXES = ownershipTagKeys('');
+
+/** The clusters that own a resource, from its ownership tags. */
+const owners = (tags: Record<string, string>) =>
+  [
+    ...new Set(
+      Object.entries(tags)
+        .filter(([key, value]) => value === 'owned' && OWNERSHIP_PREFIXES.some((prefix) => key.startsWith(prefix)))
+        .map(([key]) => key.slice(key.lastIndexOf('/') + 1)),
+    ),
+  ].sort();
+
+/**
+ * The fewest tag writes that turn `before` into `after` for a controller that tags each cluster with
+ * its own credentials: a write covers one account and region, one cluster, one set of tags (or of
+ * removed keys), and at most 20 resources.
+ */
+export function minimumTagWrites(before: readonly TaggedResource[], after: readonly TaggedResource[]): TagChange {
+  const previous = new Map(before.map(({ arn, tags }) => [arn, tags]));
+  const batches = new Map<string, number>();
+  const count = (batch: string) => batches.set(batch, (batches.get(batch) ?? 0) + 1);
+  let resources = 0;
+  for (const { arn, tags } of after) {
+    const old = previous.get(arn) ?? {};
+    const set = Object.keys(tags)
+      .filter((key) => old[key] !== tags[key])
+      .sort()
+      .map((key) => [key, tags[key]]);
+    const removed = Object.keys(old)
+      .filter((key) => !(key in tags))
+      .sort();
+    if (set.length === 0 && removed.length === 0) continue;
+    resources++;
+    const [, , , region, account] = arn.split(':');
+    const scope = JSON.stringify([account, region, owners(tags)]);
+    if (set.length > 0) count(`${scope} set ${JSON.stringify(set)}`);
+    if (removed.length > 0) count(`${scope} remove ${JSON.stringify(removed)}`);
+  }
+  let minimumCalls = 0;
+  for (const count of batches.values()) minimumCalls += Math.ceil(count / ARNS_PER_CALL);
+  return { resources, minimumCalls };
+}
