@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { CallRecord } from '@keymaster/aws-emulator';
 import { MANAGEMENT, TAGGER, accessKey, clusterResources, controllerUser, userArn } from './support/aws-world.js';
 import { eventually } from './support/eventually.js';
-import { condition, isReady } from './support/kube.js';
+import { clusterKey, condition, isReady } from './support/kube.js';
 import { awsCluster, controllerIdentity, keysSecret, namespace, staticIdentity, staticRef } from './support/objects.js';
 import { startScenario, stopScenarios, type Scenario } from './support/scenario.js';
 
@@ -108,5 +108,26 @@ describe('rotation and revocation of credentials', function () {
     await witnessResync();
     expect(aws.countBy(TENANT_USER)).to.equal(before);
     expect(aws.tags(instance!.arn)).to.include({ team: 'edited-by-hand' });
+  });
+
+  it('keeps an identity while a cluster uses it, and deletes a refused cluster without its credentials', async function () {
+    const { aws, kube } = scenario;
+    await kube.delete(identity);
+    await eventually(async () => {
+      const blocked = (await kube.events('default', 'tenant-a')).filter(({ reason }) => reason === 'DeletionBlocked');
+      expect(blocked.map(({ message }) => message).join('\n')).to.include('tenant-a/payments');
+    });
+    const held = await kube.read<typeof identity>(identity);
+    expect(held.metadata.deletionTimestamp).to.exist;
+
+    // The cluster's namespace may no longer use the identity; deleting it still goes through, and then the identity goes.
+    await kube.delete(clusterKey('tenant-a', 'payments'));
+    await eventually(async () => {
+      const names = (await kube.clusters()).map(({ metadata }) => metadata.name);
+      expect(names).to.deep.equal(['witness']);
+      const identities = await kube.list(identity.apiVersion, identity.kind);
+      expect(identities).to.be.empty;
+    });
+    for (const { arn } of payments.slice(1)) expect(aws.tags(arn), 'tags stay on AWS').to.include({ team: 'payments' });
   });
 });

@@ -185,6 +185,12 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
     });
   });
 
+  it('reported each conflict once, not again at every resync since', async function () {
+    const conflicts = (await scenario.kube.events('team-x', 'web')).filter(({ reason }) => reason === 'TagConflict');
+    expect(conflicts).not.to.be.empty;
+    for (const event of conflicts) expect(event.count, event.message).to.equal(1);
+  });
+
   it('Retain: a key no layer sets any more stays on the resources and is no longer managed', async function () {
     await scenario.kube.patch(webCluster, { spec: { additionalTags: { tier: null } } });
     await eventually(async () => {
