@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { startKubeEmulator } from './emulator.js';
+import { startKubeEmulator, type KubeEmulatorOptions } from './emulator.js';
 import { KubeEmulatorError } from './errors.js';
 
-const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV] [--tls]`;
+const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV] [--authorization-mode AlwaysAllow|RBAC] [--tls]`;
 
 function portOf(value: string | undefined): number {
   if (value === undefined) return 0;
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
       kubeconfig: { type: 'string' },
       crds: { type: 'string' },
       'token-auth-file': { type: 'string' },
+      'authorization-mode': { type: 'string' },
       tls: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -41,6 +42,9 @@ async function main(): Promise<void> {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values.crds !== undefined ? { crds: values.crds } : {}),
     ...(values['token-auth-file'] !== undefined ? { tokenAuthFile: values['token-auth-file'] } : {}),
+    ...(values['authorization-mode'] !== undefined
+      ? { authorization: values['authorization-mode'] as KubeEmulatorOptions['authorization'] }
+      : {}),
     ...(values.tls ? { tls: true } : {}),
   });
   if (values.kubeconfig !== undefined) await emulator.writeKubeConfig(values.kubeconfig);

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './api/server.js';
 import { selfSignedCertificate } from './auth/certificate.js';
+import { RbacAuthorizer } from './auth/rbac.js';
 import { readTokenFile } from './auth/tokens.js';
 import { CrdController } from './controllers/crds.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
@@ -38,6 +39,11 @@ export interface KubeEmulatorOptions {
   bookmarkIntervalMs?: number;
   /** Serve HTTPS with a self-signed certificate (kubectl sends bearer tokens over HTTPS only). */
   tls?: boolean;
+  /**
+   * kube-apiserver's `--authorization-mode`: `AlwaysAllow` (the default) lets every authenticated user
+   * do everything; `RBAC` checks resource requests against the stored roles and bindings.
+   */
+  authorization?: 'AlwaysAllow' | 'RBAC';
 }
 
 export interface KubeEmulator {
@@ -95,6 +101,13 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 /** Starts an in-memory Kubernetes API server on loopback. */
 export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
   const host = options.host ?? '127.0.0.1';
+  if (![undefined, 'AlwaysAllow', 'RBAC'].includes(options.authorization)) {
+    throw new KubeEmulatorError(
+      'ERR_KEYMASTER_KUBE_EMULATOR_USAGE',
+      `the authorization mode must be AlwaysAllow or RBAC, not ${JSON.stringify(options.authorization)}`,
+      { hint: 'use --authorization-mode RBAC (with --token-auth-file, so that requests have users) or leave it out' },
+    );
+  }
   const users = options.tokenAuthFile === undefined ? undefined : readTokenFile(options.tokenAuthFile);
   const registry = new ResourceRegistry();
   const store = new Store(options.watchHistory ?? 100_000);
@@ -122,6 +135,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     stats,
     faults,
     users,
+    authorizer: options.authorization === 'RBAC' ? new RbacAuthorizer(store) : undefined,
     admin: adminHandler(stats, faults),
   });
   const server = certificate ? createHttpsServer(certificate, listener) : createServer(listener);

@@ -1,44 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { KubernetesObjectApi, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { parseAllDocuments } from 'yaml';
+import { DEPLOY, describeManifest, installManifests, manifests, type Manifest } from './helpers/deploy.js';
 import { startTestCluster, type TestCluster } from './helpers/emulator.js';
 import { kubectl, kubectlBinary } from './helpers/kubectl.js';
-
-/** The project's deploy/ folder, in install order: what `kubectl apply -k deploy` installs, then the examples. */
-const DEPLOY = fileURLToPath(new URL('../../../deploy', import.meta.url));
-const FOLDERS = ['crds', 'manager', 'rbac', 'examples'];
-
-/** One document of deploy/: as written (for kubectl) and as client-node's typed models hold it. */
-interface Manifest {
-  file: string;
-  raw: KubernetesObject;
-  typed: KubernetesObject;
-}
-
-function manifests(): Manifest[] {
-  return FOLDERS.flatMap((folder) =>
-    readdirSync(join(DEPLOY, folder))
-      .filter((name) => /\.ya?ml$/.test(name) && name !== 'kustomization.yaml')
-      .sort()
-      .flatMap((name) => {
-        const text = readFileSync(join(DEPLOY, folder, name), 'utf8');
-        const raw = parseAllDocuments(text).map((document) => document.toJS() as KubernetesObject);
-        // loadAllYaml maps x-kubernetes-* and other wire names onto the models that client-node sends.
-        const typed = loadAllYaml(text) as KubernetesObject[];
-        expect(typed, name).to.have.length(raw.length);
-        return raw.map((object, index) => ({ file: `${folder}/${name}`, raw: object, typed: typed[index]! }));
-      }),
-  );
-}
-
-/** The Namespace first (the others live in it), then the rest in file order, as kustomize sorts them. */
-const installOrder = (all: Manifest[]): Manifest[] => [
-  ...all.filter(({ raw }) => raw.kind === 'Namespace'),
-  ...all.filter(({ raw }) => raw.kind !== 'Namespace'),
-];
 
 /** What the manifest asked for is in the live object (the server may add defaults, never drop or change a field). */
 function expectContains(live: unknown, wanted: unknown, path: string): void {
@@ -60,9 +25,6 @@ function stored(object: KubernetesObject): KubernetesObject {
   for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value).toString('base64');
   return { ...rest, data } as KubernetesObject;
 }
-
-const describeObject = ({ file, raw }: Manifest): string =>
-  `${file}: ${raw.kind}/${raw.metadata?.namespace ? `${raw.metadata.namespace}/` : ''}${raw.metadata?.name}`;
 
 /** `kind.group` for kubectl get, and the namespace flag. */
 function kubectlTarget({ raw }: Manifest): string[] {
@@ -101,17 +63,8 @@ describe('deploy/ applied to the kube-emulator', function () {
   });
 
   it('creates every object with client-node and reads each back as written', async () => {
+    await installManifests(cluster.kubeConfig, all);
     const client = KubernetesObjectApi.makeApiClient(cluster.kubeConfig);
-    for (const manifest of installOrder(all)) {
-      try {
-        await client.create(manifest.typed);
-      } catch (error) {
-        throw new Error(
-          `${describeObject(manifest)} was refused: ${String((error as { body?: unknown }).body ?? error)}`,
-          { cause: error },
-        );
-      }
-    }
     for (const manifest of all) {
       const { apiVersion, kind, metadata } = manifest.typed;
       const live = await client.read({
@@ -119,7 +72,7 @@ describe('deploy/ applied to the kube-emulator', function () {
         kind: kind!,
         metadata: { name: metadata!.name!, namespace: metadata?.namespace ?? '' },
       });
-      expectContains(live, stored(manifest.typed), describeObject(manifest));
+      expectContains(live, stored(manifest.typed), describeManifest(manifest));
     }
   });
 
@@ -143,7 +96,7 @@ describe('deploy/ applied to the kube-emulator', function () {
       const versions: string[] = [];
       for (const manifest of all) {
         const live = JSON.parse(await run('get', ...kubectlTarget(manifest), '-o', 'json')) as KubernetesObject;
-        expectContains(live, stored(manifest.raw), describeObject(manifest));
+        expectContains(live, stored(manifest.raw), describeManifest(manifest));
         versions.push(live.metadata!.resourceVersion!);
       }
       // kubectl says "configured" where its patch restates defaulted list items or stringData, as with

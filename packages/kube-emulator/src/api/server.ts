@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { forbiddenRequest, type RbacAuthorizer } from '../auth/rbac.js';
 import { authenticate, type User } from '../auth/tokens.js';
 import { aggregatedDiscovery, coreVersions, group, groupList, resourceList } from '../discovery/discovery.js';
 import { encodeSwagger, OPENAPI_V2_PROTOBUF } from '../discovery/openapi-v2.js';
@@ -20,6 +21,8 @@ export interface ServerParts extends Api {
   stats: Stats;
   faults: Faults;
   users: Map<string, User> | undefined;
+  /** With `authorization: 'RBAC'`; without it every authenticated user may do everything. */
+  authorizer: RbacAuthorizer | undefined;
   admin: (segments: string[], request: IncomingMessage, response: ServerResponse) => Promise<void>;
 }
 
@@ -76,6 +79,23 @@ function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string)
 
 const resourceName = (route: ResourceRoute): string => (route.group ? `${route.plural}.${route.group}` : route.plural);
 
+/** RBAC, before anything else looks at the request (so a refused request learns nothing, not even a 404). */
+function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user: User): void {
+  if (!parts.authorizer || verb === 'unsupported') return;
+  const request = {
+    verb,
+    group: route.group,
+    resource: route.plural,
+    subresource: route.subresource,
+    // As kube-apiserver does, a request for one Namespace is in that namespace.
+    namespace: route.group === '' && route.plural === 'namespaces' ? route.name : route.namespace,
+    name: route.name,
+  };
+  if (parts.authorizer.allows(user, request)) return;
+  parts.stats.recordForbidden(verb, resourceName(route), user.name);
+  throw forbiddenRequest(user, request);
+}
+
 async function serveResource(
   parts: ServerParts,
   route: ResourceRoute,
@@ -86,6 +106,7 @@ async function serveResource(
 ): Promise<void> {
   const verb = verbOf(request.method ?? 'GET', route, query);
   parts.stats.record(verb, resourceName(route), user.name);
+  authorize(parts, route, verb, user);
   const resource = resolve(parts.registry, route, verb);
   const fault = parts.faults.decide(verb, resourceName(route));
   if (fault.latencyMs > 0) await sleep(fault.latencyMs);

@@ -96,12 +96,14 @@ export function invalid(kind: { group: string; kind: string }, name: string, cau
 
 export const badRequest = (message: string): ApiError => new ApiError(400, 'BadRequest', message);
 
-export const forbidden = (resource: GroupResource, name: string, why: string): ApiError =>
-  new ApiError(403, 'Forbidden', `${qualifiedResource(resource)} "${name}" is forbidden: ${why}`, {
-    name,
-    group: groupDetail(resource.group),
-    kind: resource.plural,
-  });
+/** 403 Forbidden; a request for no one object (list, create, ...) has no name. */
+export const forbidden = (resource: GroupResource, name: string | undefined, why: string): ApiError =>
+  new ApiError(
+    403,
+    'Forbidden',
+    `${qualifiedResource(resource)}${name ? ` ${JSON.stringify(name)}` : ''} is forbidden: ${why}`,
+    { name: name || undefined, group: groupDetail(resource.group), kind: resource.plural },
+  );
 
 export const unauthorized = (): ApiError => new ApiError(401, 'Unauthorized', 'Unauthorized');
 

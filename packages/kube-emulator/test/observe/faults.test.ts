@@ -70,7 +70,7 @@ describe('faults and request statistics', function () {
     await call(cluster.emulator, 'GET', '/api/v1/namespaces');
     await call(cluster.emulator, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'counted' } });
     expect(stats.requests({ resource: 'namespaces' })).to.deep.equal([
-      { verb: 'list', resource: 'namespaces', user: 'admin', count: 2 },
+      { verb: 'list', resource: 'namespaces', user: 'admin', count: 2, forbidden: 0 },
     ]);
     expect(stats.total({ verb: 'create' })).to.equal(1);
     const admin = await call(cluster.emulator, 'GET', '/_emulator/stats');

@@ -4,5 +4,5 @@ export { deployments } from './apps.js';
 export { leases } from './coordination.js';
 export { configMaps, namespaces, secrets, serviceAccounts } from './core.js';
 export { coreEvents, eventsV1 } from './events.js';
-export { rbacResources } from './rbac.js';
+export { clusterRoleBindings, clusterRoles, rbacResources, roleBindings, roles } from './rbac.js';
 export { services } from './services.js';

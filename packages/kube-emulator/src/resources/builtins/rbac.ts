@@ -7,7 +7,7 @@ import { pathSegmentCauses } from '../names.js';
 import type { ResourceDef } from '../types.js';
 import { defineBuiltin, type BuiltinSpec } from './define.js';
 
-/** RBAC is stored and served; no request is ever authorized against it. */
+/** RBAC objects; requests are authorized against them only with `authorization: 'RBAC'` (auth/rbac.ts). */
 const GROUP = 'rbac.authorization.k8s.io';
 
 const strings = (description: string): Schema => atomicList(description, string('An item.'));
@@ -118,16 +118,16 @@ const binding = (kind: string, namespaced: boolean, roleKinds: string[]): Resour
     strategy: { validate: (object, old) => bindingCauses(object, old, namespaced), validatesName: true },
   });
 
-export const rbacResources: ResourceDef[] = [
-  role('ClusterRole', false, {
-    aggregationRule: object('AggregationRule describes how to build the rules for this ClusterRole.', {
-      clusterRoleSelectors: atomicList(
-        'A list of selectors which will be used to find ClusterRoles and create the rules.',
-        free('A label selector.'),
-      ),
-    }),
+export const clusterRoles = role('ClusterRole', false, {
+  aggregationRule: object('AggregationRule describes how to build the rules for this ClusterRole.', {
+    clusterRoleSelectors: atomicList(
+      'A list of selectors which will be used to find ClusterRoles and create the rules.',
+      free('A label selector.'),
+    ),
   }),
-  role('Role', true),
-  binding('ClusterRoleBinding', false, ['ClusterRole']),
-  binding('RoleBinding', true, ['Role', 'ClusterRole']),
-];
+});
+export const roles = role('Role', true);
+export const clusterRoleBindings = binding('ClusterRoleBinding', false, ['ClusterRole']);
+export const roleBindings = binding('RoleBinding', true, ['Role', 'ClusterRole']);
+
+export const rbacResources: ResourceDef[] = [clusterRoles, roles, clusterRoleBindings, roleBindings];

@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { installManifests, manifests } from './helpers/deploy.js';
+import { call, startTestCluster, type TestCluster } from './helpers/emulator.js';
+import { failure } from './helpers/failure.js';
+
+const CONTROLLER = 'system:serviceaccount:keymaster-system:keymaster';
+const GROUP = 'infrastructure.keymaster.dev';
+const VERSION = 'v1beta1';
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/**
+ * deploy/rbac as a contract, on an API server that enforces RBAC: what the controller's
+ * ServiceAccount may do, and what it may not (the e2e tests run the controller itself under it).
+ */
+describe('deploy/rbac enforced: the controller ServiceAccount', function () {
+  this.timeout(30_000);
+  let folder: string;
+  let cluster: TestCluster;
+  let custom: CustomObjectsApi;
+  let core: CoreV1Api;
+  let leases: CoordinationV1Api;
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'deploy-rbac-'));
+    writeFileSync(join(folder, 'tokens.csv'), `root,root,0,system:masters\ncontroller,${CONTROLLER},1\n`);
+    cluster = await startTestCluster({
+      tokenAuthFile: join(folder, 'tokens.csv'),
+      token: 'root',
+      authorization: 'RBAC',
+      crds: undefined,
+    });
+    await installManifests(cluster.kubeConfig, manifests());
+    const controller = new KubeConfig();
+    controller.loadFromString(cluster.emulator.kubeConfig({ token: 'controller' }));
+    custom = controller.makeApiClient(CustomObjectsApi);
+    core = controller.makeApiClient(CoreV1Api);
+    leases = controller.makeApiClient(CoordinationV1Api);
+  });
+  after(async () => {
+    await cluster.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const kind = (plural: string) => ({ group: GROUP, version: VERSION, plural });
+
+  it('lists and watches its kinds and Namespaces in every namespace', async () => {
+    for (const plural of [
+      'awsclusters',
+      'awsclustercontrolleridentities',
+      'awsclusterstaticidentities',
+      'awsclusterroleidentities',
+      'awstagpolicies',
+    ]) {
+      const list = (await custom.listClusterCustomObject(kind(plural))) as { items: unknown[] };
+      expect(list.items, plural).to.not.be.empty;
+    }
+    expect((await core.listNamespace()).items.map((item) => item.metadata?.name)).to.include('tenant-a');
+    const watch = (path: string) =>
+      call(cluster.emulator, 'GET', `${path}?watch=true&timeoutSeconds=1`, undefined, {
+        Authorization: 'Bearer controller',
+      });
+    const [clusters, secrets, everySecret] = await Promise.all([
+      watch(`/apis/${GROUP}/${VERSION}/awsclusters`),
+      watch('/api/v1/namespaces/keymaster-system/secrets'),
+      watch('/api/v1/secrets'),
+    ]);
+    expect([clusters.status, secrets.status, everySecret.status]).to.deep.equal([200, 200, 403]);
+    expect(cluster.emulator.stats.forbidden({ user: CONTROLLER })).to.equal(1);
+  });
+
+  it('writes finalizers (merge patch) and status (PUT), nothing else of an AWSCluster', async () => {
+    const target = { ...kind('awsclusters'), namespace: 'tenant-a', name: 'payments-prod' };
+    const patched = (await custom.patchNamespacedCustomObject(
+      { ...target, body: { metadata: { finalizers: ['awscluster.infrastructure.keymaster.dev'] } } },
+      merge,
+    )) as { metadata: { resourceVersion: string } };
+    await custom.replaceNamespacedCustomObjectStatus({
+      ...target,
+      body: { ...patched, status: { accountID: '222222222222' } },
+    });
+    expect((await failure(custom.replaceNamespacedCustomObject({ ...target, body: patched }))).code).to.equal(403);
+    expect((await failure(custom.deleteNamespacedCustomObject(target))).code).to.equal(403);
+    expect(
+      (await failure(custom.getNamespacedCustomObject(target))).code,
+      'reads come from the informer caches',
+    ).to.equal(403);
+  });
+
+  it('creates only AWSClusterControllerIdentity (AutoControllerIdentityCreator), no other identity', async () => {
+    const root = cluster.kubeConfig.makeApiClient(CustomObjectsApi);
+    await root.deleteClusterCustomObject({ ...kind('awsclustercontrolleridentities'), name: 'default' });
+    await custom.createClusterCustomObject({
+      ...kind('awsclustercontrolleridentities'),
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'AWSClusterControllerIdentity',
+        metadata: { name: 'default' },
+        spec: { allowedNamespaces: {} },
+      },
+    });
+    const role = await failure(
+      custom.createClusterCustomObject({
+        ...kind('awsclusterroleidentities'),
+        body: {
+          apiVersion: `${GROUP}/${VERSION}`,
+          kind: 'AWSClusterRoleIdentity',
+          metadata: { name: 'mine' },
+          spec: { roleARN: 'arn:aws:iam::111111111111:role/x' },
+        },
+      }),
+    );
+    expect(role.status.message).to.equal(
+      `awsclusterroleidentities.${GROUP} is forbidden: User "${CONTROLLER}" cannot create resource "awsclusterroleidentities" in API group "${GROUP}" at the cluster scope`,
+    );
+    expect(
+      (await failure(custom.patchClusterCustomObject({ ...kind('awstagpolicies'), name: 'default', body: {} }, merge)))
+        .code,
+    ).to.equal(403);
+  });
+
+  it('reads and patches Secrets in keymaster-system only, and never gets one by name', async () => {
+    const secrets = await core.listNamespacedSecret({ namespace: 'keymaster-system' });
+    expect(secrets.items.map((item) => item.metadata?.name)).to.deep.equal(['tenant-a-credentials']);
+    await core.patchNamespacedSecret(
+      {
+        namespace: 'keymaster-system',
+        name: 'tenant-a-credentials',
+        body: { metadata: { labels: { checked: 'yes' } } },
+      },
+      merge,
+    );
+    for (const refused of [
+      core.listNamespacedSecret({ namespace: 'tenant-a' }),
+      core.listSecretForAllNamespaces(),
+      core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' }),
+      core.createNamespacedSecret({ namespace: 'keymaster-system', body: { metadata: { name: 'mine' } } }),
+    ]) {
+      expect((await failure(refused)).code).to.equal(403);
+    }
+  });
+
+  it('keeps its Lease in keymaster-system and records Events in any namespace', async () => {
+    const lease = await leases.createNamespacedLease({
+      namespace: 'keymaster-system',
+      body: { metadata: { name: 'keymaster' }, spec: { holderIdentity: 'pod-1' } },
+    });
+    await leases.replaceNamespacedLease({ namespace: 'keymaster-system', name: 'keymaster', body: lease });
+    await leases.readNamespacedLease({ namespace: 'keymaster-system', name: 'keymaster' });
+    expect(
+      (await failure(leases.createNamespacedLease({ namespace: 'tenant-a', body: { metadata: { name: 'x' } } }))).code,
+    ).to.equal(403);
+    await core.createNamespacedEvent({
+      namespace: 'tenant-b',
+      body: {
+        metadata: { name: 'e1' },
+        involvedObject: { kind: 'AWSCluster', name: 'analytics-prod' },
+        reason: 'Test',
+        count: 1,
+      },
+    });
+    await core.patchNamespacedEvent({ namespace: 'tenant-b', name: 'e1', body: { count: 2 } }, merge);
+    expect((await failure(core.listNamespacedEvent({ namespace: 'tenant-b' }))).code).to.equal(403);
+  });
+});
