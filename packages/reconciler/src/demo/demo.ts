@@ -9,6 +9,7 @@ import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { parseRunFlags, RUN_FLAGS } from '../cli/flags.js';
 import { startController, type RunningController } from '../cli/run.js';
 import { createControllerLogger } from '../logging.js';
+import { formatDuration } from '../runtime/duration.js';
 import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
 import { startEmulators, type Emulators } from './emulators.js';
 import { LiveView, type Output } from './live.js';
@@ -116,7 +117,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       if (options.once && elapsedMs > options.timeoutMs) {
         options.out.write(
           [
-            `Not converged within ${(options.timeoutMs / 1000).toFixed(0)} s. Clusters neither Ready nor refused:`,
+            `Not converged within ${formatDuration(options.timeoutMs)}. Clusters neither Ready nor refused:`,
             ...rows
               .filter((row) => !isReady(row) && !isRefused(row))
               .map(

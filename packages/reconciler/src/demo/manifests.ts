@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubernetesObjectApi, loadAllYaml, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { KubernetesObjectApi, loadYaml, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { KeymasterError } from '@keymaster/api';
 import { describeKubeError } from '../kube/errors.js';
 
@@ -14,6 +14,8 @@ export interface Manifest extends KubernetesObject {
 
 // kustomize's own files describe a build, they are not objects of the cluster.
 const isClusterObject = (document: Partial<Manifest>) => !document.apiVersion?.startsWith('kustomize.config.k8s.io/');
+
+const hasContent = (text: string) => text.split('\n').some((line) => !/^\s*(#.*)?$/.test(line));
 
 /** Every object of a folder's YAML files, file by file in name order (so 00-namespaces.yaml comes first). */
 export async function readManifests(dir: string): Promise<Manifest[]> {
@@ -32,9 +34,11 @@ export async function readManifests(dir: string): Promise<Manifest[]> {
   }
   const manifests: Manifest[] = [];
   for (const file of files) {
-    const documents = loadAllYaml(await readFile(join(dir, file), 'utf8')) as (Partial<Manifest> | null)[];
-    for (const document of documents) {
-      if (document === null || !isClusterObject(document)) continue;
+    // Split on document markers as kubectl does: client-node fails on empty (or comment-only) documents.
+    const documents = (await readFile(join(dir, file), 'utf8')).split(/^---[ \t]*$/m).filter(hasContent);
+    for (const text of documents) {
+      const document = loadYaml<Partial<Manifest>>(text);
+      if (!isClusterObject(document)) continue;
       if (!document.apiVersion || !document.kind || !document.metadata?.name)
         throw new KeymasterError(
           'ERR_KEYMASTER_DEMO_MANIFESTS',

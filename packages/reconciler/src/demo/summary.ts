@@ -33,7 +33,7 @@ export function renderSummary({ elapsedMs, rows, calls, stsMinimum, tagChange }:
   return [
     `Converged in ${seconds(elapsedMs)}: ${rows.filter(isReady).length} of ${plural(rows.length, 'cluster')} Ready, ${refused.length} refused.`,
     `STS calls:  ${sts} (${calls.assumeRole} AssumeRole + ${calls.getCallerIdentity} GetCallerIdentity); minimum ${stsMinimumTotal} (${plural(stsMinimum.assumeRole, 'role link')} + ${plural(stsMinimum.getCallerIdentity, 'credential set')})`,
-    `Tag writes: ${calls.tagWrites} calls for ${plural(tagChange.resources, 'resource')} changed; minimum ${tagChange.minimumCalls}`,
+    `Tag writes: ${plural(calls.tagWrites, 'call')} for ${plural(tagChange.resources, 'resource')} changed; minimum ${tagChange.minimumCalls}`,
     `Conflicts:  ${conflicts.length}`,
     ...conflicts.map(
       ({ row, conflict: { key, winner, loser } }) =>

@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { expect } from 'chai';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const PNPM = join(ROOT, 'node_modules/.bin/pnpm');
+const MAIN = join(ROOT, 'packages/reconciler/src/cli/main.ts');
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[]): Promise<Finished> {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** `keymaster` as `pnpm keymaster` runs it: tsx on the sources. */
+const keymaster = (...args: string[]) => ['--import', 'tsx', '--conditions=@keymaster/source', MAIN, ...args];
+
+describe('keymaster demo and emulate (the CLI)', function () {
+  this.timeout(90_000);
+
+  it('`pnpm keymaster demo --once` exits 0 once converged and says what it cost', async () => {
+    const { code, stdout, stderr } = await run(PNPM, ['--silent', 'keymaster', 'demo', '--once']);
+    expect(code, stderr).to.equal(0);
+    expect(stdout).to.match(/^Converged in [\d.]+ s: 3 of 4 clusters Ready, 1 refused\.$/m);
+    const sts = /^STS calls: {2}(\d+) .*; minimum (\d+) /m.exec(stdout);
+    expect(sts, stdout).not.to.equal(null);
+    expect(sts![1]).to.equal(sts![2]);
+    const tags = /^Tag writes: (\d+) calls? for \d+ resources changed; minimum (\d+)$/m.exec(stdout);
+    expect(tags, stdout).not.to.equal(null);
+    expect(tags![1]).to.equal(tags![2]);
+    expect(stdout).to.match(
+      /^ {2}tenant-c\/reporting-prod: PrincipalUsageUnauthorized: namespace "tenant-c" may not use/m,
+    );
+    expect(stdout).not.to.include('\x1b');
+  });
+
+  it('`keymaster demo` refuses a bad flag with exit code 2, naming it', async () => {
+    const { code, stderr } = await run(process.execPath, keymaster('demo', '--timeout', 'soon'));
+    expect(code).to.equal(2);
+    expect(stderr).to.include('--timeout="soon"').and.include('Go duration');
+  });
+
+  describe('keymaster emulate', () => {
+    let dir: string;
+    beforeEach(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'keymaster-emulate-test-'));
+    });
+    afterEach(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('serves both emulators, prints what a controller needs, and exits 0 on SIGTERM', async () => {
+      const kubeconfig = join(dir, 'kubeconfig');
+      const child = spawn(process.execPath, keymaster('emulate', '--kubeconfig', kubeconfig), {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let stdout = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes('Ctrl-C stops both emulators.')) resolve();
+        });
+        child.once('close', () => reject(new Error(`emulate exited early:\n${stdout}`)));
+      });
+      const env = Object.fromEntries(
+        [...stdout.matchAll(/^export (\w+)=(\S+)$/gm)].map(([, name, value]) => [name!, value!]),
+      );
+      expect(env).to.include({ KUBECONFIG: kubeconfig, AWS_REGION: 'us-east-1' });
+      expect(stdout).to.include(`pnpm keymaster run --kubeconfig ${kubeconfig} `);
+
+      // The management cluster: the controller's namespace and the CRDs are there.
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(env['KUBECONFIG']!);
+      const namespace = await kubeConfig.makeApiClient(CoreV1Api).readNamespace({ name: 'keymaster-system' });
+      expect(namespace.metadata?.name).to.equal('keymaster-system');
+      const clusters = (await kubeConfig.makeApiClient(CustomObjectsApi).listClusterCustomObject({
+        group: 'infrastructure.keymaster.dev',
+        version: 'v1beta1',
+        plural: 'awsclusters',
+      })) as { items: unknown[] };
+      expect(clusters.items).to.deep.equal([]);
+
+      // AWS: the printed keys are the controller's.
+      const sts = new STSClient({
+        endpoint: env['AWS_ENDPOINT_URL']!,
+        region: env['AWS_REGION']!,
+        credentials: { accessKeyId: env['AWS_ACCESS_KEY_ID']!, secretAccessKey: env['AWS_SECRET_ACCESS_KEY']! },
+      });
+      const caller = await sts.send(new GetCallerIdentityCommand({}));
+      sts.destroy();
+      expect(stdout).to.include(`it acts as ${caller.Arn!}`);
+      expect(caller.Arn).to.equal('arn:aws:iam::111111111111:user/keymaster-controller');
+
+      child.kill('SIGTERM');
+      expect(await exited).to.equal(0);
+      expect(existsSync(kubeconfig), 'a kubeconfig the user asked for is kept').to.equal(true);
+    });
+
+    it('refuses a port that is not one, with exit code 2', async () => {
+      const { code, stderr } = await run(process.execPath, keymaster('emulate', '--aws-port', '70000'));
+      expect(code).to.equal(2);
+      expect(stderr).to.include('--aws-port="70000": is not a port');
+    });
+  });
+});

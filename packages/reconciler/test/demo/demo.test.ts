@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { isReady, isRefused } from '../../src/demo/clusters.js';
+import { runDemo, type DemoOptions } from '../../src/demo/demo.js';
+import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
+
+function capture() {
+  const text: string[] = [];
+  return { out: { write: (chunk: string) => text.push(chunk) }, text: () => text.join('') };
+}
+
+const demoOptions = (overrides: Partial<DemoOptions> = {}): DemoOptions => ({
+  world: DEMO_WORLD,
+  examples: EXAMPLES_DIR,
+  once: true,
+  timeoutMs: 60_000,
+  out: capture().out,
+  signal: new AbortController().signal,
+  ...overrides,
+});
+
+describe('keymaster demo (in-process)', function () {
+  this.timeout(90_000);
+
+  it('converges on deploy/examples: three clusters Ready, tenant-c refused, STS calls and tag writes at their minimum', async () => {
+    const { out, text } = capture();
+    const result = await runDemo(demoOptions({ out }));
+    expect(result.converged, text()).to.equal(true);
+    const { rows, calls, stsMinimum, tagChange } = result.summary!;
+    expect(rows.filter(isReady).map(({ namespace, name }) => `${namespace}/${name}`)).to.deep.equal([
+      'tenant-a/payments-prod',
+      'tenant-b/analytics-dev',
+      'tenant-b/analytics-prod',
+    ]);
+    const refused = rows.filter(isRefused);
+    expect(refused.map(({ namespace, name }) => `${namespace}/${name}`)).to.deep.equal(['tenant-c/reporting-prod']);
+    expect(refused[0]!.ready).to.include({ reason: 'PrincipalUsageUnauthorized' });
+    // keymaster-hub and tenant-b are assumed once each for both tenant-b clusters; tenant-a's keys and
+    // tenant-b's session are each asked for their account once; tenant-c costs nothing.
+    expect(stsMinimum).to.deep.equal({ assumeRole: 2, getCallerIdentity: 2 });
+    expect({ assumeRole: calls.assumeRole, getCallerIdentity: calls.getCallerIdentity }).to.deep.equal(stsMinimum);
+    expect(tagChange.resources).to.be.greaterThan(0);
+    expect(calls.tagWrites).to.equal(tagChange.minimumCalls);
+    expect(text()).to.include('tenant-c/reporting-prod: PrincipalUsageUnauthorized');
+  });
+
+  it('prints the kubeconfig to explore with, and removes its temporary files at the end', async () => {
+    const { out, text } = capture();
+    await runDemo(demoOptions({ out }));
+    const kubeconfig = /kubectl --kubeconfig (\S+) get awsclusters -A/.exec(text())?.[1];
+    expect(kubeconfig, text()).to.be.a('string');
+    expect(existsSync(kubeconfig!)).to.equal(false);
+  });
+
+  it('gives up after the timeout when a cluster can never be Ready, naming it and why', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'keymaster-demo-test-'));
+    try {
+      // Tenant B's role now trusts another externalID: the examples' chain is refused by AWS.
+      const world = (await readFile(DEMO_WORLD, 'utf8')).replace(
+        'externalId: 7a5b816a-7743-4377-a382-2d695bf1f172',
+        'externalId: 00000000-0000-0000-0000-000000000000',
+      );
+      await writeFile(join(dir, 'world.yaml'), world);
+      const { out, text } = capture();
+      const result = await runDemo(demoOptions({ world: join(dir, 'world.yaml'), out, timeoutMs: 1500 }));
+      expect(result.converged).to.equal(false);
+      expect(text()).to.include('Not converged within 1.5s');
+      expect(text()).to.match(/tenant-b\/analytics-prod: AssumeRoleFailed: .*AccessDenied/);
+      expect(text()).not.to.match(/^ {2}tenant-c\/reporting-prod:/m);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops when interrupted, before converging', async () => {
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const result = await runDemo(demoOptions({ once: false, signal: interrupt.signal }));
+    expect(result).to.deep.equal({ converged: false });
+  });
+});

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { clusterRow } from '../../src/demo/clusters.js';
+import { LiveView, type Output } from '../../src/demo/live.js';
+import { awsCluster, readyStatus, refusedStatus } from './fixtures.js';
+
+class Capture implements Output {
+  readonly writes: string[] = [];
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns?: number,
+  ) {}
+  write(text: string) {
+    this.writes.push(text);
+    return true;
+  }
+}
+
+const pending = clusterRow(awsCluster('tenant-b', 'analytics-dev'));
+const ready = clusterRow(awsCluster('tenant-b', 'analytics-dev', readyStatus));
+const refused = clusterRow(awsCluster('tenant-c', 'reporting-prod', refusedStatus));
+
+describe('demo: live view', () => {
+  describe('on a terminal', () => {
+    it('draws a frame, then redraws it in place, going up exactly the lines it drew', () => {
+      const out = new Capture(true, 200);
+      const view = new LiveView(out);
+      view.update([pending], 'Converging… 0.1 s');
+      expect(out.writes).to.have.length(1);
+      const first = out.writes[0]!;
+      expect(first.startsWith('Converging… 0.1 s\n\nCLUSTER')).to.equal(true);
+      const drawn = first.split('\n').length - 1;
+      view.update([ready], 'Converged.');
+      expect(out.writes[1]!.startsWith(`\x1b[${drawn}F\x1b[J`)).to.equal(true);
+      expect(out.writes[1]).to.include('analytics-dev').and.include('333333333333');
+    });
+
+    it('writes nothing when nothing changed', () => {
+      const out = new Capture(true, 200);
+      const view = new LiveView(out);
+      view.update([ready], 'Converged.');
+      view.update([ready], 'Converged.');
+      expect(out.writes).to.have.length(1);
+    });
+
+    it('shows the footer below the table at once, and keeps it on later frames', () => {
+      const out = new Capture(true, 200);
+      const view = new LiveView(out);
+      view.update([ready, refused], 'Converged.');
+      view.setFooter(['Refused:    1']);
+      expect(out.writes).to.have.length(2);
+      expect(out.writes[1]!.trimEnd().endsWith('\n\nRefused:    1')).to.equal(true);
+      view.update([ready], 'Converged.');
+      expect(out.writes[2]!.trimEnd().endsWith('Refused:    1')).to.equal(true);
+    });
+
+    it('cuts lines to the terminal width, so that no line wraps and the redraw stays in place', () => {
+      const out = new Capture(true, 40);
+      new LiveView(out).update([ready, refused], 'Converged.');
+      const lines = out.writes[0]!.split('\n').slice(0, -1);
+      for (const line of lines) expect(line.length, line).to.be.at.most(40);
+      expect(lines.some((line) => line.endsWith('…'))).to.equal(true);
+    });
+  });
+
+  describe('elsewhere (a pipe, CI)', () => {
+    it('prints one line per cluster change, never escape sequences', () => {
+      const out = new Capture(false);
+      const view = new LiveView(out);
+      view.update([pending, refused], 'Converging… 0.1 s');
+      view.update([pending, refused], 'Converging… 0.4 s');
+      view.update([ready, refused], 'Converged.');
+      expect(out.writes).to.have.length(3);
+      expect(out.writes[0]).to.match(/^tenant-b\/analytics-dev: .*ready -\n$/);
+      expect(out.writes[1]).to.match(/^tenant-c\/reporting-prod: .*ready False \(PrincipalUsageUnauthorized\)\n$/);
+      expect(out.writes[2]).to.match(/^tenant-b\/analytics-dev: .*ready True\n$/);
+      expect(out.writes.join('')).not.to.include('\x1b');
+    });
+
+    it('prints the footer once', () => {
+      const out = new Capture(false);
+      const view = new LiveView(out);
+      view.update([ready], 'Converged.');
+      view.setFooter(['Converged in 0.3 s', 'Refused:    0']);
+      view.update([ready], 'Converged.');
+      expect(out.writes.slice(1)).to.deep.equal(['Converged in 0.3 s\nRefused:    0\n']);
+    });
+  });
+});

@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import type { Manifest } from '../../src/demo/manifests.js';
+import { minimumStsCalls, minimumTagWrites, type TaggedResource } from '../../src/demo/minimums.js';
+
+const object = (kind: string, name: string, spec: Record<string, unknown>, namespace?: string): Manifest => ({
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  spec,
+});
+const role = (name: string, source?: string) =>
+  object('AWSClusterRoleIdentity', name, {
+    roleARN: `arn:aws:iam::111111111111:role/${name}`,
+    ...(source ? { sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: source } } : {}),
+  });
+const cluster = (namespace: string, name: string, identityRef?: { kind: string; name: string }) =>
+  object('AWSCluster', name, { region: 'eu-west-1', ...(identityRef ? { identityRef } : {}) }, namespace);
+
+describe('demo: minimums', () => {
+  describe('STS calls', () => {
+    const objects = [
+      role('hub'),
+      role('tenant-b', 'hub'),
+      role('tenant-d', 'hub'),
+      object('AWSClusterStaticIdentity', 'tenant-a', { secretRef: 'a' }),
+      cluster('b', 'b1', { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' }),
+      cluster('b', 'b2', { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' }),
+      cluster('d', 'd1', { kind: 'AWSClusterRoleIdentity', name: 'tenant-d' }),
+      cluster('a', 'a1', { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' }),
+      cluster('p', 'p1'),
+    ];
+
+    it('counts each role link once however many chains pass through it, and one GetCallerIdentity per identity clusters act with', () => {
+      const clusters = [
+        { namespace: 'b', name: 'b1' },
+        { namespace: 'b', name: 'b2' },
+        { namespace: 'd', name: 'd1' },
+        { namespace: 'a', name: 'a1' },
+      ];
+      expect(minimumStsCalls(objects, clusters)).to.deep.equal({ assumeRole: 3, getCallerIdentity: 3 });
+    });
+
+    it('counts only the clusters given (the refused ones cost nothing) and the controller identity as the default', () => {
+      expect(minimumStsCalls(objects, [{ namespace: 'p', name: 'p1' }])).to.deep.equal({
+        assumeRole: 0,
+        getCallerIdentity: 1,
+      });
+      expect(minimumStsCalls(objects, [{ namespace: 'b', name: 'b1' }])).to.deep.equal({
+        assumeRole: 2,
+        getCallerIdentity: 1,
+      });
+      expect(minimumStsCalls(objects, [])).to.deep.equal({ assumeRole: 0, getCallerIdentity: 0 });
+    });
+  });
+
+  describe('tag writes', () => {
+    const owned = (cluster: string) => ({ [`sigs.k8s.io/cluster-api-provider-aws/cluster/${cluster}`]: 'owned' });
+    const instance = (region: string, account: string, id: number, tags: Record<string, string>): TaggedResource => ({
+      arn: `arn:aws:ec2:${region}:${account}:instance/i-${String(id).padStart(17, '0')}`,
+      tags,
+    });
+    const tagAll = (resources: TaggedResource[], extra: Record<string, string>) =>
+      resources.map(({ arn, tags }) => ({ arn, tags: { ...tags, ...extra } }));
+
+    it('fits 20 resources needing the same tags in one write', () => {
+      const before = Array.from({ length: 41 }, (_, id) => instance('eu-west-1', '333333333333', id, owned('a')));
+      expect(minimumTagWrites(before, tagAll(before, { team: 'x' }))).to.deep.equal({ resources: 41, minimumCalls: 3 });
+      expect(minimumTagWrites(before, before)).to.deep.equal({ resources: 0, minimumCalls: 0 });
+    });
+
+    it('needs a write per cluster, region, account and set of tags', () => {
+      const before = [
+        instance('eu-west-1', '333333333333', 1, owned('a')),
+        // Both ownership tags name the same cluster: still cluster a.
+        instance('eu-west-1', '333333333333', 2, { ...owned('a'), 'kubernetes.io/cluster/a': 'owned' }),
+        instance('eu-west-1', '333333333333', 3, owned('b')),
+        instance('eu-central-1', '333333333333', 4, owned('a')),
+        instance('eu-west-1', '222222222222', 5, owned('a')),
+        instance('eu-west-1', '333333333333', 6, { ...owned('a'), team: 'old' }),
+      ];
+      const after = tagAll(before, { team: 'x' });
+      expect(minimumTagWrites(before, after)).to.deep.equal({ resources: 6, minimumCalls: 4 });
+      const otherValue = after.map((resource, index) =>
+        index === 1 ? { ...resource, tags: { ...resource.tags, team: 'y' } } : resource,
+      );
+      expect(minimumTagWrites(before, otherValue).minimumCalls).to.equal(5);
+    });
+
+    it('counts removals as their own writes', () => {
+      const before = [1, 2].map((id) => instance('eu-west-1', '333333333333', id, { ...owned('a'), stale: 'v' }));
+      const after = before.map(({ arn }, index) => ({
+        arn,
+        tags: { ...owned('a'), ...(index === 0 ? { team: 'x' } : {}) },
+      }));
+      expect(minimumTagWrites(before, after)).to.deep.equal({ resources: 2, minimumCalls: 2 });
+    });
+  });
+});
