@@ -1,0 +1,183 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  loadAllYaml,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { startAwsEmulator, type AwsEmulator } from '@keymaster/aws-emulator';
+import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
+import { ControllerProcess, REPO_ROOT } from './support/controller-process.js';
+import { eventually } from './support/eventually.js';
+
+/** The user a pod of deploy/manager/deployment.yaml is, through its ServiceAccount's token. */
+const SERVICE_ACCOUNT = 'system:serviceaccount:keymaster-system:keymaster';
+const GROUP = 'infrastructure.keymaster.dev';
+const VERSION = 'v1beta1';
+/** The demo world's controller user: deploy/examples refer to its accounts and roles. */
+const CONTROLLER_KEY = {
+  accessKeyId: 'AKIAEXAMPLECONTROLLER1',
+  secretAccessKey: 'example-controller-secret-key-do-not-use-01',
+};
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+const documents = async (folder: string): Promise<KubernetesObject[]> => {
+  const files = (await readdir(join(REPO_ROOT, folder))).filter((name) => name.endsWith('.yaml')).sort();
+  const texts = await Promise.all(
+    files
+      .filter((name) => name !== 'kustomization.yaml')
+      .map((name) => readFile(join(REPO_ROOT, folder, name), 'utf8')),
+  );
+  return texts.flatMap((text) => loadAllYaml(text) as KubernetesObject[]);
+};
+
+/** `verb resource` of every permission deploy/rbac grants, named as the emulator's statistics name requests. */
+async function granted(): Promise<Set<string>> {
+  const roles = (await documents('deploy/rbac')).filter(({ kind }) => kind === 'ClusterRole' || kind === 'Role');
+  const pairs = roles.flatMap((role) =>
+    ((role as { rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }).rules ?? []).flatMap(
+      (rule) =>
+        rule.apiGroups.flatMap((group) =>
+          rule.resources.flatMap((resource) =>
+            // A subresource's requests are counted under its resource (a status PUT is an update).
+            rule.verbs.map((verb) => `${verb} ${resource.split('/')[0]!}${group ? `.${group}` : ''}`),
+          ),
+        ),
+    ),
+  );
+  return new Set(pairs);
+}
+
+/**
+ * deploy/rbac against the real controller: `keymaster run` with the ServiceAccount's identity, on an
+ * API server that enforces RBAC, with deploy/examples. Every request it makes must be allowed, and
+ * every permission granted must be one it uses: least privilege, checked both ways.
+ */
+describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', function () {
+  // Set in order by before(); after() stops whatever was started, also when before() failed midway.
+  let folder: string | undefined;
+  let aws: AwsEmulator | undefined;
+  let kube: KubeEmulator | undefined;
+  let controller: ControllerProcess | undefined;
+  let root: KubeConfig;
+
+  before(async function () {
+    folder = await mkdtemp(join(tmpdir(), 'keymaster-e2e-rbac-'));
+    await writeFile(join(folder, 'tokens.csv'), `root,root,0,system:masters\ncontroller,${SERVICE_ACCOUNT},1\n`);
+    aws = await startAwsEmulator({ world: join(REPO_ROOT, 'packages/reconciler/demo/world.yaml') });
+    kube = await startKubeEmulator({
+      crds: join(REPO_ROOT, 'deploy/crds'),
+      tokenAuthFile: join(folder, 'tokens.csv'),
+      authorization: 'RBAC',
+    });
+    root = new KubeConfig();
+    root.loadFromString(kube.kubeConfig({ token: 'root' }));
+    const objects = KubernetesObjectApi.makeApiClient(root);
+    const namespaces = await documents('deploy/manager');
+    const examples = await documents('deploy/examples');
+    // Without AWSClusterControllerIdentity "default", the controller creates it (AutoControllerIdentityCreator).
+    for (const object of [
+      ...namespaces.filter(({ kind }) => kind === 'Namespace'),
+      ...(await documents('deploy/rbac')),
+      ...examples.filter(({ kind }) => kind !== 'AWSClusterControllerIdentity'),
+    ])
+      await objects.create(object);
+    await kube.writeKubeConfig(join(folder, 'kubeconfig'), { token: 'controller' });
+    controller = await ControllerProcess.start({
+      kubeconfig: join(folder, 'kubeconfig'),
+      awsUrl: aws.url,
+      credentials: CONTROLLER_KEY,
+      args: ['--leader-elect'],
+    });
+  });
+  after(async () => {
+    await controller?.stop();
+    await kube?.stop();
+    await aws?.stop();
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  it('converges deploy/examples: identities, Secrets, status, events, and renews its Lease', async function () {
+    const custom = root.makeApiClient(CustomObjectsApi);
+    const core = root.makeApiClient(CoreV1Api);
+    const ready = async (namespace: string, name: string) => {
+      const cluster = (await custom.getNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        plural: 'awsclusters',
+        namespace,
+        name,
+      })) as { status?: { conditions?: { type: string; status: string; reason: string }[] } };
+      return cluster.status?.conditions?.find(({ type }) => type === 'Ready');
+    };
+    await eventually(async () => {
+      for (const [namespace, name] of [
+        ['tenant-a', 'payments-prod'],
+        ['tenant-b', 'analytics-prod'],
+        ['tenant-b', 'analytics-dev'],
+      ])
+        expect(await ready(namespace!, name!), `${namespace}/${name}`).to.include({ status: 'True' });
+      expect(await ready('tenant-c', 'reporting-prod')).to.include({
+        status: 'False',
+        reason: 'PrincipalUsageUnauthorized',
+      });
+    });
+    await custom.getClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: 'awsclustercontrolleridentities',
+      name: 'default',
+    });
+    const secret = await core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' });
+    expect(secret.metadata?.ownerReferences?.map(({ kind, name }) => `${kind}/${name}`)).to.deep.equal([
+      'AWSClusterStaticIdentity/tenant-a',
+    ]);
+    // The leader renews its Lease every 2 s (an update).
+    const leases = root.makeApiClient(CoordinationV1Api);
+    const lease = () => leases.readNamespacedLease({ namespace: 'keymaster-system', name: 'keymaster' });
+    const first = await lease();
+    await eventually(async () => expect((await lease()).spec?.renewTime).to.not.deep.equal(first.spec?.renewTime));
+    // An event recorded again is patched (count 2): delete an identity in use, then touch it.
+    await custom.deleteClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: 'awsclusterstaticidentities',
+      name: 'tenant-a',
+    });
+    const blocked = async () => {
+      const events = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'reason=DeletionBlocked' });
+      expect(events.items).to.have.length(1);
+      return events.items[0]!;
+    };
+    await eventually(blocked);
+    await custom.patchClusterCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: 'awsclusterstaticidentities',
+        name: 'tenant-a',
+        body: { metadata: { annotations: { touched: 'yes' } } },
+      },
+      merge,
+    );
+    await eventually(async () => expect((await blocked()).count).to.equal(2));
+  });
+
+  it('was never refused, and used every permission deploy/rbac grants', async () => {
+    const requests = kube!.stats.requests({ user: SERVICE_ACCOUNT });
+    const refused = requests
+      .filter(({ forbidden }) => forbidden > 0)
+      .map(({ verb, resource }) => `${verb} ${resource}`);
+    expect(refused, 'requests RBAC refused').to.deep.equal([]);
+    const used = new Set(requests.map(({ verb, resource }) => `${verb} ${resource}`));
+    expect([...used].sort()).to.deep.equal([...(await granted())].sort());
+  });
+});
