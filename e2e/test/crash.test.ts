@@ -33,17 +33,23 @@ const PER_TENANT = 12;
 const REGIONS = ['us-west-2', 'eu-west-1'];
 const WANTED = { 'managed-by': 'keymaster', 'cost-center': 'platform' };
 
-const CLUSTERS = ['tenant-a', 'tenant-b'].flatMap((tenant) =>
-  Array.from({ length: PER_TENANT }, (_, index) => {
-    const account = tenant === 'tenant-a' ? TENANT_A : TENANT_B;
-    const region = REGIONS[index % REGIONS.length]!;
-    const name = `${tenant}-${index}`;
-    return { tenant, name, account, region, resources: clusterResources(account, region, name, 3) };
-  }),
-);
-const RESOURCES = CLUSTERS.flatMap(({ resources }) => resources);
+/** A batch of clusters, half per tenant, each with 3 resources in one of two regions. */
+const batch = (label: string) =>
+  ['tenant-a', 'tenant-b'].flatMap((tenant) =>
+    Array.from({ length: PER_TENANT }, (_, index) => {
+      const account = tenant === 'tenant-a' ? TENANT_A : TENANT_B;
+      const region = REGIONS[index % REGIONS.length]!;
+      const name = `${tenant}-${label}-${index}`;
+      return { tenant, name, account, region, resources: clusterResources(account, region, name, 3) };
+    }),
+  );
+type Batch = ReturnType<typeof batch>;
+/** Created for the SIGKILL, then for the SIGTERM. */
+const KILLED = batch('kill');
+const TERMINATED = batch('term');
+const ALL = [...KILLED, ...TERMINATED];
 
-describe('a controller killed mid-reconcile and restarted loses and duplicates nothing that matters', function () {
+describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses and duplicates nothing that matters', function () {
   let scenario: Scenario;
 
   before(async function () {
@@ -54,12 +60,12 @@ describe('a controller killed mid-reconcile and restarted loses and duplicates n
           {
             id: TENANT_A,
             users: [{ name: 'tenant-a-automation', accessKeys: [TENANT_A_KEY], allow: TAGGER }],
-            resources: CLUSTERS.filter(({ account }) => account === TENANT_A).flatMap(({ resources }) => resources),
+            resources: ALL.filter(({ account }) => account === TENANT_A).flatMap(({ resources }) => resources),
           },
           {
             id: TENANT_B,
             roles: [tenantRole('tenant-b-admin', HUB_ROLE)],
-            resources: CLUSTERS.filter(({ account }) => account === TENANT_B).flatMap(({ resources }) => resources),
+            resources: ALL.filter(({ account }) => account === TENANT_B).flatMap(({ resources }) => resources),
           },
         ],
       },
@@ -82,49 +88,58 @@ describe('a controller killed mid-reconcile and restarted loses and duplicates n
 
   after(stopScenarios);
 
-  it('converges after a SIGKILL, with every resource tagged exactly once and every finalizer in place', async function () {
-    const { aws, kube, management, controller } = scenario;
-    // Slow tag writes, so that the kill finds some in flight; then the clusters arrive at the running controller.
-    aws.emulator.faults.add({ action: 'tag:TagResources', latencyMs: 200 });
-    await kube.create(
-      ...CLUSTERS.map(({ tenant, name, region }) =>
+  /** The batch's resources that carry the wanted tags. */
+  const tagged = (clusters: Batch) =>
+    clusters
+      .flatMap(({ resources }) => resources)
+      .filter(({ arn }) => Object.entries(WANTED).every(([key, value]) => scenario.aws.tags(arn)[key] === value));
+
+  /** Slows tag writes, so that a stop finds some in flight; creates the clusters; waits for the first tag written. */
+  async function startWork(clusters: Batch): Promise<void> {
+    scenario.aws.emulator.faults.add({ action: 'tag:TagResources', latencyMs: 200 });
+    await scenario.kube.create(
+      ...clusters.map(({ tenant, name, region }) =>
         awsCluster(tenant, name, {
           region,
           identityRef: tenant === 'tenant-a' ? staticRef('tenant-a') : roleRef('tenant-b'),
         }),
       ),
     );
-    const tagged = () =>
-      RESOURCES.filter(({ arn }) => Object.entries(WANTED).every(([k, v]) => aws.tags(arn)[k] === v));
-    await eventually(() => expect(tagged().length).to.be.greaterThan(0), { intervalMs: 10 });
-    expect(await controller.stop('SIGKILL')).to.deep.equal({ code: null, signal: 'SIGKILL' });
+    await eventually(() => expect(tagged(clusters)).not.to.be.empty, { intervalMs: 10 });
+  }
 
-    // The kill came mid-work: some clusters are not done, and the dead controller writes nothing more.
-    expect(tagged().length, 'resources tagged before the kill').to.be.lessThan(RESOURCES.length);
-    const notReady = (await kube.clusters()).filter((cluster) => !isReady(cluster));
-    expect(notReady.length, 'clusters not yet Ready at the kill').to.be.greaterThan(0);
-
+  /** Restarts the controller and waits until every cluster is Ready, each of their resources tagged exactly once. */
+  async function restartAndConverge(clusters: Batch): Promise<void> {
+    const { aws, kube, management } = scenario;
+    aws.emulator.faults.clear();
     await management.startController({ awsUrl: aws.emulator.url });
-    await eventually(async () => {
-      expect((await kube.clusters()).filter(isReady)).to.have.length(CLUSTERS.length);
-    });
-    expect(tagged()).to.have.length(RESOURCES.length);
-
-    // No resource was tagged twice: the restarted controller read what the killed one had written.
+    await eventually(async () => expect((await kube.clusters()).filter(isReady)).to.have.length(clusters.length));
     const writes = aws.calls(({ action, outcome }) => action === 'tag:TagResources' && outcome === 'success');
     const times = new Map<string, number>();
     for (const call of writes)
       for (const arn of call.detail?.['resourceArns'] as string[]) times.set(arn, (times.get(arn) ?? 0) + 1);
-    expect([...times.keys()]).to.have.members(RESOURCES.map(({ arn }) => arn));
+    expect([...times.keys()]).to.have.members(clusters.flatMap(({ resources }) => resources.map(({ arn }) => arn)));
     expect(
       [...times.entries()].filter(([, count]) => count > 1),
       'resources tagged more than once',
     ).to.be.empty;
-
-    for (const cluster of await kube.clusters()) {
+    for (const cluster of await kube.clusters())
       expect(cluster.metadata.finalizers, cluster.metadata.name).to.include('awscluster.infrastructure.keymaster.dev');
+  }
+
+  it('converges after a SIGKILL, with every resource tagged exactly once and every finalizer in place', async function () {
+    const { kube, controller } = scenario;
+    await startWork(KILLED);
+    expect(await controller.stop('SIGKILL')).to.deep.equal({ code: null, signal: 'SIGKILL' });
+
+    // The kill came mid-work: some clusters are not done, and the dead controller writes nothing more.
+    expect(tagged(KILLED).length, 'resources tagged before the kill').to.be.lessThan(KILLED.length * 3);
+    const notReady = (await kube.clusters()).filter((cluster) => !isReady(cluster));
+    expect(notReady.length, 'clusters not yet Ready at the kill').to.be.greaterThan(0);
+
+    await restartAndConverge(KILLED);
+    for (const cluster of await kube.clusters())
       expect(cluster.status?.tagging?.managedTags, cluster.metadata.name).to.deep.equal(WANTED);
-    }
     for (const [kind, name] of [
       ['AWSClusterStaticIdentity', 'tenant-a'],
       ['AWSClusterRoleIdentity', 'tenant-b'],
@@ -141,5 +156,18 @@ describe('a controller killed mid-reconcile and restarted loses and duplicates n
         expect(identity.status?.clusterCount, name).to.equal(PER_TENANT);
       });
     }
+  });
+
+  it('on SIGTERM mid-work, finishes the reconciles in hand (no tags written without their status) and exits 0', async function () {
+    const { kube, management } = scenario;
+    await startWork(TERMINATED);
+    expect(await management.controllers.at(-1)!.stop('SIGTERM')).to.deep.equal({ code: 0, signal: null });
+
+    expect(tagged(TERMINATED).length, 'resources tagged before the stop').to.be.lessThan(TERMINATED.length * 3);
+    for (const item of TERMINATED) {
+      const cluster = await kube.cluster(item.tenant, item.name);
+      if (tagged([item]).length > 0) expect(cluster.status?.tagging?.managedTags, item.name).to.deep.equal(WANTED);
+    }
+    await restartAndConverge(ALL);
   });
 });
