@@ -1,16 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  loadAllYaml,
   PatchStrategy,
   setHeaderOptions,
+  type KubernetesObject,
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { installManifests, manifests } from './helpers/deploy.js';
+import { installManifests, installObjects, manifests } from './helpers/deploy.js';
 import { call, startTestCluster, type TestCluster } from './helpers/emulator.js';
 import { failure } from './helpers/failure.js';
 
@@ -19,11 +22,25 @@ const GROUP = 'infrastructure.keymaster.dev';
 const VERSION = 'v1beta1';
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+/** Each call, one after the other, is refused with 403. */
+async function expectRefused(...calls: (() => Promise<unknown>)[]): Promise<void> {
+  for (const [index, refused] of calls.entries())
+    expect((await failure(refused())).code, `call ${index + 1}`).to.equal(403);
+}
+
+/** The tenant RBAC example of docs/security.md: the YAML block after its `tenant-rbac` marker. */
+function tenantRbacExample(): KubernetesObject[] {
+  const doc = readFileSync(fileURLToPath(new URL('../../../docs/security.md', import.meta.url)), 'utf8');
+  const block = /<!-- tenant-rbac[^>]*-->\s*```yaml\n([\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('docs/security.md has no tenant-rbac YAML block');
+  return loadAllYaml(block[1]!) as KubernetesObject[];
+}
+
 /**
  * deploy/rbac as a contract, on an API server that enforces RBAC: what the controller's
  * ServiceAccount may do, and what it may not (the e2e tests run the controller itself under it).
  */
-describe('deploy/rbac enforced: the controller ServiceAccount', function () {
+describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', function () {
   this.timeout(30_000);
   let folder: string;
   let cluster: TestCluster;
@@ -33,7 +50,10 @@ describe('deploy/rbac enforced: the controller ServiceAccount', function () {
 
   before(async () => {
     folder = mkdtempSync(join(tmpdir(), 'deploy-rbac-'));
-    writeFileSync(join(folder, 'tokens.csv'), `root,root,0,system:masters\ncontroller,${CONTROLLER},1\n`);
+    writeFileSync(
+      join(folder, 'tokens.csv'),
+      `root,root,0,system:masters\ncontroller,${CONTROLLER},1\ndev,dana,2,tenant-a-developers\n`,
+    );
     cluster = await startTestCluster({
       tokenAuthFile: join(folder, 'tokens.csv'),
       token: 'root',
@@ -41,6 +61,7 @@ describe('deploy/rbac enforced: the controller ServiceAccount', function () {
       crds: undefined,
     });
     await installManifests(cluster.kubeConfig, manifests());
+    await installObjects(cluster.kubeConfig, tenantRbacExample());
     const controller = new KubeConfig();
     controller.loadFromString(cluster.emulator.kubeConfig({ token: 'controller' }));
     custom = controller.makeApiClient(CustomObjectsApi);
@@ -140,14 +161,12 @@ describe('deploy/rbac enforced: the controller ServiceAccount', function () {
       },
       merge,
     );
-    for (const refused of [
-      core.listNamespacedSecret({ namespace: 'tenant-a' }),
-      core.listSecretForAllNamespaces(),
-      core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' }),
-      core.createNamespacedSecret({ namespace: 'keymaster-system', body: { metadata: { name: 'mine' } } }),
-    ]) {
-      expect((await failure(refused)).code).to.equal(403);
-    }
+    await expectRefused(
+      () => core.listNamespacedSecret({ namespace: 'tenant-a' }),
+      () => core.listSecretForAllNamespaces(),
+      () => core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' }),
+      () => core.createNamespacedSecret({ namespace: 'keymaster-system', body: { metadata: { name: 'mine' } } }),
+    );
   });
 
   it('keeps its Lease in keymaster-system and records Events in any namespace', async () => {
@@ -171,5 +190,43 @@ describe('deploy/rbac enforced: the controller ServiceAccount', function () {
     });
     await core.patchNamespacedEvent({ namespace: 'tenant-b', name: 'e1', body: { count: 2 } }, merge);
     expect((await failure(core.listNamespacedEvent({ namespace: 'tenant-b' }))).code).to.equal(403);
+  });
+
+  it("docs/security.md's tenant may manage AWSClusters in its namespace only, and write no identity, Secret or label", async () => {
+    const tenant = new KubeConfig();
+    tenant.loadFromString(cluster.emulator.kubeConfig({ token: 'dev' }));
+    const tenantCustom = tenant.makeApiClient(CustomObjectsApi);
+    const tenantCore = tenant.makeApiClient(CoreV1Api);
+    const body = (namespace: string) => ({
+      ...kind('awsclusters'),
+      namespace,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'AWSCluster',
+        metadata: { name: 'new' },
+        spec: { region: 'eu-west-1' },
+      },
+    });
+    await tenantCustom.createNamespacedCustomObject(body('tenant-a'));
+    await tenantCustom.deleteNamespacedCustomObject({ ...kind('awsclusters'), namespace: 'tenant-a', name: 'new' });
+    expect((await tenantCore.listNamespacedEvent({ namespace: 'tenant-a' })).items).to.be.an('array');
+    const identities = (await tenantCustom.listClusterCustomObject(kind('awsclusterroleidentities'))) as {
+      items: unknown[];
+    };
+    expect(identities.items).to.have.length(2);
+    await expectRefused(
+      () => tenantCustom.createNamespacedCustomObject(body('tenant-b')),
+      () =>
+        tenantCustom.patchClusterCustomObject(
+          { ...kind('awsclusterroleidentities'), name: 'tenant-b', body: { spec: { allowedNamespaces: {} } } },
+          merge,
+        ),
+      () => tenantCore.listNamespacedSecret({ namespace: 'keymaster-system' }),
+      () =>
+        tenantCore.patchNamespace(
+          { name: 'tenant-a', body: { metadata: { labels: { 'keymaster.dev/tenant': 'tenant-b' } } } },
+          merge,
+        ),
+    );
   });
 });

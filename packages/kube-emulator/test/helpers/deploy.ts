@@ -39,6 +39,12 @@ const installOrder = (all: Manifest[]): Manifest[] => [
   ...all.filter(({ raw }) => raw.kind !== 'Namespace'),
 ];
 
+/** Creates objects with client-node, in order. */
+export async function installObjects(kubeConfig: KubeConfig, objects: KubernetesObject[]): Promise<void> {
+  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  for (const object of objects) await client.create(object);
+}
+
 /** Creates the manifests with client-node, in install order; a refusal names the file and the object. */
 export async function installManifests(kubeConfig: KubeConfig, all: Manifest[]): Promise<void> {
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
