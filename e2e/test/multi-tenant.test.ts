@@ -230,4 +230,15 @@ describe('multi-tenant: each cluster acts only with credentials its namespace ma
     for (const { arn, tags } of [...resources.borrowedKeys, ...resources.borrowedRole, ...resources.ownChain])
       expect(aws.tags(arn), arn).to.deep.equal(tags);
   });
+
+  it("refuses a namespace as soon as it loses the label a source's selector matches", async function () {
+    await scenario.kube.patch(namespace('tenant-b'), { metadata: { labels: { 'keymaster.dev/tenant': null } } });
+    await eventually(async () => {
+      const cluster = await scenario.kube.cluster('tenant-b', 'analytics');
+      expect(condition(cluster, 'PrincipalUsageAllowed')).to.include({
+        status: 'False',
+        reason: 'SourcePrincipalUsageUnauthorized',
+      });
+    });
+  });
 });

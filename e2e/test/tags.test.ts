@@ -1,6 +1,17 @@
 import { expect } from 'chai';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
-import { MANAGEMENT, TAGGER, accessKey, clusterResources, controllerUser, userArn } from './support/aws-world.js';
+import {
+  HUB_ROLE,
+  MANAGEMENT,
+  TAGGER,
+  accessKey,
+  clusterResources,
+  controllerUser,
+  hubRole,
+  roleArn,
+  tenantRole,
+  userArn,
+} from './support/aws-world.js';
 import { eventually } from './support/eventually.js';
 import { condition, isReady } from './support/kube.js';
 import {
@@ -8,6 +19,8 @@ import {
   controllerIdentity,
   keysSecret,
   namespace,
+  roleIdentity,
+  roleRef,
   staticIdentity,
   staticRef,
   tagPolicy,
@@ -15,6 +28,7 @@ import {
 import { startScenario, stopScenarios, type Scenario } from './support/scenario.js';
 
 const TEAM_ACCOUNT = '222222222222';
+const TEAM_Y_ACCOUNT = '333333333333';
 const TEAM_KEY = accessKey('tags/team-x');
 
 const web = clusterResources(TEAM_ACCOUNT, 'us-west-2', 'web', 3);
@@ -27,6 +41,8 @@ const api = [
     tags: { 'kubernetes.io/cluster/api': 'owned' },
   },
 ];
+/** Team Y's cluster acts through a role chained on the hub: both links are tag layers. */
+const jobs = clusterResources(TEAM_Y_ACCOUNT, 'us-east-1', 'jobs', 2);
 /** A resource of another cluster in the same account: no layer of these clusters may touch it. */
 const stranger = clusterResources(TEAM_ACCOUNT, 'us-west-2', 'stranger', 1)[0]!;
 
@@ -42,6 +58,15 @@ const identityTags = (owner: string) => [
   { key: 'owner', value: owner },
 ];
 const identity = staticIdentity('team-x', 'team-x-keys', { list: ['team-x'] }, identityTags('platform'));
+const hubTags = (billing: string) => [
+  { key: 'owner', value: 'hub' },
+  { key: 'billing', value: billing, overridePolicy: 'Deny' as const },
+];
+const hub = roleIdentity('keymaster-hub', {
+  roleARN: HUB_ROLE,
+  allowedNamespaces: {},
+  resourceTags: hubTags('central'),
+});
 const webCluster = awsCluster('team-x', 'web', {
   region: 'us-west-2',
   identityRef: staticRef('team-x'),
@@ -74,7 +99,8 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
     scenario = await startScenario({
       world: {
         accounts: [
-          { id: MANAGEMENT, users: [controllerUser()] },
+          { id: MANAGEMENT, users: [controllerUser()], roles: [hubRole()] },
+          { id: TEAM_Y_ACCOUNT, roles: [tenantRole('team-y-admin', HUB_ROLE)], resources: jobs },
           {
             id: TEAM_ACCOUNT,
             users: [{ name: 'team-x-automation', accessKeys: [TEAM_KEY], allow: TAGGER }],
@@ -90,11 +116,24 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
         identity,
         webCluster,
         apiCluster,
+        namespace('team-y'),
+        hub,
+        roleIdentity('team-y', {
+          roleARN: roleArn(TEAM_Y_ACCOUNT, 'team-y-admin'),
+          sourceIdentityRef: roleRef('keymaster-hub'),
+          allowedNamespaces: { list: ['team-y'] },
+          resourceTags: [{ key: 'owner', value: 'team-y' }],
+        }),
+        awsCluster('team-y', 'jobs', {
+          region: 'us-east-1',
+          identityRef: roleRef('team-y'),
+          additionalTags: { team: 'jobs' },
+        }),
       ],
       syncPeriod: '2s',
     });
     await eventually(async () => {
-      expect((await scenario.kube.clusters()).filter(isReady)).to.have.length(2);
+      expect((await scenario.kube.clusters()).filter(isReady)).to.have.length(3);
     });
   });
 
@@ -115,6 +154,13 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
       tenant: 'x', // the account's Deny beats the cluster's "api-team"
       owner: 'platform',
       team: 'api',
+    });
+    await eventuallyTagged(scenario, jobs, {
+      'platform-managed': 'true',
+      'cost-center': 'platform',
+      owner: 'team-y', // the link nearest the cluster wins...
+      billing: 'central', // ...unless a farther one says Deny
+      team: 'jobs',
     });
     expect(scenario.aws.tags(stranger.arn)).to.deep.equal(stranger.tags);
     const status = (await scenario.kube.cluster('team-x', 'api')).status?.tagging;
@@ -158,14 +204,16 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
     });
   });
 
-  it("propagates an edit of an identity's resourceTags to every cluster that uses it", async function () {
+  it("propagates an edit of an identity's resourceTags to every cluster whose chain holds it", async function () {
     await scenario.kube.patch(identity, { spec: { resourceTags: identityTags('sre') } });
+    await scenario.kube.patch(hub, { spec: { resourceTags: hubTags('central-2') } });
     await eventuallyTagged(scenario, [...web, ...api], { owner: 'sre' });
+    await eventuallyTagged(scenario, jobs, { billing: 'central-2', owner: 'team-y' });
   });
 
   it('propagates an edit of the AWSTagPolicy to every cluster, in every region', async function () {
     await scenario.kube.patch(policy(), policy([{ key: 'compliance', value: 'pci' }]));
-    await eventuallyTagged(scenario, [...web, ...api], { compliance: 'pci' });
+    await eventuallyTagged(scenario, [...web, ...api, ...jobs], { compliance: 'pci' });
     expect(scenario.aws.tags(stranger.arn)).to.deep.equal(stranger.tags);
   });
 
