@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { AccountSpec } from '@keymaster/aws-emulator';
-import type { AWSCluster, IdentityReference } from '@keymaster/api';
+import type { AWSCluster, AWSClusterRoleIdentity, IdentityReference } from '@keymaster/api';
 import {
   CONTROLLER_USER,
   HUB_ROLE,
@@ -169,6 +169,32 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
         );
       expect(aws.tags(resource.arn), name).to.include({ 'managed-by': 'keymaster', cluster: name });
     }
+  });
+
+  it("tells in each identity's status its clusters (through chains too) and, when used directly, its account", async function () {
+    const perTenant = CLUSTERS / TENANTS.length;
+    const read = (kind: string, name: string) =>
+      scenario.kube.read<AWSClusterRoleIdentity>({
+        apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+        kind,
+        metadata: { name },
+      });
+    for (const tenant of TENANTS)
+      await eventually(async () => {
+        const { status } = await read(tenant.ref.kind, tenant.name);
+        expect(status, tenant.name).to.include({ clusterCount: perTenant, accountID: tenant.account });
+        expect(status?.clusters, tenant.name).to.have.length(perTenant);
+        if (tenant.roles.length > 0) expect(status?.lastAssumeRoleTime, tenant.name).to.be.a('string');
+      });
+    for (const [kind, name, count] of [
+      ['AWSClusterRoleIdentity', 'keymaster-hub', 2 * perTenant],
+      ['AWSClusterControllerIdentity', 'default', 3 * perTenant],
+    ] as const)
+      await eventually(async () => {
+        const { status } = await read(kind, name);
+        expect(status?.clusterCount, name).to.equal(count);
+        expect(status?.clusters, name).to.have.length(Math.min(count, 100));
+      });
   });
 
   it('wrote each status once for the creation, and nothing on a resync that finds nothing new', async function () {
