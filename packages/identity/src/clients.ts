@@ -1,3 +1,4 @@
+import { KeymasterError } from '@keymaster/api';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { RefreshingCredentials } from './refreshing-credentials.js';
 
@@ -60,7 +61,8 @@ export function makeClient<C extends SdkClient>(
         observe(service, operation, 'OK');
         return output;
       } catch (error) {
-        observe(service, operation, (error as Error).name);
+        // A failure to obtain the credentials happened before any request: it is no AWS call.
+        if (!(error instanceof KeymasterError)) observe(service, operation, (error as Error).name);
         throw error;
       }
     };

@@ -268,6 +268,16 @@ describe('IdentityResolver against the aws-emulator', function () {
       'sts:GetCallerIdentity:OK',
       'resourcegroupstaggingapi:GetResources:OK',
     ]);
+    seen.aws.length = 0;
+    h.platform.edit(
+      ROLE,
+      'tenant-b',
+      (role) => ((role.spec as { externalID?: string }).externalID = `${EXTERNAL_ID}-wrong`),
+    );
+    await resolver.resolve({ ...USES[2]!, region: 'us-west-2' }).catch(() => undefined);
+    expect(seen.aws, 'the GetCallerIdentity that never left for want of credentials is not counted').to.deep.equal([
+      'sts:AssumeRole:AccessDenied',
+    ]);
     resolver.clear();
   });
 
