@@ -2,15 +2,14 @@ import { resolve } from 'node:path';
 import { runDemo } from '../demo/demo.js';
 import { DEMO_WORLD, EXAMPLES_DIR } from '../demo/paths.js';
 import { parseDuration } from '../runtime/duration.js';
-import { commandHelp, parseCommandFlags, type FlagSpecs } from './command-flags.js';
+import { commandHelp, EMULATOR_FLAGS, parseCommandFlags, type FlagSpecs } from './command-flags.js';
 import { FlagError } from './flags.js';
 
 const DEMO_FLAGS = {
   once: { type: 'boolean', help: 'exit once converged: 0 when it converges, 1 when not within --timeout' },
   timeout: { type: 'string', default: '2m', help: 'how long --once waits for convergence (Go duration)' },
-  world: { type: 'string', help: "the aws-emulator's world file (default packages/reconciler/demo/world.yaml)" },
+  ...EMULATOR_FLAGS,
   examples: { type: 'string', help: 'the manifests to apply (default deploy/examples/)' },
-  kubeconfig: { type: 'string', help: 'write the kubeconfig here (default: a temporary file, removed at the end)' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } satisfies FlagSpecs;
 

@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmulators } from '../demo/emulators.js';
 import { CRDS_DIR, DEMO_WORLD } from '../demo/paths.js';
-import { commandHelp, parseCommandFlags, portFlag, type FlagSpecs } from './command-flags.js';
+import { commandHelp, EMULATOR_FLAGS, parseCommandFlags, portFlag, type FlagSpecs } from './command-flags.js';
 import { RUN_FLAGS } from './flags.js';
 
 const EMULATE_FLAGS = {
-  world: { type: 'string', help: "the aws-emulator's world file (default packages/reconciler/demo/world.yaml)" },
-  kubeconfig: { type: 'string', help: 'write the kubeconfig here (default: a temporary file, removed at the end)' },
+  ...EMULATOR_FLAGS,
   'kube-port': { type: 'string', help: "the kube-emulator's port (default 0: a free one)" },
   'aws-port': { type: 'string', help: "the aws-emulator's port (default 0: a free one)" },
   help: { type: 'boolean', short: 'h', help: 'show this help' },

@@ -74,7 +74,6 @@ export interface Emulators {
   aws: AwsEmulator;
   /** For clients of the emulated cluster. */
   kubeConfig: KubeConfig;
-  kubeconfigPath: string;
   controller: AccessKeys;
   stop(): Promise<void>;
 }
@@ -109,14 +108,19 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
     kube,
     aws,
     kubeConfig: new KubeConfig(),
-    kubeconfigPath: options.kubeconfig,
     controller,
     stop: async () => {
       await Promise.all([kube.stop(), aws.stop()]);
     },
   };
   try {
-    await kube.writeKubeConfig(options.kubeconfig);
+    await kube.writeKubeConfig(options.kubeconfig).catch((error: unknown) => {
+      throw new KeymasterError(
+        'ERR_KEYMASTER_DEMO_KUBECONFIG',
+        `cannot write the kubeconfig to ${options.kubeconfig}: ${(error as Error).message}`,
+        { hint: 'Pass a path in a folder that exists and that you may write to.', cause: error },
+      );
+    });
     emulators.kubeConfig.loadFromString(kube.kubeConfig());
     await emulators.kubeConfig
       .makeApiClient(CoreV1Api)

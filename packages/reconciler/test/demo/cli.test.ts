@@ -113,6 +113,15 @@ describe('keymaster demo and emulate (the CLI)', function () {
       expect(existsSync(kubeconfig), 'a kubeconfig the user asked for is kept').to.equal(true);
     });
 
+    it('says so when it cannot write the kubeconfig, with exit code 2', async () => {
+      const { code, stderr } = await run(
+        process.execPath,
+        keymaster('emulate', '--kubeconfig', join(dir, 'missing', 'kubeconfig')),
+      );
+      expect(code).to.equal(2);
+      expect(stderr).to.include(`cannot write the kubeconfig to ${join(dir, 'missing', 'kubeconfig')}`);
+    });
+
     it('refuses a port that is not one, with exit code 2', async () => {
       const { code, stderr } = await run(process.execPath, keymaster('emulate', '--aws-port', '70000'));
       expect(code).to.equal(2);

@@ -1,0 +1,54 @@
+import { resolve } from 'node:path';
+import { expect } from 'chai';
+import { portFlag } from '../../src/cli/command-flags.js';
+import { parseDemoFlags } from '../../src/cli/demo.js';
+import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
+
+function refusal(parse: () => unknown): Error & { code: string; hint?: string } {
+  try {
+    parse();
+  } catch (error) {
+    return error as Error & { code: string; hint?: string };
+  }
+  return expect.fail('expected a refusal');
+}
+
+describe('keymaster demo and emulate flags', () => {
+  it('demo: the embedded world and deploy/examples by default, runs until interrupted, 2m for --once', () => {
+    expect(parseDemoFlags([])).to.deep.equal({
+      once: false,
+      timeoutMs: 120_000,
+      world: DEMO_WORLD,
+      examples: resolve(EXAMPLES_DIR),
+      kubeconfig: undefined,
+      help: false,
+    });
+  });
+
+  it('demo: reads every flag, paths relative to the working directory', () => {
+    expect(
+      parseDemoFlags(['--once', '--timeout=90s', '--world=w.yaml', '--examples', 'ex', '--kubeconfig', 'kc']),
+    ).to.deep.equal({
+      once: true,
+      timeoutMs: 90_000,
+      world: resolve('w.yaml'),
+      examples: resolve('ex'),
+      kubeconfig: resolve('kc'),
+      help: false,
+    });
+  });
+
+  it('demo: refuses a timeout that is not a duration, and unknown flags', () => {
+    expect(refusal(() => parseDemoFlags(['--timeout', '500ms']))).to.include({ code: 'ERR_KEYMASTER_INVALID_FLAG' });
+    const unknown = refusal(() => parseDemoFlags(['--twice']));
+    expect(unknown.message).to.include('--twice');
+    expect(unknown.hint).to.equal('Run `keymaster demo --help` for the flags.');
+  });
+
+  it('ports: 0 (a free one) by default, whole numbers to 65535, nothing else', () => {
+    expect(portFlag('kube-port', undefined)).to.equal(0);
+    expect(portFlag('kube-port', '6443')).to.equal(6443);
+    for (const bad of ['', '-1', '65536', '80.5', 'http'])
+      expect(refusal(() => portFlag('kube-port', bad)).message, bad).to.include('--kube-port=');
+  });
+});
