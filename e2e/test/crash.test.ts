@@ -113,7 +113,7 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
     const { aws, kube, management } = scenario;
     aws.emulator.faults.clear();
     await management.startController({ awsUrl: aws.emulator.url });
-    await eventually(async () => expect((await kube.clusters()).filter(isReady)).to.have.length(clusters.length));
+    await kube.untilReady(clusters.length);
     const writes = aws.calls(({ action, outcome }) => action === 'tag:TagResources' && outcome === 'success');
     const times = new Map<string, number>();
     for (const call of writes)
@@ -147,11 +147,7 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
       ['AWSClusterControllerIdentity', 'default'],
     ] as const) {
       await eventually(async () => {
-        const identity = await kube.read<AWSClusterStaticIdentity | AWSClusterRoleIdentity>({
-          apiVersion: 'infrastructure.keymaster.dev/v1beta1',
-          kind,
-          metadata: { name },
-        });
+        const identity = await kube.identity<AWSClusterStaticIdentity | AWSClusterRoleIdentity>(kind, name);
         expect(identity.metadata.finalizers, name).to.include('identity.infrastructure.keymaster.dev/in-use');
         expect(identity.status?.clusterCount, name).to.equal(PER_TENANT);
       });

@@ -14,7 +14,7 @@ import {
 } from './support/aws-world.js';
 import { clusterctlMove } from './support/clusterctl-move.js';
 import { eventually } from './support/eventually.js';
-import { clusterKey, isReady, type Kube } from './support/kube.js';
+import { clusterKey, type Kube } from './support/kube.js';
 import { ManagementCluster } from './support/management-cluster.js';
 import {
   CONTROLLER_NAMESPACE,
@@ -110,9 +110,7 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
       syncPeriod: '2s',
       args: ['--log-level', 'debug'],
     });
-    await eventually(async () => {
-      expect((await scenario.kube.clusters()).filter(isReady)).to.have.length(CLUSTERS.length);
-    });
+    await scenario.kube.untilReady(CLUSTERS.length);
   });
 
   after(async function () {
@@ -151,11 +149,7 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
 
   it('leaves the target in charge: Secrets owned by the new identities, identities in use, drift set back', async function () {
     const kube = target!.kube;
-    const identity = await kube.read<AWSClusterStaticIdentity>({
-      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
-      kind: 'AWSClusterStaticIdentity',
-      metadata: { name: 'tenant-a' },
-    });
+    const identity = await kube.identity<AWSClusterStaticIdentity>('AWSClusterStaticIdentity', 'tenant-a');
     const secret = await kube.read<V1Secret>({
       apiVersion: 'v1',
       kind: 'Secret',

@@ -55,9 +55,7 @@ describe('rotation and revocation of credentials', function () {
       ],
       syncPeriod: '2s',
     });
-    await eventually(async () => {
-      expect((await scenario.kube.clusters()).filter(isReady)).to.have.length(2);
-    });
+    await scenario.kube.untilReady(2);
   });
 
   after(stopScenarios);

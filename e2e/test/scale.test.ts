@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { AccountSpec } from '@keymaster/aws-emulator';
-import type { AWSCluster, AWSClusterRoleIdentity, IdentityReference } from '@keymaster/api';
+import type { AWSCluster, AWSClusterRoleIdentity, IdentityKind, IdentityReference } from '@keymaster/api';
 import {
   CONTROLLER_USER,
   HUB_ROLE,
@@ -173,12 +173,7 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
 
   it("tells in each identity's status its clusters (through chains too) and, when used directly, its account", async function () {
     const perTenant = CLUSTERS / TENANTS.length;
-    const read = (kind: string, name: string) =>
-      scenario.kube.read<AWSClusterRoleIdentity>({
-        apiVersion: 'infrastructure.keymaster.dev/v1beta1',
-        kind,
-        metadata: { name },
-      });
+    const read = (kind: IdentityKind, name: string) => scenario.kube.identity<AWSClusterRoleIdentity>(kind, name);
     for (const tenant of TENANTS)
       await eventually(async () => {
         const { status } = await read(tenant.ref.kind, tenant.name);

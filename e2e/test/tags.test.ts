@@ -132,9 +132,7 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
       ],
       syncPeriod: '2s',
     });
-    await eventually(async () => {
-      expect((await scenario.kube.clusters()).filter(isReady)).to.have.length(3);
-    });
+    await scenario.kube.untilReady(3);
   });
 
   after(stopScenarios);

@@ -14,7 +14,7 @@ export interface EventuallyOptions {
  */
 export async function eventually<T>(
   check: () => T | Promise<T>,
-  { timeoutMs = 30_000, intervalMs = 100 }: EventuallyOptions = {},
+  { timeoutMs = 60_000, intervalMs = 100 }: EventuallyOptions = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -6,7 +6,9 @@ import {
   type CoreV1Event,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import type { AWSCluster, Condition } from '@keymaster/api';
+import { expect } from 'chai';
+import type { AWSCluster, Condition, IdentityKind } from '@keymaster/api';
+import { eventually, type EventuallyOptions } from './eventually.js';
 import type { KubeObject } from './objects.js';
 
 type Header = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
@@ -76,6 +78,15 @@ export class Kube {
 
   async clusters(): Promise<AWSCluster[]> {
     return this.list<AWSCluster>('infrastructure.keymaster.dev/v1beta1', 'AWSCluster');
+  }
+
+  /** Waits until `count` AWSClusters are Ready. */
+  async untilReady(count: number, options?: EventuallyOptions): Promise<void> {
+    await eventually(async () => expect((await this.clusters()).filter(isReady)).to.have.length(count), options);
+  }
+
+  async identity<T>(kind: IdentityKind, name: string): Promise<T> {
+    return this.read<T>({ apiVersion: 'infrastructure.keymaster.dev/v1beta1', kind, metadata: { name } });
   }
 
   /** core/v1 Events about one object. */
