@@ -38,7 +38,12 @@ export class ManagementCluster {
     const emulator = await startKubeEmulator({ crds: join(REPO_ROOT, 'deploy/crds'), tokenAuthFile: tokens });
     await emulator.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });
     const cluster = new ManagementCluster(emulator, new Kube(emulator.kubeConfig({ token: TEST_TOKEN })), dir);
-    await cluster.kube.create(namespace(CONTROLLER_NAMESPACE), ...objects);
+    try {
+      await cluster.kube.create(namespace(CONTROLLER_NAMESPACE), ...objects);
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
     return cluster;
   }
 
@@ -53,7 +58,10 @@ export class ManagementCluster {
     return controller;
   }
 
-  /** The controller's writes of AWSCluster status (PUT on the status subresource), as the API server counted them. */
+  /**
+   * The controller's status writes on AWSClusters, as the API server counted them: its PUTs, since it
+   * writes status with PUT on /status and everything else (finalizers) with patches.
+   */
   statusWrites(): number {
     return this.emulator.stats.total({
       verb: 'update',
