@@ -17,6 +17,7 @@ export interface BenchResult {
   reconcilesPerSecond: number;
   sts: StsMinimum & { made: StsMinimum };
   tagWrites: TagChange & { made: number };
+  awsCallsByAction: Record<string, number>;
   kubeWrites: { total: number; perCluster: number; byRequest: Record<string, number> };
   controllerPeakRssMiB: number;
   controllerCpuSeconds: number;

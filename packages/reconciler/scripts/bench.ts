@@ -96,7 +96,8 @@ const reconcilesByResult: Record<string, number> = {};
 for (const { labels, value } of (await controller.metrics.runtime.reconcileTotal.get()).values)
   if (labels.controller === 'awscluster') reconcilesByResult[String(labels.result)] = value;
 const reconciles = Object.values(reconcilesByResult).reduce((sum, count) => sum + count, 0);
-const calls = awsCallCounts((await getJson<CallSummary>(`${emulators.awsUrl}/_emulator/calls`)).byAction);
+const { byAction } = await getJson<CallSummary>(`${emulators.awsUrl}/_emulator/calls`);
+const calls = awsCallCounts(byAction);
 const after = await getJson<ResourceView[]>(`${emulators.awsUrl}/_emulator/resources`);
 const { requests } = await getJson<{ requests: RequestCount[] }>(`${emulators.kubeUrl}/_emulator/stats`);
 await controller.stop();
@@ -129,6 +130,7 @@ const result: BenchResult = {
     made: { assumeRole: calls.assumeRole, getCallerIdentity: calls.getCallerIdentity },
   },
   tagWrites: { made: calls.tagWrites, ...minimumTagWrites(before, after) },
+  awsCallsByAction: byAction,
   kubeWrites: {
     total: totalKubeWrites,
     perCluster: Number((totalKubeWrites / clusterCount).toFixed(2)),
