@@ -3,7 +3,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { IDENTITY_KINDS, type AWSCluster } from '@keymaster/api';
 import { IdentityResolver, type IdentityObject } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { AWSClusterReconciler } from './awscluster/reconciler.js';
+import { AccountSlots } from './awscluster/account-slots.js';
+import { AWSClusterReconciler, TAG_RECONCILES_PER_ACCOUNT } from './awscluster/reconciler.js';
 import type { SyncTags } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
 import { SessionUsage } from './awscluster/session-usage.js';
@@ -161,6 +162,7 @@ export class Manager {
       resolver: this.resolver,
       syncTags: options.syncTags,
       clusterNames: new ClusterNames(),
+      accountSlots: new AccountSlots(TAG_RECONCILES_PER_ACCOUNT),
       sessions,
       enqueue: (key) => this.clusters.queue.add(key),
       autoControllerIdentity: options.autoControllerIdentity,

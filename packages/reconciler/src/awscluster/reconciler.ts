@@ -20,6 +20,7 @@ import type { EventRecorder, EventType } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
+import type { AccountSlots } from './account-slots.js';
 import type { ClusterNames } from './cluster-names.js';
 import { readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { IDENTITY_OK, identityVerdict } from './identity-conditions.js';
@@ -27,6 +28,10 @@ import type { SessionUsage } from './session-usage.js';
 import type { SyncTags } from './tags.js';
 
 export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
+/** How soon a cluster whose account is busy is tried again. */
+const ACCOUNT_BUSY_RETRY_MS = 250;
+/** Tag reconciles at once per account and region: enough to keep its rate limiter busy. */
+export const TAG_RECONCILES_PER_ACCOUNT = 2;
 
 /** What tagging reports back to the reconcile. */
 export interface TagOutcome {
@@ -44,6 +49,8 @@ export interface AWSClusterReconcilerDeps {
   resolver: IdentityResolver;
   syncTags: SyncTags;
   clusterNames: ClusterNames;
+  /** Tag reconciles at once per account and region (see AccountSlots). */
+  accountSlots: AccountSlots;
   sessions: SessionUsage;
   /** Enqueues another AWSCluster (namespace/name): a duplicate clusterName concerns both. */
   enqueue: (key: string) => void;
@@ -128,13 +135,15 @@ export class AWSClusterReconciler {
       const chain = session.chain
         .map(({ kind, name }) => this.deps.caches.identity(kind as IdentityObject['kind'], name))
         .filter((object) => object !== undefined);
-      const tags = await this.deps.syncTags(
-        cluster,
-        session,
-        chain,
-        this.deps.caches.tagPolicies.get(SINGLETON_NAME),
-        log,
-      );
+      // Paused tagging makes no AWS call; otherwise wait for a slot of the account's budget.
+      const slot = cluster.spec.tagging?.paused ? undefined : `${session.accountId}/${cluster.spec.region}`;
+      if (slot && !this.deps.accountSlots.tryEnter(slot)) return { requeueAfterMs: ACCOUNT_BUSY_RETRY_MS };
+      let tags: TagOutcome;
+      try {
+        tags = await this.deps.syncTags(cluster, session, chain, this.deps.caches.tagPolicies.get(SINGLETON_NAME), log);
+      } finally {
+        if (slot) this.deps.accountSlots.leave(slot);
+      }
       set(tags.condition);
       // lastSyncTime moves only when a sync changed something, so that a quiet resync writes nothing.
       const { lastSyncTime, ...before } = status.tagging ?? {};
