@@ -13,10 +13,15 @@ function startCli(args: string[]) {
   const child = spawn(process.execPath, ['--conditions=@keymaster/source', '--import', 'tsx', CLI, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const firstLine = new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // A child that dies before its first line fails the test at once, with what it printed.
+  const firstLine = Promise.race([
+    new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
+    exit.then((code) => Promise.reject(new Error(`exited with ${String(code)} before printing: ${stderr}`))),
+  ]);
+  firstLine.catch(() => undefined);
   return { child, firstLine, exit, stderr: () => stderr };
 }
 
