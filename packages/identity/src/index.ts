@@ -9,7 +9,7 @@ export { kubeIdentityStore, type IdentityStore, type IdentityObject, type Secret
 export { namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
 export { CONTROLLER_IDENTITY, MAX_CHAIN_LINKS, chainDependencies, type ChainRequest } from './chain.js';
 export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
-export { DEFAULT_DURATION_SECONDS, assumeRoleInput } from './credential-sources.js';
+export { DEFAULT_DURATION_SECONDS } from './credential-sources.js';
 export { defaultSessionName } from './session-name.js';
 export type { SdkClient, SdkClientClass } from './clients.js';
 export {

@@ -6,17 +6,23 @@ export class ClusterNames {
   readonly #byName = new Map<string, Set<string>>();
   readonly #byCluster = new Map<string, string>();
 
-  /** Records the cluster's claim and returns the other clusters claiming the same name in that account. */
-  claim(cluster: string, accountId: string, clusterName: string): string[] {
+  /**
+   * Records the cluster's claim. `others` claim the same name in that account; `affected` are the
+   * clusters whose duplicates changed with this claim (those it joined and those it left), empty when
+   * the claim is the one already recorded.
+   */
+  claim(cluster: string, accountId: string, clusterName: string): { others: string[]; affected: string[] } {
     const name = `${accountId}/${clusterName}`;
-    if (this.#byCluster.get(cluster) !== name) {
-      this.release(cluster);
+    const changed = this.#byCluster.get(cluster) !== name;
+    const left = changed ? this.release(cluster) : [];
+    if (changed) {
       this.#byCluster.set(cluster, name);
       let claimants = this.#byName.get(name);
       if (!claimants) this.#byName.set(name, (claimants = new Set()));
       claimants.add(cluster);
     }
-    return [...this.#byName.get(name)!].filter((other) => other !== cluster).sort();
+    const others = [...this.#byName.get(name)!].filter((other) => other !== cluster).sort();
+    return { others, affected: changed ? [...left, ...others] : [] };
   }
 
   /** Forgets the cluster's claim; returns the clusters that shared it (they may now be unique). */

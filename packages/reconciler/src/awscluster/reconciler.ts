@@ -171,11 +171,8 @@ export class AWSClusterReconciler {
 
   #checkClusterName(cluster: AWSCluster, key: string, accountId: string): ConditionUpdate {
     const clusterName = cluster.spec.clusterName ?? cluster.metadata.name ?? '';
-    const before = this.deps.clusterNames.release(key);
-    const others = this.deps.clusterNames.claim(key, accountId, clusterName);
-    // Those that shared a name with this cluster before, or share it now, must re-check theirs.
-    for (const other of new Set([...before, ...others]))
-      if (!others.includes(other) || !before.includes(other)) this.deps.enqueue(other);
+    const { others, affected } = this.deps.clusterNames.claim(key, accountId, clusterName);
+    for (const other of affected) this.deps.enqueue(other);
     if (others.length === 0)
       return {
         type: 'ClusterNameUnique',

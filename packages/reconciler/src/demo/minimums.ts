@@ -1,4 +1,5 @@
-import { ownershipTagKeys, type IdentityReference } from '@keymaster/api';
+import type { IdentityReference } from '@keymaster/api';
+import { isOwnershipKey } from '@keymaster/tagging';
 import type { Manifest } from './manifests.js';
 
 /** TagResources and UntagResources take at most 20 ARNs per call. */
@@ -56,14 +57,12 @@ export interface TagChange {
   minimumCalls: number;
 }
 
-const OWNERSHIP_PREFIXES = ownershipTagKeys('');
-
 /** The clusters that own a resource, from its ownership tags. */
 const owners = (tags: Record<string, string>) =>
   [
     ...new Set(
       Object.entries(tags)
-        .filter(([key, value]) => value === 'owned' && OWNERSHIP_PREFIXES.some((prefix) => key.startsWith(prefix)))
+        .filter(([key, value]) => value === 'owned' && isOwnershipKey(key))
         .map(([key]) => key.slice(key.lastIndexOf('/') + 1)),
     ),
   ].sort();
