@@ -1,6 +1,7 @@
 import type { TagConflict, TagSource } from '@keymaster/api';
+import { foldKey } from './key-fold.js';
 import type { TagLayer } from './layers.js';
-import type { TagProblem } from './problems.js';
+import { tagProblem, type TagProblem } from './problems.js';
 import { validateTags, type TagValidationOptions } from './validate.js';
 
 /** The tags a cluster's resources must carry, each with the claim that won it. */
@@ -18,9 +19,11 @@ export interface EffectiveTags {
  * the cluster wins, unless a claim above it says `overridePolicy: Deny`: then the topmost Deny wins
  * and every claim below it with another value loses. A key whose claims disagree is reported once,
  * with the winner and the losing claim nearest the cluster (the one most directly overruled).
+ * Keys that differ only in case are one key to IAM: the spelling of the topmost Deny claim (else of
+ * the topmost claim) stands, and claims in another spelling are refused (`KeyVariant`).
  */
 export function resolveEffectiveTags(layers: readonly TagLayer[], options: TagValidationOptions = {}): EffectiveTags {
-  const claims = new Map<string, TagSource[]>();
+  const valid: { key: string; claim: TagSource }[] = [];
   const problems: TagProblem[] = [];
   for (const { layer, object, tags } of layers) {
     const checked = validateTags(tags, { layer, object }, options);
@@ -31,8 +34,16 @@ export function resolveEffectiveTags(layers: readonly TagLayer[], options: TagVa
         layer === 'Cluster'
           ? { layer, object, value }
           : { layer, object, value, overridePolicy: overridePolicy ?? 'Allow' };
-      claims.set(key, [...(claims.get(key) ?? []), claim]);
+      valid.push({ key, claim });
     }
+  }
+
+  const spellings = keySpellings(valid);
+  const claims = new Map<string, TagSource[]>();
+  for (const { key, claim } of valid) {
+    const spelling = spellings.get(foldKey(key))!;
+    if (spelling.key === key) claims.set(key, [...(claims.get(key) ?? []), claim]);
+    else problems.push(variantProblem(key, claim, spelling));
   }
 
   const winners: [string, TagSource][] = [];
@@ -46,6 +57,36 @@ export function resolveEffectiveTags(layers: readonly TagLayer[], options: TagVa
   }
   // fromEntries defines own properties, so even a key such as `__proto__` stays a plain entry.
   return { tags: Object.fromEntries(winners), conflicts, problems };
+}
+
+type Spelling = { key: string; claim: TagSource };
+
+/**
+ * Folded key -> the spelling that stands: the topmost Deny claim's (so that no spelling of an
+ * enforced key is left for a lower layer to set), else the topmost claim's.
+ */
+function keySpellings(claims: readonly Spelling[]): Map<string, Spelling> {
+  const spellings = new Map<string, Spelling>();
+  for (const spelling of claims) {
+    const folded = foldKey(spelling.key);
+    const current = spellings.get(folded);
+    if (!current || (spelling.claim.overridePolicy === 'Deny' && current.claim.overridePolicy !== 'Deny')) {
+      spellings.set(folded, spelling);
+    }
+  }
+  return spellings;
+}
+
+function variantProblem(key: string, claim: TagSource, spelling: Spelling): TagProblem {
+  const { object, layer, overridePolicy } = spelling.claim;
+  const how = overridePolicy === 'Deny' ? 'enforces with overridePolicy: Deny' : 'sets';
+  return tagProblem(
+    claim,
+    key,
+    'KeyVariant',
+    `the key differs only in case or whitespace from ${JSON.stringify(spelling.key)}, which ${object} (${layer} layer) ${how}; ` +
+      `IAM reads tag keys in any case, so a policy could not tell them apart: use ${JSON.stringify(spelling.key)} or another key`,
+  );
 }
 
 /** The effective tags as a plain key -> value map. */

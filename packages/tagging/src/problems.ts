@@ -17,11 +17,13 @@ export type TagRule =
   | 'ValueLength'
   | 'ReservedPrefix'
   | 'KeyCharacters'
+  | 'KeyWhitespace'
   | 'ValueCharacters'
   | 'ReservedKey'
   | 'ForbiddenKey'
   | 'OwnershipKey'
   | 'DuplicateKey'
+  | 'KeyVariant'
   | 'Syntax';
 
 export const TAG_RULE_CODES = {
@@ -29,11 +31,13 @@ export const TAG_RULE_CODES = {
   ValueLength: 'ERR_KEYMASTER_TAGGING_VALUE_LENGTH',
   ReservedPrefix: 'ERR_KEYMASTER_TAGGING_RESERVED_PREFIX',
   KeyCharacters: 'ERR_KEYMASTER_TAGGING_KEY_CHARACTERS',
+  KeyWhitespace: 'ERR_KEYMASTER_TAGGING_KEY_WHITESPACE',
   ValueCharacters: 'ERR_KEYMASTER_TAGGING_VALUE_CHARACTERS',
   ReservedKey: 'ERR_KEYMASTER_TAGGING_RESERVED_KEY',
   ForbiddenKey: 'ERR_KEYMASTER_TAGGING_FORBIDDEN_KEY',
   OwnershipKey: 'ERR_KEYMASTER_TAGGING_OWNERSHIP_KEY',
   DuplicateKey: 'ERR_KEYMASTER_TAGGING_DUPLICATE_KEY',
+  KeyVariant: 'ERR_KEYMASTER_TAGGING_KEY_VARIANT',
   Syntax: 'ERR_KEYMASTER_TAGGING_CUSTOM_TAGS_SYNTAX',
 } as const satisfies Record<TagRule, `ERR_KEYMASTER_TAGGING_${string}`>;
 

@@ -1,8 +1,10 @@
-/** Keys the platform writes itself, so no tag layer may set them. */
+import { foldKey } from './key-fold.js';
+
+/** Keys the platform writes itself, so no tag layer may set them (nor a variant of them in another case). */
 export interface ReservedKeys {
   /** DNS domains: a key is reserved when its first path segment is the domain or a subdomain of it. */
   domains: readonly string[];
-  /** Exact keys (case-sensitive, as AWS tag keys are). */
+  /** Keys, each also reserved in any other case (IAM reads tag keys in any case). */
   keys: readonly string[];
 }
 
@@ -14,11 +16,16 @@ export const DEFAULT_RESERVED_KEYS: ReservedKeys = {
 
 /** Why a key is reserved (e.g. `keys under kubernetes.io/ are reserved for the platform`), or undefined. */
 export function reservation(key: string, reserved: ReservedKeys): string | undefined {
-  if (reserved.keys.includes(key)) return `the key ${JSON.stringify(key)} is reserved for the platform`;
-  // Domains are case-insensitive, so `Kubernetes.IO/x` is as reserved as `kubernetes.io/x`.
-  const segment = key.split('/', 1)[0]!.toLowerCase();
+  const folded = foldKey(key);
+  const exact = reserved.keys.find((candidate) => foldKey(candidate) === folded);
+  if (exact === key) return `the key ${JSON.stringify(key)} is reserved for the platform`;
+  if (exact !== undefined) {
+    return `the key differs from the reserved key ${JSON.stringify(exact)} only in case or whitespace, and IAM reads tag keys in any case`;
+  }
+  // `Kubernetes.IO/x` and ` kubernetes.io/x` are as reserved as `kubernetes.io/x`.
+  const segment = folded.split('/', 1)[0]!;
   const domain = reserved.domains.find(
-    (candidate) => segment === candidate.toLowerCase() || segment.endsWith(`.${candidate.toLowerCase()}`),
+    (candidate) => segment === foldKey(candidate) || segment.endsWith(`.${foldKey(candidate)}`),
   );
   return domain === undefined ? undefined : `keys under ${domain}/ and its subdomains are reserved for the platform`;
 }

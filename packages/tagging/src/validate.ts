@@ -1,5 +1,7 @@
 import { LIMITS, TAG_CHARACTERS, type ResourceTag } from '@keymaster/api';
 import { InvalidTagsError } from './errors.js';
+import { foldKey } from './key-fold.js';
+import { isOwnershipKey } from './ownership.js';
 import { tagProblem, type TagOrigin, type TagProblem, type TagRule } from './problems.js';
 import { DEFAULT_RESERVED_KEYS, reservation, type ReservedKeys } from './reserved-keys.js';
 import { checkServiceRules, type ServiceTagRules } from './service-rules.js';
@@ -24,7 +26,8 @@ export const countUserTags = (tags: Readonly<Record<string, string>>): number =>
 
 /**
  * Checks one tag against AWS's rules (lengths in code points, the `aws:` prefix, the general
- * character set), the reserved platform keys and the stricter rules of `options.services`. Returns one
+ * character set), whitespace around the key, the reserved platform keys and ownership keys (in any
+ * case), and the stricter rules of `options.services`. Returns one
  * problem per broken rule, each naming the origin, the key and the rule; empty when the tag is valid.
  */
 export function validateTag(
@@ -54,9 +57,12 @@ export function validateTag(
   if (valueRefused.length > 0) {
     broken('ValueCharacters', `the value holds ${listCharacters(valueRefused)}; AWS allows ${GENERAL_SET}`);
   }
+  // AWS keeps it, so `team ` would be another key than `team` that no listing tells apart.
+  if (key !== key.trim()) broken('KeyWhitespace', 'the key starts or ends with whitespace; remove it');
 
   const reason = reservation(key, options.reservedKeys ?? DEFAULT_RESERVED_KEYS);
   if (reason !== undefined) broken('ReservedKey', reason);
+  else if (isOwnershipKey(key)) broken('OwnershipKey', 'ownership tags are never written or removed by Keymaster');
 
   for (const rules of options.services ?? []) {
     checkServiceRules(rules, key, value, { key: keyRefused, value: valueRefused }, broken);
@@ -72,7 +78,7 @@ export interface CheckedTags {
 
 /**
  * Checks the tags of one layer. An invalid tag is left out and reported; it does not sink the others.
- * A key given twice keeps its first entry.
+ * A key given twice, or again in another case, keeps its first entry.
  */
 export function validateTags(
   tags: readonly ResourceTag[],
@@ -91,13 +97,18 @@ export function checkEntries(
   options: TagValidationOptions,
 ): CheckedTags {
   const result: CheckedTags = { valid: [], problems: [] };
-  const seen = new Set<string>();
+  // Folded key -> the first key given with that fold.
+  const seen = new Map<string, string>();
   for (const { tag, origin } of entries) {
     const problems = validateTag(tag.key, tag.value, origin, options);
-    if (seen.has(tag.key)) {
+    const first = seen.get(foldKey(tag.key));
+    if (first === tag.key) {
       problems.push(tagProblem(origin, tag.key, 'DuplicateKey', 'the key is given more than once; the first wins'));
+    } else if (first !== undefined) {
+      const detail = `the key is given before as ${JSON.stringify(first)}, which IAM reads as the same key; the first wins`;
+      problems.push(tagProblem(origin, tag.key, 'DuplicateKey', detail));
     }
-    seen.add(tag.key);
+    if (first === undefined) seen.set(foldKey(tag.key), tag.key);
     if (problems.length === 0) result.valid.push(tag);
     result.problems.push(...problems);
   }

@@ -157,6 +157,74 @@ describe('resolveEffectiveTags', () => {
     ]);
   });
 
+  describe('keys that differ only in case (IAM compares tag keys in conditions in any case)', () => {
+    const refused = (layerObjects: LayerObjects) =>
+      resolve(layerObjects).problems.map(({ layer, object, key, rule }) => ({ layer, object, key, rule }));
+
+    it('refuses a variant of a key a higher layer enforces with Deny, naming both, and keeps the rest of the layer', () => {
+      const effective = resolve(
+        objects([{ key: 'platform-managed', value: 'true', overridePolicy: 'Deny' }], [], [], {
+          'Platform-Managed': 'false',
+          team: 'analytics',
+        }),
+      );
+      expect(effective.tags).to.deep.equal({
+        'platform-managed': globalClaim('true', 'Deny'),
+        team: clusterClaim('analytics'),
+      });
+      expect(effective.problems).to.have.length(1);
+      expect(effective.problems[0]).to.deep.include({
+        layer: 'Cluster',
+        object: CLUSTER_OBJECT,
+        key: 'Platform-Managed',
+        rule: 'KeyVariant',
+        code: 'ERR_KEYMASTER_TAGGING_KEY_VARIANT',
+      });
+      expect(effective.problems[0]?.message)
+        .to.contain('key "Platform-Managed"')
+        .and.contain('"platform-managed"')
+        .and.contain(POLICY);
+    });
+
+    it('refuses a variant with whitespace around it next to an enforced key', () => {
+      expect(
+        refused(
+          objects([{ key: 'platform-managed', value: 'true', overridePolicy: 'Deny' }], [], [], {
+            'platform-managed ': 'false',
+          }),
+        ),
+      ).to.deep.equal([{ layer: 'Cluster', object: CLUSTER_OBJECT, key: 'platform-managed ', rule: 'KeyWhitespace' }]);
+    });
+
+    it("refuses the lower layer's variant of an Allow key", () => {
+      const effective = resolve(objects([], [], [{ key: 'tenant', value: 'b' }], { Tenant: 'a' }));
+      expect(effective.tags).to.deep.equal({ tenant: accountClaim(TENANT, 'b') });
+      expect(effective.problems.map(({ key, rule }) => [key, rule])).to.deep.equal([['Tenant', 'KeyVariant']]);
+      expect(effective.problems[0]?.message).to.contain('"tenant"').and.contain(TENANT);
+    });
+
+    it('keeps the spelling of a Deny claim even over a higher Allow claim, which is refused', () => {
+      // Otherwise the Allow spelling would win and the cluster could set it, defeating the Deny.
+      const effective = resolve(
+        objects([{ key: 'Tenant', value: 'g' }], [{ key: 'tenant', value: 'b', overridePolicy: 'Deny' }], [], {
+          Tenant: 'mine',
+          TENANT: 'mine',
+        }),
+      );
+      expect(effective.tags).to.deep.equal({ tenant: accountClaim(HUB, 'b', 'Deny') });
+      expect(
+        refused(
+          objects([{ key: 'Tenant', value: 'g' }], [{ key: 'tenant', value: 'b', overridePolicy: 'Deny' }], [], {
+            Tenant: 'mine',
+          }),
+        ),
+      ).to.deep.equal([
+        { layer: 'Global', object: POLICY, key: 'Tenant', rule: 'KeyVariant' },
+        { layer: 'Cluster', object: CLUSTER_OBJECT, key: 'Tenant', rule: 'KeyVariant' },
+      ]);
+    });
+  });
+
   it('sorts keys and keeps keys such as __proto__ as plain entries', () => {
     // An object literal would read `__proto__` as the prototype; JSON and Kubernetes objects do not.
     const tags = JSON.parse('{"zeta":"1","__proto__":"p","alpha":"2","constructor":"c"}') as Record<string, string>;

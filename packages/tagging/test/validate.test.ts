@@ -104,7 +104,10 @@ describe('validateTag', () => {
       ['keymaster.dev/managed', ['ReservedKey']],
       ['tagging.keymaster.dev/x', ['ReservedKey']],
       ['Name', ['ReservedKey']],
-      ['name', []],
+      // IAM compares tag keys in conditions in any case: a variant is the reserved key to a policy.
+      ['name', ['ReservedKey']],
+      ['NAME', ['ReservedKey']],
+      ['Sigs.K8s.io/cluster-api-provider-aws/cluster/victim', ['ReservedKey']],
       ['Name2', []],
       ['mykubernetes.io/x', []],
       ['kubernetes.iox/y', []],
@@ -117,12 +120,55 @@ describe('validateTag', () => {
       });
     }
 
+    it('names the reserved key a variant stands for', () => {
+      const [problem] = validateTag('NAME', 'v', origin);
+      expect(problem?.message).to.contain('key "NAME"').and.contain('the reserved key "Name"');
+    });
+
     it('takes a configured list instead of the default one', () => {
       const reservedKeys = { domains: ['example.com'], keys: ['Owner'] };
       expect(rules('sub.example.com/x', 'v', { reservedKeys })).to.deep.equal(['ReservedKey']);
       expect(rules('Owner', 'v', { reservedKeys })).to.deep.equal(['ReservedKey']);
       expect(rules('kubernetes.io/x', 'v', { reservedKeys })).to.deep.equal([]);
       expect(rules('Name', 'v', { reservedKeys })).to.deep.equal([]);
+      expect(rules('OWNER', 'v', { reservedKeys })).to.deep.equal(['ReservedKey']);
+    });
+  });
+
+  describe('ownership keys, whatever the reserved keys', () => {
+    const reservedKeys = { domains: [], keys: [] };
+    const cases: [string, TagRule[]][] = [
+      ['sigs.k8s.io/cluster-api-provider-aws/cluster/victim', ['OwnershipKey']],
+      ['kubernetes.io/cluster/victim', ['OwnershipKey']],
+      ['Kubernetes.io/Cluster/victim', ['OwnershipKey']],
+      ['SIGS.K8S.IO/cluster-api-provider-aws/cluster/victim', ['OwnershipKey']],
+      ['kubernetes.io/role', []],
+    ];
+    for (const [key, expected] of cases) {
+      it(`${expected.length === 0 ? 'accepts' : 'refuses'} ${JSON.stringify(key)}`, () => {
+        expect(rules(key, 'owned', { reservedKeys })).to.deep.equal(expected);
+      });
+    }
+  });
+
+  describe('whitespace around keys', () => {
+    // AWS keeps it: `team ` is another key than `team`, which looks the same in every listing.
+    const cases: [string, TagRule[]][] = [
+      ['team ', ['KeyWhitespace']],
+      [' team', ['KeyWhitespace']],
+      ['\u00a0team', ['KeyWhitespace']],
+      ['team\u3000', ['KeyWhitespace']],
+      ['team name', []],
+      [' sigs.k8s.io/cluster-api-provider-aws/cluster/victim', ['KeyWhitespace', 'ReservedKey']],
+      ['Name ', ['KeyWhitespace', 'ReservedKey']],
+    ];
+    for (const [key, expected] of cases) {
+      it(`${expected.length === 0 ? 'accepts' : 'refuses'} ${JSON.stringify(key)}`, () => {
+        expect(rules(key)).to.deep.equal(expected);
+      });
+    }
+    it('accepts whitespace around values', () => {
+      expect(rules('team', ' analytics ')).to.deep.equal([]);
     });
   });
 
@@ -210,6 +256,19 @@ describe('validateTags', () => {
     );
     expect(checked.valid).to.deep.equal([{ key: 'team', value: 'a' }]);
     expect(checked.problems.map(({ rule }) => rule)).to.deep.equal(['DuplicateKey']);
+  });
+
+  it('counts keys that differ only in case as one key, naming the first', () => {
+    const checked = validateTags(
+      [
+        { key: 'team', value: 'a' },
+        { key: 'Team', value: 'b' },
+      ],
+      origin,
+    );
+    expect(checked.valid).to.deep.equal([{ key: 'team', value: 'a' }]);
+    expect(checked.problems.map(({ key, rule }) => [key, rule])).to.deep.equal([['Team', 'DuplicateKey']]);
+    expect(checked.problems[0]?.message).to.contain('"team"');
   });
 });
 

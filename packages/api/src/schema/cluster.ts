@@ -1,5 +1,5 @@
 import { ACCOUNT_ID, CLUSTER_NAME, LIMITS } from './patterns.js';
-import { conditions, identityRef, observedGeneration, region, tagSource, tagValue } from './fields.js';
+import { conditions, identityRef, observedGeneration, region, TAG_KEY_TRIMMED, tagSource, tagValue } from './fields.js';
 import { array, boolean, integer, map, named, object, string } from './openapi.js';
 import { AGE_COLUMN, type KindDefinition } from './kind.js';
 
@@ -15,6 +15,7 @@ const additionalTagKeyRules = [
     rule: "self.all(k, !k.lowerAscii().startsWith('aws:'))",
     message: 'tag keys starting with "aws:" are reserved by AWS',
   },
+  { rule: 'self.all(k, k.trim() == k)', message: TAG_KEY_TRIMMED.message },
   {
     rule: "self.all(k, !k.matches('[!\"#$%&\\'()*,;<>?\\\\[\\\\]^`{|}~\\\\\\\\]'))",
     message: 'tag keys may hold only letters, digits, spaces and _ . : / = + - @',

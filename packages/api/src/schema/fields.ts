@@ -2,7 +2,17 @@ import { IDENTITY_KINDS } from '../constants.js';
 import { array, integer, map, named, object, string, type JSONSchemaProps } from './openapi.js';
 import { CONDITION_REASON, DNS_LABEL, DNS_SUBDOMAIN, LIMITS, REGION, TAG_CHARACTERS } from './patterns.js';
 
-/** A tag key: AWS's length and characters, and never under the reserved `aws:` prefix. */
+/**
+ * Whitespace around a key: AWS keeps it, so `team ` would be another key than `team` that no listing
+ * tells apart. CEL's trim() (Unicode whitespace) reads alike in the API server and cel-js for every
+ * character the tag pattern allows.
+ */
+export const TAG_KEY_TRIMMED = {
+  rule: 'self.trim() == self',
+  message: 'tag keys may not start or end with whitespace',
+};
+
+/** A tag key: AWS's length and characters, no whitespace around it, never under the reserved `aws:` prefix. */
 export const tagKey = (description: string): JSONSchemaProps =>
   string(description, {
     minLength: 1,
@@ -10,6 +20,7 @@ export const tagKey = (description: string): JSONSchemaProps =>
     pattern: TAG_CHARACTERS,
     'x-kubernetes-validations': [
       { rule: "!self.lowerAscii().startsWith('aws:')", message: 'tag keys starting with "aws:" are reserved by AWS' },
+      TAG_KEY_TRIMMED,
     ],
   });
 

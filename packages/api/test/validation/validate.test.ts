@@ -111,6 +111,26 @@ describe('validateObject', () => {
     expect(found).to.have.length(3);
   });
 
+  it('refuses whitespace around tag keys, not inside them nor around values', () => {
+    const tags = [
+      { key: 'platform-managed ', value: 'v' },
+      { key: ' sigs.k8s.io/cluster-api-provider-aws/cluster/victim', value: 'owned' },
+      { key: '\u00a0team', value: 'v' },
+      { key: 'team name', value: ' spaced ' },
+    ];
+    expect(messages(role({ resourceTags: tags }))).to.deep.equal([
+      'spec.resourceTags[0].key: Invalid value: "platform-managed ": tag keys may not start or end with whitespace',
+      'spec.resourceTags[1].key: Invalid value: " sigs.k8s.io/cluster-api-provider-aws/cluster/victim": tag keys may not start or end with whitespace',
+      'spec.resourceTags[2].key: Invalid value: "\u00a0team": tag keys may not start or end with whitespace',
+    ]);
+    expect(messages(role({ sessionTags: [{ key: 'tenant ', value: 'b' }] }))).to.deep.equal([
+      'spec.sessionTags[0].key: Invalid value: "tenant ": tag keys may not start or end with whitespace',
+    ]);
+    const found = messages(cluster({ additionalTags: { 'platform-managed ': 'v', ' x': 'v', 'team name': 'v' } }));
+    expect(found).to.have.length(1);
+    expect(found[0]).to.match(/^spec\.additionalTags: .*tag keys may not start or end with whitespace$/);
+  });
+
   it('accepts tags in any script, as AWS does', () => {
     expect(validateObject(role({ resourceTags: [{ key: 'Kostenstelle/Büro', value: '東京 + 1' }] }))).to.deep.equal([]);
   });
