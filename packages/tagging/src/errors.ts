@@ -87,3 +87,12 @@ export class TaggingAccessDeniedError extends AwsCallError {
     });
   }
 }
+
+/** Another AWSCluster owns the cluster name's resources in this account: this one may not tag them. */
+export class ClusterNameClaimedError extends TaggingError {
+  constructor(message: string) {
+    super('ERR_KEYMASTER_TAGGING_CLUSTER_NAME_CLAIMED', message, {
+      hint: 'Give this AWSCluster a spec.clusterName of its own (a new cluster), or use another account.',
+    });
+  }
+}

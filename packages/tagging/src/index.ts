@@ -5,6 +5,7 @@ export {
   TaggingInputError,
   AwsCallError,
   TaggingAccessDeniedError,
+  ClusterNameClaimedError,
   type AwsCallSite,
 } from './errors.js';
 export { TAG_RULE_CODES, type LayerName, type TagOrigin, type TagProblem, type TagRule } from './problems.js';
@@ -20,12 +21,15 @@ export {
   type TagValidationOptions,
 } from './validate.js';
 export { isOwnershipKey, ownershipOf, type Ownership } from './ownership.js';
+export { CLAIM_KEY, claimOf, type ClaimCheck, type ClaimVerdict } from './claim.js';
+export { MEMORY_KEYS, LAYERS, isBookkeepingKey } from './memory.js';
 export { describeObject, tagLayers, type AWSIdentity, type LayerObjects, type TagLayer } from './layers.js';
 export { effectiveValues, resolveEffectiveTags, type EffectiveTags } from './effective.js';
 export { parseCustomTags, type ParsedCustomTags } from './custom-tags.js';
 export { arnRegion } from './arn.js';
 export { planTags, type PlanInput } from './plan/plan.js';
 export type {
+  Bookkeeping,
   RemovalPolicy,
   ResourceConflict,
   ResourceOutcome,

@@ -4,9 +4,12 @@ import type { GoneResource, TagFailure, Write } from './apply/types.js';
 import { verifyWrites } from './apply/verify.js';
 import { retryPolicy, type RetryPolicy } from './aws/retry.js';
 import type { CallContext, TaggingSession } from './aws/tagging-api.js';
+import { claimsFound, type ClaimCheck } from './claim.js';
 import { discoverResources } from './discovery.js';
 import type { EffectiveTags } from './effective.js';
-import { TaggingInputError } from './errors.js';
+import { ClusterNameClaimedError, TaggingInputError } from './errors.js';
+import { isBookkeepingKey } from './memory.js';
+import type { LayerName } from './problems.js';
 import { checkClusterName, planTags } from './plan/plan.js';
 import type { RemovalPolicy, TagPlan } from './plan/types.js';
 import { systemClock, type TaggingClock } from './rate-limit/clock.js';
@@ -29,6 +32,13 @@ export interface ReconcileTagsInput {
   managedTags?: Readonly<Record<string, string>>;
   /** spec.tagging.removalPolicy; default Retain. */
   removalPolicy?: RemovalPolicy;
+  /** The layers whose dropped keys Delete may remove (`PlanInput.standingLayers`); default every layer. */
+  standingLayers?: readonly LayerName[];
+  /**
+   * Who owns the cluster name in the account, asked once discovery has run. A cluster that does not
+   * own it makes no write (`ClusterNameClaimedError`); the owner writes its claim on every resource.
+   */
+  claim?: ClaimCheck;
   /** Also find and tag resources whose ownership tag says `shared`. Default false. */
   includeShared?: boolean;
   /** Discover and plan, write nothing. */
@@ -82,8 +92,10 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     retry: retryPolicy(input.retry),
     requests: {},
   };
-  const { clusterName, effective, managedTags, removalPolicy, includeShared } = input;
+  const { clusterName, effective, managedTags, removalPolicy, includeShared, standingLayers, claim } = input;
   const discovered = await discoverResources(context, { clusterName, regions, includeShared });
+  const verdict = claim?.decide(claimsFound(discovered.resources, clusterName));
+  if (verdict?.owner === false) throw new ClusterNameClaimedError(verdict.message);
   const plan = planTags({
     clusterName,
     effective,
@@ -92,6 +104,8 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     managedTags,
     removalPolicy,
     includeShared,
+    standingLayers,
+    ...(claim ? { claim: claim.claim } : {}),
   });
   const dryRun = input.dryRun === true;
   const written = dryRun
@@ -132,14 +146,17 @@ function checkRegions(regions: readonly string[]): string[] {
 
 const byArn = (a: { arn: string }, b: { arn: string }) => (a.arn < b.arn ? -1 : a.arn > b.arn ? 1 : 0);
 
-/** The verified writes, per resource in ARN order. */
+/** The verified writes of the layers' tags (not Keymaster's bookkeeping), per resource in ARN order. */
 function appliedChanges(verified: readonly Write[]): AppliedChange[] {
   const changes = new Map<string, { region: string; set: [string, string][]; removed: string[] }>();
   for (const write of verified) {
+    const set = Object.entries(write.tags ?? {}).filter(([key]) => !isBookkeepingKey(key));
+    const removed = write.tags ? [] : write.keys.filter((key) => !isBookkeepingKey(key));
+    if (set.length === 0 && removed.length === 0) continue;
     for (const arn of write.arns) {
       const change = changes.get(arn) ?? { region: write.region, set: [], removed: [] };
-      if (write.tags) change.set.push(...Object.entries(write.tags));
-      else change.removed.push(...write.keys);
+      change.set.push(...set);
+      change.removed.push(...removed);
       changes.set(arn, change);
     }
   }

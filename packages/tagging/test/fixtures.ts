@@ -7,10 +7,14 @@ import {
   type AWSTagPolicy,
   type ResourceTag,
 } from '@keymaster/api';
+import { fingerprint } from '../src/memory.js';
 import {
+  isBookkeepingKey,
+  MEMORY_KEYS,
   planTags,
   resolveEffectiveTags,
   tagLayers,
+  type LayerName,
   type RemovalPolicy,
   type TagPlan,
   type TagValidationOptions,
@@ -66,13 +70,37 @@ export function planFor(input: {
   includeShared?: boolean;
   regions?: Record<string, string>;
   validation?: TagValidationOptions;
+  standingLayers?: LayerName[];
+  claim?: string;
 }): TagPlan {
   const layers = tagLayers({
     policy: policy(input.global ?? []),
     identities: [],
     cluster: cluster(input.clusterTags ?? {}),
   });
-  const { resources, managedTags, removalPolicy, includeShared, regions } = input;
+  const { resources, managedTags, removalPolicy, includeShared, regions, standingLayers, claim } = input;
   const effective = resolveEffectiveTags(layers, input.validation);
-  return planTags({ clusterName: CLUSTER, effective, resources, managedTags, removalPolicy, includeShared, regions });
+  return planTags({
+    clusterName: CLUSTER,
+    effective,
+    resources,
+    managedTags,
+    removalPolicy,
+    includeShared,
+    regions,
+    standingLayers,
+    ...(claim ? { claim } : {}),
+  });
 }
+
+/** The memory tag entries of a resource on which Keymaster wrote `tags` from `layer` before. */
+export const remembered = (layer: LayerName, tags: Record<string, string>): Record<string, string> => ({
+  [MEMORY_KEYS[layer]]: Object.entries(tags)
+    .map(([key, value]) => fingerprint(key, value))
+    .sort()
+    .join(''),
+});
+
+/** `tags` without Keymaster's bookkeeping (the claim and the memory). */
+export const withoutBookkeeping = (tags: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(tags).filter(([key]) => !isBookkeepingKey(key)));

@@ -4,6 +4,7 @@ import { resourceFailure, TaggingApi, type CallContext } from '../aws/tagging-ap
 import { mapConcurrently, perRegion } from '../concurrency.js';
 import { chunks, MAX_ARNS_PER_CALL, writeGroups } from '../plan/batches.js';
 import type { TagPlan } from '../plan/types.js';
+import { reportedKeys } from '../memory.js';
 import type { GoneResource, TagFailure, Write } from './types.js';
 
 export interface AppliedWrites {
@@ -75,7 +76,8 @@ async function applyInRegion(
           retry.set(key, again);
         } else {
           const { code, message } = failure;
-          outcome.failed.push({ arn, region: call.region, action: call.action, kind, code, message, keys: call.keys });
+          const keys = reportedKeys(call.keys);
+          outcome.failed.push({ arn, region: call.region, action: call.action, kind, code, message, keys });
         }
       }
     });

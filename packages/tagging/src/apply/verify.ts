@@ -4,6 +4,7 @@ import { TaggingApi, type CallContext } from '../aws/tagging-api.js';
 import { mapConcurrently, perRegion } from '../concurrency.js';
 import { chunks } from '../plan/batches.js';
 import { AwsCallError } from '../errors.js';
+import { reportedKeys } from '../memory.js';
 import { entry } from '../records.js';
 import type { TagFailure, Write } from './types.js';
 
@@ -61,8 +62,8 @@ function check(write: Write, live: Map<string, Read>) {
     if (problem === undefined) {
       verified.arns.push(arn);
     } else {
-      const { action, region, keys } = write;
-      failed.push({ arn, region, action, kind: 'NotVerified', keys, ...problem });
+      const { action, region } = write;
+      failed.push({ arn, region, action, kind: 'NotVerified', keys: reportedKeys(write.keys), ...problem });
     }
   }
   return { verified, failed };
@@ -80,14 +81,16 @@ function mismatch(write: Write, read: Read | undefined): { code: string; message
       message: `${verb} succeeded but reading the tags back failed: ${read.failure.message}`,
     };
   }
-  const wrong = write.keys.flatMap((key) => {
+  // Every key is checked, bookkeeping too; the message names the layers' keys first.
+  const wrongKeys = write.keys.filter((key) => {
     const value = entry(read.tags, key);
-    if (write.tags === undefined) return value === undefined ? [] : [`${key} is still there`];
-    const wanted = write.tags[key]!;
-    return value === wanted
-      ? []
-      : [`${key} is ${value === undefined ? 'missing' : JSON.stringify(value)}, not ${JSON.stringify(wanted)}`];
+    return write.tags === undefined ? value !== undefined : value !== write.tags[key];
   });
-  if (wrong.length === 0) return undefined;
+  if (wrongKeys.length === 0) return undefined;
+  const wrong = reportedKeys(wrongKeys).map((key) => {
+    if (write.tags === undefined) return `${key} is still there`;
+    const value = entry(read.tags, key);
+    return `${key} is ${value === undefined ? 'missing' : JSON.stringify(value)}, not ${JSON.stringify(write.tags[key])}`;
+  });
   return { code: 'NotVerified', message: `${verb} succeeded but GetResources shows ${wrong.join(', ')}` };
 }

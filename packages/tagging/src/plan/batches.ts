@@ -53,16 +53,20 @@ export function writeGroups(plan: TagPlan): PlanBatches {
   const untagGroups = new Groups<string[]>();
   for (const resource of plan.resources) {
     if (resource.region === undefined) continue;
-    const writes = [...resource.add, ...resource.update.map(({ key, to }) => ({ key, value: to }))];
+    // Keymaster's bookkeeping goes in the same calls as the changes it records.
+    const writes = [
+      ...resource.add,
+      ...resource.update.map(({ key, to }) => ({ key, value: to })),
+      ...(resource.bookkeeping?.set ?? []),
+    ];
     if (writes.length > 0) {
       const tags = Object.fromEntries(
         writes.sort((a, b) => compare(a.key, b.key)).map(({ key, value }) => [key, value]),
       );
       tagGroups.add(resource.region, tags, resource.arn);
     }
-    if (resource.remove.length > 0) {
-      untagGroups.add(resource.region, resource.remove.map(({ key }) => key).sort(), resource.arn);
-    }
+    const removals = [...resource.remove.map(({ key }) => key), ...(resource.bookkeeping?.remove ?? [])];
+    if (removals.length > 0) untagGroups.add(resource.region, removals.sort(), resource.arn);
   }
   return {
     tag: tagGroups.list().map(({ region, content, arns }) => ({ region, tags: content, arns })),

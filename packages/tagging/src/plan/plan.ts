@@ -1,8 +1,10 @@
 import type { TagSource } from '@keymaster/api';
 import type { EffectiveTags } from '../effective.js';
 import { TaggingInputError } from '../errors.js';
+import { LAYERS } from '../memory.js';
 import { isOwnershipKey } from '../ownership.js';
-import { tagProblem, type TagProblem } from '../problems.js';
+import { tagProblem, type LayerName, type TagProblem } from '../problems.js';
+import { DEFAULT_RESERVED_KEYS, type ReservedKeys } from '../reserved-keys.js';
 import { planResource } from './resource.js';
 import type { RemovalPolicy, TagPlan } from './types.js';
 
@@ -16,10 +18,23 @@ export interface PlanInput {
   resources: Readonly<Record<string, Tags>>;
   /** ARN -> region for ARNs that carry none (S3 buckets): the region discovery found them in. */
   regions?: Tags;
-  /** status.tagging.managedTags: the keys this cluster applied before, with the values applied. */
+  /**
+   * status.tagging.managedTags: what status says this cluster applied before. Only names why a value
+   * changes (Drift, PolicyChanged, Adopted) and reports conflicts; removal never reads it.
+   */
   managedTags?: Tags;
   /** Default Retain. */
   removalPolicy?: RemovalPolicy;
+  /**
+   * The layers that still stand: under Delete, a key Keymaster wrote from one of them and that no layer
+   * sets any more is removed; a key written from a layer that is gone (policy deleted, resourceTags
+   * cleared, re-created within the grace period) stays. Default: every layer.
+   */
+  standingLayers?: readonly LayerName[];
+  /** The claim value to write on every resource (`claimOf`); none when absent. */
+  claim?: string;
+  /** The keys never removed (besides ownership and `aws:` keys). Default `DEFAULT_RESERVED_KEYS`. */
+  reservedKeys?: ReservedKeys;
   /** Also tag resources whose ownership tag for this cluster says `shared`. Default false. */
   includeShared?: boolean;
 }
@@ -45,8 +60,12 @@ export function planTags(input: PlanInput): TagPlan {
   const context = {
     clusterName: input.clusterName,
     desired: Object.fromEntries(tags.map(([key, source]) => [key, source.value])),
+    layers: Object.fromEntries(tags.map(([key, source]) => [key, source.layer])),
+    standing: new Set(input.standingLayers ?? LAYERS),
     managedTags: input.managedTags ?? {},
     removalPolicy: input.removalPolicy ?? 'Retain',
+    reservedKeys: input.reservedKeys ?? DEFAULT_RESERVED_KEYS,
+    claim: input.claim,
     includeShared: input.includeShared ?? false,
     regions: input.regions ?? {},
   };

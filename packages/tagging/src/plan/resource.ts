@@ -1,9 +1,13 @@
 import { LIMITS } from '@keymaster/api';
 import { arnRegion } from '../arn.js';
+import { CLAIM_KEY } from '../claim.js';
+import { ResourceMemory } from '../memory.js';
 import { isOwnershipKey, ownershipOf } from '../ownership.js';
+import type { LayerName } from '../problems.js';
 import { entry } from '../records.js';
+import { reservation, type ReservedKeys } from '../reserved-keys.js';
 import { countUserTags, isAwsKey } from '../validate.js';
-import type { RemovalPolicy, ResourcePlan, SkipReason, TagUpdate, TagWrite } from './types.js';
+import type { Bookkeeping, RemovalPolicy, ResourcePlan, SkipReason, TagUpdate, TagWrite } from './types.js';
 
 type Tags = Readonly<Record<string, string>>;
 
@@ -12,9 +16,16 @@ export interface PlanContext {
   clusterName: string;
   /** The effective tags Keymaster writes (ownership keys already left out). */
   desired: Tags;
-  /** The keys applied before, with the values applied (status.tagging.managedTags). */
+  /** The layer each desired key comes from, as the resource's memory records it. */
+  layers: Readonly<Record<string, LayerName>>;
+  /** The layers whose dropped keys the Delete policy may remove (see `PlanInput.standingLayers`). */
+  standing: ReadonlySet<LayerName>;
+  /** status.tagging.managedTags: only to name why a value changed and to report conflicts, never to remove. */
   managedTags: Tags;
   removalPolicy: RemovalPolicy;
+  reservedKeys: ReservedKeys;
+  /** The claim value this cluster writes on its resources (`claimOf`), if it claims them. */
+  claim?: string | undefined;
   includeShared: boolean;
   regions: Tags;
 }
@@ -49,25 +60,68 @@ export function planResource(arn: string, live: Tags, context: PlanContext): Res
   }
 
   const remove: TagWrite[] = [];
-  const conflicts: ResourcePlan['conflicts'] = [];
+  const memory = new ResourceMemory(live);
   if (context.removalPolicy === 'Delete') {
-    for (const [key, applied] of Object.entries(context.managedTags)) {
-      const current = entry(live, key);
-      const stillManaged = Object.hasOwn(context.desired, key);
-      if (current === undefined || stillManaged || isOwnershipKey(key) || isAwsKey(key)) continue;
-      if (current === applied) remove.push({ key, value: current });
-      else conflicts.push({ key, live: current, applied });
+    for (const [key, current] of Object.entries(live)) {
+      if (Object.hasOwn(context.desired, key) || !removable(key, context.reservedKeys)) continue;
+      const writer = memory.writer(key, current);
+      // Only what Keymaster itself wrote, from a layer that still stands, is ever removed.
+      if (writer !== undefined && context.standing.has(writer)) remove.push({ key, value: current });
     }
   }
+  const conflicts = removalConflicts(live, context);
 
-  const userTags = countUserTags(live) + add.length - remove.length;
+  for (const { key, value } of remove) memory.forget(key, value);
+  for (const { key, from, to } of update) memory.write(context.layers[key]!, key, to, from);
+  const withAdds = bookkeeping(memory, add, live, context);
+  const userTags = countUserTags(live) + add.length - remove.length + bookkeepingCount(withAdds, live);
   if (add.length > 0 && userTags > LIMITS.tagsPerResource) {
     const overLimit = { limit: LIMITS.tagsPerResource, userTags, withheld: add };
-    return { arn, region, outcome: 'OverLimit', add: [], update, remove, conflicts, overLimit };
+    const records = bookkeeping(memory, [], live, context);
+    return { arn, region, outcome: 'OverLimit', add: [], update, remove, conflicts, ...records, overLimit };
   }
-  const changes = add.length + update.length + remove.length;
-  return { arn, region, outcome: changes > 0 ? 'Change' : 'InSync', add, update, remove, conflicts };
+  const changes = add.length + update.length + remove.length + Object.keys(withAdds).length;
+  return { arn, region, outcome: changes > 0 ? 'Change' : 'InSync', add, update, remove, conflicts, ...withAdds };
 }
+
+/** Keys the Delete policy may consider at all: never AWS's, ownership, reserved or Keymaster's own keys. */
+const removable = (key: string, reservedKeys: ReservedKeys) =>
+  !isOwnershipKey(key) && !isAwsKey(key) && reservation(key, reservedKeys) === undefined;
+
+/** Dropped keys that status says were applied with another value than the live one (a report only). */
+function removalConflicts(live: Tags, context: PlanContext): ResourcePlan['conflicts'] {
+  if (context.removalPolicy !== 'Delete') return [];
+  return Object.entries(context.managedTags).flatMap(([key, applied]) => {
+    const current = entry(live, key);
+    if (current === undefined || current === applied || Object.hasOwn(context.desired, key)) return [];
+    return removable(key, context.reservedKeys) ? [{ key, live: current, applied }] : [];
+  });
+}
+
+/**
+ * Keymaster's own tags after the writes (the claim, and the memory with `adds` recorded), as the
+ * plan's `bookkeeping` field: absent when they need no change.
+ */
+function bookkeeping(
+  memory: ResourceMemory,
+  adds: readonly TagWrite[],
+  live: Tags,
+  context: PlanContext,
+): { bookkeeping?: Bookkeeping } {
+  const scratch = memory.copy();
+  for (const { key, value } of adds) scratch.write(context.layers[key]!, key, value);
+  const { set, remove } = scratch.changes();
+  if (context.claim !== undefined && entry(live, CLAIM_KEY) !== context.claim) set[CLAIM_KEY] = context.claim;
+  if (Object.keys(set).length === 0 && remove.length === 0) return {};
+  const writes = Object.entries(set)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, value]) => ({ key, value }));
+  return { bookkeeping: { set: writes, remove } };
+}
+
+/** How many user tags the bookkeeping adds to the resource (new keys less removed ones). */
+const bookkeepingCount = ({ bookkeeping: records }: { bookkeeping?: Bookkeeping }, live: Tags) =>
+  (records?.set.filter(({ key }) => entry(live, key) === undefined).length ?? 0) - (records?.remove.length ?? 0);
 
 function updateReason(key: string, current: string, context: PlanContext): TagUpdate['reason'] {
   const applied = entry(context.managedTags, key);

@@ -39,6 +39,15 @@ export interface ResourceConflict {
   applied: string;
 }
 
+/**
+ * Keymaster's own tags on a resource, written with the changes: the claim of the cluster name and the
+ * memory of what Keymaster wrote (see docs/tagging.md, "Removal").
+ */
+export interface Bookkeeping {
+  set: TagWrite[];
+  remove: string[];
+}
+
 export interface ResourcePlan {
   arn: string;
   /** The region the calls for this resource go to; absent when the resource is skipped for lack of one. */
@@ -48,6 +57,8 @@ export interface ResourcePlan {
   update: TagUpdate[];
   remove: TagWrite[];
   conflicts: ResourceConflict[];
+  /** Keymaster's own tags to set and remove with the changes; absent when they need none. */
+  bookkeeping?: Bookkeeping;
   /** Set when the adds would take the resource over AWS's limit: they are withheld, updates and removals go on. */
   overLimit?: { limit: number; userTags: number; withheld: TagWrite[] };
   skip?: { reason: SkipReason; message: string };

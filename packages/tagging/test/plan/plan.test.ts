@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { planTags, resolveEffectiveTags, TaggingInputError, type ResourcePlan } from '../../src/index.js';
-import { CLUSTER, instanceArn, owned, planFor } from '../fixtures.js';
+import { CLAIM_KEY, MEMORY_KEYS } from '../../src/index.js';
+import { CLUSTER, instanceArn, owned, planFor, remembered } from '../fixtures.js';
 
 const ARN = instanceArn('i-1');
 const one = (plan: { resources: ResourcePlan[] }) => plan.resources[0]!;
@@ -62,8 +63,16 @@ describe('planTags', () => {
   });
 
   describe('removal policies', () => {
-    const live = { ...owned(), team: 'a', legacy: 'old', edited: 'changed', kept: 'k' };
-    const managedTags = { team: 'a', legacy: 'old', edited: 'original', gone: 'x' };
+    const written = { team: 'a', legacy: 'old', edited: 'original' };
+    const live = {
+      ...owned(),
+      team: 'a',
+      legacy: 'old',
+      edited: 'changed',
+      kept: 'k',
+      ...remembered('Cluster', written),
+    };
+    const managedTags = { ...written, gone: 'x' };
 
     it('Retain (the default) leaves a key dropped from the layers where it is', () => {
       const resource = one(planFor({ clusterTags: { team: 'a' }, managedTags, resources: { [ARN]: live } }));
@@ -84,13 +93,84 @@ describe('planTags', () => {
       });
     });
 
-    it('Delete never removes ownership tags or tags of AWS, even when recorded as managed', () => {
+    it('Delete never removes ownership, reserved or AWS tags, even when remembered or recorded as managed', () => {
+      const forged = { ...owned(), 'aws:x': 'y', Name: 'web', 'kubernetes.io/role': 'x' };
       const plan = planFor({
         removalPolicy: 'Delete',
-        managedTags: { ...owned(), 'aws:x': 'y' },
-        resources: { [ARN]: { ...owned(), 'aws:x': 'y' } },
+        managedTags: forged,
+        resources: { [ARN]: { ...forged, ...remembered('Cluster', forged) } },
       });
       expect(one(plan)).to.deep.include({ outcome: 'InSync', remove: [] });
+    });
+
+    it('Delete removes nothing that status claims but the resource does not remember (forged or stale status)', () => {
+      const resource = one(
+        planFor({
+          removalPolicy: 'Delete',
+          managedTags: { 'legal-hold': 'yes', owner: 'b' },
+          resources: { [ARN]: { ...owned(), 'legal-hold': 'yes', owner: 'b' } },
+        }),
+      );
+      expect(resource).to.deep.include({ outcome: 'InSync', remove: [] });
+    });
+
+    it('never remembers a key whose value another tool already set, so Delete leaves it when dropped', () => {
+      const before = { ...owned(), 'legal-hold': 'yes' };
+      const adopted = one(planFor({ clusterTags: { 'legal-hold': 'yes', team: 'a' }, resources: { [ARN]: before } }));
+      const memory = adopted.bookkeeping!.set.find(({ key }) => key === MEMORY_KEYS.Cluster)!.value;
+      expect(memory).to.equal(remembered('Cluster', { team: 'a' })[MEMORY_KEYS.Cluster]);
+
+      const after = { ...before, team: 'a', [MEMORY_KEYS.Cluster]: memory };
+      const dropped = one(planFor({ removalPolicy: 'Delete', resources: { [ARN]: after } }));
+      expect(dropped.remove).to.deep.equal([{ key: 'team', value: 'a' }]);
+    });
+
+    it('keeps the keys of a layer that no longer stands (policy deleted, tags cleared, re-created lately)', () => {
+      const resources = { [ARN]: { ...owned(), cost: '1', ...remembered('Global', { cost: '1' }) } };
+      const gone = one(planFor({ removalPolicy: 'Delete', standingLayers: ['Account', 'Cluster'], resources }));
+      expect(gone).to.deep.include({ outcome: 'InSync', remove: [] });
+      const standing = one(planFor({ removalPolicy: 'Delete', resources }));
+      expect(standing.remove).to.deep.equal([{ key: 'cost', value: '1' }]);
+    });
+
+    it('never removes a key another layer still sets, such as a Deny of the policy', () => {
+      const resources = { [ARN]: { ...owned(), abac: 'x', ...remembered('Cluster', { abac: 'x' }) } };
+      const plan = planFor({
+        global: [{ key: 'abac', value: 'x', overridePolicy: 'Deny' }],
+        removalPolicy: 'Delete',
+        resources,
+      });
+      expect(one(plan)).to.deep.include({ outcome: 'InSync', remove: [] });
+    });
+  });
+
+  describe('bookkeeping', () => {
+    it('remembers each write under the layer that won the key, and forgets the value it replaces', () => {
+      const resource = one(
+        planFor({
+          global: [{ key: 'cost', value: '2' }],
+          clusterTags: { team: 'a' },
+          resources: { [ARN]: { ...owned(), cost: '1', ...remembered('Global', { cost: '1', other: 'o' }) } },
+        }),
+      );
+      expect(resource.bookkeeping).to.deep.equal({
+        set: [
+          { key: MEMORY_KEYS.Cluster, value: remembered('Cluster', { team: 'a' })[MEMORY_KEYS.Cluster] },
+          { key: MEMORY_KEYS.Global, value: remembered('Global', { cost: '2', other: 'o' })[MEMORY_KEYS.Global] },
+        ],
+        remove: [],
+      });
+    });
+
+    it('writes the claim on a resource that lacks it, and nothing on one that has it and is in sync', () => {
+      const plan = planFor({
+        claim: 'c1',
+        resources: { [instanceArn('i-1')]: owned(), [instanceArn('i-2')]: { ...owned(), [CLAIM_KEY]: 'c1' } },
+      });
+      expect(plan.resources.map(({ outcome, bookkeeping }) => [outcome, bookkeeping])).to.deep.equal([
+        ['Change', { set: [{ key: CLAIM_KEY, value: 'c1' }], remove: [] }],
+        ['InSync', undefined],
+      ]);
     });
   });
 
@@ -156,9 +236,16 @@ describe('planTags', () => {
         clusterTags: { a: '1', b: '2', team: 'new' },
         managedTags: { team: 'old', legacy: 'x' },
         removalPolicy: 'Delete',
-        // 46 + ownership 2 + team + legacy = 50 user tags; aws: tags do not count.
+        // 45 + ownership 2 + team + legacy + memory = 50 user tags; aws: tags do not count.
         resources: {
-          [ARN]: { ...unmanaged(46), ...owned(), team: 'old', legacy: 'x', 'aws:autoscaling:groupName': 'g' },
+          [ARN]: {
+            ...unmanaged(45),
+            ...owned(),
+            team: 'old',
+            legacy: 'x',
+            ...remembered('Cluster', { team: 'old', legacy: 'x' }),
+            'aws:autoscaling:groupName': 'g',
+          },
         },
       });
       expect(one(plan)).to.deep.include({
@@ -178,11 +265,11 @@ describe('planTags', () => {
     });
 
     it('adds up to exactly 50 user tags, counting the room removals free', () => {
-      // 46 + 2 ownership tags + legacy = 49 user tags: removing legacy and adding a and b makes 50.
+      // 45 + 2 ownership tags + legacy + memory = 49 user tags: removing legacy and adding a and b makes 50.
       const input = {
         clusterTags: { a: '1', b: '2' },
         managedTags: { legacy: 'x' },
-        resources: { [ARN]: { ...unmanaged(46), ...owned(), legacy: 'x' } },
+        resources: { [ARN]: { ...unmanaged(45), ...owned(), legacy: 'x', ...remembered('Cluster', { legacy: 'x' }) } },
       };
       const deleting = one(planFor({ ...input, removalPolicy: 'Delete' }));
       expect(deleting).to.deep.include({ outcome: 'Change', remove: [{ key: 'legacy', value: 'x' }] });

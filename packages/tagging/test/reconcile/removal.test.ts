@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
+import { remembered } from '../fixtures.js';
 import { EFFECTIVE_VALUES, startHarness, type Harness } from '../support/harness.js';
 
 const [EAST, WEST, SYDNEY] = REGIONS;
@@ -8,9 +9,10 @@ const PER_REGION = 60;
 const MANAGED = { ...EFFECTIVE_VALUES, legacy: 'x' };
 const EDITED = instance(WEST, 4);
 
-/** Resources tagged by an earlier reconcile; someone has since set `legacy` to `y` on one of them. */
+/** Resources tagged by an earlier reconcile (which remembers writing legacy); someone has since set `legacy` to `y` on one of them. */
 function world(access?: Parameters<typeof taggingWorld>[1]) {
-  const resources = REGIONS.flatMap((region) => clusterInstances(region, PER_REGION, { tags: MANAGED }));
+  const tags = { ...MANAGED, ...remembered('Cluster', { legacy: 'x' }) };
+  const resources = REGIONS.flatMap((region) => clusterInstances(region, PER_REGION, { tags }));
   const edited = resources.find(({ arn }) => arn === EDITED)!;
   return taggingWorld(
     resources.map((resource) =>
