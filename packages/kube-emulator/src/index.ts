@@ -1,5 +1,6 @@
 export { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './emulator.js';
 export { KubeEmulatorError } from './errors.js';
-export type { KubeConfigOptions } from './kubeconfig.js';
+export { kubeConfigYaml, type KubeConfigOptions } from './kubeconfig.js';
 export type { Fault, FaultRule, Faults } from './observe/faults.js';
 export type { RequestCount, Stats, StatsFilter } from './observe/stats.js';
+export { readCrdFolder } from './resources/crd-files.js';

@@ -1,1 +1,5 @@
-export {};
+export { testEnvCacheDir } from './cache.js';
+export { TestEnvError } from './errors.js';
+export { kubeBinaries, PROVISION_SCRIPT, requireKubeBinaries, type KubeBinaries } from './kube/binaries.js';
+export { startRealKube, type RealKube, type RealKubeOptions } from './kube/real-kube.js';
+export { ADMIN_USER, type TokenUser } from './kube/tokens.js';

@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPair } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { TestEnvError } from '../errors.js';
+
+export interface Pki {
+  /** The CA that signed the serving certificate: what clients trust. */
+  caFile: string;
+  caCertificate: string;
+  servingCertFile: string;
+  servingKeyFile: string;
+  /** The service-account token signing key pair (RS256, as most clusters use). */
+  serviceAccountKeyFile: string;
+  serviceAccountPublicKeyFile: string;
+}
+
+async function openssl(dir: string, args: string[]): Promise<void> {
+  try {
+    await promisify(execFile)('openssl', args, { cwd: dir });
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new TestEnvError(
+      'ERR_KEYMASTER_TESTENV_OPENSSL',
+      missing
+        ? 'openssl is not on PATH'
+        : `openssl ${args[0]} failed: ${(error as { stderr?: string }).stderr ?? String(error)}`,
+      { hint: 'install the OpenSSL command line tool (apt-get install -y openssl)', cause: error },
+    );
+  }
+}
+
+/**
+ * Generates, in `dir`, what kube-apiserver serves and signs with, as envtest does: a CA (30 days), a
+ * serving certificate it signed for 127.0.0.1 and localhost, and a service-account key pair. Node
+ * has no X.509 generation API, so the certificates come from the openssl CLI.
+ */
+export async function generatePki(dir: string): Promise<Pki> {
+  const days = ['-days', '30'];
+  await openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    ...days,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-subj',
+    '/CN=keymaster-testenv-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  await openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    ...days,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-keyout',
+    'serving.key',
+    '-out',
+    'serving.crt',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-addext',
+    'keyUsage=critical,digitalSignature',
+    '-addext',
+    'extendedKeyUsage=serverAuth',
+  ]);
+  const keys = await promisify(generateKeyPair)('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  await writeFile(join(dir, 'sa.key'), keys.privateKey, { mode: 0o600 });
+  await writeFile(join(dir, 'sa.pub'), keys.publicKey);
+  return {
+    caFile: join(dir, 'ca.crt'),
+    caCertificate: await readFile(join(dir, 'ca.crt'), 'utf8'),
+    servingCertFile: join(dir, 'serving.crt'),
+    servingKeyFile: join(dir, 'serving.key'),
+    serviceAccountKeyFile: join(dir, 'sa.key'),
+    serviceAccountPublicKeyFile: join(dir, 'sa.pub'),
+  };
+}

@@ -1,0 +1,115 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { TestEnvError } from '../errors.js';
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * On Linux the servers run under `setpriv --pdeathsig KILL` (util-linux), so the kernel kills them
+ * even when this process dies without stopping them (SIGKILL, a crashed test runner): no orphans.
+ */
+function commandLine(command: string, args: string[]): [string, string[]] {
+  if (process.platform !== 'linux') return [command, args];
+  if (!onPath('setpriv')) {
+    throw new TestEnvError('ERR_KEYMASTER_TESTENV_START', 'setpriv is not on PATH', {
+      hint: 'install util-linux (apt-get install -y util-linux): it runs the servers so that they die with their parent',
+    });
+  }
+  return ['setpriv', ['--pdeathsig', 'KILL', '--', command, ...args]];
+}
+
+/** Groups still running, killed if this Node process exits without stopping them (a failed test run). */
+const running = new Set<number>();
+process.once('exit', () => {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** A server process in its own process group, its output in a log file. */
+export class ServerProcess {
+  private readonly exit: Promise<number | string>;
+
+  private constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+    readonly logFile: string,
+  ) {
+    this.exit = once(child, 'exit').then(([code, signal]) => {
+      running.delete(child.pid!);
+      return (code as number | null) ?? (signal as string);
+    });
+  }
+
+  static async start(name: string, command: string, args: string[], logFile: string): Promise<ServerProcess> {
+    const [file, argv] = commandLine(command, args);
+    const log = openSync(logFile, 'a');
+    try {
+      const child = spawn(file, argv, { detached: true, stdio: ['ignore', log, log] });
+      const [error] = (await Promise.race([once(child, 'spawn').then(() => []), once(child, 'error')])) as [Error?];
+      if (error) {
+        throw new TestEnvError('ERR_KEYMASTER_TESTENV_START', `cannot start ${name} (${command}): ${error.message}`, {
+          hint: 'run packages/testenv/scripts/provision-kube.sh to build it again',
+          cause: error,
+        });
+      }
+      running.add(child.pid!);
+      return new ServerProcess(name, child, logFile);
+    } finally {
+      closeSync(log);
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited(): Promise<number | string> {
+    return this.exit;
+  }
+
+  /** The end of its log, for error messages. */
+  logTail(lines = 20): string {
+    try {
+      return readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  /** SIGTERM to the whole group; SIGKILL if it has not exited after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!running.has(this.pid)) return;
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+    try {
+      await this.exit;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+}

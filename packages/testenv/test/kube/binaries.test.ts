@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { TestEnvError } from '../../src/errors.js';
+import { kubeBinaries, pinnedVersions, PROVISION_SCRIPT, requireKubeBinaries } from '../../src/kube/binaries.js';
+
+describe('the kube binaries', () => {
+  let cache: string;
+  beforeEach(async () => (cache = await mkdtemp(join(tmpdir(), 'testenv-cache-'))));
+  afterEach(() => rm(cache, { recursive: true, force: true }));
+
+  it('are pinned to kube-apiserver 1.33 (our newest kubectl) and the etcd 3.5 Kubernetes 1.33 ships', () => {
+    const versions = pinnedVersions();
+    expect(versions.kube).to.match(/^1\.33\.\d+$/);
+    expect(versions.etcd).to.match(/^3\.5\.\d+$/);
+  });
+
+  it('live in the cache dir, one folder per version, where provision-kube.sh builds them', async () => {
+    const binaries = kubeBinaries(cache);
+    const { kube, etcd } = pinnedVersions();
+    expect(binaries.kubeApiserver).to.equal(join(cache, 'kube-apiserver', `v${kube}`, 'kube-apiserver'));
+    expect(binaries.etcd).to.equal(join(cache, 'etcd', `v${etcd}`, 'etcd'));
+    const script = await readFile(PROVISION_SCRIPT, 'utf8');
+    expect(script).to.contain('kube_bin="$cache/kube-apiserver/v$KUBE_VERSION/kube-apiserver"');
+    expect(script).to.contain('etcd_bin="$cache/etcd/v$ETCD_VERSION/etcd"');
+  });
+
+  it('when missing, fail with what is missing and the command that builds them', () => {
+    try {
+      requireKubeBinaries(cache);
+      expect.fail('requireKubeBinaries succeeded on an empty cache');
+    } catch (error) {
+      expect(error).to.be.instanceOf(TestEnvError);
+      const { code, message, hint } = error as TestEnvError;
+      const { kube, etcd } = pinnedVersions();
+      expect(code).to.equal('ERR_KEYMASTER_TESTENV_NOT_PROVISIONED');
+      expect(message).to.contain(`kube-apiserver ${kube} (${join(cache, 'kube-apiserver')}`);
+      expect(message).to.contain(`etcd ${etcd} (`);
+      const [, script] = /^run (\S+) \(it builds them with Go into /.exec(hint ?? '') ?? [];
+      expect(script && resolve(script), hint).to.equal(PROVISION_SCRIPT);
+    }
+  });
+
+  it('are found once both are there and executable', async () => {
+    const binaries = kubeBinaries(cache);
+    for (const path of [binaries.kubeApiserver, binaries.etcd]) {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, '#!/bin/sh\n');
+    }
+    expect(() => requireKubeBinaries(cache)).to.throw(TestEnvError, /not built yet: kube-apiserver .* and etcd/);
+    await chmod(binaries.kubeApiserver, 0o755);
+    expect(() => requireKubeBinaries(cache)).to.throw(TestEnvError, /not built yet: etcd /);
+    await chmod(binaries.etcd, 0o755);
+    expect(requireKubeBinaries(cache)).to.deep.equal(binaries);
+  });
+});
