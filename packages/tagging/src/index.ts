@@ -23,7 +23,15 @@ export {
 export { isOwnershipKey, ownershipOf, type Ownership } from './ownership.js';
 export { CLAIM_KEY, claimOf, type ClaimCheck, type ClaimVerdict } from './claim.js';
 export { MEMORY_KEYS, LAYERS, isBookkeepingKey } from './memory.js';
-export { describeObject, tagLayers, type AWSIdentity, type LayerObjects, type TagLayer } from './layers.js';
+export {
+  DEFAULT_LAYER_GRACE_PERIOD_MS,
+  describeObject,
+  standingLayers,
+  tagLayers,
+  type AWSIdentity,
+  type LayerObjects,
+  type TagLayer,
+} from './layers.js';
 export { effectiveValues, resolveEffectiveTags, type EffectiveTags } from './effective.js';
 export { parseCustomTags, type ParsedCustomTags } from './custom-tags.js';
 export { arnRegion } from './arn.js';

@@ -51,3 +51,35 @@ export function tagLayers({ policy, identities, cluster }: LayerObjects): TagLay
   layers.push({ layer: 'Cluster', object: describeObject(cluster), tags: additionalTags });
   return layers;
 }
+
+/** When a layer counts as standing: long enough after its object was created (default 10 minutes). */
+export const DEFAULT_LAYER_GRACE_PERIOD_MS = 10 * 60_000;
+
+/**
+ * The layers that still stand, so that the Delete policy may remove keys Keymaster wrote from them
+ * and that they dropped. The cluster's own layer always stands. The global layer stands while the
+ * AWSTagPolicy exists, is not being deleted, has `resourceTags` (an explicit empty list counts: that
+ * is how the platform asks for its keys to go) and is older than the grace period; the account layer
+ * while one identity of the chain does. So deleting the policy, clearing an identity's resourceTags,
+ * or deleting and re-creating either within the grace period removes nothing.
+ */
+export function standingLayers(
+  { policy, identities }: Omit<LayerObjects, 'cluster'>,
+  options: { now: Date; gracePeriodMs?: number },
+): LayerName[] {
+  const grace = options.gracePeriodMs ?? DEFAULT_LAYER_GRACE_PERIOD_MS;
+  const stands = (object: { metadata: ObjectMeta; spec?: { resourceTags?: readonly ResourceTag[] } }) => {
+    const created = Date.parse(object.metadata.creationTimestamp ?? '');
+    return (
+      object.metadata.deletionTimestamp === undefined &&
+      object.spec?.resourceTags !== undefined &&
+      Number.isFinite(created) &&
+      options.now.getTime() - created >= grace
+    );
+  };
+  return [
+    ...(policy && stands(policy) ? (['Global'] as const) : []),
+    ...(identities.some(stands) ? (['Account'] as const) : []),
+    'Cluster',
+  ];
+}
