@@ -1,4 +1,4 @@
-import { KeymasterError } from '@keymaster/api';
+import { displayText, KeymasterError } from '@keymaster/api';
 
 /** Which identity in a chain, for messages: `AWSClusterRoleIdentity/tenant-b`. */
 export interface LinkName {
@@ -8,7 +8,10 @@ export interface LinkName {
 
 const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
 
-/** Base of every identity error; `code` is stable, `link` names the identity at fault when there is one. */
+/**
+ * Base of every identity error; `code` is stable, `link` names the identity at fault when there is one.
+ * Message and hint hold names from specs and AWS's words: their unsafe characters are escaped here.
+ */
 export class IdentityError extends KeymasterError {
   readonly link: LinkName | undefined;
   /** `Kind/name` of every identity and `Secret/name` the failed resolve read or looked for. */
@@ -19,7 +22,7 @@ export class IdentityError extends KeymasterError {
     message: string,
     options: { hint: string; link?: LinkName; cause?: unknown },
   ) {
-    super(code, message, options);
+    super(code, displayText(message), { ...options, hint: displayText(options.hint) });
     this.link = options.link;
   }
 }

@@ -1,3 +1,4 @@
+import { displayText } from '@keymaster/api';
 import { createLogger, format, transports, type Logger } from 'winston';
 
 export type { Logger };
@@ -11,18 +12,25 @@ const SECRET_KEYS =
 // AWS secret access keys and session tokens inside free text.
 const SECRET_TEXT = /(?:(?<=secret[^=:]{0,20}[=:]\s*)[A-Za-z0-9/+=]{30,})|(?:IQoJ[A-Za-z0-9/+=]{40,})/g;
 
+/** A field's value with secrets redacted and unsafe characters escaped (user input reaches logs). */
 function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.replace(SECRET_TEXT, '[REDACTED]');
+  if (typeof value === 'string') return displayText(value.replace(SECRET_TEXT, '[REDACTED]'));
   if (value === null || typeof value !== 'object' || depth > 6) return value;
   if (value instanceof Error)
     return { name: value.name, message: redact(value.message, depth + 1), code: (value as { code?: unknown }).code };
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, SECRET_KEYS.test(key) ? '[REDACTED]' : redact(item, depth + 1)]),
+    Object.entries(value).map(([key, item]) => [
+      displayText(key),
+      SECRET_KEYS.test(key) ? '[REDACTED]' : redact(item, depth + 1),
+    ]),
   );
 }
 
-/** Redacts secrets from every field of every line, whatever a caller passes in. */
+/**
+ * Redacts secrets from every field of every line, whatever a caller passes in, and escapes control and
+ * bidirectional characters, so that a tenant's input cannot forge lines or reorder what is shown.
+ */
 const redaction = format((info) => {
   for (const key of Object.keys(info)) {
     if (key === 'level') continue;
@@ -31,7 +39,7 @@ const redaction = format((info) => {
   return info;
 });
 
-/** winston, JSON by default (one object per line), with secrets redacted. */
+/** winston, JSON by default (one object per line), with secrets redacted and unsafe characters escaped. */
 export function createControllerLogger(
   level: LogLevel,
   style: LogFormat,

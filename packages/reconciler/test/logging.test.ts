@@ -51,6 +51,25 @@ describe('controller logging', () => {
     });
   });
 
+  it('escapes control and bidirectional characters in messages, fields, nested keys and errors, in both formats', async () => {
+    for (const style of ['json', 'text'] as const) {
+      const stream = new PassThrough();
+      let written = '';
+      stream.on('data', (chunk: Buffer) => (written += chunk.toString()));
+      createControllerLogger('debug', style, stream).warn('refused key tenant\u202e', {
+        key: 'a\u2067b\nFAKE LINE',
+        tags: { 'c\u202ed': 'e\u009bf' },
+        error: new Error('bad \u200fkey'),
+      });
+      await flush();
+      expect(written, style).to.not.match(/[\u202e\u2067\u009b\u200f]/);
+      expect(written.trimEnd().split('\n'), `${style}: one line`).to.have.length(1);
+      const fields = style === 'json' ? (JSON.parse(written) as { message: string; key: string }) : undefined;
+      const shown = fields ? `${fields.message} key=${fields.key}` : written;
+      expect(shown, style).to.contain('tenant\\u202e').and.contain('a\\u2067b\\u000aFAKE LINE');
+    }
+  });
+
   it('writes text lines when asked', async () => {
     const { logger, lines } = capture('text');
     logger.info('started', { workers: 4 });

@@ -1,4 +1,4 @@
-import { compilePattern } from '@keymaster/api';
+import { compilePattern, quoteText } from '@keymaster/api';
 
 // AWS counts and checks Unicode code points, not UTF-16 units (and not grapheme clusters).
 export const codePoints = (text: string): string[] => Array.from(text);
@@ -15,8 +15,7 @@ export function refusedCharacters(text: string, pattern: string, reported: reado
 }
 
 /** Characters as a message shows them: quoted, so that spaces and control characters are visible. */
-export const listCharacters = (characters: readonly string[]): string =>
-  characters.map((character) => JSON.stringify(character)).join(' ');
+export const listCharacters = (characters: readonly string[]): string => characters.map(quoteText).join(' ');
 
 /** Whether `text` starts with `prefix`, in any case (as AWS reads `aws:`). */
 export const startsWithAnyCase = (text: string, prefix: string): boolean =>

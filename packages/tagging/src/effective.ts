@@ -1,4 +1,4 @@
-import type { TagConflict, TagSource } from '@keymaster/api';
+import { quoteText, type TagConflict, type TagSource } from '@keymaster/api';
 import { foldKey } from './key-fold.js';
 import type { TagLayer } from './layers.js';
 import { tagProblem, type TagProblem } from './problems.js';
@@ -84,8 +84,8 @@ function variantProblem(key: string, claim: TagSource, spelling: Spelling): TagP
     claim,
     key,
     'KeyVariant',
-    `the key differs only in case or whitespace from ${JSON.stringify(spelling.key)}, which ${object} (${layer} layer) ${how}; ` +
-      `IAM reads tag keys in any case, so a policy could not tell them apart: use ${JSON.stringify(spelling.key)} or another key`,
+    `the key differs only in case or whitespace from ${quoteText(spelling.key)}, which ${object} (${layer} layer) ${how}; ` +
+      `IAM reads tag keys in any case, so a policy could not tell them apart: use ${quoteText(spelling.key)} or another key`,
   );
 }
 

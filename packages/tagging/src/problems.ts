@@ -1,4 +1,4 @@
-import type { TagSource } from '@keymaster/api';
+import { quoteText, type TagSource } from '@keymaster/api';
 
 /** The layer a tag comes from: Global (AWSTagPolicy), Account (an identity) or Cluster (the AWSCluster). */
 export type LayerName = TagSource['layer'];
@@ -58,7 +58,7 @@ export function tagProblem(origin: TagOrigin, key: string | undefined, rule: Tag
     `${origin.layer} layer`,
     origin.object,
     ...(origin.line === undefined ? [] : [`line ${origin.line}`]),
-    ...(key === undefined ? [] : [`key ${JSON.stringify(key)}`]),
+    ...(key === undefined ? [] : [`key ${quoteText(key)}`]),
   ].join(', ');
   return {
     code: TAG_RULE_CODES[rule],

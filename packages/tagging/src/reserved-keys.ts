@@ -1,3 +1,4 @@
+import { quoteText } from '@keymaster/api';
 import { foldKey } from './key-fold.js';
 
 /** Keys the platform writes itself, so no tag layer may set them (nor a variant of them in another case). */
@@ -18,9 +19,9 @@ export const DEFAULT_RESERVED_KEYS: ReservedKeys = {
 export function reservation(key: string, reserved: ReservedKeys): string | undefined {
   const folded = foldKey(key);
   const exact = reserved.keys.find((candidate) => foldKey(candidate) === folded);
-  if (exact === key) return `the key ${JSON.stringify(key)} is reserved for the platform`;
+  if (exact === key) return `the key ${quoteText(key)} is reserved for the platform`;
   if (exact !== undefined) {
-    return `the key differs from the reserved key ${JSON.stringify(exact)} only in case or whitespace, and IAM reads tag keys in any case`;
+    return `the key differs from the reserved key ${quoteText(exact)} only in case or whitespace, and IAM reads tag keys in any case`;
   }
   // `Kubernetes.IO/x` and ` kubernetes.io/x` are as reserved as `kubernetes.io/x`.
   const segment = folded.split('/', 1)[0]!;

@@ -1,4 +1,4 @@
-import { LIMITS, TAG_CHARACTERS, type ResourceTag } from '@keymaster/api';
+import { LIMITS, quoteText, TAG_CHARACTERS, type ResourceTag } from '@keymaster/api';
 import { InvalidTagsError } from './errors.js';
 import { foldKey } from './key-fold.js';
 import { isOwnershipKey } from './ownership.js';
@@ -105,7 +105,7 @@ export function checkEntries(
     if (first === tag.key) {
       problems.push(tagProblem(origin, tag.key, 'DuplicateKey', 'the key is given more than once; the first wins'));
     } else if (first !== undefined) {
-      const detail = `the key is given before as ${JSON.stringify(first)}, which IAM reads as the same key; the first wins`;
+      const detail = `the key is given before as ${quoteText(first)}, which IAM reads as the same key; the first wins`;
       problems.push(tagProblem(origin, tag.key, 'DuplicateKey', detail));
     }
     if (first === undefined) seen.set(foldKey(tag.key), tag.key);

@@ -210,6 +210,16 @@ describe('validateTag', () => {
     });
   });
 
+  it('escapes control and bidirectional characters of the key in messages, so they cannot reorder what is shown', () => {
+    const problems = validateTag('tenant\u202e\u009b', 'v', origin);
+    expect(problems.map(({ rule }) => rule)).to.deep.equal(['KeyCharacters']);
+    expect(problems[0]?.key, 'the key itself, as given').to.equal('tenant\u202e\u009b');
+    expect(problems[0]?.message)
+      .to.contain('key "tenant\\u202e\\u009b"')
+      .and.contain('the key holds "\\u202e" "\\u009b"')
+      .and.not.match(/[\u202e\u009b]/);
+  });
+
   it('reports every broken rule with a stable code and a message naming layer, object, key and rule', () => {
     const problems = validateTag('aws:a,b', 'x'.repeat(300), origin);
     expect(problems.map(({ code }) => code)).to.deep.equal([

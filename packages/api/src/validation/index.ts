@@ -3,7 +3,7 @@ import { objectSchema } from '../crds.js';
 import { KeymasterError } from '../errors.js';
 import { KINDS } from '../schema/index.js';
 import type { JSONSchemaProps } from '../schema/openapi.js';
-import { formatCause, type FieldCause } from './cause.js';
+import { formatCause, quote, type FieldCause } from './cause.js';
 import { checkSchema } from './validate.js';
 
 export { checkSchema, type SchemaCheckOptions } from './validate.js';
@@ -30,7 +30,7 @@ export function validateObject(object: unknown, options: ValidateOptions = {}): 
       {
         reason: 'FieldValueNotSupported',
         field: 'apiVersion',
-        message: `Unsupported value: ${JSON.stringify(apiVersion)}: supported values: "${API_VERSION}"`,
+        message: `Unsupported value: ${quote(apiVersion)}: supported values: "${API_VERSION}"`,
       },
     ];
   }
@@ -41,7 +41,7 @@ export function validateObject(object: unknown, options: ValidateOptions = {}): 
       {
         reason: 'FieldValueNotSupported',
         field: 'kind',
-        message: `Unsupported value: ${JSON.stringify(kind)}: supported values: ${supported}`,
+        message: `Unsupported value: ${quote(kind)}: supported values: ${supported}`,
       },
     ];
   }

@@ -1,4 +1,4 @@
-import type { Condition } from '@keymaster/api';
+import { displayText, type Condition } from '@keymaster/api';
 
 export type ConditionType =
   'PrincipalUsageAllowed' | 'PrincipalCredentialRetrieved' | 'TagsInSync' | 'ClusterNameUnique' | 'Ready';
@@ -14,6 +14,7 @@ export interface ConditionUpdate {
 /**
  * Sets a condition the metav1 way: lastTransitionTime changes only when the status does, so that an
  * unchanged condition rewritten on every reconcile is byte-for-byte the same (and causes no write).
+ * The message's control and bidirectional characters are escaped: messages quote tenants' input.
  */
 export function setCondition(
   conditions: readonly Condition[],
@@ -24,6 +25,7 @@ export function setCondition(
   const existing = conditions.find((condition) => condition.type === update.type);
   const next: Condition = {
     ...update,
+    message: displayText(update.message),
     observedGeneration: generation,
     lastTransitionTime: existing && existing.status === update.status ? existing.lastTransitionTime : now,
   };

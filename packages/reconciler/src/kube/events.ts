@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { displayText } from '@keymaster/api';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { LRUCache } from 'lru-cache';
 
@@ -15,7 +16,8 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 /**
  * Records core/v1 Events, deduplicated as client-go does: the same event for the same object again
  * bumps the existing Event's count and lastTimestamp instead of creating another. Events are best
- * effort: a failure is reported to `onError` and never fails a reconcile.
+ * effort: a failure is reported to `onError` and never fails a reconcile. Messages quote tenants'
+ * input: their control and bidirectional characters are escaped here, whoever built them.
  */
 export class EventRecorder {
   readonly #core: CoreV1Api;
@@ -30,7 +32,8 @@ export class EventRecorder {
     this.#core = kubeConfig.makeApiClient(CoreV1Api);
   }
 
-  async record(target: EventTarget, type: EventType, reason: string, message: string): Promise<void> {
+  async record(target: EventTarget, type: EventType, reason: string, text: string): Promise<void> {
+    const message = displayText(text);
     // Cluster-scoped objects' events go to "default", as the API server's own do.
     const namespace = target.metadata.namespace ?? 'default';
     const key = createHash('sha256')

@@ -19,6 +19,13 @@ describe('conditions', () => {
     expect(refused).to.have.length(1);
   });
 
+  it('escapes control and bidirectional characters of messages, whoever built them, and keeps them stable', () => {
+    const [set] = setCondition([], { ...allowed, message: 'key "tenant\u202e" refused\nfake line' }, 1, 't1');
+    expect(set?.message).to.equal('key "tenant\\u202e" refused\\u000afake line');
+    const again = setCondition([set!], { ...allowed, message: set!.message }, 1, 't2');
+    expect(again[0]).to.deep.equal(set);
+  });
+
   it('Ready is True only when every input is, and else carries the first failing reason', () => {
     let conditions: Condition[] = [];
     expect(readyCondition(conditions)).to.deep.include({ status: 'Unknown', reason: 'Reconciling' });
