@@ -15,15 +15,17 @@ import {
   type IdentityResolver,
   type IdentitySession,
 } from '@keymaster/identity';
+import type { ClaimCheck } from '@keymaster/tagging';
 import type { Caches } from '../kube/caches.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
 import type { AccountSlots } from './account-slots.js';
-import type { ClusterNames } from './cluster-names.js';
+import type { Claimant, ClusterNames } from './cluster-names.js';
 import { readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { IDENTITY_OK, identityVerdict } from './identity-conditions.js';
+import { clusterNameOf, nameClaim, nameCondition, regionsOf } from './name-claim.js';
 import type { SessionUsage } from './session-usage.js';
 import type { SyncTags } from './tags.js';
 
@@ -40,6 +42,8 @@ export interface TagOutcome {
   events: { type: EventType; reason: string; message: string }[];
   /** Whether to retry with backoff (AWS trouble), after the status is written. */
   transient: boolean;
+  /** Another AWSCluster owns the cluster's name in its account: nothing was written. */
+  claimRefused: boolean;
 }
 
 export interface AWSClusterReconcilerDeps {
@@ -117,7 +121,7 @@ export class AWSClusterReconciler {
       });
       transient = verdict.transient;
       sessions.release(key);
-      this.#releaseName(key);
+      for (const other of this.deps.clusterNames.refuse(key, clusterNameOf(cluster))) this.deps.enqueue(other);
       log.warn('identity refused', {
         reason: verdict.retrieved.reason === 'NotAttempted' ? verdict.allowed.reason : verdict.retrieved.reason,
         error,
@@ -131,28 +135,31 @@ export class AWSClusterReconciler {
       status.accountID = session.accountId;
       status.principalARN = session.principalArn;
       status.identityChain = session.chain;
-      set(this.#checkClusterName(cluster, key, session.accountId));
-      const chain = session.chain
-        .map(({ kind, name }) => this.deps.caches.identity(kind as IdentityObject['kind'], name))
-        .filter((object) => object !== undefined);
-      // Paused tagging makes no AWS call; otherwise wait for a slot of the account's budget.
-      const slot = cluster.spec.tagging?.paused ? undefined : `${session.accountId}/${cluster.spec.region}`;
-      if (slot && !this.deps.accountSlots.tryEnter(slot)) return { requeueAfterMs: ACCOUNT_BUSY_RETRY_MS };
-      let tags: TagOutcome;
-      try {
-        tags = await this.deps.syncTags(cluster, session, chain, this.deps.caches.tagPolicies.get(SINGLETON_NAME), log);
-      } finally {
-        if (slot) this.deps.accountSlots.leave(slot);
+      const claimant: Claimant = {
+        key,
+        clusterName: clusterNameOf(cluster),
+        accountId: session.accountId,
+        regions: regionsOf(cluster),
+      };
+      for (const other of this.deps.clusterNames.record(claimant)) this.deps.enqueue(other);
+      const claim = nameClaim(cluster, claimant, this.deps.clusterNames, this.deps.caches.clusters.list());
+      if ('wait' in claim) {
+        set(claim.wait);
+        set({ type: 'TagsInSync', status: 'Unknown', reason: claim.wait.reason, message: claim.wait.message });
+      } else {
+        const tags = await this.#syncTags(cluster, session, claim.check, log);
+        if (tags === undefined) return { requeueAfterMs: ACCOUNT_BUSY_RETRY_MS };
+        set(nameCondition(claimant, claim.rivals, tags.claimRefused));
+        set(tags.condition);
+        // lastSyncTime moves only when a sync changed something, so that a quiet resync writes nothing.
+        const { lastSyncTime, ...before } = status.tagging ?? {};
+        const changed = tags.condition.status === 'True' && !isDeepStrictEqual(tags.status, before);
+        const syncedAt = changed ? time : lastSyncTime;
+        if (syncedAt) tags.status.lastSyncTime = syncedAt;
+        status.tagging = tags.status;
+        events.push(...tags.events);
+        transient ||= tags.transient;
       }
-      set(tags.condition);
-      // lastSyncTime moves only when a sync changed something, so that a quiet resync writes nothing.
-      const { lastSyncTime, ...before } = status.tagging ?? {};
-      const changed = tags.condition.status === 'True' && !isDeepStrictEqual(tags.status, before);
-      const syncedAt = changed ? time : lastSyncTime;
-      if (syncedAt) tags.status.lastSyncTime = syncedAt;
-      status.tagging = tags.status;
-      events.push(...tags.events);
-      transient ||= tags.transient;
     }
     set(readyCondition(conditions));
     status.conditions = conditions;
@@ -169,23 +176,25 @@ export class AWSClusterReconciler {
     await this.deps.writer.replaceStatus({ ...cluster, status });
   }
 
-  #checkClusterName(cluster: AWSCluster, key: string, accountId: string): ConditionUpdate {
-    const clusterName = cluster.spec.clusterName ?? cluster.metadata.name ?? '';
-    const { others, affected } = this.deps.clusterNames.claim(key, accountId, clusterName);
-    for (const other of affected) this.deps.enqueue(other);
-    if (others.length === 0)
-      return {
-        type: 'ClusterNameUnique',
-        status: 'True',
-        reason: 'ClusterNameUnique',
-        message: `No other AWSCluster uses clusterName "${clusterName}" in account ${accountId}`,
-      };
-    return {
-      type: 'ClusterNameUnique',
-      status: 'False',
-      reason: 'DuplicateClusterName',
-      message: `AWSClusters ${others.join(', ')} also use clusterName "${clusterName}" in account ${accountId}: they share ownership tags and would fight over the same resources. Give one of them another spec.clusterName (a new cluster) or another account.`,
-    };
+  /** The tag step, with a slot of the account's budget; undefined when the account is busy. */
+  async #syncTags(
+    cluster: AWSCluster,
+    session: IdentitySession,
+    claim: ClaimCheck,
+    log: Logger,
+  ): Promise<TagOutcome | undefined> {
+    const { caches, accountSlots, syncTags } = this.deps;
+    const chain = session.chain
+      .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
+      .filter((object) => object !== undefined);
+    // Paused tagging makes no AWS call; otherwise wait for a slot of the account's budget.
+    const slot = cluster.spec.tagging?.paused ? undefined : `${session.accountId}/${cluster.spec.region}`;
+    if (slot && !accountSlots.tryEnter(slot)) return undefined;
+    try {
+      return await syncTags(cluster, session, chain, caches.tagPolicies.get(SINGLETON_NAME), claim, log);
+    } finally {
+      if (slot) accountSlots.leave(slot);
+    }
   }
 
   /** With the AutoControllerIdentityCreator gate, creates the missing controller identity (allowing every namespace). */
@@ -222,10 +231,6 @@ export class AWSClusterReconciler {
   #forget(key: string): void {
     const unused = this.deps.sessions.release(key);
     if (unused !== undefined) this.deps.resolver.forgetSession(unused);
-    this.#releaseName(key);
-  }
-
-  #releaseName(key: string): void {
     for (const other of this.deps.clusterNames.release(key)) this.deps.enqueue(other);
   }
 }

@@ -2,17 +2,21 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AWSCluster, AWSTagPolicy, ClusterTaggingStatus, TagConflict } from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
 import {
+  ClusterNameClaimedError,
   RateLimiters,
   TaggingAccessDeniedError,
   reconcileTags,
   resolveEffectiveTags,
+  standingLayers,
   tagLayers,
+  type ClaimCheck,
   type TagFailure,
   type TagReconcileResult,
 } from '@keymaster/tagging';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { ConditionUpdate } from './conditions.js';
+import { regionsOf } from './name-claim.js';
 import type { TagOutcome } from './reconciler.js';
 
 export type SyncTags = (
@@ -20,6 +24,7 @@ export type SyncTags = (
   session: IdentitySession,
   chain: IdentityObject[],
   policy: AWSTagPolicy | undefined,
+  claim: ClaimCheck,
   log: Logger,
 ) => Promise<TagOutcome>;
 
@@ -84,10 +89,17 @@ function tagCondition(result: TagReconcileResult, ignored: string): ConditionUpd
  * the identity chain, the cluster), reconciled on the cluster's resources with its own session, and
  * told back as a condition, status.tagging and events.
  */
-export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: RateLimiters }): SyncTags {
+export function createTagSync(deps: {
+  metrics: KeymasterMetrics;
+  limiters?: RateLimiters;
+  /** How long a new tag policy or identity waits before the Delete policy may remove what it drops. */
+  layerGracePeriodMs?: number;
+  now?: () => Date;
+}): SyncTags {
   // One registry for the whole controller: clusters of one account share its budget per region.
   const limiters = deps.limiters ?? new RateLimiters();
-  return async (cluster, session, chain, policy, log) => {
+  const now = deps.now ?? (() => new Date());
+  return async (cluster, session, chain, policy, claim, log) => {
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
     const key = `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
     if (cluster.spec.tagging?.paused) {
@@ -96,9 +108,14 @@ export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: Rate
         status: previous,
         events: [],
         transient: false,
+        claimRefused: false,
       };
     }
     const effective = resolveEffectiveTags(tagLayers({ policy, identities: chain, cluster }));
+    const standing = standingLayers(
+      { policy, identities: chain },
+      { now: now(), ...(deps.layerGracePeriodMs === undefined ? {} : { gracePeriodMs: deps.layerGracePeriodMs }) },
+    );
     const ignored =
       effective.problems.length > 0 ? `; ignored: ${effective.problems.map(({ message }) => message).join('; ')}` : '';
     let result: TagReconcileResult;
@@ -106,13 +123,27 @@ export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: Rate
       result = await reconcileTags({
         session,
         clusterName: cluster.spec.clusterName ?? cluster.metadata.name ?? '',
-        regions: [cluster.spec.region, ...(cluster.spec.tagging?.extraRegions ?? [])],
+        regions: regionsOf(cluster),
         effective,
         ...(previous.managedTags ? { managedTags: previous.managedTags } : {}),
         ...(cluster.spec.tagging?.removalPolicy ? { removalPolicy: cluster.spec.tagging.removalPolicy } : {}),
+        standingLayers: standing,
+        claim,
         limiters,
       });
     } catch (error) {
+      if (error instanceof ClusterNameClaimedError) {
+        // Nothing of what discovery found is told: those resources are another cluster's.
+        deps.metrics.setDrifted(key, 0);
+        const condition = outOfSync('ClusterNameClaimed', `${error.message}. ${error.hint ?? ''}`.trim());
+        return {
+          condition,
+          status: {},
+          events: [{ type: 'Warning', reason: 'ClusterNameClaimed', message: condition.message }],
+          transient: false,
+          claimRefused: true,
+        };
+      }
       log.warn('tag discovery failed', { error });
       const message = (error as Error).message;
       const condition =
@@ -124,6 +155,7 @@ export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: Rate
         status: previous,
         events: [{ type: 'Warning', reason: condition.reason, message }],
         transient: true,
+        claimRefused: false,
       };
     }
     const drifted = result.plan.resources.filter(
@@ -156,6 +188,7 @@ export function createTagSync(deps: { metrics: KeymasterMetrics; limiters?: Rate
       status: result.status,
       events,
       transient: result.failed.some(({ kind }) => kind !== 'AccessDenied'),
+      claimRefused: false,
     };
   };
 }

@@ -21,6 +21,7 @@ export interface RunFlags {
   watchNamespace: string | undefined;
   watchFilter: string | undefined;
   syncPeriodMs: number;
+  tagLayerGracePeriodMs: number;
   maxConcurrentReconciles: number;
   metricsBindAddress: { host: string; port: number } | undefined;
   healthProbeBindAddress: { host: string; port: number } | undefined;
@@ -47,6 +48,11 @@ export const RUN_FLAGS = {
     type: 'string',
     default: '10m',
     help: 'how often every object is reconciled again (Go duration: 30s, 10m, 1h)',
+  },
+  'tag-layer-grace-period': {
+    type: 'string',
+    default: '10m',
+    help: 'how old a tag policy or identity must be before removalPolicy: Delete removes the keys it dropped (a deleted or re-created one removes none)',
   },
   'max-concurrent-reconciles': { type: 'string', default: '10', help: 'AWSClusters reconciled at once' },
   'metrics-bind-address': { type: 'string', default: ':8080', help: 'address of /metrics; 0 turns it off' },
@@ -118,6 +124,10 @@ export function parseRunFlags(args: string[]): RunFlags {
       'is not a Go duration of at least 1s',
       'Write it like 30s, 10m or 1h.',
     );
+  const grace = values['tag-layer-grace-period'];
+  const tagLayerGracePeriodMs = parseDuration(grace);
+  if (tagLayerGracePeriodMs === undefined)
+    throw new FlagError('tag-layer-grace-period', grace, 'is not a Go duration', 'Write it like 0s, 10m or 1h.');
   const workers = Number(values['max-concurrent-reconciles']);
   if (!Number.isInteger(workers) || workers < 1) {
     throw new FlagError(
@@ -140,6 +150,7 @@ export function parseRunFlags(args: string[]): RunFlags {
     watchNamespace: values['watch-namespace'] || undefined,
     watchFilter: values['watch-filter'] || undefined,
     syncPeriodMs,
+    tagLayerGracePeriodMs,
     maxConcurrentReconciles: workers,
     metricsBindAddress: bind('metrics-bind-address'),
     healthProbeBindAddress: bind('health-probe-bind-address'),

@@ -1,24 +1,47 @@
 import { expect } from 'chai';
-import { ClusterNames } from '../../src/awscluster/cluster-names.js';
+import { ClusterNames, type Claimant } from '../../src/awscluster/cluster-names.js';
+
+const claimant = (key: string, accountId: string, regions = ['eu-west-1'], clusterName = 'prod'): Claimant => ({
+  key,
+  clusterName,
+  accountId,
+  regions,
+});
 
 describe('ClusterNames', () => {
-  it('finds clusters with one clusterName in one account, and lets them go', () => {
+  it('finds the rivals of a cluster: one clusterName, one account, a region in common', () => {
     const names = new ClusterNames();
-    expect(names.claim('a/prod', '111111111111', 'prod').others).to.deep.equal([]);
-    expect(names.claim('b/prod', '222222222222', 'prod').others, 'another account').to.deep.equal([]);
-    expect(names.claim('c/prod', '111111111111', 'prod').others).to.deep.equal(['a/prod']);
-    expect(names.claim('a/prod', '111111111111', 'prod').others).to.deep.equal(['c/prod']);
-    expect(names.release('c/prod')).to.deep.equal(['a/prod']);
-    expect(names.claim('a/prod', '111111111111', 'prod').others).to.deep.equal([]);
-    expect(names.claim('a/prod', '333333333333', 'prod').others, 'moved accounts').to.deep.equal([]);
-    expect(names.claim('d/prod', '111111111111', 'prod').others).to.deep.equal([]);
+    names.record(claimant('a/prod', '111111111111'));
+    names.record(claimant('b/prod', '222222222222'));
+    names.record(claimant('c/prod', '111111111111', ['us-east-1']));
+    names.record(claimant('d/prod', '111111111111', ['us-east-1', 'eu-west-1']));
+    names.record(claimant('e/dev', '111111111111', ['eu-west-1'], 'dev'));
+    const keys = (found: Claimant[]) => found.map(({ key }) => key);
+    expect(keys(names.rivals(claimant('a/prod', '111111111111')))).to.deep.equal(['d/prod']);
+    expect(keys(names.rivals(claimant('c/prod', '111111111111', ['us-east-1'])))).to.deep.equal(['d/prod']);
+    expect(names.release('d/prod')).to.deep.equal(['a/prod', 'b/prod', 'c/prod']);
+    expect(keys(names.rivals(claimant('a/prod', '111111111111')))).to.deep.equal([]);
   });
 
-  it('names the clusters a new claim affects, and none when the claim is unchanged', () => {
+  it('names the clusters a changed record affects, and none when it is unchanged', () => {
     const names = new ClusterNames();
-    names.claim('a/prod', '111111111111', 'prod');
-    expect(names.claim('b/prod', '111111111111', 'prod').affected, 'b joined a').to.deep.equal(['a/prod']);
-    expect(names.claim('b/prod', '111111111111', 'prod').affected, 'steady').to.deep.equal([]);
-    expect(names.claim('b/prod', '222222222222', 'prod').affected, 'b left a').to.deep.equal(['a/prod']);
+    names.record(claimant('a/prod', '111111111111'));
+    expect(names.record(claimant('b/prod', '111111111111')), 'b joined').to.deep.equal(['a/prod']);
+    expect(names.record(claimant('b/prod', '111111111111')), 'steady').to.deep.equal([]);
+    expect(names.record(claimant('b/prod', '222222222222')), 'b moved accounts').to.deep.equal(['a/prod']);
+    expect(names.refuse('b/prod', 'prod'), 'b refused').to.deep.equal(['a/prod']);
+    expect(names.refuse('b/prod', 'prod'), 'still refused').to.deep.equal([]);
+  });
+
+  it('tells which clusters this process has checked, resolved or refused', () => {
+    const names = new ClusterNames();
+    expect(names.checked('a/prod')).to.equal(false);
+    names.refuse('a/prod', 'prod');
+    expect(names.checked('a/prod')).to.equal(true);
+    expect(names.rivals(claimant('b/prod', '111111111111')), 'a refused claims nothing').to.deep.equal([]);
+    names.record(claimant('a/prod', '111111111111'));
+    expect(names.rivals(claimant('b/prod', '111111111111')).map(({ key }) => key)).to.deep.equal(['a/prod']);
+    names.release('a/prod');
+    expect(names.checked('a/prod')).to.equal(false);
   });
 });

@@ -1,4 +1,10 @@
-import { API_VERSION, type AWSClusterControllerIdentity, type AWSClusterStaticIdentity } from '@keymaster/api';
+import {
+  API_VERSION,
+  type AWSCluster,
+  type AWSClusterControllerIdentity,
+  type AWSClusterStaticIdentity,
+} from '@keymaster/api';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { CLUSTER_FINALIZER } from '../../src/awscluster/reconciler.js';
 import { IDENTITY_FINALIZER } from '../../src/identity/reconciler.js';
@@ -109,6 +115,7 @@ describe('the controller, in-process, against both emulators', function () {
         namespace('team-a'),
         namespace('team-b'),
         tenantSecret,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'holder', namespace: 'keymaster-system' } },
         staticIdentity,
         cluster('team-a', 'prod', { identityRef: STATIC_REF }),
         cluster('team-b', 'prod', { identityRef: STATIC_REF }),
@@ -117,16 +124,22 @@ describe('the controller, in-process, against both emulators', function () {
     });
     after(() => platform.stop());
 
-    it('warns both clusters that use one clusterName in one account, naming the other', async () => {
-      const [a, b] = await eventually(async () => {
-        const found = await Promise.all([platform.cluster('team-a', 'prod'), platform.cluster('team-b', 'prod')]);
-        for (const item of found) expect(condition(item, 'ClusterNameUnique')?.status).to.equal('False');
-        return found;
+    it('lets the older of two clusters with one clusterName in one account own it; the other writes nothing', async () => {
+      const found = await eventually(async () => {
+        const both = await Promise.all([platform.cluster('team-a', 'prod'), platform.cluster('team-b', 'prod')]);
+        for (const item of both) expect(condition(item, 'ClusterNameUnique')?.status).to.equal('False');
+        return both;
       });
-      expect(condition(a, 'ClusterNameUnique')).to.include({ reason: 'DuplicateClusterName' });
-      expect(condition(a, 'ClusterNameUnique')?.message).to.include('team-b/prod').and.include('222222222222');
-      expect(condition(b, 'ClusterNameUnique')?.message).to.include('team-a/prod');
-      expect(condition(a, 'Ready')?.status, 'a warning, not a failure').to.equal('True');
+      // Created within one second, so the UID may decide: the claim's order is creationTimestamp, then UID.
+      const age = (item: AWSCluster) => `${item.metadata.creationTimestamp}\0${item.metadata.uid}`;
+      const [owner, refused] = age(found[0]) < age(found[1]) ? found : [found[1], found[0]];
+      expect(condition(owner, 'ClusterNameUnique')).to.include({ reason: 'DuplicateClusterName' });
+      expect(condition(owner, 'ClusterNameUnique')?.message).to.include('222222222222').and.not.include('team-');
+      expect(condition(owner, 'Ready')?.status, 'the owner stays Ready').to.equal('True');
+      expect(condition(refused, 'ClusterNameUnique')).to.include({ reason: 'ClusterNameClaimed' });
+      expect(condition(refused, 'Ready')).to.include({ status: 'False', reason: 'ClusterNameClaimed' });
+      expect(condition(refused, 'ClusterNameUnique')?.message).to.not.include('team-');
+      expect(refused.status?.tagging, "nothing of the owner's resources is told").to.deep.equal({});
     });
 
     it('clears the warning on the survivor when the other is deleted', async () => {
@@ -146,17 +159,30 @@ describe('the controller, in-process, against both emulators', function () {
       expect(condition(quiet, 'Ready')).to.include({ status: 'False', reason: 'TaggingPaused' });
     });
 
-    it('makes the static identity an owner of its Secret, for clusterctl move', async () => {
-      const identity = await platform.get<AWSClusterStaticIdentity>('awsclusterstaticidentities', 'tenant-a');
-      await eventually(async () => {
-        const secret = await platform.core.readNamespacedSecret({
-          namespace: 'keymaster-system',
-          name: 'tenant-a-keys',
-        });
-        expect(secret.metadata?.ownerReferences?.map(({ kind, name, uid }) => ({ kind, name, uid }))).to.deep.equal([
-          { kind: 'AWSClusterStaticIdentity', name: 'tenant-a', uid: identity.metadata.uid },
-        ]);
+    it('sets no ownerReference on the Secret, and removes the one earlier releases set, keeping the others', async () => {
+      const identity = await eventually(async () => {
+        const found = await platform.get<AWSClusterStaticIdentity>('awsclusterstaticidentities', 'tenant-a');
+        expect(found.metadata.finalizers).to.deep.equal([IDENTITY_FINALIZER]);
+        return found;
       });
+      const secretKey = { namespace: 'keymaster-system', name: 'tenant-a-keys' };
+      expect((await platform.core.readNamespacedSecret(secretKey)).metadata?.ownerReferences).to.equal(undefined);
+      const holder = await platform.core.readNamespacedConfigMap({ namespace: 'keymaster-system', name: 'holder' });
+      const theirs = { apiVersion: 'v1', kind: 'ConfigMap', name: 'holder', uid: holder.metadata!.uid! };
+      // What releases before this one wrote, for clusterctl move: the identity as the Secret's owner.
+      const legacy = {
+        apiVersion: API_VERSION,
+        kind: 'AWSClusterStaticIdentity',
+        name: 'tenant-a',
+        uid: identity.metadata.uid!,
+      };
+      await platform.core.patchNamespacedSecret(
+        { ...secretKey, body: { metadata: { ownerReferences: [legacy, theirs] } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await eventually(async () =>
+        expect((await platform.core.readNamespacedSecret(secretKey)).metadata?.ownerReferences).to.deep.equal([theirs]),
+      );
     });
 
     it('keeps an identity in use from being deleted until its clusters are gone', async () => {
@@ -180,6 +206,8 @@ describe('the controller, in-process, against both emulators', function () {
       await platform.objects.delete(cluster('team-b', 'prod'));
       await platform.objects.delete(cluster('team-b', 'quiet'));
       await gone(() => platform.get('awsclusterstaticidentities', 'tenant-a'));
+      const secret = await platform.core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-keys' });
+      expect(secret.data, 'the keys outlive the identity').to.have.keys('AccessKeyID', 'SecretAccessKey');
     });
   });
 });
