@@ -40,16 +40,20 @@ export const findCondition = (
 const READY_INPUTS: ConditionType[] = ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'];
 
 /**
- * Ready sums up the others: True when every input is True, else the first input that is not, with
- * its reason and message (ClusterNameUnique is a warning and does not make a cluster unready).
+ * Ready sums up the others: True when every input is True; else False with the reason and message of
+ * the first input that is False (a definite failure, even after an input that is Unknown, so that
+ * `kubectl wait --for=condition=Ready=false` works); else Unknown with the first one not known yet.
+ * ClusterNameUnique is a warning and does not make a cluster unready.
  */
 export function readyCondition(conditions: readonly Condition[]): ConditionUpdate {
-  for (const type of READY_INPUTS) {
-    const condition = findCondition(conditions, type);
+  const inputs = READY_INPUTS.map((type) => ({ type, condition: findCondition(conditions, type) }));
+  const failed = inputs.find(({ condition }) => condition?.status === 'False')?.condition;
+  if (failed) return { type: 'Ready', status: 'False', reason: failed.reason, message: failed.message };
+  for (const { type, condition } of inputs) {
     if (!condition)
       return { type: 'Ready', status: 'Unknown', reason: 'Reconciling', message: `${type} is not known yet` };
     if (condition.status !== 'True')
-      return { type: 'Ready', status: condition.status, reason: condition.reason, message: condition.message };
+      return { type: 'Ready', status: 'Unknown', reason: condition.reason, message: condition.message };
   }
   return { type: 'Ready', status: 'True', reason: 'Ready', message: 'Credentials resolved and tags in sync' };
 }

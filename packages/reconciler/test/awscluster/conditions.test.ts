@@ -1,6 +1,6 @@
 import type { Condition } from '@keymaster/api';
 import { expect } from 'chai';
-import { readyCondition, setCondition } from '../../src/awscluster/conditions.js';
+import { readyCondition, setCondition, type ConditionType } from '../../src/awscluster/conditions.js';
 
 describe('conditions', () => {
   const allowed = {
@@ -51,6 +51,27 @@ describe('conditions', () => {
       status: 'False',
       reason: 'TagLimitExceeded',
       message: '51 tags',
+    });
+  });
+
+  it('Ready is False when any input is False, even after one that is Unknown, and Unknown only while nothing failed', () => {
+    const update = (type: ConditionType, status: 'True' | 'False' | 'Unknown', reason: string) =>
+      ({ type, status, reason, message: `${type} ${reason}` }) as const;
+    let conditions = [
+      update('PrincipalUsageAllowed', 'Unknown', 'IdentityNotFound'),
+      update('PrincipalCredentialRetrieved', 'False', 'IdentityNotFound'),
+      update('TagsInSync', 'Unknown', 'CredentialsUnavailable'),
+    ].reduce<Condition[]>((set, item) => setCondition(set, item, 1, 't'), []);
+    expect(readyCondition(conditions)).to.deep.equal({
+      type: 'Ready',
+      status: 'False',
+      reason: 'IdentityNotFound',
+      message: 'PrincipalCredentialRetrieved IdentityNotFound',
+    });
+    conditions = setCondition(conditions, update('PrincipalCredentialRetrieved', 'Unknown', 'NotAttempted'), 1, 't');
+    expect(readyCondition(conditions), 'nothing definite yet').to.deep.include({
+      status: 'Unknown',
+      reason: 'IdentityNotFound',
     });
   });
 });

@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import {
   AwsCredentialError,
+  ChainTooDeepError,
   IdentityCycleError,
   IdentityNotFoundError,
   NamespaceNotAllowedError,
   SecretInvalidError,
   SecretNotFoundError,
 } from '@keymaster/identity';
+import { readyCondition, setCondition, type ConditionUpdate } from '../../src/awscluster/conditions.js';
 import { identityVerdict } from '../../src/awscluster/identity-conditions.js';
 
 const link = { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' };
@@ -56,6 +58,13 @@ describe('identityVerdict', () => {
       false,
     ],
     [
+      'chain too deep',
+      new ChainTooDeepError([link, link, link, link, link], 5),
+      'Unknown/IdentityChainInvalid',
+      'False/IdentityChainInvalid',
+      false,
+    ],
+    [
       'AssumeRole denied',
       new AwsCredentialError(link, 'sts:AssumeRole', 'AccessDenied', 'no', 'fix the trust policy'),
       'True/PrincipalUsageAllowed',
@@ -85,6 +94,34 @@ describe('identityVerdict', () => {
       expect(verdict.transient).to.equal(transient);
     });
   }
+
+  describe('Ready, as the reconcile sums up a failed resolve', () => {
+    // What the reconcile sets when resolving fails: both verdicts, and tags not checked.
+    const ready = (error: unknown) => {
+      const verdict = identityVerdict(error);
+      const unchecked: ConditionUpdate = {
+        type: 'TagsInSync',
+        status: 'Unknown',
+        reason: 'CredentialsUnavailable',
+        message: 'Tags are not checked without credentials',
+      };
+      const conditions = [verdict.allowed, verdict.retrieved, unchecked].reduce(
+        (set, update) => setCondition(set, update, 1, 't'),
+        setCondition([], unchecked, 1, 't'),
+      );
+      return readyCondition(conditions);
+    };
+    for (const [description, error, allowed, retrieved] of cases) {
+      // The first False of the two, as `kubectl wait --for=condition=Ready=false` needs.
+      const expected = allowed.startsWith('False/') ? allowed : retrieved;
+      it(`is ${expected} for ${description}`, () => {
+        const condition = ready(error);
+        expect(`${condition.status}/${condition.reason}`).to.equal(expected);
+        const failed = identityVerdict(error);
+        expect(condition.message).to.equal((allowed.startsWith('False/') ? failed.allowed : failed.retrieved).message);
+      });
+    }
+  });
 
   it('puts the error and its hint in the message', () => {
     const verdict = identityVerdict(new NamespaceNotAllowedError(link, 'tenant-c', 0));
