@@ -1,12 +1,20 @@
-import { formatCause, validateObject, type IdentityKind, type IdentityReference } from '@keymaster/api';
+import {
+  formatCause,
+  validateObject,
+  type IdentityKind,
+  type IdentityLink,
+  type IdentityReference,
+} from '@keymaster/api';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   ChainTooDeepError,
   IdentityCycleError,
+  IdentityError,
   IdentityNotFoundError,
   InvalidIdentityError,
   NamespaceNotAllowedError,
   SecretNotFoundError,
+  type LinkName,
 } from './errors.js';
 import { namespaceAllowed } from './namespaces.js';
 import { credentialsFromSecret } from './secret.js';
@@ -45,20 +53,49 @@ export interface ChainRequest {
   maxLinks?: number;
 }
 
+/** A link as status shows it: kind, name and, for role identities, the role. */
+export const identityLink = ({ kind, name, identity }: ChainLink): IdentityLink => ({
+  kind,
+  name,
+  ...(identity.kind === 'AWSClusterRoleIdentity' ? { roleARN: identity.spec.roleARN } : {}),
+});
+
 /**
  * Walks an identityRef through its sources, the cluster's own identity first and the root last,
  * checking on the way every link's existence, schema and allowedNamespaces, and reading static keys.
  * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
- * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up.
+ * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up. A
+ * refusal carries the chain as far as it was checked (`IdentityError.chain`).
  */
 export async function resolveChain(
   store: IdentityStore,
   request: ChainRequest,
   touched = new Set<string>(),
 ): Promise<ChainLink[]> {
+  const links: ChainLink[] = [];
+  try {
+    return await walkChain(store, request, touched, links);
+  } catch (error) {
+    if (error instanceof IdentityError) error.chain = checkedChain(links, error.link);
+    throw error;
+  }
+}
+
+/** The links that allowed the namespace, then the one at fault unless it is one of them. */
+function checkedChain(links: readonly ChainLink[], atFault: LinkName | undefined): IdentityLink[] {
+  const walked = links.map(identityLink);
+  if (!atFault || links.some(({ kind, name }) => kind === atFault.kind && name === atFault.name)) return walked;
+  return [...walked, { kind: atFault.kind, name: atFault.name }];
+}
+
+async function walkChain(
+  store: IdentityStore,
+  request: ChainRequest,
+  touched: Set<string>,
+  links: ChainLink[],
+): Promise<ChainLink[]> {
   const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
   const namespace = (await store.getNamespace(request.namespace)) ?? { name: request.namespace, labels: {} };
-  const links: ChainLink[] = [];
   let ref = request.identityRef ?? CONTROLLER_IDENTITY;
   let referencedBy = `AWSClusters in namespace ${request.namespace}`;
   for (;;) {

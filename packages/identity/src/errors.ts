@@ -1,4 +1,4 @@
-import { displayText, KeymasterError } from '@keymaster/api';
+import { displayText, KeymasterError, type IdentityLink } from '@keymaster/api';
 
 /** Which identity in a chain, for messages: `AWSClusterRoleIdentity/tenant-b`. */
 export interface LinkName {
@@ -16,6 +16,11 @@ export class IdentityError extends KeymasterError {
   readonly link: LinkName | undefined;
   /** `Kind/name` of every identity and `Secret/name` the failed resolve read or looked for. */
   dependsOn: string[] = [];
+  /**
+   * The chain as far as the failed resolve checked it, the cluster's own identity first: the links
+   * that allowed the namespace, then the one at fault (missing, refusing, invalid) by kind and name.
+   */
+  chain: IdentityLink[] = [];
 
   constructor(
     code: `ERR_KEYMASTER_${string}`,

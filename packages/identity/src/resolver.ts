@@ -4,7 +4,7 @@ import type { IdentityLink, IdentityReference } from '@keymaster/api';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { LRUCache } from 'lru-cache';
 import { credentialKey } from './cache-key.js';
-import { resolveChain, type ChainLink } from './chain.js';
+import { identityLink, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { fromAssumeRole, fromController, fromStaticKeys, type CredentialSource } from './credential-sources.js';
 import { AwsCredentialError, IdentityError } from './errors.js';
@@ -129,20 +129,21 @@ export class IdentityResolver {
       },
       touched,
     );
+    const chain = links.map(identityLink);
     let set: CredentialSet | undefined;
     for (const link of links.toReversed()) set = this.#credentialSet(link, set);
     const session = set!;
-    const { accountId, principalArn } = await this.#callerIdentity(session);
+    const { accountId, principalArn } = await this.#callerIdentity(session).catch((error: unknown) => {
+      // AWS refused the chain: every link of it was checked.
+      if (error instanceof IdentityError) error.chain = chain;
+      throw error;
+    });
     return {
       key: session.key,
       dependsOn: [...touched],
       accountId,
       principalArn,
-      chain: links.map(({ kind, name, identity }) => ({
-        kind,
-        name,
-        ...(identity.kind === 'AWSClusterRoleIdentity' ? { roleARN: identity.spec.roleARN } : {}),
-      })),
+      chain,
       credentials: session.credentials.provider,
       renewedAt: () => session.credentials.renewedAt,
       client: (Client, region = request.region) => this.#client(session, Client, region),

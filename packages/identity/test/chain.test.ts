@@ -4,6 +4,7 @@ import {
   chainDependencies,
   ChainTooDeepError,
   IdentityCycleError,
+  IdentityError,
   IdentityNotFoundError,
   InvalidIdentityError,
   NamespaceNotAllowedError,
@@ -129,6 +130,52 @@ describe('resolveChain', () => {
     const error = await failure(store, request('r'));
     expect(error).to.be.instanceOf(InvalidIdentityError).with.property('code', 'ERR_KEYMASTER_IDENTITY_INVALID');
     expect(error.message).to.match(/spec\.durationSeconds: .*at most 3600 when sourceIdentityRef is a role/);
+  });
+});
+
+describe('the chain a refused resolve checked', () => {
+  const arn = (name: string) => `arn:aws:iam::111111111111:role/${name}`;
+  const chainOf = async (store: IdentityStore, name = 'r') => {
+    const error = await failure(store, request(name));
+    expect(error).to.be.instanceOf(IdentityError);
+    return (error as IdentityError).chain;
+  };
+
+  it("holds the links walked and the missing one, the cluster's own identity first", async () => {
+    expect(await chainOf(memoryStore([role('r')]).store)).to.deep.equal([
+      { kind: ROLE, name: 'r', roleARN: arn('r') },
+      { kind: 'AWSClusterControllerIdentity', name: 'default' },
+    ]);
+  });
+
+  it('holds the link that refused the namespace, with those before it, and no role ARN the namespace may not use', async () => {
+    const store = memoryStore([
+      controller(),
+      role('hub', { allowedNamespaces: { list: ['other'] } }),
+      role('r', { sourceIdentityRef: { kind: ROLE, name: 'hub' } }),
+    ]).store;
+    expect(await chainOf(store)).to.deep.equal([
+      { kind: ROLE, name: 'r', roleARN: arn('r') },
+      { kind: ROLE, name: 'hub' },
+    ]);
+  });
+
+  it('holds an identity breaking its schema without the fields it breaks', async () => {
+    const store = memoryStore([controller(), role('r', { roleARN: 'not-an-arn' })]).store;
+    expect(await chainOf(store)).to.deep.equal([{ kind: ROLE, name: 'r' }]);
+  });
+
+  it('holds every link of a cycle once, and the links of a chain too deep', async () => {
+    const cycle = memoryStore([
+      role('a', { sourceIdentityRef: { kind: ROLE, name: 'b' } }),
+      role('b', { sourceIdentityRef: { kind: ROLE, name: 'a' } }),
+    ]).store;
+    expect((await chainOf(cycle, 'a')).map(({ name }) => name)).to.deep.equal(['a', 'b']);
+    const roles = Array.from({ length: 6 }, (_, i) =>
+      role(`r${i}`, i < 5 ? { sourceIdentityRef: { kind: ROLE, name: `r${i + 1}` } } : {}),
+    );
+    const deep = memoryStore([controller(), ...roles]).store;
+    expect((await chainOf(deep, 'r0')).map(({ name }) => name)).to.deep.equal(['r0', 'r1', 'r2', 'r3', 'r4']);
   });
 });
 

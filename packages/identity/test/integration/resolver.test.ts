@@ -1,6 +1,6 @@
 import { GetResourcesCommand, ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import { expect } from 'chai';
-import { IdentityResolver, refreshWindowMs, type IdentitySession } from '../../src/index.js';
+import { IdentityResolver, refreshWindowMs, type IdentityError, type IdentitySession } from '../../src/index.js';
 import { keys } from '../fixtures.js';
 import { startHarness, type Harness } from './harness.js';
 import {
@@ -293,6 +293,14 @@ describe('IdentityResolver against the aws-emulator', function () {
       expect(error.message).to.match(/^sts:AssumeRole for AWSClusterRoleIdentity\/tenant-b failed: AccessDenied/);
       expect(h.aws.calls.summary().errors).to.deep.equal({ 'sts:AssumeRole': { AccessDenied: 1 } });
       expect(h.calls('sts:GetCallerIdentity')).to.equal(0);
+      expect(
+        (error as unknown as IdentityError).chain.map(({ kind, name }) => `${kind}/${name}`),
+        'the whole chain was checked',
+      ).to.deep.equal([
+        'AWSClusterRoleIdentity/tenant-b',
+        'AWSClusterRoleIdentity/keymaster-hub',
+        'AWSClusterControllerIdentity/default',
+      ]);
     });
 
     const noCalls: [

@@ -1,3 +1,4 @@
+import type { IdentityLink } from '@keymaster/api';
 import {
   AwsCredentialError,
   IdentityError,
@@ -13,6 +14,12 @@ export interface IdentityVerdict {
   retrieved: ConditionUpdate;
   /** Whether trying again later may help without anyone changing anything (AWS or network trouble). */
   transient: boolean;
+}
+
+/** A failed resolve's verdict, with what status.identityChain shows of it. */
+export interface IdentityRefusal extends IdentityVerdict {
+  /** The chain as far as it was checked (`IdentityError.chain`); empty when nothing was. */
+  chain: IdentityLink[];
 }
 
 const explain = (error: Error) =>
@@ -35,8 +42,12 @@ export const IDENTITY_OK: IdentityVerdict = {
 };
 
 /** The two identity conditions for a failed resolve, with reasons that name the failure. */
-export function identityVerdict(error: unknown): IdentityVerdict {
+export function identityVerdict(error: unknown): IdentityRefusal {
   const failure = error instanceof Error ? error : new Error(String(error));
+  return { ...conditionsFor(failure), chain: failure instanceof IdentityError ? failure.chain : [] };
+}
+
+function conditionsFor(failure: Error): IdentityVerdict {
   const message = explain(failure);
   const retrieved = (reason: string): ConditionUpdate => ({
     type: 'PrincipalCredentialRetrieved',

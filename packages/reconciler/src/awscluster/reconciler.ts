@@ -119,6 +119,10 @@ export class AWSClusterReconciler {
         reason: 'CredentialsUnavailable',
         message: 'Tags are not checked without credentials',
       });
+      // Status claims no principal the cluster does not use now, and shows the chain that was checked.
+      delete status.accountID;
+      delete status.principalARN;
+      status.identityChain = verdict.chain;
       transient = verdict.transient;
       sessions.release(key);
       for (const other of this.deps.clusterNames.refuse(key, clusterNameOf(cluster))) this.deps.enqueue(other);

@@ -123,6 +123,13 @@ describe('identityVerdict', () => {
     }
   });
 
+  it('carries the chain the refusal checked, for status.identityChain; none for other failures', () => {
+    const refused = new NamespaceNotAllowedError(link, 'tenant-c', 0);
+    refused.chain = [{ kind: link.kind, name: link.name }];
+    expect(identityVerdict(refused).chain).to.deep.equal([{ kind: link.kind, name: link.name }]);
+    expect(identityVerdict(new Error('ECONNREFUSED')).chain).to.deep.equal([]);
+  });
+
   it('puts the error and its hint in the message', () => {
     const verdict = identityVerdict(new NamespaceNotAllowedError(link, 'tenant-c', 0));
     expect(verdict.allowed.message).to.match(
