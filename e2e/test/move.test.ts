@@ -12,7 +12,7 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { clusterctlMove } from './support/clusterctl-move.js';
+import { MOVE_LABEL, clusterctlMove } from './support/clusterctl-move.js';
 import { eventually } from './support/eventually.js';
 import { clusterKey, type Kube } from './support/kube.js';
 import { ManagementCluster } from './support/management-cluster.js';
@@ -35,6 +35,18 @@ const TENANT_B = '333333333333';
 const TENANT_A_KEY = accessKey('move/tenant-a');
 const EXTERNAL_ID = 'move-tenant-b-external-id';
 const PAUSED = 'cluster.x-k8s.io/paused';
+const API_VERSION = 'infrastructure.keymaster.dev/v1beta1';
+const TENANT_A_SECRET = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'tenant-a-keys', namespace: CONTROLLER_NAMESPACE },
+};
+/** What clusterctl does not move: the target is prepared with them (docs/operations.md). */
+const NAMESPACES = [
+  namespace('tenant-a', { 'keymaster.dev/tenant': 'tenant-a' }),
+  namespace('tenant-b', { 'keymaster.dev/tenant': 'tenant-b' }),
+];
+const POLICY = tagPolicy([{ key: 'platform-managed', value: 'true', overridePolicy: 'Deny' }]);
 
 const CLUSTERS = [
   { namespace: 'tenant-a', name: 'a-1', account: TENANT_A, region: 'us-west-2', ref: staticRef('tenant-a') },
@@ -80,9 +92,8 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
         ],
       },
       objects: [
-        namespace('tenant-a', { 'keymaster.dev/tenant': 'tenant-a' }),
-        namespace('tenant-b', { 'keymaster.dev/tenant': 'tenant-b' }),
-        tagPolicy([{ key: 'platform-managed', value: 'true', overridePolicy: 'Deny' }]),
+        ...NAMESPACES,
+        POLICY,
         controllerIdentity({ list: ['tenant-b'] }),
         keysSecret('tenant-a-keys', TENANT_A_KEY),
         staticIdentity('tenant-a', 'tenant-a-keys', { list: ['tenant-a'] }, [{ key: 'tenant', value: 'a' }]),
@@ -118,12 +129,12 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
     await stopScenarios();
   });
 
-  it('moves identities, Secrets and clusters; the target rebuilds every status with zero tag writes', async function () {
+  it('moves identities, the Secret ops labelled and the clusters; the target rebuilds every status with zero tag writes', async function () {
     const { kube, aws, controller } = scenario;
     const before = await statuses(kube);
     const uids = new Map((await kube.clusters()).map(({ metadata }) => [metadata.name, metadata.uid]));
 
-    // clusterctl pauses the clusters first; the source controller then leaves them alone.
+    // Keymaster's AWSClusters have no Cluster API Cluster for clusterctl to pause: ops pause them.
     for (const { namespace: ns, name } of CLUSTERS)
       await kube.patch(clusterKey(ns, name), { metadata: { annotations: { [PAUSED]: 'true' } } });
     await eventually(() => {
@@ -132,8 +143,14 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
     });
     aws.emulator.calls.reset();
 
-    target = await ManagementCluster.start();
-    await clusterctlMove(kube, target.kube, ['tenant-a', 'tenant-b']);
+    target = await ManagementCluster.start([...NAMESPACES, POLICY]);
+    // Keymaster never writes a Secret: ops label the ones clusterctl should carry, then move the
+    // controller's namespace (where clusterctl finds them) before the tenants' namespaces.
+    await kube.patch(TENANT_A_SECRET, { metadata: { labels: { [MOVE_LABEL]: '' } } });
+    for (const ns of [CONTROLLER_NAMESPACE, 'tenant-a', 'tenant-b']) await clusterctlMove(kube, target.kube, ns);
+    expect(await kube.clusters(), 'clusterctl deletes what it moved from the source').to.be.empty;
+    expect(await kube.list(API_VERSION, 'AWSClusterStaticIdentity'), 'identities are copied').to.have.length(1);
+
     const successor = await target.startController({ awsUrl: aws.emulator.url, syncPeriod: '2s' });
     expect(await controller.stop('SIGTERM')).to.deep.equal({ code: 0, signal: null });
     for (const { namespace: ns, name } of CLUSTERS)
@@ -147,20 +164,29 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
     expect(successor.logs.filter(({ level }) => level === 'error')).to.be.empty;
   });
 
-  it('leaves the target in charge: Secrets owned by the new identities, identities in use, drift set back', async function () {
+  it('leaves the target in charge: the Secret as ops left it, identities in use, drift set back', async function () {
     const kube = target!.kube;
     const identity = await kube.identity<AWSClusterStaticIdentity>('AWSClusterStaticIdentity', 'tenant-a');
-    const secret = await kube.read<V1Secret>({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'tenant-a-keys', namespace: CONTROLLER_NAMESPACE },
-    });
-    expect(secret.metadata?.ownerReferences?.map(({ uid }) => uid)).to.deep.equal([identity.metadata.uid]);
+    const secret = await kube.read<V1Secret>(TENANT_A_SECRET);
+    expect(secret.metadata?.ownerReferences ?? [], 'no owner: nothing deletes it with the identity').to.be.empty;
+    expect(secret.metadata?.labels).to.deep.equal({ [MOVE_LABEL]: '' });
     expect(identity.metadata.finalizers).to.include('identity.infrastructure.keymaster.dev/in-use');
 
     const [resource] = CLUSTERS[2]!.resources;
     const { aws } = scenario;
     await aws.setTags(resource!.arn, { ...aws.tags(resource!.arn), team: 'edited-by-hand' });
     await eventually(() => expect(aws.tags(resource!.arn)).to.include({ team: 'b-1' }));
+  });
+
+  it('keeps the keys when the static identity is deleted: the Secret outlives it', async function () {
+    const kube = target!.kube;
+    for (const { namespace: ns, name } of CLUSTERS.filter(({ namespace: ns }) => ns === 'tenant-a'))
+      await kube.delete(clusterKey(ns, name));
+    await kube.delete({ apiVersion: API_VERSION, kind: 'AWSClusterStaticIdentity', metadata: { name: 'tenant-a' } });
+    await eventually(
+      async () => expect(await kube.list(API_VERSION, 'AWSClusterStaticIdentity'), 'the identity is gone').to.be.empty,
+    );
+    const secret = await kube.read<V1Secret>(TENANT_A_SECRET);
+    expect(secret.data).to.have.keys('AccessKeyID', 'SecretAccessKey');
   });
 });

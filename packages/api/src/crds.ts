@@ -55,7 +55,7 @@ export function customResourceDefinition(definition: KindDefinition): CustomReso
       name: `${definition.plural}.${GROUP}`,
       labels: {
         'clusterctl.cluster.x-k8s.io': '',
-        ...(definition.moveHierarchy ? { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' } : {}),
+        ...(definition.clusterctlMove ? { [`clusterctl.cluster.x-k8s.io/${definition.clusterctlMove}`]: '' } : {}),
       },
     },
     spec: {

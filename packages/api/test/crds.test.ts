@@ -23,14 +23,23 @@ describe('CRDs', () => {
     }
   });
 
-  it('labels every CRD for clusterctl, and the identity kinds as a move hierarchy', () => {
-    for (const crd of crds) {
-      expect(crd.metadata.labels['clusterctl.cluster.x-k8s.io']).to.equal('');
-      const identity = crd.spec.names.kind.endsWith('Identity');
-      expect('clusterctl.cluster.x-k8s.io/move-hierarchy' in crd.metadata.labels, crd.spec.names.kind).to.equal(
-        identity,
-      );
-    }
+  it('labels every CRD for clusterctl: identities move as a hierarchy, AWSClusters with their namespace', () => {
+    const moves = Object.fromEntries(
+      crds.map((crd) => {
+        expect(crd.metadata.labels['clusterctl.cluster.x-k8s.io']).to.equal('');
+        const labels = Object.entries(crd.metadata.labels).filter(([label]) =>
+          label.startsWith('clusterctl.cluster.x-k8s.io/'),
+        );
+        return [crd.spec.names.kind, Object.fromEntries(labels)];
+      }),
+    );
+    expect(moves).to.deep.equal({
+      AWSCluster: { 'clusterctl.cluster.x-k8s.io/move': '' },
+      AWSClusterControllerIdentity: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
+      AWSClusterStaticIdentity: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
+      AWSClusterRoleIdentity: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
+      AWSTagPolicy: {},
+    });
   });
 
   it('is structural: every node has a type, and every field a description for kubectl explain', () => {
@@ -54,6 +63,23 @@ describe('CRDs', () => {
         if (node.enum && node.default !== undefined) expect(node.enum, path).to.include(node.default);
       }
     }
+  });
+
+  it("points every rule's fieldPath at a field its schema declares, as kube-apiserver requires of a CRD", () => {
+    let checked = 0;
+    for (const crd of crds) {
+      for (const [path, node] of nodes(crd.spec.versions[0]!.schema.openAPIV3Schema)) {
+        for (const { fieldPath } of node['x-kubernetes-validations'] ?? []) {
+          if (fieldPath === undefined) continue;
+          let target: JSONSchemaProps | undefined = node;
+          for (const name of fieldPath.split('.').slice(1))
+            target = target?.properties ? target.properties[name] : target?.additionalProperties;
+          expect(target, `${crd.spec.names.kind} ${path} fieldPath ${fieldPath}`).to.exist;
+          checked++;
+        }
+      }
+    }
+    expect(checked).to.be.greaterThan(0);
   });
 
   it('shows the columns an operator wants at a glance', () => {

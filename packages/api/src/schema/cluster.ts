@@ -176,5 +176,6 @@ export const awsCluster: KindDefinition = {
     },
     AGE_COLUMN,
   ],
-  moveHierarchy: false,
+  // Keymaster's AWSClusters have no Cluster API Cluster above them: they move with their namespace.
+  clusterctlMove: 'move',
 };

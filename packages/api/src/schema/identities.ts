@@ -66,7 +66,7 @@ export const controllerIdentity: KindDefinition = {
     },
   ],
   printerColumns: [...identityColumns, AGE_COLUMN],
-  moveHierarchy: true,
+  clusterctlMove: 'move-hierarchy',
 };
 
 export const staticIdentity: KindDefinition = {
@@ -105,7 +105,7 @@ export const staticIdentity: KindDefinition = {
     ...identityColumns,
     AGE_COLUMN,
   ],
-  moveHierarchy: true,
+  clusterctlMove: 'move-hierarchy',
 };
 
 const chainedDurationRule = {
@@ -201,5 +201,5 @@ export const roleIdentity: KindDefinition = {
     ...identityColumns,
     AGE_COLUMN,
   ],
-  moveHierarchy: true,
+  clusterctlMove: 'move-hierarchy',
 };

@@ -23,8 +23,12 @@ export interface KindDefinition {
   /** CEL rules on the whole object (they may read metadata.name). */
   rules?: ValidationRule[];
   printerColumns: PrinterColumn[];
-  /** Identities move with clusterctl as a hierarchy. */
-  moveHierarchy: boolean;
+  /**
+   * How `clusterctl move` takes the kind's objects (the CRD's label): `move`, every object of the
+   * moved namespace; `move-hierarchy`, every object and what it owns; absent, only objects in a
+   * Cluster API Cluster's ownerReference hierarchy.
+   */
+  clusterctlMove?: 'move' | 'move-hierarchy';
 }
 
 export const AGE_COLUMN: PrinterColumn = {

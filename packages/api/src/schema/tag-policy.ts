@@ -30,5 +30,4 @@ export const tagPolicy: KindDefinition = {
     },
   ],
   printerColumns: [AGE_COLUMN],
-  moveHierarchy: false,
 };

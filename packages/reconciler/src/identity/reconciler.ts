@@ -8,6 +8,7 @@ import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
 import { dependentClusters } from './dependents.js';
+import { withoutLegacyOwner } from './legacy-owner.js';
 
 /** Held while any AWSCluster's chain reaches the identity: deleting it then waits for those clusters. */
 export const IDENTITY_FINALIZER = 'identity.infrastructure.keymaster.dev/in-use';
@@ -22,7 +23,7 @@ export interface IdentityReconcilerDeps {
   logger: Logger;
 }
 
-/** The reconcile of one identity kind: in-use protection, the static Secret's owner, status. */
+/** The reconcile of one identity kind: in-use protection, status, and static identities' Secrets freed of earlier releases' owner. */
 export class IdentityReconciler {
   constructor(
     private readonly kind: IdentityKind,
@@ -34,6 +35,7 @@ export class IdentityReconciler {
     const identity = caches.identity(this.kind, request.name);
     if (!identity) return undefined;
     const id = `${this.kind}/${request.name}`;
+    if (identity.kind === 'AWSClusterStaticIdentity') await this.#releaseSecret(identity);
     const users = await dependentClusters(caches.identityStore(), controllerNamespace, caches.clusters.list(), id);
     const finalizers = identity.metadata.finalizers ?? [];
     const held = finalizers.includes(IDENTITY_FINALIZER);
@@ -57,24 +59,25 @@ export class IdentityReconciler {
         `${id} is still used by ${users.length} AWSCluster(s) (${users.slice(0, 5).join(', ')}${users.length > 5 ? ', ...' : ''}): it is deleted once they no longer use it`,
       );
     }
-    if (identity.kind === 'AWSClusterStaticIdentity') await this.#ownSecret(identity);
     await this.#writeStatus(identity, id, users);
     return undefined;
   };
 
-  /** Makes the identity an owner of its Secret, so that clusterctl move carries the Secret along. */
-  async #ownSecret(identity: Extract<IdentityObject, { kind: 'AWSClusterStaticIdentity' }>): Promise<void> {
+  /**
+   * Removes the ownerReference earlier releases put on the identity's Secret, before anything else
+   * (the in-use finalizer among it): while it is there, deleting the identity deletes the keys.
+   */
+  async #releaseSecret(identity: Extract<IdentityObject, { kind: 'AWSClusterStaticIdentity' }>): Promise<void> {
     const { caches, writer, controllerNamespace } = this.deps;
     const secret = caches.secrets.get(identity.spec.secretRef, controllerNamespace);
-    const uid = identity.metadata.uid;
-    if (!secret?.metadata?.resourceVersion || !uid) return;
-    const owners = secret.metadata.ownerReferences ?? [];
-    if (owners.some((owner) => owner.uid === uid)) return;
-    const others = owners.filter((owner) => !(owner.kind === identity.kind && owner.name === identity.metadata.name));
-    await writer.setSecretOwners(controllerNamespace, identity.spec.secretRef, secret.metadata.resourceVersion, [
-      ...others,
-      { apiVersion: identity.apiVersion, kind: identity.kind, name: identity.metadata.name ?? '', uid },
-    ]);
+    const resourceVersion = secret?.metadata?.resourceVersion;
+    const owners = withoutLegacyOwner(secret?.metadata?.ownerReferences ?? [], identity.metadata.name ?? '');
+    if (!resourceVersion || !owners) return;
+    await writer.setSecretOwners(controllerNamespace, identity.spec.secretRef, resourceVersion, owners);
+    this.deps.logger.info('removed the ownerReference an earlier release set on the Secret of a static identity', {
+      identity: identity.metadata.name,
+      secret: identity.spec.secretRef,
+    });
   }
 
   async #writeStatus(identity: IdentityObject, id: string, users: string[]): Promise<void> {
