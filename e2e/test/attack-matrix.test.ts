@@ -1,0 +1,738 @@
+import { expect } from 'chai';
+import type { AWSCluster, AWSClusterControllerIdentity, AWSClusterSpec } from '@keymaster/api';
+import type { ResourceSpec } from '@keymaster/aws-emulator';
+import type { V1Secret } from '@kubernetes/client-node';
+import {
+  CONTROLLER_USER,
+  HUB_ROLE,
+  MANAGEMENT,
+  TAGGER,
+  accessKey,
+  clusterResources,
+  controllerUser,
+  hubRole,
+  roleArn,
+  tenantRole,
+  userArn,
+  type AccessKey,
+} from './support/aws-world.js';
+import { clusterctlMove } from './support/clusterctl-move.js';
+import { eventually } from './support/eventually.js';
+import {
+  everyKey,
+  messagesAbout,
+  refusal,
+  tagWritesBy,
+  tagsOf,
+  untilDiscovered,
+  untilGone,
+  untilObserved,
+} from './support/isolation-facts.js';
+import { clusterKey, condition, type Kube } from './support/kube.js';
+import {
+  CONTROLLER_NAMESPACE,
+  awsCluster,
+  controllerIdentity,
+  keysSecret,
+  namespace,
+  roleIdentity,
+  roleRef,
+  staticIdentity,
+  staticRef,
+  tagPolicy,
+} from './support/objects.js';
+import { RbacManagementCluster, type TenantUser } from './support/rbac-management-cluster.js';
+import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
+
+/**
+ * The attack matrix of issue 11: each attack is made as a tenant user, bound by exactly the tenant
+ * RBAC of docs/security.md, against the real `keymaster run` running as its ServiceAccount under
+ * deploy/rbac on an API server that enforces RBAC; each is shown blocked by what AWS holds and was
+ * asked, and by what Kubernetes says. docs/security.md's threat model cites these tests by title.
+ */
+
+const REGION = 'us-west-2';
+const PAUSED = 'cluster.x-k8s.io/paused';
+const API_VERSION = 'infrastructure.keymaster.dev/v1beta1';
+const IDENTITY_KINDS = ['AWSClusterControllerIdentity', 'AWSClusterStaticIdentity', 'AWSClusterRoleIdentity'];
+const deny = (key: string, value: string) => ({ key, value, overridePolicy: 'Deny' as const });
+
+/** A tenant's keys Secret and its static identity, which allows the tenant's namespace only. */
+function staticTenant(tenant: string, key: AccessKey, resourceTags?: { key: string; value: string }[]) {
+  return [
+    keysSecret(`${tenant}-keys`, key),
+    staticIdentity(tenant, `${tenant}-keys`, { list: [tenant] }, resourceTags),
+  ];
+}
+
+const ready = (cluster: AWSCluster) => condition(cluster, 'Ready');
+
+/** Waits until the clock is past the second the object was created in: what is created next is younger. */
+async function untilASecondAfter({ metadata }: AWSCluster): Promise<void> {
+  const created = Date.parse(metadata.creationTimestamp!);
+  await eventually(() => expect(Date.now()).to.be.at.least(created + 1000));
+}
+
+/** The tenant creates its cluster, as `kubectl apply` with its own token would. */
+async function create(tenant: TenantUser, name: string, spec: AWSClusterSpec): Promise<void> {
+  await tenant.kube.create(awsCluster(tenant.namespace, name, spec));
+}
+
+/** Waits until every one of the resources carries `tags`: their cluster has been reconciled. */
+async function untilTagged(aws: Tenancy['aws'], resources: readonly ResourceSpec[], tags: Record<string, string>) {
+  await eventually(() => {
+    for (const { arn } of resources) expect(aws.tags(arn), arn).to.include(tags);
+  });
+}
+
+/** Waits until the cluster is Ready. */
+async function untilReady(kube: Kube, namespace: string, name: string) {
+  await eventually(async () =>
+    expect(ready(await kube.cluster(namespace, name)), `${namespace}/${name}`).to.include({ status: 'True' }),
+  );
+}
+
+describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.md', function () {
+  after(stopTenancies);
+
+  describe('1. cross-tenant retagging through a cluster name', function () {
+    /** One account, two tenants' roles in it: their clusters see each other's ownership tags. */
+    const SHARED = '555555555555';
+    const EXTERNAL_ID = { a: 'attack-claim-tenant-a-5d1c', b: 'attack-claim-tenant-b-93e0' };
+    const CLAIMED = 'payments';
+    const VICTIM = { namespace: 'tenant-b', name: 'blue-secret-project' };
+    const victimResources = clusterResources(SHARED, REGION, CLAIMED, 3);
+    /** Every ARN tenant A's sessions carry. */
+    const TENANT_A_SESSIONS = `arn:aws:sts::${SHARED}:assumed-role/tenant-a-admin/`;
+    /** Tenant A's two ways to name B's cluster: spec.clusterName, and metadata.name (clusterName's default). */
+    const ATTACKERS = ['a-copy', CLAIMED];
+    /** What tenant A must never learn: B's namespace, B's cluster's name, B's resources. */
+    const SECRETS_OF_B = [VICTIM.namespace, VICTIM.name, ...victimResources.map(({ arn }) => arn.split('/').pop()!)];
+
+    let tenancy: Tenancy;
+    let target: RbacManagementCluster | undefined;
+    let victimTags: Record<string, Record<string, string>>;
+
+    const attackerSpec = (name: string, team: string): AWSClusterSpec => ({
+      region: REGION,
+      ...(name === CLAIMED ? {} : { clusterName: CLAIMED }),
+      identityRef: roleRef('tenant-a'),
+      additionalTags: { team },
+      tagging: { removalPolicy: 'Delete' },
+    });
+
+    /** Each of A's clusters is refused for the claim, and nothing A reads names B or B's resources. */
+    async function expectRefusedBlind(kube: Kube, tenantA: TenantUser) {
+      for (const name of ATTACKERS) {
+        // Its latest generation refused (a restarted controller first waits for the older cluster's check).
+        const cluster = await eventually(async () => {
+          const cluster = await kube.cluster('tenant-a', name);
+          expect(cluster.status?.observedGeneration, `${name} observedGeneration`).to.equal(
+            cluster.metadata.generation,
+          );
+          for (const type of ['Ready', 'ClusterNameUnique', 'TagsInSync'])
+            expect(condition(cluster, type), `${name} ${type}`).to.include({
+              status: 'False',
+              reason: 'ClusterNameClaimed',
+            });
+          return cluster;
+        });
+        expect(cluster.status?.tagging?.resourcesDiscovered ?? 0, `${name} resourcesDiscovered`).to.equal(0);
+        const told = [...(await messagesAbout(tenantA.kube, 'tenant-a', name)), JSON.stringify(cluster.status)];
+        for (const secret of SECRETS_OF_B)
+          expect(
+            told.filter((text) => text.includes(secret)),
+            `${name} told of ${secret}`,
+          ).to.deep.equal([]);
+      }
+    }
+
+    /** AWS: A's sessions changed no tag, and B's resources hold exactly the tags B's cluster gave them. */
+    function expectNoWriteByA() {
+      expect(tagWritesBy(tenancy.aws, TENANT_A_SESSIONS), "tag writes by tenant A's sessions").to.equal(0);
+      expect(tagsOf(tenancy.aws, victimResources)).to.deep.equal(victimTags);
+    }
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()], roles: [hubRole()] },
+            {
+              id: SHARED,
+              roles: [
+                tenantRole('tenant-a-admin', HUB_ROLE, EXTERNAL_ID.a),
+                tenantRole('tenant-b-admin', HUB_ROLE, EXTERNAL_ID.b),
+              ],
+              resources: victimResources,
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          roleIdentity('keymaster-hub', { roleARN: HUB_ROLE, allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } }),
+          ...(['a', 'b'] as const).map((tenant) =>
+            roleIdentity(`tenant-${tenant}`, {
+              roleARN: roleArn(SHARED, `tenant-${tenant}-admin`),
+              externalID: EXTERNAL_ID[tenant],
+              sourceIdentityRef: roleRef('keymaster-hub'),
+              allowedNamespaces: { list: [`tenant-${tenant}`] },
+              // The ABAC tag each tenant's IAM policies trust.
+              resourceTags: [deny('tenant', tenant)],
+            }),
+          ),
+        ],
+        syncPeriod: '2s',
+      });
+      await create(tenancy.tenant('tenant-b'), VICTIM.name, {
+        region: REGION,
+        clusterName: CLAIMED,
+        identityRef: roleRef('tenant-b'),
+        additionalTags: { team: 'blue' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await untilReady(tenancy.ops, VICTIM.namespace, VICTIM.name);
+      await untilTagged(tenancy.aws, victimResources, { tenant: 'b', team: 'blue' });
+      victimTags = tagsOf(tenancy.aws, victimResources);
+      // Tenant A's clusters are younger than B's by at least a second (creationTimestamp counts seconds).
+      await untilASecondAfter(await tenancy.ops.cluster(VICTIM.namespace, VICTIM.name));
+    });
+
+    after(async () => {
+      await target?.stop();
+    });
+
+    it("refuses tenant A's clusters named after B's (spec.clusterName, metadata.name): no AWS write by A, B's tags and Ready untouched, nothing of B told to A", async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      for (const name of ATTACKERS) await create(tenantA, name, attackerSpec(name, 'red'));
+      await eventually(async () => {
+        for (const name of ATTACKERS)
+          expect(ready(await tenantA.kube.cluster('tenant-a', name)), name).to.include({
+            reason: 'ClusterNameClaimed',
+          });
+      });
+      // A insists: an edit makes the controller look again.
+      for (const name of ATTACKERS)
+        await tenantA.kube.patch(clusterKey('tenant-a', name), { spec: { additionalTags: { team: 'red-again' } } });
+      await expectRefusedBlind(tenantA.kube, tenantA);
+      expectNoWriteByA();
+
+      const victim = await tenancy.tenant('tenant-b').kube.cluster(VICTIM.namespace, VICTIM.name);
+      expect(ready(victim)).to.include({ status: 'True' });
+      for (const { message } of victim.status?.conditions ?? [])
+        for (const name of ['tenant-a', 'a-copy']) expect(message, 'what B is told').not.to.include(name);
+
+      // Identities' status, which tenant A may read (docs/security.md's identity viewer), names no cluster of B.
+      for (const kind of IDENTITY_KINDS)
+        for (const identity of await tenantA.kube.list<{ metadata: { name: string }; status?: unknown }>(
+          API_VERSION,
+          kind,
+        ))
+          for (const secret of [VICTIM.name, `${VICTIM.namespace}/`])
+            expect(JSON.stringify(identity.status ?? {}), `${kind}/${identity.metadata.name} status`).not.to.include(
+              secret,
+            );
+    });
+
+    it('keeps the claim across a controller killed and restarted while tenant A edits its clusters', async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      await tenancy.controller.stop('SIGKILL');
+      for (const name of ATTACKERS)
+        await tenantA.kube.patch(clusterKey('tenant-a', name), {
+          spec: { additionalTags: { team: 'red-after-restart' } },
+        });
+      // The new process meets A's clusters (listed first: tenant-a < tenant-b) before it has seen B's account.
+      await tenancy.restart();
+      await expectRefusedBlind(tenantA.kube, tenantA);
+      expect(ready(await tenancy.ops.cluster(VICTIM.namespace, VICTIM.name))).to.include({ status: 'True' });
+      expectNoWriteByA();
+    });
+
+    it("keeps the claim across clusterctl move, tenant A's clusters re-created before B's", async function () {
+      const { ops, aws } = tenancy;
+      const all = [...ATTACKERS.map((name) => ['tenant-a', name] as const), [VICTIM.namespace, VICTIM.name] as const];
+      for (const [ns, name] of all)
+        await ops.patch(clusterKey(ns, name), { metadata: { annotations: { [PAUSED]: 'true' } } });
+      await tenancy.controller.stop('SIGTERM');
+
+      target = await RbacManagementCluster.start({
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        bindTenants: false,
+      });
+      // clusterctl move --namespace, one tenant after the other: B's cluster is re-created a second after A's.
+      await clusterctlMove(ops, target.ops, 'tenant-a');
+      for (const name of ATTACKERS) await untilASecondAfter(await target.ops.cluster('tenant-a', name));
+      await clusterctlMove(ops, target.ops, 'tenant-b');
+      await target.bindTenants();
+      const age = async (ns: string, name: string) =>
+        Date.parse((await target!.ops.cluster(ns, name)).metadata.creationTimestamp!);
+      for (const name of ATTACKERS)
+        expect(await age('tenant-a', name), `${name} is older than B's on the target`).to.be.below(
+          await age(VICTIM.namespace, VICTIM.name),
+        );
+
+      await target.startController({ awsUrl: aws.emulator.url, syncPeriod: '2s' });
+      for (const [ns, name] of all)
+        await target.ops.patch(clusterKey(ns, name), { metadata: { annotations: { [PAUSED]: null } } });
+      await eventually(async () =>
+        expect(ready(await target!.ops.cluster(VICTIM.namespace, VICTIM.name))).to.include({ status: 'True' }),
+      );
+      await expectRefusedBlind(target.ops, target.tenant('tenant-a'));
+      expectNoWriteByA();
+    });
+  });
+
+  describe("2, 3, 4, 9. a tenant's own tags and status used against others", function () {
+    const ACCOUNT = '222222222222';
+    const KEYS = { a: accessKey('attack/tenant-a'), b: accessKey('attack/tenant-b'), s: accessKey('attack/tenant-s') };
+    const resources = {
+      victim: clusterResources(ACCOUNT, REGION, 'victim', 2),
+      variants: clusterResources(ACCOUNT, REGION, 'variants', 2),
+      trailing: clusterResources(ACCOUNT, REGION, 'trailing-space', 2),
+      leading: clusterResources(ACCOUNT, REGION, 'leading-space', 2),
+      // Another tool's legal hold, on every resource of the cluster.
+      legal: clusterResources(ACCOUNT, REGION, 'legal', 3, { 'legal-hold': 'yes' }),
+      // Name is reserved: no layer may set it, so Keymaster never wrote it.
+      forged: clusterResources(ACCOUNT, REGION, 'forged', 3, { Name: 'worker' }),
+      rtl: clusterResources(ACCOUNT, REGION, 'rtl', 2),
+    };
+    const RLO = '\u202e';
+    let tenancy: Tenancy;
+    let victimTags: Record<string, Record<string, string>>;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            {
+              id: ACCOUNT,
+              users: (['a', 'b', 's'] as const).map((tenant) => ({
+                name: `tenant-${tenant}-automation`,
+                accessKeys: [KEYS[tenant]],
+                allow: TAGGER,
+              })),
+              resources: Object.values(resources).flat(),
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }, { name: 'tenant-s', statusWrite: true }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          namespace('tenant-s'),
+          tagPolicy([deny('platform-managed', 'true')]),
+          ...staticTenant('tenant-a', KEYS.a, [deny('tenant', 'a')]),
+          ...staticTenant('tenant-b', KEYS.b, [deny('tenant', 'b')]),
+          ...staticTenant('tenant-s', KEYS.s, [deny('tenant', 's')]),
+        ],
+        syncPeriod: '2s',
+      });
+      await create(tenancy.tenant('tenant-b'), 'victim', {
+        region: REGION,
+        identityRef: staticRef('tenant-b'),
+        additionalTags: { team: 'b' },
+      });
+      await untilReady(tenancy.ops, 'tenant-b', 'victim');
+      await untilTagged(tenancy.aws, resources.victim, { tenant: 'b', team: 'b' });
+      victimTags = tagsOf(tenancy.aws, resources.victim);
+    });
+
+    /** Whatever the attack, tenant B's resources hold what B's cluster gave them. */
+    const expectVictimUntouched = () =>
+      expect(tagsOf(tenancy.aws, resources.victim), "tenant B's resources").to.deep.equal(victimTags);
+
+    it('2. refuses case and whitespace variants of Deny, reserved and ownership keys, naming the key, and never writes them', async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const { aws } = tenancy;
+      const variants = [
+        'Platform-Managed',
+        'Tenant',
+        'platform-managed ',
+        ' sigs.k8s.io/cluster-api-provider-aws/cluster/victim',
+      ];
+      const spec = (additionalTags: Record<string, string>): AWSClusterSpec => ({
+        region: REGION,
+        identityRef: staticRef('tenant-a'),
+        additionalTags: { ...additionalTags, team: 'a' },
+      });
+      await create(tenantA, 'variants', spec({ 'Platform-Managed': 'false', Tenant: 'b' }));
+      /** The keys the controller must refuse, by cluster; whitespace may be refused earlier, by the schema. */
+      const refusedByController: [string, ResourceSpec[], string[]][] = [
+        ['variants', resources.variants, ['Platform-Managed', 'Tenant']],
+      ];
+      for (const [name, key, owned] of [
+        ['trailing-space', 'platform-managed ', resources.trailing],
+        ['leading-space', ' sigs.k8s.io/cluster-api-provider-aws/cluster/victim', resources.leading],
+      ] as const) {
+        const refused = await refusal(tenantA.kube.create(awsCluster('tenant-a', name, spec({ [key]: 'owned' }))));
+        if (refused) {
+          expect(refused.code, `${name} refused at admission`).to.equal(422);
+          expect(refused.message).to.include('spec.additionalTags');
+        } else refusedByController.push([name, [...owned], [key]]);
+      }
+      for (const [name, owned, keys] of refusedByController) {
+        // Its other tags are applied: the controller has reconciled it.
+        await untilTagged(aws, owned, { team: 'a', 'platform-managed': 'true', tenant: 'a' });
+        await eventually(async () => {
+          const events = (await tenantA.kube.events('tenant-a', name)).filter(({ reason }) => reason === 'InvalidTags');
+          for (const key of keys)
+            expect(events.map(({ message }) => message ?? '').join('\n'), `${name}: ${key} named`).to.include(
+              `"${key}"`,
+            );
+        });
+      }
+      const keys = everyKey(aws);
+      for (const key of variants) expect(keys.has(key), `"${key}" on AWS`).to.equal(false);
+      expectVictimUntouched();
+    });
+
+    it('3. a tag another tool set, named by the tenant with the same value and then dropped, stays on AWS under removalPolicy Delete', async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const { aws } = tenancy;
+      await create(tenantA, 'legal', {
+        region: REGION,
+        identityRef: staticRef('tenant-a'),
+        additionalTags: { 'legal-hold': 'yes', team: 'a' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await untilReady(tenantA.kube, 'tenant-a', 'legal');
+      await untilTagged(aws, resources.legal, { team: 'a', 'legal-hold': 'yes' });
+      await tenantA.kube.patch(clusterKey('tenant-a', 'legal'), {
+        spec: { additionalTags: { 'legal-hold': null, team: null } },
+      });
+      await untilObserved(tenantA.kube, 'tenant-a', 'legal');
+      // What Keymaster wrote goes (removalPolicy Delete works); what it did not write stays.
+      await eventually(() => {
+        for (const { arn } of resources.legal) expect(aws.tags(arn), arn).not.to.have.property('team');
+      });
+      for (const { arn } of resources.legal) expect(aws.tags(arn), arn).to.include({ 'legal-hold': 'yes' });
+      expectVictimUntouched();
+    });
+
+    it('4. a status forged by a tenant allowed to write it (a variant Role) makes nothing be untagged', async function () {
+      const tenantS = tenancy.tenant('tenant-s');
+      const { aws } = tenancy;
+      await create(tenantS, 'forged', {
+        region: REGION,
+        identityRef: staticRef('tenant-s'),
+        additionalTags: { team: 's' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await untilReady(tenantS.kube, 'tenant-s', 'forged');
+      await untilTagged(aws, resources.forged, { team: 's' });
+      // The tenant RBAC of docs/security.md does not let a tenant write status (RBAC answers before existence).
+      const plain = await refusal(
+        tenancy.tenant('tenant-a').replaceStatus(awsCluster('tenant-a', 'any', { region: REGION })),
+      );
+      expect(plain?.code, 'status written under the documented tenant RBAC').to.equal(403);
+
+      // Forged: the reserved Name, another tool's backup tag and tenant B's key, with their live values.
+      const forged = { Name: 'worker', backup: 'daily', tenant: 'b', team: 's' };
+      await eventually(async () => {
+        const cluster = await tenantS.kube.cluster('tenant-s', 'forged');
+        const tagging = cluster.status?.tagging ?? {};
+        await tenantS.replaceStatus({
+          ...cluster,
+          status: { ...cluster.status, tagging: { ...tagging, managedTags: { ...tagging.managedTags, ...forged } } },
+        });
+      });
+      await tenantS.kube.patch(clusterKey('tenant-s', 'forged'), { spec: { additionalTags: { team: null } } });
+      await untilObserved(tenantS.kube, 'tenant-s', 'forged');
+      await eventually(() => {
+        for (const { arn } of resources.forged) expect(aws.tags(arn), arn).not.to.have.property('team');
+      });
+      for (const { arn } of resources.forged)
+        expect(aws.tags(arn), arn).to.include({
+          Name: 'worker',
+          backup: 'daily',
+          'platform-managed': 'true',
+          tenant: 's',
+        });
+      expectVictimUntouched();
+    });
+
+    it('9. shows a refused key holding U+202E escaped in events, conditions and logs, never raw', async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const key = `team${RLO}evil`;
+      await create(tenantA, 'rtl', {
+        region: REGION,
+        identityRef: staticRef('tenant-a'),
+        additionalTags: { [key]: 'x', team: 'a' },
+      });
+      await untilTagged(tenancy.aws, resources.rtl, { team: 'a' });
+      await eventually(async () => {
+        const cluster = await tenantA.kube.cluster('tenant-a', 'rtl');
+        const events = await tenantA.kube.events('tenant-a', 'rtl');
+        const invalid = events.find(({ reason }) => reason === 'InvalidTags');
+        expect(invalid?.message, 'the InvalidTags event').to.match(/team\\u202eevil/i);
+        expect(condition(cluster, 'TagsInSync')?.message, 'TagsInSync').to.match(/team\\u202eevil/i);
+      });
+      for (const cluster of await tenantA.kube.list<AWSCluster>(API_VERSION, 'AWSCluster', 'tenant-a'))
+        for (const text of await messagesAbout(tenantA.kube, 'tenant-a', cluster.metadata.name!))
+          expect(text, `told about ${cluster.metadata.name}`).not.to.include(RLO);
+      expect(
+        tenancy.controller.output.filter((line) => line.includes(RLO)),
+        'log lines',
+      ).to.deep.equal([]);
+      expect([...everyKey(tenancy.aws)].filter((written) => written.includes(RLO))).to.deep.equal([]);
+      expectVictimUntouched();
+    });
+  });
+
+  describe('5. the AWSTagPolicy deleted, or deleted and re-created within the grace period', function () {
+    const ACCOUNT = '222222222222';
+    const KEYS = { a: accessKey('attack-policy/tenant-a'), b: accessKey('attack-policy/tenant-b') };
+    const PRINCIPAL = { a: userArn(ACCOUNT, 'tenant-a-automation'), b: userArn(ACCOUNT, 'tenant-b-automation') };
+    const resources = {
+      a: clusterResources(ACCOUNT, REGION, 'policy-a', 2),
+      b: clusterResources(ACCOUNT, REGION, 'policy-b', 2),
+    };
+    const GLOBAL = { 'platform-managed': 'true', 'cost-center': '1000' };
+    let tenancy: Tenancy;
+
+    /** Each tenant's cluster has been reconciled at least twice since the last reset, with the policy change seen. */
+    async function untilReconciledTwice() {
+      for (const principal of Object.values(PRINCIPAL)) await untilDiscovered(tenancy.aws, principal, 6);
+    }
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            {
+              id: ACCOUNT,
+              users: (['a', 'b'] as const).map((tenant) => ({
+                name: `tenant-${tenant}-automation`,
+                accessKeys: [KEYS[tenant]],
+                allow: TAGGER,
+              })),
+              resources: [...resources.a, ...resources.b],
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          tagPolicy([deny('platform-managed', 'true'), { key: 'cost-center', value: '1000' }]),
+          ...staticTenant('tenant-a', KEYS.a),
+          ...staticTenant('tenant-b', KEYS.b),
+        ],
+        syncPeriod: '2s',
+      });
+      for (const tenant of ['a', 'b'] as const) {
+        await create(tenancy.tenant(`tenant-${tenant}`), `policy-${tenant}`, {
+          region: REGION,
+          identityRef: staticRef(`tenant-${tenant}`),
+          additionalTags: { team: tenant },
+          tagging: { removalPolicy: 'Delete' },
+        });
+        await untilReady(tenancy.ops, `tenant-${tenant}`, `policy-${tenant}`);
+        await untilTagged(tenancy.aws, resources[tenant], GLOBAL);
+      }
+    });
+
+    it('5. deleting the policy (as ops) removes no global key from clusters whose removalPolicy is Delete', async function () {
+      const { ops, aws } = tenancy;
+      await ops.delete(tagPolicy([]));
+      aws.emulator.calls.reset();
+      await untilReconciledTwice();
+      expect(aws.count('tag:UntagResources'), 'UntagResources calls').to.equal(0);
+      for (const { arn } of [...resources.a, ...resources.b]) expect(aws.tags(arn), arn).to.include(GLOBAL);
+    });
+
+    it('5. re-creating it within the grace period without a key removes that key from no cluster', async function () {
+      const { ops, aws } = tenancy;
+      await ops.create(tagPolicy([{ key: 'cost-center', value: '1000' }]));
+      aws.emulator.calls.reset();
+      await untilReconciledTwice();
+      expect(aws.count('tag:UntagResources'), 'UntagResources calls').to.equal(0);
+      for (const { arn } of [...resources.a, ...resources.b]) expect(aws.tags(arn), arn).to.include(GLOBAL);
+    });
+  });
+
+  describe('6, 7. identities deleted by ops', function () {
+    const ACCOUNT = '222222222222';
+    const KEYS = { owner: accessKey('attack-identity/keys-owner'), retiring: accessKey('attack-identity/retiring') };
+    const resources = {
+      owner: clusterResources(ACCOUNT, REGION, 'owner-1', 2),
+      retiring: clusterResources(ACCOUNT, REGION, 'retiring-1', 2),
+      adopter: clusterResources(ACCOUNT, REGION, 'retiring-2', 2),
+    };
+    const identityKey = (name: string) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSClusterStaticIdentity',
+      metadata: { name },
+    });
+    let tenancy: Tenancy;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            {
+              id: ACCOUNT,
+              users: (['owner', 'retiring'] as const).map((user) => ({
+                name: user,
+                accessKeys: [KEYS[user]],
+                allow: TAGGER,
+              })),
+              resources: Object.values(resources).flat(),
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }],
+        objects: [
+          namespace('tenant-a'),
+          keysSecret('owner-keys', KEYS.owner),
+          staticIdentity('owner', 'owner-keys', { list: ['tenant-a'] }),
+          keysSecret('retiring-keys', KEYS.retiring),
+          staticIdentity('retiring', 'retiring-keys', { list: ['tenant-a'] }),
+        ],
+        syncPeriod: '2s',
+      });
+      const tenantA = tenancy.tenant('tenant-a');
+      for (const name of ['owner', 'retiring'] as const) {
+        await create(tenantA, `${name}-1`, {
+          region: REGION,
+          identityRef: staticRef(name),
+          additionalTags: { team: 'a' },
+        });
+        await untilReady(tenancy.ops, 'tenant-a', `${name}-1`);
+        await untilTagged(tenancy.aws, resources[name], { team: 'a' });
+      }
+    });
+
+    it('6. deleting a static identity (as ops) leaves its keys Secret in place', async function () {
+      const { ops } = tenancy;
+      const tenantA = tenancy.tenant('tenant-a');
+      await tenantA.kube.delete(clusterKey('tenant-a', 'owner-1'));
+      await untilGone(tenantA.kube, clusterKey('tenant-a', 'owner-1'));
+      // A canary the identity owns: once it is collected, the garbage collector has acted on the deletion.
+      const identity = await ops.identity<{ metadata: { uid: string } }>('AWSClusterStaticIdentity', 'owner');
+      const canary: V1Secret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'owner-canary',
+          namespace: CONTROLLER_NAMESPACE,
+          ownerReferences: [
+            { apiVersion: API_VERSION, kind: 'AWSClusterStaticIdentity', name: 'owner', uid: identity.metadata.uid },
+          ],
+        },
+      };
+      await ops.create(canary);
+      await ops.delete(identityKey('owner'));
+      await untilGone(ops, identityKey('owner'));
+      await untilGone(ops, canary);
+      const secret = await ops.read<V1Secret>({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'owner-keys', namespace: CONTROLLER_NAMESPACE },
+      });
+      expect(Buffer.from(secret.data?.['AccessKeyID'] ?? '', 'base64').toString()).to.equal(KEYS.owner.accessKeyId);
+      expect((secret.metadata?.ownerReferences ?? []).map(({ uid }) => uid)).not.to.include(identity.metadata.uid);
+    });
+
+    it('7. an identity being deleted takes no new cluster, tells its clusters, and goes when they do', async function () {
+      const { ops, aws } = tenancy;
+      const tenantA = tenancy.tenant('tenant-a');
+      const adopterTags = tagsOf(aws, resources.adopter);
+      await ops.delete(identityKey('retiring'));
+      await eventually(
+        async () =>
+          expect(
+            (await ops.read<{ metadata: { deletionTimestamp?: unknown } }>(identityKey('retiring'))).metadata
+              .deletionTimestamp,
+          ).to.exist,
+      );
+      await create(tenantA, 'retiring-2', {
+        region: REGION,
+        identityRef: staticRef('retiring'),
+        additionalTags: { team: 'a' },
+      });
+      const deleting = /being deleted|deletion|deleting/i;
+      await eventually(async () => {
+        const adopter = await tenantA.kube.cluster('tenant-a', 'retiring-2');
+        expect(ready(adopter), 'Ready of the new cluster').to.include({ status: 'False' });
+        const said = (adopter.status?.conditions ?? []).filter(
+          ({ status, message }) => status === 'False' && deleting.test(message) && message.includes('retiring'),
+        );
+        expect(said, 'a condition of the new cluster says the identity is being deleted').not.to.be.empty;
+        const told = (await tenantA.kube.events('tenant-a', 'retiring-1')).filter(
+          ({ type, message }) =>
+            type === 'Warning' && deleting.test(message ?? '') && (message ?? '').includes('retiring'),
+        );
+        expect(told, 'an event tells the current user').not.to.be.empty;
+      });
+      expect(tagsOf(aws, resources.adopter), "the new cluster's resources").to.deep.equal(adopterTags);
+
+      // The new cluster does not keep the identity alive: it goes with its last user.
+      await tenantA.kube.delete(clusterKey('tenant-a', 'retiring-1'));
+      await untilGone(ops, identityKey('retiring'));
+      expect(ready(await tenantA.kube.cluster('tenant-a', 'retiring-2'))).to.include({ status: 'False' });
+      expect(tagsOf(aws, resources.adopter), "the new cluster's resources").to.deep.equal(adopterTags);
+    });
+  });
+
+  describe('8. AutoControllerIdentityCreator', function () {
+    const resources = clusterResources(MANAGEMENT, REGION, 'auto', 2);
+    let tenancy: Tenancy;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        // The controller's own user could tag these, were a tenant allowed to act as it.
+        world: { accounts: [{ id: MANAGEMENT, users: [controllerUser(TAGGER)], resources }] },
+        tenants: [{ name: 'tenant-a' }],
+        objects: [namespace('tenant-a')],
+        syncPeriod: '2s',
+      });
+      // No identityRef: the controller identity "default", which does not exist.
+      await create(tenancy.tenant('tenant-a'), 'auto', { region: REGION });
+    });
+
+    /** The controller's own user, which could tag the resources, made no call. */
+    function expectNothingDone() {
+      expect(tenancy.aws.tagWrites(), 'tag writes').to.equal(0);
+      expect(tagsOf(tenancy.aws, resources)).to.deep.equal(
+        Object.fromEntries(resources.map(({ arn, tags }) => [arn, tags])),
+      );
+      expect(tenancy.aws.countBy(CONTROLLER_USER), "calls by the controller's own user").to.equal(0);
+    }
+
+    it('8. by default, a tenant cluster naming the missing "default" creates nothing and is refused', async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      await eventually(async () =>
+        expect(ready(await tenantA.kube.cluster('tenant-a', 'auto'))).to.include({
+          status: 'False',
+          reason: 'IdentityNotFound',
+        }),
+      );
+      expect(await tenancy.ops.list(API_VERSION, 'AWSClusterControllerIdentity')).to.deep.equal([]);
+      expectNothingDone();
+    });
+
+    it('8. with the gate on, "default" is created allowing no namespace: the tenant cluster stays refused', async function () {
+      await tenancy.restart({ args: ['--feature-gates', 'AutoControllerIdentityCreator=true'] });
+      const created = await eventually(() =>
+        tenancy.ops.identity<AWSClusterControllerIdentity>('AWSClusterControllerIdentity', 'default'),
+      );
+      expect(created.spec.allowedNamespaces).not.to.deep.equal({});
+      await eventually(async () => {
+        const cluster = await tenancy.tenant('tenant-a').kube.cluster('tenant-a', 'auto');
+        expect(condition(cluster, 'PrincipalUsageAllowed')).to.include({
+          status: 'False',
+          reason: 'PrincipalUsageUnauthorized',
+        });
+        expect(ready(cluster)).to.include({ status: 'False' });
+      });
+      expectNothingDone();
+    });
+  });
+});

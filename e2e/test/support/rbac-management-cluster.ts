@@ -1,0 +1,151 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import type { AWSCluster } from '@keymaster/api';
+import { startRbacApiServer, type ApiServer, type ApiUser } from './api-server.js';
+import { CONTROLLER_KEY } from './aws-world.js';
+import { ControllerProcess } from './controller-process.js';
+import { Kube } from './kube.js';
+import type { ControllerOptions } from './management-cluster.js';
+import type { KubeObject } from './objects.js';
+import { CONTROLLER_SERVICE_ACCOUNT, manifests, tenantBindings, tenantRoles } from './rbac-manifests.js';
+
+const OPS_TOKEN = 'ops-token';
+const CONTROLLER_TOKEN = 'keymaster-token';
+
+export interface TenantSpec {
+  /** The tenant's namespace; its users are the group `<name>-developers`. */
+  name: string;
+  /** Bound to the editor role's variant that may also write `awsclusters/status` (one attack only). */
+  statusWrite?: boolean;
+}
+
+/** A developer of one tenant: bound by docs/security.md's tenant RBAC, and nothing else. */
+export class TenantUser {
+  readonly kube: Kube;
+  readonly #custom: CustomObjectsApi;
+
+  constructor(
+    readonly namespace: string,
+    kubeConfigYaml: string,
+  ) {
+    this.kube = new Kube(kubeConfigYaml);
+    const config = new KubeConfig();
+    config.loadFromString(kubeConfigYaml);
+    this.#custom = config.makeApiClient(CustomObjectsApi);
+  }
+
+  /** PUT on `/status` (only a tenant bound with `statusWrite` may). */
+  async replaceStatus(cluster: AWSCluster): Promise<void> {
+    await this.#custom.replaceNamespacedCustomObjectStatus({
+      group: 'infrastructure.keymaster.dev',
+      version: 'v1beta1',
+      plural: 'awsclusters',
+      namespace: cluster.metadata.namespace!,
+      name: cluster.metadata.name!,
+      body: cluster,
+    });
+  }
+}
+
+/**
+ * A management cluster as docs/security.md sets one up for many tenants: an API server that
+ * enforces RBAC, deploy/manager's namespace and deploy/rbac, the controller running as its
+ * ServiceAccount, ops in `system:masters`, and each tenant's developers under the tenant RBAC example.
+ */
+export class RbacManagementCluster {
+  readonly controllers: ControllerProcess[] = [];
+  /** The management cluster operator: creates identities, Secrets, the tag policy, namespaces. */
+  readonly ops: Kube;
+  readonly #tenants: Map<string, TenantUser>;
+  /** Ops' client for objects Keymaster's types do not cover (RBAC). */
+  readonly #objects: KubernetesObjectApi;
+
+  private constructor(
+    readonly server: ApiServer,
+    readonly dir: string,
+    readonly tenantSpecs: TenantSpec[],
+  ) {
+    this.ops = new Kube(server.kubeConfig({ token: OPS_TOKEN }));
+    const config = new KubeConfig();
+    config.loadFromString(server.kubeConfig({ token: OPS_TOKEN }));
+    this.#objects = KubernetesObjectApi.makeApiClient(config);
+    this.#tenants = new Map(
+      tenantSpecs.map(({ name }) => [name, new TenantUser(name, server.kubeConfig({ token: `${name}-token` }))]),
+    );
+  }
+
+  /**
+   * Starts the API server and installs the RBAC; then creates `objects` as ops, in order, and binds
+   * the tenants (their namespaces must be among the objects unless `bindTenants` is false).
+   */
+  static async start(options: {
+    tenants: TenantSpec[];
+    objects?: KubeObject[];
+    bindTenants?: boolean;
+  }): Promise<RbacManagementCluster> {
+    const dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-rbac-'));
+    const users: ApiUser[] = [
+      { token: OPS_TOKEN, user: 'ops', uid: 'ops', groups: ['system:masters'] },
+      { token: CONTROLLER_TOKEN, user: CONTROLLER_SERVICE_ACCOUNT, uid: 'keymaster' },
+      ...options.tenants.map(({ name }) => ({
+        token: `${name}-token`,
+        user: `${name}-dev`,
+        uid: `${name}-dev`,
+        groups: [`${name}-developers`],
+      })),
+    ];
+    const server = await startRbacApiServer(dir, users);
+    const cluster = new RbacManagementCluster(server, dir, options.tenants);
+    try {
+      await server.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });
+      const namespaces = (await manifests('deploy/manager')).filter(({ kind }) => kind === 'Namespace');
+      await cluster.#install([...namespaces, ...(await manifests('deploy/rbac')), ...(await tenantRoles())]);
+      await cluster.ops.create(...(options.objects ?? []));
+      if (options.bindTenants ?? true) await cluster.bindTenants();
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
+    return cluster;
+  }
+
+  /** The tenants' RoleBindings and ClusterRoleBindings (after their namespaces exist). */
+  async bindTenants(): Promise<void> {
+    for (const { name, statusWrite } of this.tenantSpecs)
+      await this.#install(await tenantBindings(name, { statusWrite: statusWrite ?? false }));
+  }
+
+  tenant(name: string): TenantUser {
+    const tenant = this.#tenants.get(name);
+    if (!tenant) throw new Error(`no tenant ${name} in this management cluster`);
+    return tenant;
+  }
+
+  /** The ops user's kubeconfig, for clients of one's own. */
+  opsKubeConfig(): string {
+    return this.server.kubeConfig({ token: OPS_TOKEN });
+  }
+
+  /** Starts `keymaster run` as the ServiceAccount and waits until it is ready. */
+  async startController(options: ControllerOptions): Promise<ControllerProcess> {
+    const controller = await ControllerProcess.start({
+      kubeconfig: join(this.dir, 'kubeconfig'),
+      credentials: CONTROLLER_KEY,
+      ...options,
+    });
+    this.controllers.push(controller);
+    return controller;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.controllers.map((controller) => controller.stop()));
+    await this.server.stop();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  async #install(objects: KubernetesObject[]): Promise<void> {
+    for (const object of objects) await this.#objects.create(object);
+  }
+}

@@ -1,0 +1,68 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadAllYaml, type KubernetesObject, type V1ClusterRole } from '@kubernetes/client-node';
+import { REPO_ROOT } from './controller-process.js';
+
+/** The ServiceAccount deploy/manager's Deployment runs as, as the API server names it. */
+export const CONTROLLER_SERVICE_ACCOUNT = 'system:serviceaccount:keymaster-system:keymaster';
+/** The tenant the RBAC example of docs/security.md is written for; other tenants are it, renamed. */
+const EXAMPLE_TENANT = 'tenant-a';
+const EDITOR_ROLE = 'keymaster-awscluster-editor';
+/** The variant of the editor role that may also write status: granted for one attack only. */
+const STATUS_WRITER_ROLE = 'keymaster-awscluster-status-writer';
+
+/** Every object of the YAML files of a folder of the repository (kustomization.yaml aside). */
+export async function manifests(folder: string): Promise<KubernetesObject[]> {
+  const files = (await readdir(join(REPO_ROOT, folder)))
+    .filter((name) => name.endsWith('.yaml') && name !== 'kustomization.yaml')
+    .sort();
+  const texts = await Promise.all(files.map((name) => readFile(join(REPO_ROOT, folder, name), 'utf8')));
+  return texts.flatMap((text) => loadAllYaml(text) as KubernetesObject[]);
+}
+
+/** The YAML block after the `tenant-rbac` marker of docs/security.md. */
+async function tenantRbacExample(): Promise<string> {
+  const doc = await readFile(join(REPO_ROOT, 'docs/security.md'), 'utf8');
+  const block = /<!-- tenant-rbac[^>]*-->\s*```yaml\n([\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('docs/security.md has no tenant-rbac YAML block');
+  return block[1]!;
+}
+
+const isClusterRole = (object: KubernetesObject): object is V1ClusterRole => object.kind === 'ClusterRole';
+
+/**
+ * The ClusterRoles of the example, once for every tenant, and the status-writer variant of the
+ * editor role: the same rules, with `update` and `patch` on `awsclusters/status` too.
+ */
+export async function tenantRoles(): Promise<KubernetesObject[]> {
+  const roles = (loadAllYaml(await tenantRbacExample()) as KubernetesObject[]).filter(isClusterRole);
+  const editor = roles.find(({ metadata }) => metadata?.name === EDITOR_ROLE);
+  if (!editor) throw new Error(`the tenant RBAC example has no ClusterRole ${EDITOR_ROLE}`);
+  const statusWriter: V1ClusterRole = {
+    apiVersion: editor.apiVersion,
+    kind: 'ClusterRole',
+    metadata: { name: STATUS_WRITER_ROLE },
+    rules: (editor.rules ?? []).map(({ apiGroups, resources, verbs }) => ({
+      apiGroups,
+      resources,
+      verbs: resources?.includes('awsclusters/status') ? ['get', 'update', 'patch'] : verbs,
+    })),
+  };
+  return [...roles, statusWriter];
+}
+
+/**
+ * The example's bindings for `tenant` (namespace `tenant`, group `<tenant>-developers`), exactly as
+ * written for tenant-a but renamed; with `statusWrite`, bound to the status-writer variant instead.
+ */
+export async function tenantBindings(tenant: string, { statusWrite = false } = {}): Promise<KubernetesObject[]> {
+  const objects = loadAllYaml((await tenantRbacExample()).replaceAll(EXAMPLE_TENANT, tenant)) as KubernetesObject[];
+  return objects
+    .filter((object) => !isClusterRole(object))
+    .map((object) => {
+      const binding = object as KubernetesObject & { roleRef?: { name: string } };
+      return statusWrite && binding.roleRef?.name === EDITOR_ROLE
+        ? { ...binding, roleRef: { ...binding.roleRef, name: STATUS_WRITER_ROLE } }
+        : binding;
+    });
+}
