@@ -1,3 +1,5 @@
+import { characterCount } from './text.js';
+
 /** AWS's tag rules, shared by the world file, the tagging API and EC2. */
 
 export const MAX_USER_TAGS = 50;
@@ -20,10 +22,11 @@ export function userTagCount(tags: ReadonlyMap<string, string>): number {
 
 /** What is wrong with one tag's length or characters, or undefined when it is fine. */
 export function tagProblem(key: string, value: string, options: { strictCharacters: boolean }): string | undefined {
-  if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
+  const keyLength = characterCount(key);
+  if (keyLength < 1 || keyLength > MAX_KEY_LENGTH) {
     return `tag key ${JSON.stringify(key)} must be 1 to ${MAX_KEY_LENGTH} characters long`;
   }
-  if (value.length > MAX_VALUE_LENGTH) {
+  if (characterCount(value) > MAX_VALUE_LENGTH) {
     return `the value of tag ${JSON.stringify(key)} must be at most ${MAX_VALUE_LENGTH} characters long`;
   }
   if (options.strictCharacters && (!TAGGING_API_CHARACTERS.test(key) || !TAGGING_API_CHARACTERS.test(value))) {

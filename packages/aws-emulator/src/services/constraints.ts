@@ -1,4 +1,5 @@
 import { validationError } from '../protocols/api-error.js';
+import { characterCount } from '../text.js';
 
 /**
  * Collects an input's constraint failures in AWS's words (`Value 'x' at 'roleSessionName' failed to
@@ -13,10 +14,12 @@ export class Constraints {
     return false;
   }
 
+  /** A string's length in characters, as AWS counts it. */
   length(field: string, value: string | undefined, min: number, max: number): void {
     if (value === undefined) return;
-    if (value.length < min) this.#fail(field, value, `Member must have length greater than or equal to ${min}`);
-    else if (value.length > max) this.#fail(field, value, `Member must have length less than or equal to ${max}`);
+    const length = characterCount(value);
+    if (length < min) this.#fail(field, value, `Member must have length greater than or equal to ${min}`);
+    else if (length > max) this.#fail(field, value, `Member must have length less than or equal to ${max}`);
   }
 
   pattern(field: string, value: string | undefined, pattern: RegExp, shown: string): void {

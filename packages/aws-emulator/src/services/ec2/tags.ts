@@ -3,6 +3,7 @@ import type { QueryParams } from '../../protocols/query-params.js';
 import { element, type Xml } from '../../protocols/xml.js';
 import { setTags } from '../../world/resources.js';
 import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH, isSystemKey } from '../../tags.js';
+import { characterCount } from '../../text.js';
 import type { CallContext } from '../service.js';
 import { tagWriteKeys, wouldExceedTagLimit } from '../tag-writes.js';
 import { endDryRun, resolveResourceIds } from './resolve.js';
@@ -55,10 +56,10 @@ export function deleteTags(params: QueryParams, call: CallContext): Xml {
 
 function checkTag(key: string, value: string): void {
   if (key === '') throw new ApiError('InvalidParameterValue', 'Tag key cannot be null or empty');
-  if (key.length > MAX_KEY_LENGTH) {
+  if (characterCount(key) > MAX_KEY_LENGTH) {
     throw new ApiError('InvalidParameterValue', `Tag key exceeds the maximum length of ${MAX_KEY_LENGTH} characters`);
   }
-  if (value.length > MAX_VALUE_LENGTH) {
+  if (characterCount(value) > MAX_VALUE_LENGTH) {
     throw new ApiError(
       'InvalidParameterValue',
       `Tag value exceeds the maximum length of ${MAX_VALUE_LENGTH} characters`,
