@@ -36,7 +36,9 @@ export function objectSchema(definition: KindDefinition): JSONSchemaProps {
     {
       apiVersion: string('The versioned schema of this representation of an object.'),
       kind: string('The REST resource this object represents.'),
-      metadata: { type: 'object' },
+      // Declared so that rules may point at it (fieldPath .metadata.name): at the root, the API server
+      // lets a schema say only this of ObjectMeta, and checks the rest of metadata itself.
+      metadata: { type: 'object', properties: { name: string('The name of the object.') } },
       spec: definition.spec,
       status: definition.status,
     },

@@ -65,6 +65,23 @@ describe('CRDs', () => {
     }
   });
 
+  it("points every rule's fieldPath at a field its schema declares, as kube-apiserver requires of a CRD", () => {
+    let checked = 0;
+    for (const crd of crds) {
+      for (const [path, node] of nodes(crd.spec.versions[0]!.schema.openAPIV3Schema)) {
+        for (const { fieldPath } of node['x-kubernetes-validations'] ?? []) {
+          if (fieldPath === undefined) continue;
+          let target: JSONSchemaProps | undefined = node;
+          for (const name of fieldPath.split('.').slice(1))
+            target = target?.properties ? target.properties[name] : target?.additionalProperties;
+          expect(target, `${crd.spec.names.kind} ${path} fieldPath ${fieldPath}`).to.exist;
+          checked++;
+        }
+      }
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+
   it('shows the columns an operator wants at a glance', () => {
     const columns = (kind: string) =>
       crds

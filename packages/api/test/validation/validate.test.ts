@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { API_VERSION, assertValidObject, formatCause, InvalidObjectError, validateObject } from '../../src/index.js';
+import {
+  API_VERSION,
+  assertValidObject,
+  characterCount,
+  formatCause,
+  InvalidObjectError,
+  validateObject,
+} from '../../src/index.js';
 
 const role = (spec: Record<string, unknown>, name = 'tenant-b') => ({
   apiVersion: API_VERSION,
@@ -131,6 +138,18 @@ describe('validateObject', () => {
     expect(found[0]).to.match(/^spec\.additionalTags: .*tag keys may not start or end with whitespace$/);
   });
 
+  it('counts lengths in characters, as the API server and AWS do, not UTF-16 units', () => {
+    const astral = '\u{1D49C}';
+    expect(characterCount(astral.repeat(128))).to.equal(128);
+    expect(characterCount('a\ud800b'), 'a lone surrogate is one character').to.equal(3);
+    expect(
+      validateObject(role({ resourceTags: [{ key: astral.repeat(128), value: astral.repeat(256) }] })),
+    ).to.deep.equal([]);
+    expect(messages(role({ resourceTags: [{ key: astral.repeat(129), value: 'v' }] }))).to.deep.equal([
+      'spec.resourceTags[0].key: Too long: 129 characters: may not be more than 128 characters',
+    ]);
+  });
+
   it('accepts tags in any script, as AWS does', () => {
     expect(validateObject(role({ resourceTags: [{ key: 'Kostenstelle/Büro', value: '東京 + 1' }] }))).to.deep.equal([]);
   });
@@ -207,6 +226,21 @@ describe('validateObject', () => {
       'spec.regoin: Forbidden: unknown field: remove it, or check its spelling with kubectl explain',
     ]);
     expect(validateObject(typo, { unknownFields: 'ignore' })).to.deep.equal([]);
+  });
+
+  it("leaves the root's metadata to the API server: labels, annotations, finalizers are not unknown fields", () => {
+    const metadata = {
+      name: 'default',
+      labels: { team: 'a' },
+      annotations: { note: 'x' },
+      finalizers: ['example.com/f'],
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 's', uid: 'u' }],
+    };
+    const identity = { apiVersion: API_VERSION, kind: 'AWSClusterControllerIdentity', metadata, spec: {} };
+    expect(validateObject(identity)).to.deep.equal([]);
+    expect(messages({ ...identity, metadata: { ...metadata, name: 7 } })[0]).to.match(
+      /^metadata\.name: Invalid value: 7: must be of type string/,
+    );
   });
 
   it('refuses objects of other groups and kinds', () => {
