@@ -1,4 +1,3 @@
-import { characterCount } from '../characters.js';
 import type { JSONSchemaProps } from '../schema/openapi.js';
 import { compilePattern } from '../schema/patterns.js';
 import { evaluateRule, isTransitionRule } from './cel.js';
@@ -71,7 +70,8 @@ function walk(
 type Add = (reason: FieldCause['reason'], message: string, field?: string) => void;
 
 function checkString(schema: JSONSchemaProps, value: string, add: Add): void {
-  const length = characterCount(value);
+  // Lengths count Unicode code points, as the API server and AWS do, not UTF-16 units.
+  const length = value.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '_').length;
   if (schema.minLength !== undefined && length < schema.minLength) {
     add('FieldValueInvalid', `Invalid value: ${quote(value)}: must be at least ${schema.minLength} characters`);
   }
