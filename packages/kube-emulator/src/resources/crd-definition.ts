@@ -3,6 +3,8 @@ import { age } from '../table/age.js';
 import { nameColumn } from '../table/columns.js';
 import { compileJsonPath } from '../table/jsonpath.js';
 import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject, text } from '../util/json.js';
+import { validFieldPath } from '../schema/field-path.js';
+import type { Schema } from '../schema/types.js';
 import { dnsLabelCauses } from './names.js';
 import type { Column, ResourceDef } from './types.js';
 
@@ -53,6 +55,35 @@ export function crdCauses(crd: JsonObject): StatusCause[] {
       );
     }
   });
+  causes.push(...schemaCauses(versions));
+  return causes;
+}
+
+/** What kube-apiserver checks of the schemas' rules: every fieldPath names a field (x-kubernetes-validations). */
+function schemaCauses(versions: JsonObject[]): StatusCause[] {
+  const schemas = versions.map((version) => objectAt(objectAt(version, 'schema'), 'openAPIV3Schema'));
+  // Versions that share one schema are checked once, as kube-apiserver's internal spec.validation.
+  const shared = schemas.every((schema) => JSON.stringify(schema) === JSON.stringify(schemas[0]));
+  const roots = shared
+    ? [['spec.validation.openAPIV3Schema', schemas[0]] as const]
+    : schemas.map((schema, index) => [`spec.versions[${index}].schema.openAPIV3Schema`, schema] as const);
+  return roots.flatMap(([path, schema]) => (schema ? ruleCauses(schema as Schema, path) : []));
+}
+
+function ruleCauses(schema: Schema, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  (schema['x-kubernetes-validations'] ?? []).forEach(({ fieldPath }, index) => {
+    if (fieldPath && !validFieldPath(fieldPath, schema)) {
+      causes.push(
+        invalid(`${path}.x-kubernetes-validations[${index}].fieldPath`, fieldPath, 'fieldPath must be a valid path'),
+      );
+    }
+  });
+  for (const [key, child] of Object.entries(schema.properties ?? {}))
+    causes.push(...ruleCauses(child, `${path}.properties[${key}]`));
+  if (schema.items) causes.push(...ruleCauses(schema.items, `${path}.items`));
+  if (typeof schema.additionalProperties === 'object')
+    causes.push(...ruleCauses(schema.additionalProperties, `${path}.additionalProperties`));
   return causes;
 }
 
