@@ -1,5 +1,6 @@
 export * from './constants.js';
 export { KeymasterError } from './errors.js';
+export { characterCount } from './characters.js';
 export { displayText, quoteText } from './display.js';
 export type { ObjectMeta, OwnerReference } from './meta.js';
 export type * from './generated/types.js';

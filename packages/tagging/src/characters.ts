@@ -1,8 +1,5 @@
 import { compilePattern, quoteText } from '@keymaster/api';
 
-// AWS counts and checks Unicode code points, not UTF-16 units (and not grapheme clusters).
-export const codePoints = (text: string): string[] => Array.from(text);
-
 /**
  * The distinct characters of `text` that `pattern` (`^[...]*$`) refuses, in order of appearance,
  * leaving out those `reported` already.
@@ -10,7 +7,8 @@ export const codePoints = (text: string): string[] => Array.from(text);
 export function refusedCharacters(text: string, pattern: string, reported: readonly string[] = []): string[] {
   const allowed = compilePattern(pattern);
   return [
-    ...new Set(codePoints(text).filter((character) => !allowed.test(character) && !reported.includes(character))),
+    // Character by character, as AWS checks them: code points, not UTF-16 units (nor grapheme clusters).
+    ...new Set(Array.from(text).filter((character) => !allowed.test(character) && !reported.includes(character))),
   ];
 }
 

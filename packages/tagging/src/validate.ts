@@ -1,11 +1,11 @@
-import { LIMITS, quoteText, TAG_CHARACTERS, type ResourceTag } from '@keymaster/api';
+import { characterCount, LIMITS, quoteText, TAG_CHARACTERS, type ResourceTag } from '@keymaster/api';
 import { InvalidTagsError } from './errors.js';
 import { foldKey } from './key-fold.js';
 import { isOwnershipKey } from './ownership.js';
 import { tagProblem, type TagOrigin, type TagProblem, type TagRule } from './problems.js';
 import { DEFAULT_RESERVED_KEYS, reservation, type ReservedKeys } from './reserved-keys.js';
 import { checkServiceRules, type ServiceTagRules } from './service-rules.js';
-import { codePoints, listCharacters, refusedCharacters, startsWithAnyCase } from './characters.js';
+import { listCharacters, refusedCharacters, startsWithAnyCase } from './characters.js';
 
 export interface TagValidationOptions {
   /** Keys no layer may set. Default: `DEFAULT_RESERVED_KEYS`. */
@@ -39,11 +39,11 @@ export function validateTag(
   const problems: TagProblem[] = [];
   const broken = (rule: TagRule, detail: string) => problems.push(tagProblem(origin, key, rule, detail));
 
-  const keyLength = codePoints(key).length;
+  const keyLength = characterCount(key);
   if (keyLength < 1 || keyLength > LIMITS.tagKeyLength) {
     broken('KeyLength', `the key is ${keyLength} characters long; AWS allows 1-${LIMITS.tagKeyLength}`);
   }
-  const valueLength = codePoints(value).length;
+  const valueLength = characterCount(value);
   if (valueLength > LIMITS.tagValueLength) {
     broken('ValueLength', `the value is ${valueLength} characters long; AWS allows 0-${LIMITS.tagValueLength}`);
   }
