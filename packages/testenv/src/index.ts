@@ -3,3 +3,5 @@ export { TestEnvError } from './errors.js';
 export { kubeBinaries, PROVISION_SCRIPT, requireKubeBinaries, type KubeBinaries } from './kube/binaries.js';
 export { startRealKube, type RealKube, type RealKubeOptions } from './kube/real-kube.js';
 export { ADMIN_USER, type TokenUser } from './kube/tokens.js';
+export { MOTO_PROVISION_SCRIPT, motoInstallation, requireMoto, type MotoInstallation } from './moto/installation.js';
+export { startMoto, type Moto, type StartMotoOptions } from './moto/server.js';
