@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kubeConfigYaml, readCrdFolder, type KubeConfigOptions } from '@keymaster/kube-emulator';
 import { TestEnvError } from '../errors.js';
+import { auditLogFlags } from './audit.js';
 import { requireKubeBinaries, type KubeBinaries } from './binaries.js';
 import { AdminClient } from './client.js';
 import { generatePki, type Pki } from './pki.js';
@@ -22,6 +23,8 @@ export interface RealKubeOptions {
   tokenAuthFile?: string;
   /** Namespaces to create once the server is ready (`pnpm real-kube` creates keymaster-system). */
   namespaces?: string[];
+  /** Log every request (user, verb, resource, answer) to `auditLog`, kube-apiserver's JSON-lines audit log. */
+  audit?: boolean;
   /** How long etcd, then kube-apiserver, may take to become ready (default 120000 ms each). */
   startTimeoutMs?: number;
   /** Progress lines (starting etcd, kube-apiserver ready after N s...). */
@@ -41,6 +44,8 @@ export interface RealKube {
   readonly versions: { kube: string; etcd: string };
   /** The process ids, each the leader of its own process group. */
   readonly pids: { etcd: number; kubeApiserver: number };
+  /** With `audit`: the audit log, one `audit.k8s.io/v1` Event per line, level Metadata (see src/kube/audit.ts). */
+  readonly auditLog: string | undefined;
   /** The temporary folder of certificates, keys, token file, etcd data and logs; removed by stop(). */
   readonly dir: string;
   /** A kubeconfig (YAML text) for this server; the admin's unless `token` is given. */
@@ -242,10 +247,11 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
     await waitReady(etcd, timeoutMs, () => etcdHealthy(etcdPort));
     log(`etcd ready after ${seconds()} s; starting kube-apiserver ${binaries.kubeVersion} on ${url}`);
 
+    const audit = options.audit ? await auditLogFlags(dir) : undefined;
     const kubeApiserver = await ServerProcess.start(
       'kube-apiserver',
       binaries.kubeApiserver,
-      apiserverArgs(dir, pki, etcdPort, port, url),
+      [...apiserverArgs(dir, pki, etcdPort, port, url), ...(audit?.flags ?? [])],
       join(dir, 'kube-apiserver.log'),
     );
     servers.push(kubeApiserver);
@@ -269,6 +275,7 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
       issuer: url,
       versions: { kube: binaries.kubeVersion, etcd: binaries.etcdVersion },
       pids: { etcd: etcd.pid, kubeApiserver: kubeApiserver.pid },
+      auditLog: audit?.log,
       dir,
       kubeConfig,
       writeKubeConfig: (path, config) => writeFile(path, kubeConfig(config), { mode: 0o600 }),
