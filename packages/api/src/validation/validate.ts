@@ -1,3 +1,4 @@
+import { characterCount } from '../characters.js';
 import type { JSONSchemaProps } from '../schema/openapi.js';
 import { compilePattern } from '../schema/patterns.js';
 import { evaluateRule, isTransitionRule } from './cel.js';
@@ -70,8 +71,7 @@ function walk(
 type Add = (reason: FieldCause['reason'], message: string, field?: string) => void;
 
 function checkString(schema: JSONSchemaProps, value: string, add: Add): void {
-  // Lengths count Unicode code points, as the API server and AWS do, not UTF-16 units.
-  const length = value.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '_').length;
+  const length = characterCount(value);
   if (schema.minLength !== undefined && length < schema.minLength) {
     add('FieldValueInvalid', `Invalid value: ${quote(value)}: must be at least ${schema.minLength} characters`);
   }

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { API_VERSION, assertValidObject, formatCause, InvalidObjectError, validateObject } from '../../src/index.js';
+import {
+  API_VERSION,
+  assertValidObject,
+  characterCount,
+  formatCause,
+  InvalidObjectError,
+  validateObject,
+} from '../../src/index.js';
 
 const role = (spec: Record<string, unknown>, name = 'tenant-b') => ({
   apiVersion: API_VERSION,
@@ -129,6 +136,18 @@ describe('validateObject', () => {
     const found = messages(cluster({ additionalTags: { 'platform-managed ': 'v', ' x': 'v', 'team name': 'v' } }));
     expect(found).to.have.length(1);
     expect(found[0]).to.match(/^spec\.additionalTags: .*tag keys may not start or end with whitespace$/);
+  });
+
+  it('counts lengths in characters, as the API server and AWS do, not UTF-16 units', () => {
+    const astral = '\u{1D49C}';
+    expect(characterCount(astral.repeat(128))).to.equal(128);
+    expect(characterCount('a\ud800b'), 'a lone surrogate is one character').to.equal(3);
+    expect(
+      validateObject(role({ resourceTags: [{ key: astral.repeat(128), value: astral.repeat(256) }] })),
+    ).to.deep.equal([]);
+    expect(messages(role({ resourceTags: [{ key: astral.repeat(129), value: 'v' }] }))).to.deep.equal([
+      'spec.resourceTags[0].key: Too long: 129 characters: may not be more than 128 characters',
+    ]);
   });
 
   it('accepts tags in any script, as AWS does', () => {
