@@ -49,8 +49,7 @@ with_progress() {
 build() {
   local name="$1" module="$2" version="$3" pkg="$4" out="$5" ldflags="$6" replaces="${7:-}"
   local work
-  work="$(mktemp -d "$cache/build-$name.XXXXXX")"
-  trap 'rm -rf "$work"' RETURN
+  work="$(mktemp -d "$cache/build-kube-$name.XXXXXX")"
   (
     cd "$work"
     go mod init "keymaster.local/testenv/$name" >/dev/null 2>&1
@@ -64,6 +63,7 @@ build() {
     mkdir -p "$(dirname "$out")"
     mv "$work/$name" "$out"
   )
+  rm -rf "$work"
 }
 
 # k8s.io/kubernetes replaces its staging modules (k8s.io/api, k8s.io/apiserver, ...) with local paths,
@@ -86,9 +86,11 @@ provision_kube_apiserver() {
     ldflags+=" -X $p.gitVersion=v$KUBE_VERSION -X $p.gitMajor=${KUBE_VERSION%%.*}"
     ldflags+=" -X $p.gitMinor=$(cut -d. -f2 <<<"$KUBE_VERSION") -X $p.gitTreeState=clean"
   done
-  say "kube-apiserver v$KUBE_VERSION: not built yet; building it (about 10 minutes on 2 cores the first time)"
+  say "kube-apiserver v$KUBE_VERSION: not built yet; building it (10 to 16 minutes on 2 cores, the first time only)"
+  local replaces
+  replaces="$(kube_staging_replaces)"
   build kube-apiserver k8s.io/kubernetes "v$KUBE_VERSION" k8s.io/kubernetes/cmd/kube-apiserver \
-    "$kube_bin" "$ldflags" "$(kube_staging_replaces)"
+    "$kube_bin" "$ldflags" "$replaces"
   say "kube-apiserver v$KUBE_VERSION: built in $((SECONDS - t)) s ($kube_bin)"
 }
 
@@ -111,6 +113,9 @@ main() {
     say "another provisioning run holds $cache/.provision-kube.lock; waiting for it"
     flock 9
   }
+  # Scratch modules: what an interrupted run left behind, and ours if a build fails.
+  rm -rf "$cache"/build-kube-*
+  trap 'rm -rf "$cache"/build-kube-*' EXIT
   if [[ ! -x "$kube_bin" || ! -x "$etcd_bin" ]]; then require_go; fi
   export GOTOOLCHAIN=local GOFLAGS=-mod=mod
   provision_kube_apiserver

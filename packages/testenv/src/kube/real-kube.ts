@@ -8,7 +8,7 @@ import { kubeConfigYaml, readCrdFolder, type KubeConfigOptions } from '@keymaste
 import { TestEnvError } from '../errors.js';
 import { auditLogFlags } from './audit.js';
 import { requireKubeBinaries, type KubeBinaries } from './binaries.js';
-import { AdminClient } from './client.js';
+import { AdminClient, type Response } from './client.js';
 import { generatePki, type Pki } from './pki.js';
 import { freePorts } from './ports.js';
 import { ServerProcess } from './process.js';
@@ -149,6 +149,17 @@ function etcdHealthy(port: number): Promise<boolean> {
   });
 }
 
+interface CrdSpec {
+  group: string;
+  names: { plural: string };
+  versions: { name: string; served: boolean }[];
+}
+
+function established(body: string): boolean {
+  const { status } = JSON.parse(body) as { status?: { conditions?: { type: string; status: string }[] } };
+  return status?.conditions?.some(({ type, status }) => type === 'Established' && status === 'True') ?? false;
+}
+
 async function installCrds(client: AdminClient, folder: string, timeoutMs: number): Promise<void> {
   const crds = readCrdFolder(folder);
   for (const { file, crd } of crds) {
@@ -165,23 +176,46 @@ async function installCrds(client: AdminClient, folder: string, timeoutMs: numbe
   }
   const deadline = Date.now() + timeoutMs;
   for (const { file, crd } of crds) {
-    const name = (crd.metadata as { name: string }).name;
-    for (;;) {
-      const response = await client.send('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-      const conditions = (JSON.parse(response.body) as { status?: { conditions?: { type: string; status: string }[] } })
-        .status?.conditions;
-      if (conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True')) break;
-      if (Date.now() > deadline) {
-        throw new TestEnvError(
-          'ERR_KEYMASTER_TESTENV_CRDS',
-          `${file}: the CRD ${name} was not Established after ${timeoutMs / 1000} s`,
-          {
-            hint: `its conditions: ${JSON.stringify(conditions ?? [])}`,
-          },
-        );
-      }
-      await sleep(STEP_MS);
+    const { metadata, spec } = crd as unknown as { metadata: { name: string }; spec: CrdSpec };
+    const served = (ok: (response: Response) => boolean, path: string): Promise<void> =>
+      pollUntil(
+        client,
+        path,
+        ok,
+        deadline,
+        `${file}: the CRD ${metadata.name} was not served after ${timeoutMs / 1000} s`,
+      );
+    await served(
+      (response) => response.status === 200 && established(response.body),
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${metadata.name}`,
+    );
+    // Established is not enough: until the resource's storage has initialized, requests get 429.
+    const version = spec.versions.find(({ served }) => served)?.name;
+    if (version)
+      await served(
+        (response) => response.status === 200,
+        `/apis/${spec.group}/${version}/${spec.names.plural}?limit=1`,
+      );
+  }
+}
+
+/** GETs `path` until `ok` accepts the answer; after `deadline`, fails with `message` and the last answer. */
+async function pollUntil(
+  client: AdminClient,
+  path: string,
+  ok: (response: Response) => boolean,
+  deadline: number,
+  message: string,
+): Promise<void> {
+  for (;;) {
+    const response = await client.send('GET', path);
+    if (ok(response)) return;
+    if (Date.now() > deadline) {
+      throw new TestEnvError('ERR_KEYMASTER_TESTENV_CRDS', message, {
+        hint: `GET ${path} answered ${response.status}: ${response.body}`,
+      });
     }
+    await sleep(STEP_MS);
   }
 }
 
