@@ -9,6 +9,7 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   ChainTooDeepError,
   IdentityCycleError,
+  IdentityDeletingError,
   IdentityError,
   IdentityNotFoundError,
   InvalidIdentityError,
@@ -16,6 +17,7 @@ import {
   SecretNotFoundError,
   type LinkName,
 } from './errors.js';
+import { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
 import { namespaceAllowed } from './namespaces.js';
 import { credentialsFromSecret } from './secret.js';
 import type { IdentityObject, IdentityStore } from './store.js';
@@ -51,6 +53,9 @@ export interface ChainRequest {
   identityRef?: IdentityReference | undefined;
   controllerNamespace: string;
   maxLinks?: number;
+  /** The AWSCluster asking: an identity being deleted serves it only if it used it before (`servesCluster`). */
+  cluster?: ClusterUser | undefined;
+  usersAtDeletion?: UsersAtDeletion | undefined;
 }
 
 /** A link as status shows it: kind, name and, for role identities, the role. */
@@ -62,7 +67,8 @@ export const identityLink = ({ kind, name, identity }: ChainLink): IdentityLink 
 
 /**
  * Walks an identityRef through its sources, the cluster's own identity first and the root last,
- * checking on the way every link's existence, schema and allowedNamespaces, and reading static keys.
+ * checking on the way every link's existence, schema, allowedNamespaces and (for `request.cluster`)
+ * deletion, and reading static keys.
  * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
  * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up. A
  * refusal carries the chain as far as it was checked (`IdentityError.chain`).
@@ -110,6 +116,9 @@ async function walkChain(
     if (causes.length > 0) throw new InvalidIdentityError(ref, causes);
     if (!namespaceAllowed(identity.spec.allowedNamespaces, namespace)) {
       throw new NamespaceNotAllowedError(ref, request.namespace, links.length);
+    }
+    if (request.cluster && !servesCluster(identity, request.cluster, request.usersAtDeletion?.(identity))) {
+      throw new IdentityDeletingError(ref, request.namespace, links.length);
     }
     const link: ChainLink = { kind: ref.kind, name: ref.name, identity };
     links.push(link);

@@ -7,6 +7,9 @@ export interface LinkName {
 }
 
 const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
+/** Where a link at `depth` is, for a message: nothing for the cluster's own identity. */
+const linkPosition = (depth: number) =>
+  depth === 0 ? '' : ` (link ${depth + 1} of the chain, a source of the cluster's identity)`;
 
 /**
  * Base of every identity error; `code` is stable, `link` names the identity at fault when there is one.
@@ -47,13 +50,34 @@ export class NamespaceNotAllowedError extends IdentityError {
   readonly namespace: string;
 
   constructor(link: LinkName, namespace: string, depth: number) {
-    const which = depth === 0 ? '' : ` (link ${depth + 1} of the chain, a source of the cluster's identity)`;
-    super('ERR_KEYMASTER_NAMESPACE_NOT_ALLOWED', `namespace "${namespace}" may not use ${linkName(link)}${which}`, {
-      hint: `Add "${namespace}" to spec.allowedNamespaces of ${linkName(link)} (list or selector), or use another identity. Every link of a chain must allow the namespace.`,
-      link,
-    });
+    super(
+      'ERR_KEYMASTER_NAMESPACE_NOT_ALLOWED',
+      `namespace "${namespace}" may not use ${linkName(link)}${linkPosition(depth)}`,
+      {
+        hint: `Add "${namespace}" to spec.allowedNamespaces of ${linkName(link)} (list or selector), or use another identity. Every link of a chain must allow the namespace.`,
+        link,
+      },
+    );
     this.depth = depth;
     this.namespace = namespace;
+  }
+}
+
+/** A link is being deleted and the cluster was not among its users when the deletion began. */
+export class IdentityDeletingError extends IdentityError {
+  /** 0 for the cluster's own identity, more for a source deeper in the chain. */
+  readonly depth: number;
+
+  constructor(link: LinkName, namespace: string, depth: number) {
+    super(
+      'ERR_KEYMASTER_IDENTITY_DELETING',
+      `${linkName(link)}${linkPosition(depth)} is being deleted and accepts no new AWSClusters`,
+      {
+        hint: `Point spec.identityRef at another identity that allows namespace "${namespace}" (ask the platform team which replaces ${linkName(link)}): an identity being deleted serves only the AWSClusters that used it before its deletion began.`,
+        link,
+      },
+    );
+    this.depth = depth;
   }
 }
 

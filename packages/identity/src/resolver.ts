@@ -7,7 +7,8 @@ import { credentialKey } from './cache-key.js';
 import { identityLink, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { fromAssumeRole, fromController, fromStaticKeys, type CredentialSource } from './credential-sources.js';
-import { AwsCredentialError, IdentityError } from './errors.js';
+import type { ClusterUser, UsersAtDeletion } from './deletion.js';
+import { AwsCredentialError, IdentityError, type LinkName } from './errors.js';
 import { RefreshingCredentials, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 import type { IdentityStore } from './store.js';
 
@@ -33,6 +34,8 @@ export interface IdentityResolverOptions {
   maxCredentialSets?: number;
   maxClients?: number;
   maxChainLinks?: number;
+  /** Who used each identity being deleted when the controller first saw the deletion, if it remembers. */
+  usersAtDeletion?: UsersAtDeletion;
   observer?: ResolverObserver;
 }
 
@@ -43,6 +46,8 @@ export interface ResolveRequest {
   identityRef?: IdentityReference | undefined;
   /** The default region of the session's clients. */
   region: string;
+  /** The AWSCluster asking: identities being deleted serve only the clusters that used them before. */
+  cluster?: ClusterUser;
 }
 
 /** What a cluster may act with: refreshing credentials, who they are, and clients that use them. */
@@ -53,6 +58,8 @@ export interface IdentitySession {
   principalArn: string;
   /** The resolved chain, the cluster's own identity first. */
   chain: IdentityLink[];
+  /** Links of the chain being deleted: they serve this cluster, which used them before, and no new one. */
+  deleting: LinkName[];
   /** `Kind/name` of every identity and `Secret/name` of every Secret the chain is made of. */
   dependsOn: string[];
   credentials: SelfRefreshingProvider;
@@ -126,6 +133,8 @@ export class IdentityResolver {
         identityRef: request.identityRef,
         controllerNamespace: this.#options.controllerNamespace,
         ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
+        cluster: request.cluster,
+        usersAtDeletion: this.#options.usersAtDeletion,
       },
       touched,
     );
@@ -144,6 +153,9 @@ export class IdentityResolver {
       accountId,
       principalArn,
       chain,
+      deleting: links
+        .filter(({ identity }) => identity.metadata.deletionTimestamp)
+        .map(({ kind, name }) => ({ kind, name })),
       credentials: session.credentials.provider,
       renewedAt: () => session.credentials.renewedAt,
       client: (Client, region = request.region) => this.#client(session, Client, region),

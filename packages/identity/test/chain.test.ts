@@ -4,12 +4,14 @@ import {
   chainDependencies,
   ChainTooDeepError,
   IdentityCycleError,
+  IdentityDeletingError,
   IdentityError,
   IdentityNotFoundError,
   InvalidIdentityError,
   NamespaceNotAllowedError,
   SecretInvalidError,
   SecretNotFoundError,
+  type IdentityObject,
   type IdentityStore,
 } from '../src/index.js';
 import { controller, keys, memoryStore, role, staticIdentity } from './fixtures.js';
@@ -209,6 +211,76 @@ describe('chainDependencies', () => {
     expect(await chainDependencies(store, request('r'))).to.deep.equal([
       'AWSClusterRoleIdentity/r',
       'AWSClusterRoleIdentity/hub',
+      'AWSClusterControllerIdentity/default',
+    ]);
+  });
+});
+
+describe('an identity being deleted', () => {
+  const DELETED_AT = '2026-03-01T12:00:00Z';
+  const deleting = <T extends IdentityObject>(identity: T): T => ({
+    ...identity,
+    metadata: { ...identity.metadata, deletionTimestamp: DELETED_AT },
+  });
+  const older = { key: 'tenant-a/old', createdAt: '2026-03-01T11:59:59Z' };
+  const newer = { key: 'tenant-a/new', createdAt: '2026-03-01T12:00:01Z' };
+
+  it('serves a cluster created before its deletion began, and refuses a newer one, naming the identity', async () => {
+    const { store } = memoryStore([controller(), deleting(role('r'))]);
+    const links = await resolveChain(store, { ...request('r'), cluster: older });
+    expect(links.map(({ name }) => name)).to.deep.equal(['r', 'default']);
+    const error = await failure(store, { ...request('r'), cluster: newer });
+    expect(error).to.be.instanceOf(IdentityDeletingError).with.property('code', 'ERR_KEYMASTER_IDENTITY_DELETING');
+    expect(error).to.have.property('depth', 0);
+    expect(error.message).to.equal('AWSClusterRoleIdentity/r is being deleted and accepts no new AWSClusters');
+    expect((error as IdentityDeletingError).hint).to.equal(
+      'Point spec.identityRef at another identity that allows namespace "tenant-a" (ask the platform team which ' +
+        'replaces AWSClusterRoleIdentity/r): an identity being deleted serves only the AWSClusters that used it ' +
+        'before its deletion began.',
+    );
+  });
+
+  it('serves a cluster created in the second the deletion began, unless remembered as not a user', async () => {
+    const identity = deleting(role('r'));
+    const { store } = memoryStore([controller(), identity]);
+    const sameSecond = { key: 'tenant-a/x', createdAt: DELETED_AT };
+    await resolveChain(store, { ...request('r'), cluster: sameSecond });
+    const usersAtDeletion = () => new Set(['tenant-a/old']);
+    const error = await failure(store, { ...request('r'), cluster: sameSecond, usersAtDeletion });
+    expect(error).to.be.instanceOf(IdentityDeletingError);
+  });
+
+  it('refuses at a deeper link too, and reads no Secret of a refused static identity', async () => {
+    const deeper = await failure(memoryStore([deleting(controller()), role('r')]).store, {
+      ...request('r'),
+      cluster: newer,
+    });
+    expect(deeper).to.be.instanceOf(IdentityDeletingError).with.property('depth', 1);
+    expect(deeper.message).to.equal(
+      "AWSClusterControllerIdentity/default (link 2 of the chain, a source of the cluster's identity) is being deleted and accepts no new AWSClusters",
+    );
+    const { store, reads } = memoryStore([deleting(staticIdentity('s', 's-keys'))], {
+      'keymaster-system/s-keys': keys('AKIAEXAMPLE000000001'),
+    });
+    await failure(store, { ...request('s', 'AWSClusterStaticIdentity'), cluster: newer });
+    expect(reads.secrets).to.deep.equal([]);
+  });
+
+  it('refuses an older cluster that was not among its users when the controller saw the deletion', async () => {
+    const identity = deleting(role('r'));
+    const { store } = memoryStore([controller(), identity]);
+    const remembered = new Set(['tenant-a/old']);
+    const usersAtDeletion = (of: IdentityObject) => (of === identity ? remembered : undefined);
+    await resolveChain(store, { ...request('r'), cluster: older, usersAtDeletion });
+    const repointed = { key: 'tenant-a/repointed', createdAt: older.createdAt };
+    const error = await failure(store, { ...request('r'), cluster: repointed, usersAtDeletion });
+    expect(error).to.be.instanceOf(IdentityDeletingError);
+  });
+
+  it('is still reached by chainDependencies, which checks no cluster', async () => {
+    const { store } = memoryStore([controller(), deleting(role('r'))]);
+    expect(await chainDependencies(store, request('r'))).to.deep.equal([
+      'AWSClusterRoleIdentity/r',
       'AWSClusterControllerIdentity/default',
     ]);
   });

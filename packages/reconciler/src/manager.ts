@@ -9,6 +9,7 @@ import type { SyncTags } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
 import { SessionUsage } from './awscluster/session-usage.js';
 import { clusterDependencies, dependentClusters } from './identity/dependents.js';
+import { DeletingIdentities } from './identity/deletions.js';
 import { IdentityReconciler } from './identity/reconciler.js';
 import { Caches } from './kube/caches.js';
 import { describeKubeError, isConflict } from './kube/errors.js';
@@ -87,6 +88,7 @@ export class Manager {
     this.writer = new KubeWriter(kubeConfig);
     const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
     const sessions = new SessionUsage();
+    const deletions = new DeletingIdentities();
 
     this.caches = new Caches(
       {
@@ -144,6 +146,7 @@ export class Manager {
       controllerNamespace,
       aws: options.aws,
       ...(options.controllerCredentials ? { controllerCredentials: options.controllerCredentials } : {}),
+      usersAtDeletion: deletions.usersOf,
       observer: metrics.resolverObserver(),
     });
     const controllerOptions = {
@@ -182,6 +185,7 @@ export class Manager {
           writer: this.writer,
           events,
           sessions,
+          deletions,
           controllerNamespace,
           logger,
         });

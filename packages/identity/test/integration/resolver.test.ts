@@ -219,6 +219,19 @@ describe('IdentityResolver against the aws-emulator', function () {
     expect(h.aws.calls.summary().total - before).to.equal(0);
   });
 
+  it('an identity being deleted: its user keeps its session, told which link; a newer cluster gets no credentials and AWS no call', async () => {
+    h.platform.edit(ROLE, 'keymaster-hub', (hub) => (hub.metadata.deletionTimestamp = '2026-03-01T12:00:00Z'));
+    const user = { key: 'tenant-b/old', createdAt: '2026-02-01T00:00:00Z' };
+    const session = await h.resolver.resolve({ ...USES[2]!, region: 'us-west-2', cluster: user });
+    expect(session.deleting).to.deep.equal([{ kind: ROLE, name: 'keymaster-hub' }]);
+    await tagApiCall(session);
+    const before = h.aws.calls.summary().total;
+    const newcomer = { key: 'tenant-b/new', createdAt: '2026-03-01T12:00:01Z' };
+    const error = await refusal(h, { ...USES[2]!, region: 'us-west-2', cluster: newcomer });
+    expect(error).to.include({ code: 'ERR_KEYMASTER_IDENTITY_DELETING', depth: 1 });
+    expect(h.aws.calls.summary().total - before).to.equal(0);
+  });
+
   it('forgetting a deleted identity evicts every credential set built on it', async () => {
     await Promise.all(USES.map((use) => h.resolver.resolve({ ...use, region: 'us-west-2' })));
     const sets = h.resolver.size.credentialSets;

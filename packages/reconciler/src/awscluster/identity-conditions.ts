@@ -1,12 +1,15 @@
 import type { IdentityLink } from '@keymaster/api';
 import {
   AwsCredentialError,
+  IdentityDeletingError,
   IdentityError,
   IdentityNotFoundError,
   NamespaceNotAllowedError,
   SecretInvalidError,
   SecretNotFoundError,
+  type IdentitySession,
 } from '@keymaster/identity';
+import { deletingNotice } from '../identity/deletions.js';
 import type { ConditionUpdate } from './conditions.js';
 
 export interface IdentityVerdict {
@@ -41,6 +44,16 @@ export const IDENTITY_OK: IdentityVerdict = {
   transient: false,
 };
 
+/** PrincipalUsageAllowed for a resolved chain: True, and a notice when links of it are being deleted. */
+export function usageAllowed(session: Pick<IdentitySession, 'deleting'>): ConditionUpdate {
+  if (session.deleting.length === 0) return IDENTITY_OK.allowed;
+  return {
+    ...IDENTITY_OK.allowed,
+    reason: 'IdentityDeleting',
+    message: `${IDENTITY_OK.allowed.message}. ${deletingNotice(session.deleting.map(({ kind, name }) => `${kind}/${name}`))}`,
+  };
+}
+
 /** The two identity conditions for a failed resolve, with reasons that name the failure. */
 export function identityVerdict(error: unknown): IdentityRefusal {
   const failure = error instanceof Error ? error : new Error(String(error));
@@ -61,6 +74,18 @@ function conditionsFor(failure: Error): IdentityVerdict {
     reason,
     message: 'Not every identity of the chain could be checked',
   });
+  if (failure instanceof IdentityDeletingError) {
+    return {
+      allowed: { type: 'PrincipalUsageAllowed', status: 'False', reason: 'IdentityDeleting', message },
+      retrieved: {
+        type: 'PrincipalCredentialRetrieved',
+        status: 'Unknown',
+        reason: 'NotAttempted',
+        message: 'Not attempted: an identity of the chain is being deleted and accepts no new AWSClusters',
+      },
+      transient: false,
+    };
+  }
   if (failure instanceof NamespaceNotAllowedError) {
     return {
       allowed: {

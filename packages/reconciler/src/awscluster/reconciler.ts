@@ -24,7 +24,8 @@ import type { Request, Result } from '../runtime/controller.js';
 import type { AccountSlots } from './account-slots.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import { readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
-import { IDENTITY_OK, identityVerdict } from './identity-conditions.js';
+import { clusterUser } from '../identity/deletions.js';
+import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-conditions.js';
 import { clusterNameOf, nameClaim, nameCondition, regionsOf } from './name-claim.js';
 import type { SessionUsage } from './session-usage.js';
 import type { SyncTags } from './tags.js';
@@ -107,6 +108,7 @@ export class AWSClusterReconciler {
         namespace: cluster.metadata.namespace ?? '',
         identityRef,
         region: cluster.spec.region,
+        cluster: clusterUser(cluster),
       });
     } catch (error) {
       if (await this.#createControllerIdentity(error, log)) return { requeueAfterMs: 1000 };
@@ -133,7 +135,7 @@ export class AWSClusterReconciler {
     }
 
     if (session) {
-      set(IDENTITY_OK.allowed);
+      set(usageAllowed(session));
       set(IDENTITY_OK.retrieved);
       sessions.use(key, session);
       status.accountID = session.accountId;

@@ -1,6 +1,10 @@
 import type { AWSCluster } from '@keymaster/api';
 import { chainDependencies, type IdentityStore } from '@keymaster/identity';
 
+/** `namespace/name` of a cluster. */
+export const clusterKey = (cluster: AWSCluster): string =>
+  `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
+
 /** What one cluster's chain reaches (identities and Secrets), from the caches: no API call. */
 export const clusterDependencies = (
   store: IdentityStore,
@@ -13,18 +17,24 @@ export const clusterDependencies = (
     controllerNamespace,
   });
 
-/** `namespace/name` of the clusters whose chain reaches `dependency` (`Kind/name` or `Secret/name`), sorted. */
-export async function dependentClusters(
+/** The clusters whose chain reaches `dependency` (`Kind/name` or `Secret/name`), in `namespace/name` order. */
+export async function clustersReaching(
   store: IdentityStore,
   controllerNamespace: string,
   clusters: readonly AWSCluster[],
   dependency: string,
-): Promise<string[]> {
-  const dependents: string[] = [];
+): Promise<AWSCluster[]> {
+  const reaching: AWSCluster[] = [];
   for (const cluster of clusters) {
-    if ((await clusterDependencies(store, controllerNamespace, cluster)).includes(dependency)) {
-      dependents.push(`${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`);
-    }
+    if ((await clusterDependencies(store, controllerNamespace, cluster)).includes(dependency)) reaching.push(cluster);
   }
-  return dependents.sort();
+  return reaching.sort((a, b) => (clusterKey(a) < clusterKey(b) ? -1 : 1));
 }
+
+/** `namespace/name` of the clusters whose chain reaches `dependency`, sorted. */
+export const dependentClusters = async (
+  store: IdentityStore,
+  controllerNamespace: string,
+  clusters: readonly AWSCluster[],
+  dependency: string,
+): Promise<string[]> => (await clustersReaching(store, controllerNamespace, clusters, dependency)).map(clusterKey);

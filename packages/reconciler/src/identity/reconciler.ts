@@ -1,13 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
-import type { IdentityObject } from '@keymaster/identity';
+import type { AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
+import { servesCluster, type IdentityObject } from '@keymaster/identity';
 import type { SessionUsage } from '../awscluster/session-usage.js';
 import type { Caches } from '../kube/caches.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
-import { dependentClusters } from './dependents.js';
+import { clusterKey, clustersReaching } from './dependents.js';
+import { clusterUser, deletingNotice, type DeletingIdentities } from './deletions.js';
 import { withoutLegacyOwner } from './legacy-owner.js';
 
 /** Held while any AWSCluster's chain reaches the identity: deleting it then waits for those clusters. */
@@ -19,6 +20,8 @@ export interface IdentityReconcilerDeps {
   writer: KubeWriter;
   events: EventRecorder;
   sessions: SessionUsage;
+  /** Who used each identity being deleted when the deletion was first seen (shared with the resolver). */
+  deletions: DeletingIdentities;
   controllerNamespace: string;
   logger: Logger;
 }
@@ -31,12 +34,13 @@ export class IdentityReconciler {
   ) {}
 
   readonly reconcile = async (request: Request): Promise<Result | undefined> => {
-    const { caches, writer, controllerNamespace } = this.deps;
+    const { caches, writer } = this.deps;
     const identity = caches.identity(this.kind, request.name);
-    if (!identity) return undefined;
     const id = `${this.kind}/${request.name}`;
+    if (!identity?.metadata.deletionTimestamp) this.deps.deletions.forget(id);
+    if (!identity) return undefined;
     if (identity.kind === 'AWSClusterStaticIdentity') await this.#releaseSecret(identity);
-    const users = await dependentClusters(caches.identityStore(), controllerNamespace, caches.clusters.list(), id);
+    const users = (await this.#users(identity, id)).map(clusterKey);
     const finalizers = identity.metadata.finalizers ?? [];
     const held = finalizers.includes(IDENTITY_FINALIZER);
 
@@ -62,6 +66,22 @@ export class IdentityReconciler {
     await this.#writeStatus(identity, id, users);
     return undefined;
   };
+
+  /** The clusters whose chain reaches the identity; while it is being deleted, only those it still serves. */
+  async #users(identity: IdentityObject, id: string): Promise<AWSCluster[]> {
+    const { caches, controllerNamespace, deletions } = this.deps;
+    const reaching = await clustersReaching(caches.identityStore(), controllerNamespace, caches.clusters.list(), id);
+    if (!identity.metadata.deletionTimestamp) return reaching;
+    const users = deletions.usersOf(identity) ?? (await this.#rememberUsers(identity, id, reaching));
+    return reaching.filter((cluster) => servesCluster(identity, clusterUser(cluster), users));
+  }
+
+  /** The first sight of a deletion: who uses the identity now (created before it), each told by a Warning event. */
+  async #rememberUsers(identity: IdentityObject, id: string, reaching: AWSCluster[]): Promise<ReadonlySet<string>> {
+    const users = reaching.filter((cluster) => servesCluster(identity, clusterUser(cluster), undefined));
+    for (const user of users) await this.deps.events.record(user, 'Warning', 'IdentityDeleting', deletingNotice([id]));
+    return this.deps.deletions.remember(identity, users.map(clusterKey));
+  }
 
   /**
    * Removes the ownerReference earlier releases put on the identity's Secret, before anything else

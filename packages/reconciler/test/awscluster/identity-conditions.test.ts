@@ -3,13 +3,14 @@ import {
   AwsCredentialError,
   ChainTooDeepError,
   IdentityCycleError,
+  IdentityDeletingError,
   IdentityNotFoundError,
   NamespaceNotAllowedError,
   SecretInvalidError,
   SecretNotFoundError,
 } from '@keymaster/identity';
 import { readyCondition, setCondition, type ConditionUpdate } from '../../src/awscluster/conditions.js';
-import { identityVerdict } from '../../src/awscluster/identity-conditions.js';
+import { identityVerdict, usageAllowed } from '../../src/awscluster/identity-conditions.js';
 
 const link = { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' };
 
@@ -26,6 +27,13 @@ describe('identityVerdict', () => {
       'namespace refused by a source',
       new NamespaceNotAllowedError(link, 'tenant-c', 2),
       'False/SourcePrincipalUsageUnauthorized',
+      'Unknown/NotAttempted',
+      false,
+    ],
+    [
+      'an identity being deleted refusing a new cluster',
+      new IdentityDeletingError(link, 'tenant-c', 1),
+      'False/IdentityDeleting',
       'Unknown/NotAttempted',
       false,
     ],
@@ -134,6 +142,23 @@ describe('identityVerdict', () => {
     const verdict = identityVerdict(new NamespaceNotAllowedError(link, 'tenant-c', 0));
     expect(verdict.allowed.message).to.match(
       /^namespace "tenant-c" may not use AWSClusterRoleIdentity\/tenant-b\. Add "tenant-c" to spec\.allowedNamespaces/,
+    );
+  });
+});
+
+describe('usageAllowed', () => {
+  it('is plainly True for a chain of which no link is being deleted', () => {
+    expect(usageAllowed({ deleting: [] })).to.include({ status: 'True', reason: 'PrincipalUsageAllowed' });
+  });
+
+  it('stays True for a user of identities being deleted, naming them and what to do', () => {
+    const condition = usageAllowed({ deleting: [link, { kind: 'AWSClusterControllerIdentity', name: 'default' }] });
+    expect(condition).to.include({ status: 'True', reason: 'IdentityDeleting' });
+    expect(condition.message).to.equal(
+      'Every identity of the chain allows this namespace. Being deleted: AWSClusterRoleIdentity/tenant-b, ' +
+        'AWSClusterControllerIdentity/default. An identity being deleted still serves the AWSClusters that used it ' +
+        'before, this one included, accepts no new ones, and goes once none uses it: point spec.identityRef at ' +
+        'another identity (ask the platform team which).',
     );
   });
 });

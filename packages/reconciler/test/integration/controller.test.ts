@@ -210,4 +210,94 @@ describe('the controller, in-process, against both emulators', function () {
       expect(secret.data, 'the keys outlive the identity').to.have.keys('AccessKeyID', 'SecretAccessKey');
     });
   });
+
+  describe('an identity being deleted', () => {
+    const OTHER_REF = { kind: 'AWSClusterStaticIdentity', name: 'other' };
+    const otherIdentity = { ...staticIdentity, metadata: { name: 'other' } };
+    let platform: Platform;
+    before(async () => {
+      platform = await startPlatform([
+        namespace('team-d'),
+        tenantSecret,
+        staticIdentity,
+        otherIdentity,
+        cluster('team-d', 'old', { identityRef: STATIC_REF }),
+        cluster('team-d', 'bystander', { identityRef: OTHER_REF, clusterName: 'bystander' }),
+      ]);
+    });
+    after(() => platform.stop());
+    const conditions = async (name: string) => {
+      const found = await platform.cluster('team-d', name);
+      return Object.fromEntries(
+        (found.status?.conditions ?? []).map(({ type, status, reason }) => [type, `${status}/${reason}`]),
+      );
+    };
+
+    it('keeps serving its user, which is told; refuses a new cluster and an older one re-pointed at it', async () => {
+      await eventually(async () => expect((await conditions('old'))['Ready']).to.equal('True/Ready'));
+      await eventually(async () =>
+        expect(
+          (await platform.get<AWSClusterStaticIdentity>('awsclusterstaticidentities', 'tenant-a')).metadata.finalizers,
+        ).to.deep.equal([IDENTITY_FINALIZER]),
+      );
+      await platform.objects.delete(staticIdentity);
+
+      const old = await eventually(async () => {
+        const found = await platform.cluster('team-d', 'old');
+        expect(condition(found, 'PrincipalUsageAllowed')).to.include({ status: 'True', reason: 'IdentityDeleting' });
+        return found;
+      });
+      expect(condition(old, 'PrincipalUsageAllowed')?.message).to.include(
+        'Being deleted: AWSClusterStaticIdentity/tenant-a.',
+      );
+      expect(condition(old, 'Ready')?.status, 'it keeps working').to.equal('True');
+      const told = await eventually(async () => {
+        const events = await platform.core.listNamespacedEvent({ namespace: 'team-d' });
+        const found = events.items.find(({ reason }) => reason === 'IdentityDeleting');
+        expect(found).to.exist;
+        return found!;
+      });
+      expect(told).to.deep.include({ type: 'Warning' });
+      expect(told.involvedObject.name).to.equal('old');
+
+      await platform.objects.create(
+        cluster('team-d', 'newcomer', { identityRef: STATIC_REF, clusterName: 'newcomer' }),
+      );
+      await platform.objects.patch(
+        cluster('team-d', 'bystander', { identityRef: STATIC_REF, clusterName: 'bystander' }),
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        PatchStrategy.MergePatch,
+      );
+      for (const name of ['newcomer', 'bystander']) {
+        await eventually(async () =>
+          expect(await conditions(name), name).to.include({
+            PrincipalUsageAllowed: 'False/IdentityDeleting',
+            PrincipalCredentialRetrieved: 'Unknown/NotAttempted',
+            Ready: 'False/IdentityDeleting',
+          }),
+        );
+        const refused = await platform.cluster('team-d', name);
+        expect(refused.status?.accountID, name).to.equal(undefined);
+        expect(condition(refused, 'PrincipalUsageAllowed')?.message).to.equal(
+          'AWSClusterStaticIdentity/tenant-a is being deleted and accepts no new AWSClusters. Point spec.identityRef ' +
+            'at another identity that allows namespace "team-d" (ask the platform team which replaces ' +
+            'AWSClusterStaticIdentity/tenant-a): an identity being deleted serves only the AWSClusters that used it ' +
+            'before its deletion began.',
+        );
+      }
+    });
+
+    it('is gone once its users are, though refused clusters still name it', async () => {
+      const identity = await platform.get<AWSClusterStaticIdentity>('awsclusterstaticidentities', 'tenant-a');
+      expect(identity.status?.clusterCount, 'only the cluster that used it before').to.equal(1);
+      await platform.objects.delete(cluster('team-d', 'old'));
+      await gone(() => platform.get('awsclusterstaticidentities', 'tenant-a'));
+      await eventually(async () =>
+        expect((await conditions('newcomer'))['PrincipalCredentialRetrieved']).to.equal('False/IdentityNotFound'),
+      );
+    });
+  });
 });
