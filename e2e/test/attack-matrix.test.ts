@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { AWSCluster, AWSClusterControllerIdentity, AWSClusterSpec } from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
@@ -17,6 +19,7 @@ import {
   type AccessKey,
 } from './support/aws-world.js';
 import { clusterctlMove } from './support/clusterctl-move.js';
+import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import {
   everyKey,
@@ -92,8 +95,34 @@ async function untilReady(kube: Kube, namespace: string, name: string) {
   );
 }
 
+/** The test titles the attack-matrix table of docs/security.md cites in its last column. */
+async function citedTitles(): Promise<string[]> {
+  const doc = await readFile(join(REPO_ROOT, 'docs/security.md'), 'utf8');
+  const table = /<!-- attack-matrix[^>]*-->\s*\n((?:\|.*\n)+)/.exec(doc);
+  if (!table) throw new Error('docs/security.md has no attack-matrix table');
+  return table[1]!
+    .trim()
+    .split('\n')
+    .slice(2)
+    .flatMap((row) => {
+      const cell = /\|\s*"([^|]*)"\s*\|\s*$/.exec(row);
+      if (!cell) throw new Error(`a row of the attack-matrix table cites no test: ${row}`);
+      return cell[1]!.split('"; "');
+    });
+}
+
+const titlesOf = (suite: Mocha.Suite): string[] => [
+  ...suite.tests.map(({ title }) => title),
+  ...suite.suites.flatMap(titlesOf),
+];
+
 describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.md', function () {
   after(stopTenancies);
+
+  it("is the threat model's: docs/security.md cites every attack test by its exact title, and no other", async function () {
+    const attacks = titlesOf(this.test!.parent!).filter((title) => title !== this.test!.title);
+    expect((await citedTitles()).sort()).to.deep.equal(attacks.sort());
+  });
 
   describe('1. cross-tenant retagging through a cluster name', function () {
     /** One account, two tenants' roles in it: their clusters see each other's ownership tags. */
@@ -205,7 +234,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       await target?.stop();
     });
 
-    it("refuses tenant A's clusters named after B's (spec.clusterName, metadata.name): no AWS write by A, B's tags and Ready untouched, nothing of B told to A", async function () {
+    it("1. refuses tenant A's clusters named after B's (spec.clusterName, metadata.name): no AWS write by A, B's tags and Ready untouched, nothing of B told to A", async function () {
       const tenantA = tenancy.tenant('tenant-a');
       for (const name of ATTACKERS) await create(tenantA, name, attackerSpec(name, 'red'));
       await eventually(async () => {
@@ -237,7 +266,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
             );
     });
 
-    it('keeps the claim across a controller killed and restarted while tenant A edits its clusters', async function () {
+    it('1. keeps the claim across a controller killed and restarted while tenant A edits its clusters', async function () {
       const tenantA = tenancy.tenant('tenant-a');
       await tenancy.controller.stop('SIGKILL');
       for (const name of ATTACKERS)
@@ -251,7 +280,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expectNoWriteByA();
     });
 
-    it("keeps the claim across clusterctl move, tenant A's clusters re-created before B's", async function () {
+    it("1. keeps the claim across clusterctl move, tenant A's clusters re-created before B's", async function () {
       const { ops, aws } = tenancy;
       const all = [...ATTACKERS.map((name) => ['tenant-a', name] as const), [VICTIM.namespace, VICTIM.name] as const];
       for (const [ns, name] of all)
