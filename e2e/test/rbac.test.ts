@@ -83,7 +83,7 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
     const objects = KubernetesObjectApi.makeApiClient(root);
     const namespaces = await documents('deploy/manager');
     const examples = await documents('deploy/examples');
-    // Without AWSClusterControllerIdentity "default", the controller creates it (AutoControllerIdentityCreator).
+    // Without AWSClusterControllerIdentity "default": the controller creates it (AutoControllerIdentityCreator).
     for (const object of [
       ...namespaces.filter(({ kind }) => kind === 'Namespace'),
       ...(await documents('deploy/rbac')),
@@ -121,7 +121,7 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
       kubeconfig: join(folder, 'kubeconfig'),
       awsUrl: aws.url,
       credentials: CONTROLLER_KEY,
-      args: ['--leader-elect'],
+      args: ['--leader-elect', '--feature-gates', 'AutoControllerIdentityCreator=true'],
     });
   });
   after(async () => {
@@ -144,6 +144,28 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
       })) as { status?: { conditions?: { type: string; status: string; reason: string }[] } };
       return cluster.status?.conditions?.find(({ type }) => type === 'Ready');
     };
+    // The "default" it creates allows no namespace: ops give it the namespaces deploy/examples gives it.
+    const created = (await eventually(() =>
+      custom.getClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: 'awsclustercontrolleridentities',
+        name: 'default',
+      }),
+    )) as { spec: { allowedNamespaces: unknown } };
+    expect(created.spec.allowedNamespaces).to.deep.equal({ list: [] });
+    const example = (await documents('deploy/examples')).find(({ kind }) => kind === 'AWSClusterControllerIdentity') as
+      (KubernetesObject & { spec: { allowedNamespaces: unknown } }) | undefined;
+    await custom.patchClusterCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: 'awsclustercontrolleridentities',
+        name: 'default',
+        body: { spec: { allowedNamespaces: example!.spec.allowedNamespaces } },
+      },
+      merge,
+    );
     await eventually(async () => {
       for (const [namespace, name] of [
         ['tenant-a', 'payments-prod'],
@@ -155,12 +177,6 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
         status: 'False',
         reason: 'PrincipalUsageUnauthorized',
       });
-    });
-    await custom.getClusterCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: 'awsclustercontrolleridentities',
-      name: 'default',
     });
     await eventually(async () => {
       const secret = await core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' });

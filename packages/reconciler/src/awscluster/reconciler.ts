@@ -203,7 +203,10 @@ export class AWSClusterReconciler {
     }
   }
 
-  /** With the AutoControllerIdentityCreator gate, creates the missing controller identity (allowing every namespace). */
+  /**
+   * With the AutoControllerIdentityCreator gate, creates the missing controller identity allowing no
+   * namespace: the cluster is then refused with a condition naming the field ops edit to allow it.
+   */
   async #createControllerIdentity(error: unknown, log: Logger): Promise<boolean> {
     if (!this.deps.autoControllerIdentity || !(error instanceof IdentityNotFoundError)) return false;
     if (error.link?.kind !== CONTROLLER_IDENTITY.kind || error.link.name !== SINGLETON_NAME) return false;
@@ -212,9 +215,12 @@ export class AWSClusterReconciler {
         apiVersion: API_VERSION,
         kind: CONTROLLER_IDENTITY.kind,
         metadata: { name: SINGLETON_NAME },
-        spec: { allowedNamespaces: {} },
+        // Not every namespace, as CAPA does: that would let any tenant act as the controller.
+        spec: { allowedNamespaces: { list: [] } },
       });
-      log.info('created AWSClusterControllerIdentity "default" (feature gate AutoControllerIdentityCreator)');
+      log.info(
+        'created AWSClusterControllerIdentity "default" allowing no namespace (feature gate AutoControllerIdentityCreator): list the namespaces that may use it in its spec.allowedNamespaces',
+      );
     } catch (createError) {
       // Someone else created it meanwhile: it exists now, which is all that matters.
       if ((createError as { code?: number }).code !== 409) throw createError;

@@ -12,7 +12,7 @@ export class FlagError extends KeymasterError {
 }
 
 /** Feature gates and their defaults. */
-export const FEATURE_GATES = { AutoControllerIdentityCreator: true } as const;
+export const FEATURE_GATES = { AutoControllerIdentityCreator: false } as const;
 export type FeatureGates = Record<keyof typeof FEATURE_GATES, boolean>;
 
 export interface RunFlags {

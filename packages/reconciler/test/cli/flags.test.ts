@@ -19,7 +19,7 @@ describe('keymaster run flags', () => {
       maxConcurrentReconciles: 10,
       leaderElect: false,
       leaderElectionNamespace: 'keymaster-system',
-      featureGates: { AutoControllerIdentityCreator: true },
+      featureGates: { AutoControllerIdentityCreator: false },
       logLevel: 'info',
       logFormat: 'json',
     });
@@ -38,7 +38,7 @@ describe('keymaster run flags', () => {
       '--metrics-bind-address=127.0.0.1:0',
       '--health-probe-bind-address=0',
       '--leader-elect',
-      '--feature-gates=AutoControllerIdentityCreator=false',
+      '--feature-gates=AutoControllerIdentityCreator=true',
       '--log-level=debug',
       '--log-format=text',
     ]);
@@ -52,7 +52,7 @@ describe('keymaster run flags', () => {
       healthProbeBindAddress: undefined,
       leaderElect: true,
       leaderElectionNamespace: 'platform',
-      featureGates: { AutoControllerIdentityCreator: false },
+      featureGates: { AutoControllerIdentityCreator: true },
       logLevel: 'debug',
       logFormat: 'text',
     });

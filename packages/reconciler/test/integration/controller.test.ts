@@ -42,19 +42,46 @@ describe('the controller, in-process, against both emulators', function () {
   describe('a cluster of the controller identity, with no identity created yet', () => {
     let platform: Platform;
     before(async () => {
-      platform = await startPlatform([
-        namespace('team-x'),
-        cluster('team-x', 'prod', { additionalTags: { team: 'x' } }),
-        cluster('team-x', 'paused', {}, { annotations: { 'cluster.x-k8s.io/paused': '' } }),
-      ]);
+      platform = await startPlatform(
+        [
+          namespace('team-x'),
+          cluster('team-x', 'prod', { additionalTags: { team: 'x' } }),
+          cluster('team-x', 'paused', {}, { annotations: { 'cluster.x-k8s.io/paused': '' } }),
+        ],
+        ['--feature-gates', 'AutoControllerIdentityCreator=true'],
+      );
     });
     after(() => platform.stop());
 
-    it('creates AWSClusterControllerIdentity "default" allowing every namespace (AutoControllerIdentityCreator), and the cluster gets Ready', async () => {
+    it('creates AWSClusterControllerIdentity "default" allowing no namespace (AutoControllerIdentityCreator), and tells ops what to edit', async () => {
       const identity = await eventually(() =>
         platform.get<AWSClusterControllerIdentity>('awsclustercontrolleridentities', 'default'),
       );
-      expect(identity.spec).to.deep.equal({ allowedNamespaces: {} });
+      expect(identity.spec).to.deep.equal({ allowedNamespaces: { list: [] } });
+      const refused = await eventually(async () => {
+        const found = await platform.cluster('team-x', 'prod');
+        expect(condition(found, 'Ready')).to.include({ status: 'False', reason: 'PrincipalUsageUnauthorized' });
+        return found;
+      });
+      expect(condition(refused, 'Ready')?.message).to.equal(
+        'namespace "team-x" may not use AWSClusterControllerIdentity/default. Add "team-x" to ' +
+          'spec.allowedNamespaces of AWSClusterControllerIdentity/default (list or selector), or use another ' +
+          'identity. Every link of a chain must allow the namespace.',
+      );
+      expect(refused.status?.accountID, 'nothing resolved').to.equal(undefined);
+    });
+
+    it('serves the namespace once ops allow it', async () => {
+      await platform.custom.patchClusterCustomObject(
+        {
+          group: 'infrastructure.keymaster.dev',
+          version: 'v1beta1',
+          plural: 'awsclustercontrolleridentities',
+          name: 'default',
+          body: { spec: { allowedNamespaces: { list: ['team-x'] } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       const ready = await eventually(async () => {
         const found = await platform.cluster('team-x', 'prod');
         expect(condition(found, 'Ready')?.status).to.equal('True');
@@ -99,12 +126,38 @@ describe('the controller, in-process, against both emulators', function () {
       await gone(() => platform.cluster('team-x', 'prod'));
       const after = platform.aws.world.listResources().find(({ arn }) => arn.includes('i-0000000000000000a'))!;
       expect(after.tags, 'the tags Keymaster applied stay').to.include({ team: 'x' });
-      const identity = await eventually(async () => {
+      await eventually(async () => {
         const found = await platform.get<AWSClusterControllerIdentity>('awsclustercontrolleridentities', 'default');
         expect(found.metadata.finalizers ?? []).to.deep.equal([]);
+        // Written by the reconcile after the one that released the finalizer.
+        expect(found.status?.clusterCount).to.equal(0);
+      });
+    });
+  });
+
+  describe('a cluster of the controller identity, without the AutoControllerIdentityCreator gate (the default)', () => {
+    let platform: Platform;
+    before(async () => {
+      platform = await startPlatform([namespace('team-y'), cluster('team-y', 'prod')]);
+    });
+    after(() => platform.stop());
+
+    it('creates no identity: the cluster is refused, naming the identity to create', async () => {
+      const refused = await eventually(async () => {
+        const found = await platform.cluster('team-y', 'prod');
+        expect(condition(found, 'PrincipalCredentialRetrieved')).to.include({
+          status: 'False',
+          reason: 'IdentityNotFound',
+        });
         return found;
       });
-      expect(identity.status?.clusterCount).to.equal(0);
+      expect(condition(refused, 'Ready')?.status).to.equal('False');
+      const identities = (await platform.custom.listClusterCustomObject({
+        group: 'infrastructure.keymaster.dev',
+        version: 'v1beta1',
+        plural: 'awsclustercontrolleridentities',
+      })) as { items: unknown[] };
+      expect(identities.items).to.deep.equal([]);
     });
   });
 
