@@ -9,7 +9,7 @@ import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import { parseFieldSelector } from '../selectors/fields.js';
 import { parseLabelSelector } from '../selectors/labels.js';
 import { readEntries, type FieldManager } from '../storage/field-manager.js';
-import type { DeleteOptions, Objects, Propagation, WriteOptions } from '../storage/objects.js';
+import type { DeleteOptions, ListResult, Objects, Propagation, WriteOptions } from '../storage/objects.js';
 import { partialObject, toTable } from '../table/table.js';
 import { isObject, objectAt, type Json, type JsonObject, text } from '../util/json.js';
 import type { WatchHub } from '../watch/watch.js';
@@ -87,19 +87,38 @@ function respondObject(call: Call, api: Api, code: number, object: JsonObject, w
 }
 
 function selectors(call: Call) {
+  const labelSelector = call.query.get('labelSelector');
+  const fieldSelector = call.query.get('fieldSelector');
   return {
-    labels: parseLabelSelector(call.query.get('labelSelector')),
-    fields: parseFieldSelector(call.query.get('fieldSelector'), call.resource.kind),
+    labels: parseLabelSelector(labelSelector),
+    fields: parseFieldSelector(fieldSelector, call.resource.kind),
+    selected: Boolean(labelSelector || fieldSelector),
   };
 }
 
+/**
+ * `limit`: none for 0, a negative number or `resourceVersion=0` (kube-apiserver then answers from its
+ * watch cache, which does not page).
+ */
 function limitOf(query: URLSearchParams): number | undefined {
-  const limit = query.get('limit');
-  if (limit === null || limit === '' || limit === '0') return undefined;
-  const value = Number(limit);
-  if (!Number.isInteger(value) || value < 0)
-    throw badRequest(`limit must be a non-negative integer, not ${JSON.stringify(limit)}`);
-  return value;
+  const limit = Number(query.get('limit') ?? '');
+  if (!Number.isInteger(limit) || limit <= 0 || query.get('resourceVersion') === '0') return undefined;
+  return limit;
+}
+
+/** A list's items as kube-apiserver writes them: built-in kinds without apiVersion and kind, custom resources with. */
+function listItem(resource: ResourceDef, served: JsonObject): JsonObject {
+  if (resource.crdName !== undefined) return served;
+  const { apiVersion: _apiVersion, kind: _kind, ...item } = served;
+  return item;
+}
+
+function listMetadata(resource: ResourceDef, result: ListResult): JsonObject {
+  const metadata: JsonObject = { resourceVersion: result.resourceVersion };
+  // Lists of custom resources are unstructured: their continue is always written, empty on the last page.
+  if (result.continueToken || resource.crdName !== undefined) metadata.continue = result.continueToken ?? '';
+  if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+  return metadata;
 }
 
 function list(api: Api, call: Call): void {
@@ -109,9 +128,7 @@ function list(api: Api, call: Call): void {
     limit: limitOf(call.query),
     continueToken: call.query.get('continue') ?? undefined,
   });
-  const metadata: JsonObject = { resourceVersion: result.resourceVersion };
-  if (result.continueToken) metadata.continue = result.continueToken;
-  if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+  const metadata = listMetadata(resource, result);
   const serve = (stored: JsonObject): JsonObject => api.objects.serve(resource, stored);
   if (call.representation.kind === 'table') {
     sendJson(call.response, 200, toTable(resource, result.stored, serve, call.representation.includeObject, metadata));
@@ -127,7 +144,7 @@ function list(api: Api, call: Call): void {
       kind: resource.listKind,
       apiVersion: apiVersionOf(resource),
       metadata,
-      items: result.stored.map(serve),
+      items: result.stored.map((stored) => listItem(resource, serve(stored))),
     });
   }
 }
@@ -276,22 +293,23 @@ const deletedStatus = (resource: ResourceDef, object: JsonObject): JsonObject =>
 async function remove(api: Api, call: Call): Promise<void> {
   const options = await deleteOptionsOf(call);
   const { object, removed } = api.objects.delete(call.resource, call.namespace, call.name!, options);
-  const returnsObject = !removed || call.resource.crdName !== undefined || call.resource.kind === 'Namespace';
+  const returnsObject = !removed || call.resource.returnsDeletedObject;
   sendJson(call.response, 200, returnsObject ? object : deletedStatus(call.resource, object));
 }
 
 async function removeCollection(api: Api, call: Call): Promise<void> {
   const options = await deleteOptionsOf(call);
-  const { stored } = api.objects.list(call.resource, call.namespace, selectors(call));
-  const items = stored.map((object) => {
+  const listed = api.objects.list(call.resource, call.namespace, selectors(call));
+  const items = listed.stored.map((object) => {
     const metadata = objectAt(object, 'metadata')!;
-    return api.objects.delete(call.resource, metadata.namespace as string | undefined, text(metadata.name), options)
-      .object;
+    api.objects.delete(call.resource, metadata.namespace as string | undefined, text(metadata.name), options);
+    // As kube-apiserver, the objects as they were listed, before the deletion.
+    return listItem(call.resource, api.objects.serve(call.resource, object));
   });
   sendJson(call.response, 200, {
     kind: call.resource.listKind,
     apiVersion: apiVersionOf(call.resource),
-    metadata: {},
+    metadata: listMetadata(call.resource, listed),
     items,
   });
 }

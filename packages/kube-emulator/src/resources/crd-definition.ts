@@ -174,6 +174,7 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
       columns: printerColumns(version),
       strategy: {},
       crdName: `${plural}.${group}`,
+      returnsDeletedObject: false,
       strategicMergePatch: false,
     }));
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, invalid, type StatusCause } from '../api/status.js';
 import { applyDefaults } from '../schema/default.js';
+import { decodeMicroTimes } from '../schema/micro-time.js';
+import { omitEmpty, omitEmptyMetadata } from '../schema/omit-empty.js';
 import { prune } from '../schema/prune.js';
 import type { Schema } from '../schema/types.js';
 import { validateValue } from '../schema/validate.js';
@@ -66,6 +68,12 @@ const withPlainMetadata = (schema: Schema): Schema => ({
   properties: { ...schema.properties, metadata: { type: 'object' } },
 });
 
+/** What storing does to the shape: Go's `omitempty` on ObjectMeta, and on the whole object of built-in kinds. */
+function settleShape(resource: ResourceDef, object: JsonObject): void {
+  omitEmptyMetadata(objectAt(object, 'metadata')!);
+  if (resource.crdName === undefined) omitEmpty(object, resource.schema);
+}
+
 function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | undefined): void {
   const metadata = objectAt(object, 'metadata')!;
   const causes: StatusCause[] = [
@@ -78,6 +86,13 @@ function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | u
 
 /** Normalizing, pruning and defaulting: the decoding half of a write. */
 function decode(resource: ResourceDef, object: JsonObject, admission: Admission): void {
+  // Built-in kinds only: no CRD schema declares a MicroTime.
+  const badTime = resource.crdName === undefined ? decodeMicroTimes(resource.schema, object) : undefined;
+  if (badTime) {
+    throw badRequest(
+      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: ${badTime}`,
+    );
+  }
   resource.strategy.normalize?.(object);
   pruneUnknown(resource, object, admission);
   applyDefaults(object, resource.schema);
@@ -119,6 +134,7 @@ export function prepareCreate(
   else delete metadata.generation;
   if (resource.statusSubresource && !resource.strategy.initialize) delete object.status;
   resource.strategy.initialize?.(object);
+  settleShape(resource, object);
   validate(resource, object, undefined);
   resource.strategy.derive?.(object, undefined);
   return object;
@@ -199,6 +215,7 @@ export function prepareUpdate(
       ]);
     }
   }
+  settleShape(resource, object);
   validate(resource, object, old);
   resource.strategy.derive?.(object, old);
   return object;

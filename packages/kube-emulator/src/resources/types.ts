@@ -57,6 +57,8 @@ export interface ResourceDef {
   crdName?: string;
   /** Custom resources accept no strategic merge patch. */
   strategicMergePatch: boolean;
+  /** Whether a delete that removes the object answers with it (Namespace, Service, ServiceAccount), not a Status. */
+  returnsDeletedObject: boolean;
 }
 
 export const apiVersionOf = (resource: { group: string; version: string }): string =>

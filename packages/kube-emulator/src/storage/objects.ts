@@ -28,6 +28,8 @@ export interface WriteOptions extends Admission {
 export interface ListQuery {
   labels: LabelMatcher;
   fields: FieldMatcher;
+  /** Whether a label or field selector was given (then a page says no remainingItemCount). */
+  selected?: boolean;
   limit?: number;
   continueToken?: string;
 }
@@ -103,7 +105,14 @@ export class Objects {
       lastKey = key;
     }
     if (remaining === 0 || lastKey === undefined) return { stored, resourceVersion };
-    return { stored, resourceVersion, continueToken: encodeContinue(lastKey), remainingItemCount: remaining };
+    // As etcd's count, the remaining items are known only when nothing filters them.
+    const filtered = query.selected === true;
+    return {
+      stored,
+      resourceVersion,
+      continueToken: encodeContinue(lastKey),
+      ...(filtered ? {} : { remainingItemCount: remaining }),
+    };
   }
 
   private checkNamespace(resource: ResourceDef, namespace: string | undefined, name: string): void {
@@ -233,7 +242,8 @@ export class Objects {
     }
     const deleting = clone(stored);
     const deletingMetadata = metadataOf(deleting);
-    deletingMetadata.finalizers = finalizers;
+    if (finalizers.length > 0) deletingMetadata.finalizers = finalizers;
+    else delete deletingMetadata.finalizers;
     if (!deletingMetadata.deletionTimestamp) {
       deletingMetadata.deletionTimestamp = now();
       deletingMetadata.deletionGracePeriodSeconds = 0;

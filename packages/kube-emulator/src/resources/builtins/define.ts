@@ -15,6 +15,7 @@ export interface BuiltinSpec {
   schema: Schema;
   columns: Column[];
   strategy?: Strategy;
+  returnsDeletedObject?: boolean;
 }
 
 /** A built-in resource, with the derived names filled in. */
@@ -35,4 +36,5 @@ export const defineBuiltin = (spec: BuiltinSpec): ResourceDef => ({
   columns: spec.columns,
   strategy: spec.strategy ?? {},
   strategicMergePatch: true,
+  returnsDeletedObject: spec.returnsDeletedObject ?? false,
 });

@@ -34,6 +34,7 @@ export const services: ResourceDef = defineBuiltin({
   group: '',
   version: 'v1',
   plural: 'services',
+  returnsDeletedObject: true,
   kind: 'Service',
   namespaced: true,
   shortNames: ['svc'],
