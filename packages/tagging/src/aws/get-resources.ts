@@ -23,8 +23,10 @@ export async function getAllResources(
 ): Promise<ResourceTags[]> {
   const found: ResourceTags[] = [];
   let token: string | undefined;
+  // AWS refuses ResourceARNList with any pagination parameter: a list of ARNs is answered in one page.
+  const perPage = input.ResourceARNList === undefined ? { ResourcesPerPage: MAX_RESOURCES_PER_PAGE } : {};
   do {
-    const page = { ...input, ResourcesPerPage: MAX_RESOURCES_PER_PAGE, ...(token ? { PaginationToken: token } : {}) };
+    const page = { ...input, ...perPage, ...(token ? { PaginationToken: token } : {}) };
     let answer;
     try {
       answer = await retrying(() => api.getResources(page), context.retry, context.clock);
