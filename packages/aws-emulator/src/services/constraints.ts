@@ -35,11 +35,14 @@ export class Constraints {
     else if (value > max) this.#fail(field, String(value), `Member must have value less than or equal to ${max}`);
   }
 
+  /** A list's length; its items are shown as AWS shows them (structures as `{Key=k, Value=v}`). */
   size(field: string, list: readonly unknown[] | undefined, min: number, max: number): void {
-    if (list === undefined) return;
-    const shown = `[${list.map(String).join(', ')}]`;
-    if (list.length < min) this.#fail(field, shown, `Member must have length greater than or equal to ${min}`);
-    else if (list.length > max) this.#fail(field, shown, `Member must have length less than or equal to ${max}`);
+    if (list !== undefined) this.#count(field, list.length, shown(list), min, max);
+  }
+
+  /** A map's size, the map shown as AWS shows it: `{key=value, ...}`. */
+  mapSize(field: string, entries: readonly (readonly [string, string])[] | undefined, min: number, max: number): void {
+    if (entries !== undefined) this.#count(field, entries.length, shown(Object.fromEntries(entries)), min, max);
   }
 
   /** Throws one error with every failure found, under the service's validation error code. */
@@ -47,7 +50,23 @@ export class Constraints {
     if (this.#failures.length > 0) throw validationError(code, this.#failures);
   }
 
+  #count(field: string, count: number, value: string, min: number, max: number): void {
+    if (count < min) this.#fail(field, value, `Member must have length greater than or equal to ${min}`);
+    else if (count > max) this.#fail(field, value, `Member must have length less than or equal to ${max}`);
+  }
+
   #fail(field: string, value: string, constraint: string): void {
     this.#failures.push(`Value '${value}' at '${field}' failed to satisfy constraint: ${constraint}`);
   }
+}
+
+/** A value as AWS's validation messages show it (Java's way): lists `[a, b]`, maps and structures `{k=v}`. */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(shown).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${key}=${shown(item)}`)
+      .join(', ')}}`;
+  }
+  return String(value);
 }

@@ -167,6 +167,16 @@ describe('STS', () => {
         expect(error.message).to.contain('Member must satisfy regular expression pattern: [\\w+=,.@-]*');
       });
 
+      it('refuses more than 50 session tags, showing them as AWS shows structures', async () => {
+        const Tags = Array.from({ length: 51 }, (_, i) => ({ Key: `k${i}`, Value: 'v' }));
+        const error = await failureOf(assumeRole(url(), CONTROLLER, { ...ADMIN, Tags }));
+        expect(error.name).to.equal('ValidationError');
+        expect(error.message).to.contain("Value '[{Key=k0, Value=v}, {Key=k1, Value=v}, ");
+        expect(error.message).to.contain(
+          "at 'tags' failed to satisfy constraint: Member must have length less than or equal to 50",
+        );
+      });
+
       it('refuses an ExternalId with characters outside its pattern', async () => {
         const error = await failureOf(assumeRole(url(), CONTROLLER, { ...ADMIN, ExternalId: 'has spaces' }));
         expect(error.name).to.equal('ValidationError');

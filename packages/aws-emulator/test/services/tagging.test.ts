@@ -105,6 +105,24 @@ describe('Resource Groups Tagging API', () => {
       expect(tooManyValues.message).to.contain('Member must have length less than or equal to 20');
       const bigPage = await failureOf(tagging.send(new GetResourcesCommand({ ResourcesPerPage: 101 })));
       expect(bigPage.name).to.equal('InvalidParameterException');
+      // The filters are shown as AWS shows structures, not as JavaScript prints objects.
+      expect(tooMany.message).to.contain("Value '[{Key=k0, Values=[]}, {Key=k1, Values=[]}, ");
+    });
+
+    it('answers a list of ARNs in one page, and refuses it with ResourcesPerPage, TagsPerPage or a token', async () => {
+      const tagging = await client();
+      const listed = await tagging.send(new GetResourcesCommand({ ResourceARNList: [INSTANCE, VPC] }));
+      expect(listed.ResourceTagMappingList!.map((r) => r.ResourceARN)).to.deep.equal([INSTANCE, VPC]);
+      expect(listed.PaginationToken).to.equal('');
+      for (const paging of [{ ResourcesPerPage: 100 }, { TagsPerPage: 100 }, { PaginationToken: 'MTA6eA' }]) {
+        const error = await failureOf(
+          tagging.send(new GetResourcesCommand({ ResourceARNList: [INSTANCE], ...paging })),
+        );
+        expect(error.name, JSON.stringify(paging)).to.equal('InvalidParameterException');
+        expect(error.message).to.equal(
+          'ResourceARNList cannot be combined with ResourcesPerPage, TagsPerPage or PaginationToken.',
+        );
+      }
     });
 
     describe('in a crowded account', () => {
@@ -121,6 +139,20 @@ describe('Resource Groups Tagging API', () => {
         }
         expect(sizes).to.deep.equal([100, 100, 30]);
         expect(arns.size).to.equal(230);
+      });
+
+      it("ends a page before the resource that would take it past TagsPerPage, as AWS's example says", async () => {
+        const session = await assumeRole(crowded.emulator.url, CONTROLLER, ADMIN);
+        const tagging = taggingClient(crowded.emulator.url, session);
+        // 230 resources of 2 tags at 100 tags a page: 50 a page. A resource without tags would count as one.
+        const sizes: number[] = [];
+        const query = { TagFilters: [{ Key: 'fleet' }], TagsPerPage: 100 };
+        for await (const page of paginateGetResources({ client: tagging }, query)) {
+          sizes.push(page.ResourceTagMappingList!.length);
+        }
+        expect(sizes).to.deep.equal([50, 50, 50, 50, 30]);
+        const mixed = await tagging.send(new GetResourcesCommand({ TagsPerPage: 101, ResourcesPerPage: 3 }));
+        expect(mixed.ResourceTagMappingList).to.have.length(3);
       });
 
       it('refuses a pagination token used with other filters', async () => {
@@ -197,10 +229,29 @@ describe('Resource Groups Tagging API', () => {
       expect(tooMany.message).to.contain(
         "at 'tags' failed to satisfy constraint: Member must have length less than or equal to 50",
       );
+      expect(tooMany.message).to.contain("Value '{k0=v, k1=v, k2=v, ");
       const reserved = await failureOf(
         tagging.send(new TagResourcesCommand({ ResourceARNList: [INSTANCE], Tags: { 'AWS:x': 'y' } })),
       );
       expect(reserved.name).to.equal('InvalidParameterException');
+    });
+
+    it("takes any characters for EC2, whose tags allow them, and fails other services' resources with them", async () => {
+      const tagging = await client();
+      const balancer = `arn:aws:elasticloadbalancing:${REGION}:${ACCOUNT}:loadbalancer/app/ingress/0123456789abcdef`;
+      context.emulator.world.putResources({ arn: balancer, tags: { [OWNED]: 'owned' } });
+      const result = await tagging.send(
+        new TagResourcesCommand({ ResourceARNList: [INSTANCE, balancer], Tags: { 'team<name>': 'a;b' } }),
+      );
+      expect(Object.keys(result.FailedResourcesMap!)).to.deep.equal([balancer]);
+      expect(result.FailedResourcesMap![balancer]).to.deep.equal({
+        StatusCode: 400,
+        ErrorCode: 'InvalidParameterException',
+        ErrorMessage:
+          'elasticloadbalancing refuses the tags: tag "team<name>" may hold only letters, digits, spaces and + - = . _ : / @',
+      });
+      const tags = Object.fromEntries(context.emulator.world.listResources().map((r) => [r.arn, r.tags]));
+      expect(tags[INSTANCE]).to.include({ 'team<name>': 'a;b' });
     });
 
     it('refuses a caller without tag:TagResources with AccessDeniedException', async () => {

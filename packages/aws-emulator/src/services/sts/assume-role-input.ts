@@ -48,7 +48,12 @@ export function readAssumeRoleInput(params: QueryParams): AssumeRoleInput {
   check.pattern('policy', policy, POLICY, '[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+');
   check.size('policyArns', policyArns, 0, 10);
   policyArns.forEach((arn, i) => check.length(`policyArns.${i + 1}.member.arn`, arn, 20, 2048));
-  check.size('tags', tags, 0, 50);
+  check.size(
+    'tags',
+    tags.map(([Key, Value]) => ({ Key, Value })),
+    0,
+    50,
+  );
   tags.forEach(([key, value], i) => {
     check.length(`tags.${i + 1}.member.key`, key, 1, 128);
     check.pattern(`tags.${i + 1}.member.key`, key, TAG, '[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]+');

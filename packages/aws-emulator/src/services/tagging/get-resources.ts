@@ -16,7 +16,8 @@ const TYPE_FILTER = /^[a-z0-9-]+(:[A-Za-z0-9\-/]+)?$/;
 /**
  * GetResources: the caller's resources in the signed region that have (or once had) tags, filtered by
  * tags (AND across filters, OR within one filter's values, no values meaning "has the key"), by
- * `service[:type]`, or by a list of ARNs; at most 100 a page.
+ * `service[:type]`, or by a list of ARNs (answered in one page); at most 100 a page, and at most
+ * `TagsPerPage` tags a page when it is given.
  */
 export function getResources(input: Record<string, unknown>, call: CallContext): object {
   call.authorize('tag:GetResources', '*');
@@ -28,8 +29,15 @@ export function getResources(input: Record<string, unknown>, call: CallContext):
   const typeFilters = optionalStrings(input, 'ResourceTypeFilters') ?? [];
   const arnList = optionalStrings(input, 'ResourceARNList');
   const perPage = optionalNumber(input, 'ResourcesPerPage');
+  const tagsPerPage = optionalNumber(input, 'TagsPerPage');
+  const token = optionalString(input, 'PaginationToken');
   const check = new Constraints();
-  check.size('tagFilters', tagFilters, 0, 50);
+  check.size(
+    'tagFilters',
+    tagFilters.map(({ key, values }) => ({ Key: key, Values: values })),
+    0,
+    50,
+  );
   tagFilters.forEach((filter, i) => {
     check.length(`tagFilters.${i + 1}.member.key`, filter.key, 1, 128);
     check.size(`tagFilters.${i + 1}.member.values`, filter.values, 0, 20);
@@ -38,7 +46,7 @@ export function getResources(input: Record<string, unknown>, call: CallContext):
     );
   });
   check.range('resourcesPerPage', perPage, 1, 100);
-  check.range('tagsPerPage', optionalNumber(input, 'TagsPerPage'), 100, 500);
+  check.range('tagsPerPage', tagsPerPage, 100, 500);
   check.size('resourceARNList', arnList, 1, 100);
   check.throwIfAny('InvalidParameterException');
   const badType = typeFilters.find((filter) => !TYPE_FILTER.test(filter));
@@ -54,6 +62,13 @@ export function getResources(input: Record<string, unknown>, call: CallContext):
       'ResourceARNList cannot be combined with TagFilters or ResourceTypeFilters.',
     );
   }
+  // A list of ARNs is answered in one page: AWS refuses it with any pagination parameter.
+  if (arnList !== undefined && (perPage !== undefined || tagsPerPage !== undefined || (token ?? '') !== '')) {
+    throw new ApiError(
+      'InvalidParameterException',
+      'ResourceARNList cannot be combined with ResourcesPerPage, TagsPerPage or PaginationToken.',
+    );
+  }
   const badArn = arnList?.find((arn) => parseArn(arn) === undefined);
   if (badArn !== undefined) throw new ApiError('InvalidParameterException', `${badArn} is not a valid ARN.`);
 
@@ -64,11 +79,14 @@ export function getResources(input: Record<string, unknown>, call: CallContext):
     .filter((resource) => wanted === undefined || wanted.has(resource.arn))
     .filter((resource) => typeFilters.length === 0 || typeFilters.some((filter) => typeMatches(resource, filter)))
     .filter((resource) => tagFilters.every((filter) => tagMatches(resource, filter)));
-  const page = paginate(matching, perPage ?? 100, optionalString(input, 'PaginationToken'), {
-    tagFilters,
-    typeFilters,
-    arnList,
-  });
+  const page = paginate(
+    matching,
+    perPage ?? 100,
+    token,
+    { tagFilters, typeFilters, arnList },
+    // A page never splits a resource's tags; a resource without tags counts as one.
+    tagsPerPage === undefined ? undefined : { max: tagsPerPage, weight: (resource) => Math.max(1, resource.tags.size) },
+  );
   if (page === undefined)
     throw new ApiError('InvalidParameterException', 'The pagination token is not valid for this request.');
   call.note({ returned: page.items.length });

@@ -11,23 +11,31 @@ import { findInScope, type FailureInfo } from './scope.js';
 
 /**
  * TagResources: 1-20 ARNs, 1-50 tags. Each resource succeeds or fails on its own (not found, another
- * region, no permission for its service's tagging action, over 50 user tags); failures are listed in
- * `FailedResourcesMap` and the call itself succeeds.
+ * region, no permission for its service's tagging action, over 50 user tags, characters its service
+ * refuses: EC2 takes any, the others AWS's general set); failures are listed in `FailedResourcesMap`
+ * and the call itself succeeds.
  */
 export function tagResources(input: Record<string, unknown>, call: CallContext): object {
   const arns = requiredArns(input);
   const tags = optionalStringMap(input, 'Tags');
   const check = new Constraints();
-  if (check.required('tags', tags)) check.size('tags', tags, 1, 50);
+  if (check.required('tags', tags)) check.mapSize('tags', tags, 1, 50);
   check.throwIfAny('InvalidParameterException');
   for (const [key, value] of tags!) {
-    const problem = tagProblem(key, value, { strictCharacters: true });
+    const problem = tagProblem(key, value, { strictCharacters: false });
     if (problem !== undefined) throw new ApiError('InvalidParameterException', problem);
     if (isSystemKey(key))
       throw new ApiError('InvalidParameterException', `Tag keys starting with 'aws:' are reserved for AWS use: ${key}`);
   }
   call.authorize('tag:TagResources', '*', requestTagKeys(tags!));
+  // The API takes any characters (its model's pattern is [\s\S]*); each service applies its own rules.
+  const strictProblem = tags!
+    .map(([key, value]) => tagProblem(key, value, { strictCharacters: true }))
+    .find((problem) => problem !== undefined);
   return perResource(arns, call, 'tag', (resource) => {
+    if (strictProblem !== undefined && resource.parts.service !== 'ec2') {
+      return failure(400, 'InvalidParameterException', `${resource.parts.service} refuses the tags: ${strictProblem}`);
+    }
     if (wouldExceedTagLimit(resource, tags!)) {
       return resource.parts.service === 'ec2'
         ? failure(400, 'TagLimitExceeded', 'The maximum number of Tags for a resource has been reached.')
