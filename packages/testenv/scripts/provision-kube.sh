@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
-# Builds the real control plane the tests run on: kube-apiserver and etcd, with `go build` from
-# their pinned Go modules, into the user's cache dir keyed by version. Idempotent: a binary already
-# built is kept, so only the first run on a machine pays (several minutes for kube-apiserver).
+# Builds the real control plane the tests run on: kube-apiserver, kube-controller-manager and etcd,
+# with `go build` from their pinned Go modules, into the user's cache dir keyed by version.
+# Idempotent: a binary already built is kept, so only the first run on a machine pays (minutes).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../kube-versions.env
 source "$here/../kube-versions.env"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/keymaster/testenv"
-kube_bin="$cache/kube-apiserver/v$KUBE_VERSION/kube-apiserver"
-etcd_bin="$cache/etcd/v$ETCD_VERSION/etcd"
 started=$SECONDS
 
 say() { printf '[provision-kube %4ss] %s\n' "$((SECONDS - started))" "$*"; }
@@ -44,26 +42,45 @@ with_progress() {
   wait "$pid"
 }
 
-# Builds the main package $pkg of module $module@$version into $out, from a scratch module whose
-# go.mod gets the replace lines in $replaces (one `old => new version` per line).
+# Where a binary lives: one folder per name and version (src/kube/binaries.ts reads the same).
+bin_path() { echo "$cache/$1/v$2/$1"; }
+
+# build LABEL VERSION LDFLAGS REPLACES NAME=PACKAGE...: from one scratch module whose go.mod gets
+# REPLACES (`old => new@version` lines), builds each main PACKAGE at vVERSION into bin_path NAME VERSION.
 build() {
-  local name="$1" module="$2" version="$3" pkg="$4" out="$5" ldflags="$6" replaces="${7:-}"
-  local work
-  work="$(mktemp -d "$cache/build-kube-$name.XXXXXX")"
+  local label="$1" version="$2" ldflags="$3" replaces="$4"
+  shift 4
+  local work target
+  work="$(mktemp -d "$cache/build-kube-$label.XXXXXX")"
   (
     cd "$work"
-    go mod init "keymaster.local/testenv/$name" >/dev/null 2>&1
+    go mod init "keymaster.local/testenv/$label" >/dev/null 2>&1
     while IFS= read -r line; do
       [[ -n "$line" ]] && go mod edit -replace "${line// => /=}"
     done <<<"$replaces"
-    say "$name: downloading $module@$version and its dependencies (Go module proxy)"
-    with_progress "downloading $name's modules" go get "$pkg@$version"
-    say "$name: building $pkg (go build -p 2 -trimpath)"
-    with_progress "building $name" go build -p 2 -trimpath -ldflags "-s -w $ldflags" -o "$work/$name" "$pkg"
-    mkdir -p "$(dirname "$out")"
-    mv "$work/$name" "$out"
+    local packages=("${@#*=}")
+    say "$label: downloading v$version and its dependencies from the Go module proxy"
+    with_progress "downloading $label's modules" go get "${packages[@]/%/@v$version}"
+    for target in "$@"; do
+      local name="${target%%=*}" package="${target#*=}" out
+      out="$(bin_path "$name" "$version")"
+      say "$name: building $package (go build -p 2 -trimpath)"
+      with_progress "building $name" go build -p 2 -trimpath -ldflags "-s -w $ldflags" -o "$work/$name" "$package"
+      mkdir -p "$(dirname "$out")"
+      mv "$work/$name" "$out"
+    done
   )
   rm -rf "$work"
+}
+
+# Of NAME=PACKAGE targets at VERSION, those not built yet (the others are said to be there).
+missing() {
+  local version="$1" target path
+  shift
+  for target in "$@"; do
+    path="$(bin_path "${target%%=*}" "$version")"
+    if [[ -x "$path" ]]; then say "${target%%=*} v$version: already built ($path)" >&2; else echo "$target"; fi
+  done
 }
 
 # k8s.io/kubernetes replaces its staging modules (k8s.io/api, k8s.io/apiserver, ...) with local paths,
@@ -76,33 +93,32 @@ kube_staging_replaces() {
     while read -r m; do echo "$m => $m@v0.${KUBE_VERSION#1.}"; done
 }
 
-provision_kube_apiserver() {
-  if [[ -x "$kube_bin" ]]; then
-    say "kube-apiserver v$KUBE_VERSION: already built ($kube_bin)"
-    return
-  fi
-  local t=$SECONDS ldflags=""
+provision_kube() {
+  local targets t=$SECONDS ldflags="" replaces
+  mapfile -t targets < <(missing "$KUBE_VERSION" \
+    kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
+    kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager)
+  ((${#targets[@]} > 0)) || return 0
+  require_go
+  # What `kubectl version` and /version show, as Kubernetes' own build sets it.
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $p.gitVersion=v$KUBE_VERSION -X $p.gitMajor=${KUBE_VERSION%%.*}"
     ldflags+=" -X $p.gitMinor=$(cut -d. -f2 <<<"$KUBE_VERSION") -X $p.gitTreeState=clean"
   done
-  say "kube-apiserver v$KUBE_VERSION: not built yet; building it (10 to 16 minutes on 2 cores, the first time only)"
-  local replaces
+  say "building ${targets[*]%%=*} v$KUBE_VERSION: the first time only, 12 to 20 minutes on 2 cores"
   replaces="$(kube_staging_replaces)"
-  build kube-apiserver k8s.io/kubernetes "v$KUBE_VERSION" k8s.io/kubernetes/cmd/kube-apiserver \
-    "$kube_bin" "$ldflags" "$replaces"
-  say "kube-apiserver v$KUBE_VERSION: built in $((SECONDS - t)) s ($kube_bin)"
+  build kubernetes "$KUBE_VERSION" "$ldflags" "$replaces" "${targets[@]}"
+  say "kubernetes v$KUBE_VERSION: built in $((SECONDS - t)) s"
 }
 
 provision_etcd() {
-  if [[ -x "$etcd_bin" ]]; then
-    say "etcd v$ETCD_VERSION: already built ($etcd_bin)"
-    return
-  fi
-  local t=$SECONDS
-  say "etcd v$ETCD_VERSION: not built yet; building it (about 2 minutes the first time)"
-  build etcd go.etcd.io/etcd/server/v3 "v$ETCD_VERSION" go.etcd.io/etcd/server/v3 "$etcd_bin" ""
-  say "etcd v$ETCD_VERSION: built in $((SECONDS - t)) s ($etcd_bin)"
+  local targets t=$SECONDS
+  mapfile -t targets < <(missing "$ETCD_VERSION" etcd=go.etcd.io/etcd/server/v3)
+  ((${#targets[@]} > 0)) || return 0
+  require_go
+  say "building etcd v$ETCD_VERSION: the first time only, about 2 minutes"
+  build etcd "$ETCD_VERSION" "" "" "${targets[@]}"
+  say "etcd v$ETCD_VERSION: built in $((SECONDS - t)) s"
 }
 
 main() {
@@ -116,11 +132,10 @@ main() {
   # Scratch modules: what an interrupted run left behind, and ours if a build fails.
   rm -rf "$cache"/build-kube-*
   trap 'rm -rf "$cache"/build-kube-*' EXIT
-  if [[ ! -x "$kube_bin" || ! -x "$etcd_bin" ]]; then require_go; fi
   export GOTOOLCHAIN=local GOFLAGS=-mod=mod
-  provision_kube_apiserver
+  provision_kube
   provision_etcd
-  say "ready: kube-apiserver v$KUBE_VERSION and etcd v$ETCD_VERSION in $cache"
+  say "ready: kube-apiserver and kube-controller-manager v$KUBE_VERSION, etcd v$ETCD_VERSION in $cache"
 }
 
 main "$@"

@@ -13,6 +13,7 @@ export interface KubeBinaries {
   kubeVersion: string;
   etcdVersion: string;
   kubeApiserver: string;
+  kubeControllerManager: string;
   etcd: string;
 }
 
@@ -29,14 +30,16 @@ export function pinnedVersions(text = readFileSync(join(PACKAGE_DIR, 'kube-versi
   return { kube: value('KUBE_VERSION'), etcd: value('ETCD_VERSION') };
 }
 
-/** Where provision-kube.sh puts the binaries: one folder per version in the cache dir. */
+/** Where provision-kube.sh puts the binaries: one folder per name and version in the cache dir. */
 export function kubeBinaries(cacheDir = testEnvCacheDir()): KubeBinaries {
   const versions = pinnedVersions();
+  const path = (name: string, version: string): string => join(cacheDir, name, `v${version}`, name);
   return {
     kubeVersion: versions.kube,
     etcdVersion: versions.etcd,
-    kubeApiserver: join(cacheDir, 'kube-apiserver', `v${versions.kube}`, 'kube-apiserver'),
-    etcd: join(cacheDir, 'etcd', `v${versions.etcd}`, 'etcd'),
+    kubeApiserver: path('kube-apiserver', versions.kube),
+    kubeControllerManager: path('kube-controller-manager', versions.kube),
+    etcd: path('etcd', versions.etcd),
   };
 }
 
@@ -58,15 +61,18 @@ function shortPath(path: string): string {
 /** The binaries, or an error naming what is missing and the command that builds it. */
 export function requireKubeBinaries(cacheDir = testEnvCacheDir()): KubeBinaries {
   const binaries = kubeBinaries(cacheDir);
-  const missing = [
-    executable(binaries.kubeApiserver)
-      ? undefined
-      : `kube-apiserver ${binaries.kubeVersion} (${binaries.kubeApiserver})`,
-    executable(binaries.etcd) ? undefined : `etcd ${binaries.etcdVersion} (${binaries.etcd})`,
-  ].filter((entry) => entry !== undefined);
+  const missing = (
+    [
+      ['kube-apiserver', binaries.kubeVersion, binaries.kubeApiserver],
+      ['kube-controller-manager', binaries.kubeVersion, binaries.kubeControllerManager],
+      ['etcd', binaries.etcdVersion, binaries.etcd],
+    ] as const
+  )
+    .filter(([, , path]) => !executable(path))
+    .map(([name, version, path]) => `${name} ${version} (${path})`);
   if (missing.length > 0) {
-    throw new TestEnvError('ERR_KEYMASTER_TESTENV_NOT_PROVISIONED', `not built yet: ${missing.join(' and ')}`, {
-      hint: `run ${shortPath(PROVISION_SCRIPT)} (it builds them with Go into ${cacheDir}; about 12 minutes on 2 cores the first time, then never again)`,
+    throw new TestEnvError('ERR_KEYMASTER_TESTENV_NOT_PROVISIONED', `not built yet: ${missing.join(', ')}`, {
+      hint: `run ${shortPath(PROVISION_SCRIPT)} (it builds them with Go into ${cacheDir}; 12 to 20 minutes on 2 cores the first time, then never again)`,
     });
   }
   return binaries;

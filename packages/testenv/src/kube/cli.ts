@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { TestEnvError } from '../errors.js';
 import { startRealKube, type RealKube } from './real-kube.js';
 
-const USAGE = 'usage: real-kube --kubeconfig PATH [--crds DIR]';
+const USAGE = 'usage: real-kube --kubeconfig PATH [--crds DIR] [--controller-manager]';
 
 async function writeKubeConfig(kube: RealKube, path: string): Promise<void> {
   try {
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     options: {
       kubeconfig: { type: 'string' },
       crds: { type: 'string' },
+      'controller-manager': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   const kube = await startRealKube({
     ...(values.crds !== undefined ? { crds: values.crds } : {}),
     namespaces: ['keymaster-system'],
+    controllerManager: values['controller-manager'] === true,
     log: (line) => process.stderr.write(`real-kube: ${line}\n`),
   });
   try {
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
       process.stdout.write(`listening on ${kube.url}\n`);
       await signalled;
     }
-    process.stderr.write(`real-kube: ${state.signal ?? 'signal'} received; stopping kube-apiserver and etcd\n`);
+    process.stderr.write(`real-kube: ${state.signal ?? 'signal'} received; stopping the servers\n`);
   } finally {
     await kube.stop();
   }

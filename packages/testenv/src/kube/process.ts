@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TestEnvError } from '../errors.js';
 
 function onPath(name: string): boolean {
@@ -84,12 +85,44 @@ export class ServerProcess {
     return this.exit;
   }
 
-  /** The end of its log, for error messages. */
-  logTail(lines = 20): string {
+  /** Its log so far ('' before it wrote any). */
+  log(): string {
     try {
-      return readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      return readFileSync(this.logFile, 'utf8');
     } catch {
       return '';
+    }
+  }
+
+  /** The end of its log, for error messages. */
+  logTail(lines = 20): string {
+    return this.log().trimEnd().split('\n').slice(-lines).join('\n');
+  }
+
+  /** Polls `ready` until it says yes; fails at once, with the log's tail, if the process exits first. */
+  async waitReady(timeoutMs: number, ready: () => Promise<boolean> | boolean): Promise<void> {
+    let exitCode: number | string | undefined;
+    void this.exit.then((code) => (exitCode = code));
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (exitCode !== undefined) {
+        throw new TestEnvError(
+          'ERR_KEYMASTER_TESTENV_START',
+          `${this.name} exited (${exitCode}) while starting; the end of its log:\n${this.logTail()}`,
+          {
+            hint: 'the log says why; if the binary is broken, delete it and run packages/testenv/scripts/provision-kube.sh',
+          },
+        );
+      }
+      if (await Promise.resolve(ready()).catch(() => false)) return;
+      if (Date.now() > deadline) {
+        throw new TestEnvError(
+          'ERR_KEYMASTER_TESTENV_START',
+          `${this.name} was not ready after ${timeoutMs / 1000} s; the end of its log:\n${this.logTail()}`,
+          { hint: 'a loaded machine may need a longer startTimeoutMs' },
+        );
+      }
+      await sleep(100);
     }
   }
 

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { TestEnvError } from '../errors.js';
 
 /** A user of kube-apiserver's static token file: requests with `Authorization: Bearer TOKEN` are this user. */
@@ -46,4 +47,17 @@ export function tokenFileText(users: readonly TokenUser[]): string {
       return `${entry.token},${entry.user},${entry.uid}${groups}\n`;
     })
     .join('');
+}
+
+/** The lines of a `--token-auth-file` CSV, to add to the generated file. */
+export async function readTokenAuthFile(path: string): Promise<string> {
+  try {
+    const text = await readFile(path, 'utf8');
+    return text.endsWith('\n') || text === '' ? text : `${text}\n`;
+  } catch (error) {
+    throw new TestEnvError('ERR_KEYMASTER_TESTENV_TOKENS', `cannot read tokenAuthFile ${path}`, {
+      hint: 'pass an existing CSV file in the kube-apiserver --token-auth-file format',
+      cause: error,
+    });
+  }
 }

@@ -20,10 +20,12 @@ describe('the kube binaries', () => {
     const binaries = kubeBinaries(cache);
     const { kube, etcd } = pinnedVersions();
     expect(binaries.kubeApiserver).to.equal(join(cache, 'kube-apiserver', `v${kube}`, 'kube-apiserver'));
+    expect(binaries.kubeControllerManager).to.equal(
+      join(cache, 'kube-controller-manager', `v${kube}`, 'kube-controller-manager'),
+    );
     expect(binaries.etcd).to.equal(join(cache, 'etcd', `v${etcd}`, 'etcd'));
     const script = await readFile(PROVISION_SCRIPT, 'utf8');
-    expect(script).to.contain('kube_bin="$cache/kube-apiserver/v$KUBE_VERSION/kube-apiserver"');
-    expect(script).to.contain('etcd_bin="$cache/etcd/v$ETCD_VERSION/etcd"');
+    expect(script).to.contain('bin_path() { echo "$cache/$1/v$2/$1"; }');
   });
 
   it('when missing, fail with what is missing and the command that builds them', () => {
@@ -36,7 +38,7 @@ describe('the kube binaries', () => {
       const { kube, etcd } = pinnedVersions();
       expect(code).to.equal('ERR_KEYMASTER_TESTENV_NOT_PROVISIONED');
       expect(message).to.contain(`kube-apiserver ${kube} (${join(cache, 'kube-apiserver')}`);
-      expect(message).to.contain(`etcd ${etcd} (`);
+      expect(message).to.contain(`kube-controller-manager ${kube} (`).and.to.contain(`etcd ${etcd} (`);
       const [, script] = /^run (\S+) \(it builds them with Go into /.exec(hint ?? '') ?? [];
       expect(script && resolve(script), hint).to.equal(PROVISION_SCRIPT);
     }
@@ -44,14 +46,19 @@ describe('the kube binaries', () => {
 
   it('are found once both are there and executable', async () => {
     const binaries = kubeBinaries(cache);
-    for (const path of [binaries.kubeApiserver, binaries.etcd]) {
+    const paths = [binaries.kubeApiserver, binaries.kubeControllerManager, binaries.etcd];
+    for (const path of paths) {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, '#!/bin/sh\n');
     }
-    expect(() => requireKubeBinaries(cache)).to.throw(TestEnvError, /not built yet: kube-apiserver .* and etcd/);
+    expect(() => requireKubeBinaries(cache)).to.throw(
+      TestEnvError,
+      /not built yet: kube-apiserver .*, kube-controller-manager .*, etcd /,
+    );
     await chmod(binaries.kubeApiserver, 0o755);
-    expect(() => requireKubeBinaries(cache)).to.throw(TestEnvError, /not built yet: etcd /);
     await chmod(binaries.etcd, 0o755);
+    expect(() => requireKubeBinaries(cache)).to.throw(TestEnvError, /not built yet: kube-controller-manager [^,]*$/);
+    await chmod(binaries.kubeControllerManager, 0o755);
     expect(requireKubeBinaries(cache)).to.deep.equal(binaries);
   });
 });

@@ -46,14 +46,17 @@ describe('the real-kube command', function () {
     expect(existsSync(servers.dir), servers.dir).to.equal(false);
   });
 
-  it('leaves no server running when it is killed with SIGKILL', async () => {
-    const cli = startCli(['--kubeconfig', join(dir, 'kubeconfig')]);
+  it('leaves no server running when it is killed with SIGKILL, kube-controller-manager included', async () => {
+    const cli = startCli(['--kubeconfig', join(dir, 'kubeconfig'), '--controller-manager']);
     const servers = serversOf((await cli.firstLine).slice('listening on '.length));
+    const [controllerManager] = processesWithArgument(`--kubeconfig=${servers.dir}/kube-controller-manager.kubeconfig`);
+    expect(controllerManager, 'a kube-controller-manager').to.be.a('number');
     cli.child.kill('SIGKILL');
     await cli.exit;
     await eventually(() => {
       expect(isAlive(servers.kubeApiserver), 'kube-apiserver').to.equal(false);
       expect(isAlive(servers.etcd), 'etcd').to.equal(false);
+      expect(isAlive(controllerManager!), 'kube-controller-manager').to.equal(false);
     });
     // Nothing ran to remove the folder: only the servers are guaranteed gone.
     await rm(servers.dir, { recursive: true, force: true });
