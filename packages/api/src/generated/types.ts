@@ -205,7 +205,7 @@ export interface ResourceTag {
   overridePolicy?: 'Allow' | 'Deny';
 }
 
-/** What the controller observed about this identity. */
+/** What the controller observed about this identity. Counts only: every tenant may read identities, so status names no other tenant's cluster or namespace. */
 export interface AWSClusterIdentityStatus {
   /** The latest observations of the object's state (metav1.Condition). */
   conditions?: Condition[];
@@ -213,8 +213,8 @@ export interface AWSClusterIdentityStatus {
   observedGeneration?: number;
   /** How many AWSClusters use this identity, directly or through a chain. */
   clusterCount?: number;
-  /** The first 100 AWSClusters (namespace/name) that use this identity, in name order. */
-  clusters?: string[];
+  /** How many namespaces those AWSClusters are in. */
+  namespaceCount?: number;
   /** The AWS account of the credentials. */
   accountID?: string;
   /** The caller ARN that STS GetCallerIdentity returned for the credentials. */

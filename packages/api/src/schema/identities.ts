@@ -24,25 +24,31 @@ const commonSpec = {
 
 const identityStatus = named(
   'AWSClusterIdentityStatus',
-  object('What the controller observed about this identity.', {
-    conditions,
-    observedGeneration,
-    clusterCount: integer('How many AWSClusters use this identity, directly or through a chain.', { minimum: 0 }),
-    clusters: array(
-      'The first 100 AWSClusters (namespace/name) that use this identity, in name order.',
-      string('namespace/name of an AWSCluster.'),
-      { maxItems: 100 },
-    ),
-    accountID: string('The AWS account of the credentials.', { pattern: ACCOUNT_ID }),
-    principalARN: string('The caller ARN that STS GetCallerIdentity returned for the credentials.'),
-    lastAssumeRoleTime: string('When the role was last assumed successfully (role identities).', {
-      format: 'date-time',
-    }),
-  }),
+  object(
+    'What the controller observed about this identity. Counts only: every tenant may read identities, so status ' +
+      "names no other tenant's cluster or namespace.",
+    {
+      conditions,
+      observedGeneration,
+      clusterCount: integer('How many AWSClusters use this identity, directly or through a chain.', { minimum: 0 }),
+      namespaceCount: integer('How many namespaces those AWSClusters are in.', { minimum: 0 }),
+      accountID: string('The AWS account of the credentials.', { pattern: ACCOUNT_ID }),
+      principalARN: string('The caller ARN that STS GetCallerIdentity returned for the credentials.'),
+      lastAssumeRoleTime: string('When the role was last assumed successfully (role identities).', {
+        format: 'date-time',
+      }),
+    },
+  ),
 );
 
 const identityColumns = [
   { name: 'Clusters', type: 'integer', jsonPath: '.status.clusterCount', description: 'AWSClusters using it.' },
+  {
+    name: 'Namespaces',
+    type: 'integer',
+    jsonPath: '.status.namespaceCount',
+    description: 'Namespaces of those AWSClusters.',
+  },
   { name: 'Principal', type: 'string', jsonPath: '.status.principalARN', description: 'Caller ARN.', priority: 1 },
 ] as const;
 

@@ -13,7 +13,6 @@ import { withoutLegacyOwner } from './legacy-owner.js';
 
 /** Held while any AWSCluster's chain reaches the identity: deleting it then waits for those clusters. */
 export const IDENTITY_FINALIZER = 'identity.infrastructure.keymaster.dev/in-use';
-const LISTED_CLUSTERS = 100;
 
 export interface IdentityReconcilerDeps {
   caches: Caches;
@@ -40,7 +39,7 @@ export class IdentityReconciler {
     if (!identity?.metadata.deletionTimestamp) this.deps.deletions.forget(id);
     if (!identity) return undefined;
     if (identity.kind === 'AWSClusterStaticIdentity') await this.#releaseSecret(identity);
-    const users = (await this.#users(identity, id)).map(clusterKey);
+    const users = await this.#users(identity, id);
     const finalizers = identity.metadata.finalizers ?? [];
     const held = finalizers.includes(IDENTITY_FINALIZER);
 
@@ -55,15 +54,21 @@ export class IdentityReconciler {
       );
       return undefined;
     }
+    const namespaces = new Set(users.map(({ metadata }) => metadata.namespace)).size;
     if (identity.metadata.deletionTimestamp && users.length > 0) {
+      // Counts in the event, which others may read; names only in the log, for ops.
+      this.deps.logger.info('identity deletion blocked', {
+        identity: id,
+        clusters: users.slice(0, 100).map(clusterKey),
+      });
       await this.deps.events.record(
         identity,
         'Warning',
         'DeletionBlocked',
-        `${id} is still used by ${users.length} AWSCluster(s) (${users.slice(0, 5).join(', ')}${users.length > 5 ? ', ...' : ''}): it is deleted once they no longer use it`,
+        `${id} is still used by ${users.length} AWSCluster(s) in ${namespaces} namespace(s): it is deleted once they no longer use it, and accepts no new ones meanwhile (the controller's log names them)`,
       );
     }
-    await this.#writeStatus(identity, id, users);
+    await this.#writeStatus(identity, id, { clusters: users.length, namespaces });
     return undefined;
   };
 
@@ -100,13 +105,18 @@ export class IdentityReconciler {
     });
   }
 
-  async #writeStatus(identity: IdentityObject, id: string, users: string[]): Promise<void> {
+  /** Counts only: every tenant may read identities, so their status names no cluster or namespace. */
+  async #writeStatus(
+    identity: IdentityObject,
+    id: string,
+    users: { clusters: number; namespaces: number },
+  ): Promise<void> {
     const sighting = this.deps.sessions.sighting(id);
     const status: AWSClusterIdentityStatus = {
       ...structuredClone(identity.status ?? {}),
       observedGeneration: identity.metadata.generation ?? 0,
-      clusterCount: users.length,
-      clusters: users.slice(0, LISTED_CLUSTERS),
+      clusterCount: users.clusters,
+      namespaceCount: users.namespaces,
     };
     if (sighting) {
       status.accountID = sighting.accountId;
