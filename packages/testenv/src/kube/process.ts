@@ -65,7 +65,7 @@ export class ServerProcess {
       const [error] = (await Promise.race([once(child, 'spawn').then(() => []), once(child, 'error')])) as [Error?];
       if (error) {
         throw new TestEnvError('ERR_KEYMASTER_TESTENV_START', `cannot start ${name} (${command}): ${error.message}`, {
-          hint: 'run packages/testenv/scripts/provision-kube.sh to build it again',
+          hint: 'provision it again: packages/testenv/scripts/ holds the scripts that build or install the servers',
           cause: error,
         });
       }
@@ -110,7 +110,7 @@ export class ServerProcess {
           'ERR_KEYMASTER_TESTENV_START',
           `${this.name} exited (${exitCode}) while starting; the end of its log:\n${this.logTail()}`,
           {
-            hint: 'the log says why; if the binary is broken, delete it and run packages/testenv/scripts/provision-kube.sh',
+            hint: 'the log says why; a broken binary is rebuilt by deleting it and provisioning again (packages/testenv/scripts/)',
           },
         );
       }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { eventually, isAlive } from './helpers/processes.js';
+import { TestEnvError } from '../../src/errors.js';
 import { ServerProcess } from '../../src/kube/process.js';
 
 const SLEEPER = fileURLToPath(new URL('fixtures/start-sleeper.ts', import.meta.url));
@@ -42,6 +43,34 @@ describe('ServerProcess', () => {
     await server.stop(300);
     expect(await server.exited()).to.equal('SIGKILL');
     await eventually(() => expect(isAlive(-server.pid)).to.equal(false));
+  });
+
+  it('waits until ready, and says why when the server exits or takes too long', async () => {
+    const ready = await ServerProcess.start('ready', 'sleep', ['600'], join(dir, 'ready.log'));
+    let polls = 0;
+    await ready.waitReady(5_000, () => ++polls === 3);
+    expect(polls).to.equal(3);
+    const slow = await ServerProcess.start(
+      'slow',
+      'sh',
+      ['-c', 'echo warming up; exec sleep 600'],
+      join(dir, 'slow.log'),
+    );
+    const late = await slow.waitReady(300, () => false).catch((error: unknown) => error);
+    expect(late)
+      .to.be.instanceOf(TestEnvError)
+      .with.property('message', 'slow was not ready after 0.3 s; the end of its log:\nwarming up');
+    await Promise.all([ready.stop(), slow.stop()]);
+    const broken = await ServerProcess.start(
+      'broken',
+      'sh',
+      ['-c', 'echo no config >&2; exit 3'],
+      join(dir, 'broken.log'),
+    );
+    const failed = await broken.waitReady(60_000, () => false).catch((error: unknown) => error);
+    expect(failed)
+      .to.be.instanceOf(TestEnvError)
+      .with.property('message', 'broken exited (3) while starting; the end of its log:\nno config');
   });
 
   it('leaves no orphan when the Node process that started it is killed with SIGKILL', async function () {
