@@ -14,6 +14,7 @@ import {
   IdentityNotFoundError,
   InvalidIdentityError,
   NamespaceNotAllowedError,
+  SecretInvalidError,
   SecretNotFoundError,
   type LinkName,
 } from './errors.js';
@@ -94,46 +95,104 @@ function checkedChain(links: readonly ChainLink[], atFault: LinkName | undefined
   return [...walked, { kind: atFault.kind, name: atFault.name }];
 }
 
+/**
+ * One link as `checkChain` finds it: the identity (absent when it does not exist) and everything that
+ * refuses it or breaks it, each an IdentityError with its fix in `hint`. Never holds keys.
+ */
+export interface LinkCheck {
+  kind: IdentityKind;
+  name: string;
+  identity?: IdentityObject;
+  problems: IdentityError[];
+}
+
+/**
+ * Walks the chain as `resolveChain` does. Without `checks`, the first refusal is thrown. With
+ * `checks`, every link's refusals are recorded there and the walk goes on to its source; it stops
+ * only where the source is unknown (a missing or invalid identity) or the chain loops or runs too deep.
+ */
 async function walkChain(
   store: IdentityStore,
   request: ChainRequest,
   touched: Set<string>,
   links: ChainLink[],
+  checks?: LinkCheck[],
 ): Promise<ChainLink[]> {
   const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
   const namespace = (await store.getNamespace(request.namespace)) ?? { name: request.namespace, labels: {} };
   let ref = request.identityRef ?? CONTROLLER_IDENTITY;
   let referencedBy = `AWSClusters in namespace ${request.namespace}`;
   for (;;) {
+    const check: LinkCheck = { kind: ref.kind, name: ref.name, problems: [] };
+    checks?.push(check);
+    const refuse = (problem: IdentityError): void => {
+      if (!checks) throw problem;
+      check.problems.push(problem);
+    };
     const seenAt = links.findIndex((link) => link.kind === ref.kind && link.name === ref.name);
-    if (seenAt >= 0) throw new IdentityCycleError([...links.slice(seenAt), ref]);
-    if (links.length === limit) throw new ChainTooDeepError(links, limit);
+    if (seenAt >= 0) {
+      refuse(new IdentityCycleError([...links.slice(seenAt), ref]));
+      return links;
+    }
+    if (links.length === limit) {
+      refuse(new ChainTooDeepError(links, limit));
+      return links;
+    }
 
     touched.add(`${ref.kind}/${ref.name}`);
     const identity = await store.getIdentity(ref.kind, ref.name);
-    if (!identity) throw new IdentityNotFoundError(ref, referencedBy);
+    if (!identity) {
+      refuse(new IdentityNotFoundError(ref, referencedBy));
+      return links;
+    }
+    check.identity = identity;
     const causes = schemaCauses(identity);
-    if (causes.length > 0) throw new InvalidIdentityError(ref, causes);
+    if (causes.length > 0) {
+      // Where an invalid identity points cannot be trusted: the walk ends here.
+      refuse(new InvalidIdentityError(ref, causes));
+      return links;
+    }
     if (!namespaceAllowed(identity.spec.allowedNamespaces, namespace)) {
-      throw new NamespaceNotAllowedError(ref, request.namespace, links.length);
+      refuse(new NamespaceNotAllowedError(ref, request.namespace, links.length));
     }
     if (request.cluster && !servesCluster(identity, request.cluster, request.usersAtDeletion?.(identity))) {
-      throw new IdentityDeletingError(ref, request.namespace, links.length);
+      refuse(new IdentityDeletingError(ref, request.namespace, links.length));
     }
     const link: ChainLink = { kind: ref.kind, name: ref.name, identity };
     links.push(link);
 
     if (identity.kind === 'AWSClusterStaticIdentity') {
       const secretName = identity.spec.secretRef;
+      const secretKey = `${request.controllerNamespace}/${secretName}`;
       touched.add(`Secret/${secretName}`);
       const secret = await store.getSecret(request.controllerNamespace, secretName);
-      if (!secret) throw new SecretNotFoundError(ref, `${request.controllerNamespace}/${secretName}`);
-      link.staticKeys = credentialsFromSecret(ref, `${request.controllerNamespace}/${secretName}`, secret.data);
+      if (!secret) refuse(new SecretNotFoundError(ref, secretKey));
+      else {
+        try {
+          link.staticKeys = credentialsFromSecret(ref, secretKey, secret.data);
+        } catch (error) {
+          if (!(error instanceof SecretInvalidError)) throw error;
+          refuse(error);
+        }
+      }
     }
     if (identity.kind !== 'AWSClusterRoleIdentity') return links;
     referencedBy = `${ref.kind}/${ref.name}`;
     ref = identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY;
   }
+}
+
+/**
+ * Every link of a cluster's chain with its verdict, without stopping at the first refusal: each link's
+ * existence, schema, allowedNamespaces, deletion (for `request.cluster`) and, for static identities,
+ * its Secret, so that one look shows everything to fix. The store only: no STS call, no credentials
+ * made. Unlike `resolveChain`, a link that refuses the namespace does not stop the walk, and its
+ * Secret is still checked (the keys are read to be checked, never returned).
+ */
+export async function checkChain(store: IdentityStore, request: ChainRequest): Promise<LinkCheck[]> {
+  const checks: LinkCheck[] = [];
+  await walkChain(store, request, new Set(), [], checks);
+  return checks;
 }
 
 /**

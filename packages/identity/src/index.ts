@@ -7,7 +7,14 @@ export {
 } from './resolver.js';
 export { kubeIdentityStore, type IdentityStore, type IdentityObject, type SecretData } from './store.js';
 export { namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
-export { CONTROLLER_IDENTITY, MAX_CHAIN_LINKS, chainDependencies, type ChainRequest } from './chain.js';
+export {
+  CONTROLLER_IDENTITY,
+  MAX_CHAIN_LINKS,
+  chainDependencies,
+  checkChain,
+  type ChainRequest,
+  type LinkCheck,
+} from './chain.js';
 export { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
 export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 export { DEFAULT_DURATION_SECONDS } from './credential-sources.js';
