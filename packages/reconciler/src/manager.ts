@@ -221,11 +221,19 @@ export class Manager {
       begin();
       return;
     }
+    this.#leading(false);
     this.#options.logger.info('waiting for leadership', { lease: this.#options.leaderElection });
-    await this.#elector.run(begin, () => {
-      this.#options.logger.error('leadership lost');
-      this.#options.onLeadershipLost?.();
-    });
+    await this.#elector.run(
+      () => {
+        this.#leading(true);
+        begin();
+      },
+      () => {
+        this.#leading(false);
+        this.#options.logger.error('leadership lost');
+        this.#options.onLeadershipLost?.();
+      },
+    );
   }
 
   /** Stops taking work, finishes what is in hand, releases the lease and stops the informers. */
@@ -236,8 +244,15 @@ export class Manager {
         ...Object.values(this.identities).map((controller) => controller.stop()),
       ]);
     await this.#elector?.release();
+    if (this.#elector) this.#leading(false);
     await this.caches.stop();
     this.resolver.clear();
+  }
+
+  /** leader_election_master_status: whether this replica reconciles, for the "no leader" alert. */
+  #leading(leading: boolean): void {
+    const name = this.#options.leaderElection?.name ?? '';
+    this.#options.metrics.runtime.leaderElectionMasterStatus.set({ name }, leading ? 1 : 0);
   }
 
   #clusterChanged(cluster: AWSCluster, previous?: AWSCluster): void {

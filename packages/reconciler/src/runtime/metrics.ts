@@ -11,6 +11,8 @@ export class RuntimeMetrics {
   readonly reconcileTime: Histogram<'controller'>;
   readonly maxConcurrentReconciles: Gauge<'controller'>;
   readonly activeWorkers: Gauge<'controller'>;
+  /** 1 while this replica holds the Lease `name`, 0 while it waits (client-go's name; only with leader election). */
+  readonly leaderElectionMasterStatus: Gauge<'name'>;
   readonly #queueDepth: Gauge<'name' | 'controller'>;
   readonly #queueAdds: Counter<'name' | 'controller'>;
   readonly #queueDuration: Histogram<'name' | 'controller'>;
@@ -49,6 +51,12 @@ export class RuntimeMetrics {
       name: 'controller_runtime_active_workers',
       help: 'Number of currently used workers per controller',
       labelNames: ['controller'],
+      registers,
+    });
+    this.leaderElectionMasterStatus = new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
+      labelNames: ['name'],
       registers,
     });
     const queueLabels = ['name', 'controller'] as const;
