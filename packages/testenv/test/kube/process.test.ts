@@ -37,9 +37,10 @@ describe('ServerProcess', () => {
     const server = await ServerProcess.start(
       'stubborn',
       'sh',
-      ['-c', 'trap "" TERM; sleep 600 & wait'],
+      ['-c', 'trap "" TERM; echo trapped; sleep 600 & wait'],
       join(dir, 'stubborn.log'),
     );
+    await eventually(() => expect(server.log()).to.equal('trapped\n'));
     await server.stop(300);
     expect(await server.exited()).to.equal('SIGKILL');
     await eventually(() => expect(isAlive(-server.pid)).to.equal(false));
