@@ -49,6 +49,7 @@ export type {
   UpdateReason,
 } from './plan/types.js';
 export { summarizePlan, type PlanSummary } from './plan/summary.js';
+export { planChanges } from './plan/changes.js';
 export { formatPlan, type FormatOptions } from './plan/format.js';
 export { batchPlan, MAX_ARNS_PER_CALL, type PlanBatches, type TagBatch, type UntagBatch } from './plan/batches.js';
 export { tagSpecifications, type Ec2TagSpecification, type TagSpecificationOptions } from './tag-specifications.js';

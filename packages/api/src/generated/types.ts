@@ -75,6 +75,8 @@ export interface ClusterTagging {
   removalPolicy?: 'Retain' | 'Delete';
   /** Stop tagging this cluster's resources (identity checks go on). */
   paused?: boolean;
+  /** Plan without writing: the controller finds the resources and reads their tags, writes none, and shows what it would change in status.tagging.plan. */
+  dryRun?: boolean;
   /** Regions besides spec.region where the cluster has resources. */
   extraRegions?: string[];
 }
@@ -137,6 +139,8 @@ export interface ClusterTaggingStatus {
   managedTags?: Record<string, string>;
   /** When the tags were last reconciled successfully. */
   lastSyncTime?: string;
+  /** The dry run (spec.tagging.dryRun): what a reconcile would change, from the tags discovery read. Bounded: counts, and the first 10 changes in ARN and key order. `keymaster plan` shows all of them. */
+  plan?: TagPlanStatus;
 }
 
 /** Two layers asked for different values of one key; the winner's value is applied. */
@@ -159,6 +163,48 @@ export interface TagSource {
   value: string;
   /** The overridePolicy of that claim. */
   overridePolicy?: 'Allow' | 'Deny';
+}
+
+/** The dry run (spec.tagging.dryRun): what a reconcile would change, from the tags discovery read. Bounded: counts, and the first 10 changes in ARN and key order. `keymaster plan` shows all of them. */
+export interface TagPlanStatus {
+  /** Resources whose tags the plan changes (or would take over the 50-tag limit). */
+  resourcesToChange?: number;
+  /** Resources whose adds are withheld by the 50-tag limit. */
+  resourcesOverLimit?: number;
+  /** Resources left alone (shared, no region, ...). */
+  resourcesSkipped?: number;
+  /** Keys to add, over all resources. */
+  tagsToAdd?: number;
+  /** Keys to set to another value. */
+  tagsToUpdate?: number;
+  /** Keys to remove (removalPolicy: Delete). */
+  tagsToRemove?: number;
+  /** Keys not added because of the 50-tag limit. */
+  tagsWithheld?: number;
+  /** The first 10 changes. */
+  changes?: TagPlanChange[];
+  /** Changes beyond the first 10, not listed. */
+  changesNotShown?: number;
+}
+
+/** What the plan does to one key of one resource. */
+export interface TagPlanChange {
+  /** The ARN of the resource. */
+  resource: string;
+  /** The tag key. */
+  key: string;
+  /** Add, Update or Remove the key; Withhold: an add held back by the 50-tag limit; Keep: a dropped key left in place because someone changed it since Keymaster applied it. */
+  action: 'Add' | 'Update' | 'Remove' | 'Withhold' | 'Keep';
+  /** The value on the resource now (Update, Remove, Keep). */
+  from?: string;
+  /** The value the plan sets (Add, Update, Withhold). */
+  to?: string;
+  /** Why: PolicyChanged, Drift or Adopted for an update; Dropped for a removal (no layer sets the key); TagLimit for a withheld add; ChangedSince for a kept key. */
+  reason?: string;
+  /** The layer whose claim wins the key (Global, Account or Cluster). */
+  layer?: 'Global' | 'Account' | 'Cluster';
+  /** The object whose claim wins the key, as Kind/name (namespace/name for clusters). */
+  object?: string;
 }
 
 /** Who may use the controller's own credentials. */

@@ -31,6 +31,11 @@ const tagging = named(
       { enum: ['Retain', 'Delete'], default: 'Retain' },
     ),
     paused: boolean("Stop tagging this cluster's resources (identity checks go on).", { default: false }),
+    dryRun: boolean(
+      'Plan without writing: the controller finds the resources and reads their tags, writes none, and shows ' +
+        'what it would change in status.tagging.plan.',
+      { default: false },
+    ),
     extraRegions: array('Regions besides spec.region where the cluster has resources.', region('An AWS region.'), {
       maxItems: 16,
       'x-kubernetes-list-type': 'set',
@@ -53,6 +58,54 @@ const conflict = named(
 
 const count = (description: string) => integer(description, { minimum: 0 });
 
+const planChange = named(
+  'TagPlanChange',
+  object(
+    'What the plan does to one key of one resource.',
+    {
+      resource: string('The ARN of the resource.'),
+      key: string('The tag key.'),
+      action: string(
+        'Add, Update or Remove the key; Withhold: an add held back by the 50-tag limit; Keep: a dropped key ' +
+          'left in place because someone changed it since Keymaster applied it.',
+        { enum: ['Add', 'Update', 'Remove', 'Withhold', 'Keep'] },
+      ),
+      from: string('The value on the resource now (Update, Remove, Keep).'),
+      to: string('The value the plan sets (Add, Update, Withhold).'),
+      reason: string(
+        'Why: PolicyChanged, Drift or Adopted for an update; Dropped for a removal (no layer sets the key); ' +
+          'TagLimit for a withheld add; ChangedSince for a kept key.',
+      ),
+      layer: string('The layer whose claim wins the key (Global, Account or Cluster).', {
+        enum: ['Global', 'Account', 'Cluster'],
+      }),
+      object: string('The object whose claim wins the key, as Kind/name (namespace/name for clusters).'),
+    },
+    { required: ['resource', 'key', 'action'] },
+  ),
+);
+
+const planStatus = named(
+  'TagPlanStatus',
+  object(
+    'The dry run (spec.tagging.dryRun): what a reconcile would change, from the tags discovery read. Bounded: ' +
+      `counts, and the first ${LIMITS.planChangesInStatus} changes in ARN and key order. \`keymaster plan\` shows all of them.`,
+    {
+      resourcesToChange: count('Resources whose tags the plan changes (or would take over the 50-tag limit).'),
+      resourcesOverLimit: count('Resources whose adds are withheld by the 50-tag limit.'),
+      resourcesSkipped: count('Resources left alone (shared, no region, ...).'),
+      tagsToAdd: count('Keys to add, over all resources.'),
+      tagsToUpdate: count('Keys to set to another value.'),
+      tagsToRemove: count('Keys to remove (removalPolicy: Delete).'),
+      tagsWithheld: count('Keys not added because of the 50-tag limit.'),
+      changes: array(`The first ${LIMITS.planChangesInStatus} changes.`, planChange, {
+        maxItems: LIMITS.planChangesInStatus,
+      }),
+      changesNotShown: count(`Changes beyond the first ${LIMITS.planChangesInStatus}, not listed.`),
+    },
+  ),
+);
+
 const taggingStatus = named(
   'ClusterTaggingStatus',
   object('The outcome of the last tag reconciliation.', {
@@ -70,6 +123,7 @@ const taggingStatus = named(
       string('The value applied.'),
     ),
     lastSyncTime: string('When the tags were last reconciled successfully.', { format: 'date-time' }),
+    plan: planStatus,
   }),
 );
 

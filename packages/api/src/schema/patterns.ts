@@ -30,6 +30,8 @@ export const LIMITS = {
   inlinePolicyLength: 2048,
   // The longest ownership tag key prefix is 45 characters, and a tag key holds at most 128.
   clusterNameLength: 83,
+  /** The changes status.tagging.plan lists (a dry run's): status stays small whatever the plan. */
+  planChangesInStatus: 10,
 } as const;
 
 const compiled = new Map<string, RegExp>();

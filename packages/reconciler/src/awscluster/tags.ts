@@ -1,14 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AWSCluster, AWSTagPolicy, ClusterTaggingStatus, TagConflict } from '@keymaster/api';
+import type { AWSCluster, AWSTagPolicy, ClusterTaggingStatus, TagConflict, TagPlanStatus } from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
 import {
   ClusterNameClaimedError,
   RateLimiters,
   TaggingAccessDeniedError,
   reconcileTags,
-  resolveEffectiveTags,
-  standingLayers,
-  tagLayers,
   type ClaimCheck,
   type TagFailure,
   type TagReconcileResult,
@@ -16,8 +13,8 @@ import {
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { ConditionUpdate } from './conditions.js';
-import { regionsOf } from './name-claim.js';
 import type { TagOutcome } from './reconciler.js';
+import { clusterTagInput } from './tag-input.js';
 
 export type SyncTags = (
   cluster: AWSCluster,
@@ -50,9 +47,26 @@ function failureSummary(failures: readonly TagFailure[]): string {
   return `${first.action} failed on ${resources} resource(s) in ${first.region}: ${first.code}: ${first.message}`;
 }
 
+/** TagsInSync after a dry run: in sync when nothing would change, else what would (status.tagging.plan has the first changes). */
+function dryRunCondition(plan: TagPlanStatus | undefined, resources: number, ignored: string): ConditionUpdate {
+  const { resourcesToChange = 0, tagsToAdd = 0, tagsToUpdate = 0, tagsToRemove = 0, tagsWithheld = 0 } = plan ?? {};
+  const dryRun = 'Dry run (spec.tagging.dryRun): nothing was written';
+  if (resourcesToChange === 0)
+    return {
+      ...inSync(`${dryRun}, and all ${resources} resource(s) carry the effective tags${ignored}`),
+      reason: 'DryRun',
+    };
+  const withheld = tagsWithheld > 0 ? `, ${tagsWithheld} withheld by the 50-tag limit` : '';
+  return outOfSync(
+    'DryRun',
+    `${dryRun}. ${resourcesToChange} of ${resources} resource(s) would change: ${tagsToAdd} tag(s) to add, ${tagsToUpdate} to update, ${tagsToRemove} to remove${withheld}. status.tagging.plan lists the first changes, \`keymaster plan\` all of them; set spec.tagging.dryRun to false to apply them${ignored}`,
+  );
+}
+
 /** TagsInSync for a finished tag reconcile: the worst outcome wins. */
 function tagCondition(result: TagReconcileResult, ignored: string): ConditionUpdate {
   const { status, failed, plan } = result;
+  if (result.dryRun) return dryRunCondition(status.plan, status.resourcesDiscovered, ignored);
   const denied = failed.filter(({ kind }) => kind === 'AccessDenied');
   if (denied.length > 0) {
     return outOfSync(
@@ -111,25 +125,17 @@ export function createTagSync(deps: {
         claimRefused: false,
       };
     }
-    const effective = resolveEffectiveTags(tagLayers({ policy, identities: chain, cluster }));
-    const standing = standingLayers(
-      { policy, identities: chain },
-      { now: now(), ...(deps.layerGracePeriodMs === undefined ? {} : { gracePeriodMs: deps.layerGracePeriodMs }) },
-    );
-    const ignored =
-      effective.problems.length > 0 ? `; ignored: ${effective.problems.map(({ message }) => message).join('; ')}` : '';
+    const input = clusterTagInput(cluster, chain, policy, { now: now(), layerGracePeriodMs: deps.layerGracePeriodMs });
+    const { problems } = input.effective;
+    const ignored = problems.length > 0 ? `; ignored: ${problems.map(({ message }) => message).join('; ')}` : '';
     let result: TagReconcileResult;
     try {
       result = await reconcileTags({
+        ...input,
         session,
-        clusterName: cluster.spec.clusterName ?? cluster.metadata.name ?? '',
-        regions: regionsOf(cluster),
-        effective,
-        ...(previous.managedTags ? { managedTags: previous.managedTags } : {}),
-        ...(cluster.spec.tagging?.removalPolicy ? { removalPolicy: cluster.spec.tagging.removalPolicy } : {}),
-        standingLayers: standing,
         claim,
         limiters,
+        dryRun: cluster.spec.tagging?.dryRun === true,
       });
     } catch (error) {
       if (error instanceof ClusterNameClaimedError) {

@@ -3,9 +3,11 @@ import type { GoneResource, TagFailure } from '../apply/types.js';
 import { summarizePlan } from '../plan/summary.js';
 import type { TagPlan } from '../plan/types.js';
 import { entry } from '../records.js';
+import { planStatus } from './plan-status.js';
 
-/** The figures of one reconcile for `status.tagging` (the controller adds `lastSyncTime`). */
-export type TaggingStatus = Required<Omit<ClusterTaggingStatus, 'lastSyncTime'>>;
+/** The figures of one reconcile for `status.tagging` (the controller adds `lastSyncTime`); `plan` after a dry run. */
+export type TaggingStatus = Required<Omit<ClusterTaggingStatus, 'lastSyncTime' | 'plan'>> &
+  Pick<ClusterTaggingStatus, 'plan'>;
 
 /** The ARNs of the plan's resources that cannot carry every effective tag: failed, or over the limit. */
 export function failedArns(plan: TagPlan, failed: readonly TagFailure[], gone: readonly GoneResource[]): Set<string> {
@@ -22,7 +24,8 @@ export function failedArns(plan: TagPlan, failed: readonly TagFailure[], gone: r
  * A resource is in sync when it was, or when every write it needed was verified; failed when a write
  * failed or could not be verified, or when adds were withheld for the tag limit. `managedTags` are the
  * effective tags, plus the keys whose removal failed somewhere (with the value applied before), so
- * that the Delete policy tries again; after a dry run they are the ones given, as nothing was written.
+ * that the Delete policy tries again; after a dry run they are the ones given, as nothing was written,
+ * and `plan` sums up what a reconcile would change.
  */
 export function taggingStatus(
   plan: TagPlan,
@@ -45,6 +48,7 @@ export function taggingStatus(
     resourcesFailed: failed.size,
     conflicts: plan.conflicts,
     managedTags: outcome.dryRun ? { ...managedTags } : nextManagedTags(plan, outcome.failed, managedTags),
+    ...(outcome.dryRun ? { plan: planStatus(plan) } : {}),
   };
 }
 
