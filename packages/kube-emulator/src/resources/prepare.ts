@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, invalid, type StatusCause } from '../api/status.js';
 import { applyDefaults } from '../schema/default.js';
+import { decodeMicroTimes } from '../schema/micro-time.js';
 import { omitEmpty, omitEmptyMetadata } from '../schema/omit-empty.js';
 import { prune } from '../schema/prune.js';
 import type { Schema } from '../schema/types.js';
@@ -85,6 +86,13 @@ function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | u
 
 /** Normalizing, pruning and defaulting: the decoding half of a write. */
 function decode(resource: ResourceDef, object: JsonObject, admission: Admission): void {
+  // Built-in kinds only: no CRD schema declares a MicroTime.
+  const badTime = resource.crdName === undefined ? decodeMicroTimes(resource.schema, object) : undefined;
+  if (badTime) {
+    throw badRequest(
+      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: ${badTime}`,
+    );
+  }
   resource.strategy.normalize?.(object);
   pruneUnknown(resource, object, admission);
   applyDefaults(object, resource.schema);

@@ -1,4 +1,4 @@
-import { ApiException, CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { ApiException, CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
 
 export interface LeaderElectionOptions {
@@ -86,7 +86,8 @@ export class LeaderElector {
 
   async #tryAcquireOrRenew(): Promise<boolean> {
     const { namespace, name, identity, leaseDurationMs, clock } = this.#options;
-    const now = new Date(clock.now());
+    // A MicroTime: kube-apiserver refuses a Lease whose times lack six fractional digits (a Date has three).
+    const now = new V1MicroTime(clock.now());
     const spec = { holderIdentity: identity, leaseDurationSeconds: Math.round(leaseDurationMs / 1000), renewTime: now };
     try {
       let lease: V1Lease;

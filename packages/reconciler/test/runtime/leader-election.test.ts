@@ -1,4 +1,4 @@
-import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, V1MicroTime } from '@kubernetes/client-node';
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { expect } from 'chai';
 import { LeaderElector } from '../../src/runtime/leader-election.js';
@@ -65,7 +65,7 @@ describe('LeaderElector against the kube-emulator', function () {
   });
 
   it('takes over a Lease whose holder stopped renewing', async () => {
-    const stale = new Date(Date.now() - 60_000);
+    const stale = new V1MicroTime(Date.now() - 60_000);
     await leases.createNamespacedLease({
       namespace: NAMESPACE,
       body: {

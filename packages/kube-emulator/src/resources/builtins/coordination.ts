@@ -1,4 +1,5 @@
 import { boolean, integer, kindSchema, object, string, timestamp } from '../../schema/builders.js';
+import { microTime } from '../../schema/micro-time.js';
 import { ageColumn, column, nameColumn } from '../../table/columns.js';
 import { objectAt } from '../../util/json.js';
 import type { ResourceDef } from '../types.js';
@@ -14,12 +15,8 @@ export const leases: ResourceDef = defineBuiltin({
     spec: object('The specification of the Lease.', {
       holderIdentity: string('The identity of the holder of a current lease.'),
       leaseDurationSeconds: integer('Duration that candidates for a lease need to wait to force acquire it.'),
-      acquireTime: { type: 'string', format: 'date-time', description: 'When the current lease was acquired.' },
-      renewTime: {
-        type: 'string',
-        format: 'date-time',
-        description: 'When the current holder last updated the lease.',
-      },
+      acquireTime: microTime('When the current lease was acquired.'),
+      renewTime: microTime('When the current holder last updated the lease.'),
       leaseTransitions: integer('The number of transitions of a lease between holders.'),
       strategy: string('The strategy for picking the leader for coordinated leader election.'),
       preferredHolder: string('The preferred holder of the lease.'),

@@ -1,4 +1,5 @@
 import { free, integer, kindSchema, object, string, timestamp } from '../../schema/builders.js';
+import { microTime } from '../../schema/micro-time.js';
 import { age } from '../../table/age.js';
 import { column, nameColumn } from '../../table/columns.js';
 import { objectAt, stringAt, type JsonObject, text, drop } from '../../util/json.js';
@@ -17,7 +18,7 @@ const objectReference = object('The object this event is about.', {
 });
 const series = object('Data about the event series this event represents.', {
   count: integer('Number of occurrences in this series up to the last heartbeat time.'),
-  lastObservedTime: timestamp('Time of the last occurrence observed.'),
+  lastObservedTime: microTime('Time of the last occurrence observed.'),
 });
 
 /** core/v1 Event is the stored shape; events.k8s.io/v1 renames fields (regarding, note, deprecated*). */
@@ -76,7 +77,7 @@ const commonEventFields = {
   reason: string('A short, machine understandable string that gives the reason for the transition.'),
   type: string('Type of this event (Normal, Warning).'),
   action: string('What action was taken/failed regarding the regarding object.'),
-  eventTime: { type: 'string', format: 'date-time', description: 'Time when this Event was first observed.' } as const,
+  eventTime: microTime('Time when this Event was first observed.'),
   series,
   related: objectReference,
   reportingInstance: string('ID of the controller instance.'),
