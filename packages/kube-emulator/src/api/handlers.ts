@@ -17,7 +17,15 @@ import { parseBody, readBody, readBytes } from './body.js';
 import { decodeKubernetesProtobuf } from './protobuf.js';
 import type { Representation } from './negotiate.js';
 import { sendJson } from './respond.js';
-import { badRequest, methodNotAllowed, unsupportedMediaType } from './status.js';
+import {
+  type ApiError,
+  badRequest,
+  invalidOptions,
+  methodNotAllowed,
+  unsupportedMediaType,
+  unsupportedPatchType,
+  unsupportedValue,
+} from './status.js';
 
 /** The parts of the server the resource handlers work with. */
 export interface Api {
@@ -47,13 +55,25 @@ const PATCH_TYPES = [
   'application/apply-patch+yaml',
 ];
 
-function fieldValidationOf(query: URLSearchParams): FieldValidation {
-  const value = query.get('fieldValidation') ?? 'Warn';
+/** The options kind of a write verb, as its 422s name it. */
+const OPTIONS: Record<string, string> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions' };
+
+function fieldValidationOf(call: Call): FieldValidation {
+  const value = call.query.get('fieldValidation') || 'Warn';
   if (value !== 'Strict' && value !== 'Warn' && value !== 'Ignore') {
-    throw badRequest(`fieldValidation must be one of Ignore, Warn, Strict, not ${JSON.stringify(value)}`);
+    throw invalidOptions(OPTIONS[call.verb]!, [
+      unsupportedValue('fieldValidation', value, ['', 'Ignore', 'Strict', 'Warn']),
+    ]);
   }
   return value;
 }
+
+/** A Go JSON type name, as `json: cannot unmarshal array into ...` names it. */
+const goType = (value: unknown): string =>
+  Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'boolean' ? 'bool' : typeof value;
+
+const undecodablePatch = (value: unknown, into: string): ApiError =>
+  badRequest(`error decoding patch: json: cannot unmarshal ${goType(value)} into Go value of type ${into}`);
 
 /** The field manager of a write: `?fieldManager=`, else the user agent's first word, as the apiserver does. */
 function managerOf(call: Call): string {
@@ -67,7 +87,7 @@ function writeOptions(call: Call): WriteOptions {
   const dryRun = call.query.getAll('dryRun');
   if (dryRun.some((value) => value !== 'All')) throw badRequest('dryRun must be "All" or absent');
   return {
-    fieldValidation: fieldValidationOf(call.query),
+    fieldValidation: fieldValidationOf(call),
     warnings: [],
     dryRun: dryRun.length > 0,
     fieldManager: managerOf(call),
@@ -91,7 +111,7 @@ function selectors(call: Call) {
   const fieldSelector = call.query.get('fieldSelector');
   return {
     labels: parseLabelSelector(labelSelector),
-    fields: parseFieldSelector(fieldSelector, call.resource.kind),
+    fields: parseFieldSelector(fieldSelector, call.resource.kind, call.resource.crdName !== undefined),
     selected: Boolean(labelSelector || fieldSelector),
   };
 }
@@ -121,7 +141,33 @@ function listMetadata(resource: ResourceDef, result: ListResult): JsonObject {
   return metadata;
 }
 
+/** ListOptions checks kube-apiserver makes before listing or watching (1.33, WatchList off). */
+function checkListOptions(call: Call): void {
+  const match = call.query.get('resourceVersionMatch');
+  const causes = [];
+  if (match) {
+    if (!['Exact', 'NotOlderThan'].includes(match)) {
+      causes.push(unsupportedValue('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    } else if (!call.query.get('resourceVersion')) {
+      causes.push({
+        reason: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      });
+    }
+  }
+  if (call.verb === 'watch' && call.query.has('sendInitialEvents')) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'sendInitialEvents',
+      message: 'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+    });
+  }
+  if (causes.length > 0) throw invalidOptions('ListOptions', causes);
+}
+
 function list(api: Api, call: Call): void {
+  checkListOptions(call);
   const { resource } = call;
   const result = api.objects.list(resource, call.namespace, {
     ...selectors(call),
@@ -150,6 +196,7 @@ function list(api: Api, call: Call): void {
 }
 
 function watch(api: Api, call: Call): void {
+  checkListOptions(call);
   const timeout = call.query.get('timeoutSeconds');
   const { labels, fields } = selectors(call);
   const byName =
@@ -200,12 +247,13 @@ async function update(api: Api, call: Call): Promise<void> {
 function patchedObject(call: Call, current: JsonObject, patchType: string, patch: unknown): Json {
   switch (patchType) {
     case 'application/json-patch+json':
-      return applyJsonPatch(current, patch);
+      if (!Array.isArray(patch)) throw undecodablePatch(patch, '[]handlers.jsonPatchOp');
+      return applyJsonPatch(current, patch as Json[]);
     case 'application/merge-patch+json':
-      if (!isObject(patch)) throw badRequest('a merge patch must be a JSON object');
+      if (!isObject(patch)) throw undecodablePatch(patch, 'map[string]interface {}');
       return applyMergePatch(current, patch);
     default:
-      if (!isObject(patch)) throw badRequest('a strategic merge patch must be a JSON object');
+      if (!isObject(patch)) throw undecodablePatch(patch, 'map[string]interface {}');
       return strategicMergePatch(current, patch, call.resource.schema);
   }
 }
@@ -213,7 +261,7 @@ function patchedObject(call: Call, current: JsonObject, patchType: string, patch
 async function patch(api: Api, call: Call): Promise<void> {
   const patchType = (call.request.headers['content-type'] ?? '').split(';')[0]!.trim();
   const accepted = PATCH_TYPES.filter((type) => call.resource.strategicMergePatch || !type.includes('strategic'));
-  if (!accepted.includes(patchType)) throw unsupportedMediaType(accepted.join(', '));
+  if (!accepted.includes(patchType)) throw unsupportedPatchType();
   const options = writeOptions(call);
   const body = await bodyOf(call);
   const { resource, namespace, name } = call;
@@ -229,13 +277,24 @@ async function patch(api: Api, call: Call): Promise<void> {
 
 /** Server-side apply: creates the object when missing, else merges the configuration into it. */
 function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { subresource?: string }): void {
-  if (!call.query.get('fieldManager'))
-    throw badRequest('PATCH, application/apply-patch+yaml: fieldManager is required for apply requests');
-  if (!isObject(body) || body.apiVersion === undefined || body.kind === undefined) {
-    throw badRequest('apply requests need apiVersion and kind in the body');
+  if (!call.query.get('fieldManager')) {
+    throw invalidOptions('PatchOptions', [
+      { reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' },
+    ]);
+  }
+  const configured = isObject(body) ? body : {};
+  if (!configured.apiVersion || !configured.kind) {
+    const apiVersion = text(configured.apiVersion);
+    throw badRequest(
+      `invalid object type: ${apiVersion.includes('/') ? apiVersion : `/${apiVersion}`}, Kind=${text(configured.kind)}`,
+    );
   }
   const { resource, namespace, name } = call;
   const config = checkBody(resource, body);
+  const configName = objectAt(config, 'metadata')?.name;
+  if (configName !== undefined && configName !== name) {
+    throw badRequest(`the name of the object (${text(configName)}) does not match the name on the URL (${name!})`);
+  }
   const live = api.objects.store.get(resource.storageKey, resource.namespaced ? namespace : undefined, name!);
   const served = live && api.objects.serve(resource, live);
   const entries = readEntries(served);
@@ -265,7 +324,19 @@ async function deleteOptionsOf(call: Call): Promise<DeleteOptions> {
     (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined) ??
     (body.orphanDependents === true ? 'Orphan' : undefined);
   if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
-    throw badRequest(`propagationPolicy must be Background, Foreground or Orphan, not ${JSON.stringify(policy)}`);
+    throw invalidOptions('DeleteOptions', [
+      unsupportedValue('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']),
+    ]);
+  }
+  const explicitPolicy = call.query.get('propagationPolicy') ?? body.propagationPolicy;
+  if (typeof body.orphanDependents === 'boolean' && typeof explicitPolicy === 'string') {
+    throw invalidOptions('DeleteOptions', [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'propagationPolicy',
+        message: `Invalid value: ${JSON.stringify(explicitPolicy)}: orphanDependents and deletionPropagation cannot be both set`,
+      },
+    ]);
   }
   const preconditions = objectAt(body, 'preconditions');
   const dryRun = call.query.getAll('dryRun').length > 0 || (Array.isArray(body.dryRun) && body.dryRun.length > 0);

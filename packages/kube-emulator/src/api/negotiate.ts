@@ -1,4 +1,4 @@
-import { notAcceptable } from './status.js';
+import { notAcceptable, notAcceptableConversion } from './status.js';
 
 /** The shapes a response can take, chosen from the Accept header. */
 export type Representation =
@@ -36,8 +36,10 @@ export function negotiate(
   includeObject: string | null,
   discoveryPath = false,
 ): Representation {
+  let json = false;
   for (const { type, params } of parseAccept(accept)) {
     if (!isJson(type)) continue;
+    json = true;
     if (params.as === 'Table' && (params.g === 'meta.k8s.io' || params.g === undefined)) {
       const include = includeObject === 'None' || includeObject === 'Object' ? includeObject : 'Metadata';
       return { kind: 'table', includeObject: include };
@@ -50,5 +52,5 @@ export function negotiate(
     }
     if (params.as === undefined) return { kind: 'object' };
   }
-  throw notAcceptable();
+  throw json ? notAcceptableConversion() : notAcceptable();
 }

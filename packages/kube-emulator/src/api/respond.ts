@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiError } from './status.js';
+import { PageNotFound, type ApiError } from './status.js';
 
 /** Sends a JSON body; warnings go into `Warning: 299` headers as the apiserver sends them. */
 export function sendJson(
@@ -25,5 +25,15 @@ export function sendError(response: ServerResponse, error: ApiError): void {
     response.end();
     return;
   }
-  sendJson(response, error.code, error.toStatus());
+  if (error instanceof PageNotFound) {
+    const body = '404 page not found\n';
+    response.writeHead(404, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Length': String(Buffer.byteLength(body)),
+    });
+    response.end(body);
+    return;
+  }
+  sendJson(response, error.code, error.toStatus(), { warnings: error.warnings });
 }

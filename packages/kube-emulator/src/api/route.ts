@@ -85,3 +85,22 @@ export function parseRoute(pathname: string): Route | undefined {
       return undefined;
   }
 }
+
+/**
+ * A query string as Go's url.ParseQuery reads it: pairs split on `&`, `+` as a space, and a pair
+ * with a bad escape (`%%%`) or a `;` dropped (kube-apiserver then ignores that parameter).
+ */
+export function parseQuery(search: string): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    if (pair === '' || pair.includes(';')) continue;
+    const [key, value = ''] = pair.split(/=(.*)/s) as [string, string?];
+    try {
+      const decode = (part: string): string => decodeURIComponent(part.replaceAll('+', ' '));
+      query.append(decode(key), decode(value));
+    } catch {
+      // a bad escape: Go skips the pair
+    }
+  }
+  return query;
+}

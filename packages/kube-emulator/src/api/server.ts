@@ -12,8 +12,9 @@ import type { ResourceDef } from '../resources/types.js';
 import { handleResource, type Api } from './handlers.js';
 import { negotiate } from './negotiate.js';
 import { sendError, sendJson } from './respond.js';
-import { parseRoute, type Route } from './route.js';
-import { ApiError, methodNotAllowed, pathNotFound, unauthorized } from './status.js';
+import { parseQuery, parseRoute, type Route } from './route.js';
+import { ApiError, methodNotAllowed, PageNotFound, pathNotFound, unauthorized, verbNotSupported } from './status.js';
+import { isBuiltinGroupVersion } from '../resources/registry.js';
 
 export interface ServerParts extends Api {
   registry: ResourceRegistry;
@@ -59,20 +60,30 @@ function verbOf(method: string, route: ResourceRoute, query: URLSearchParams): s
   }
 }
 
-/** The resource a route addresses, when the path is one it serves (scope and subresource included). */
+/**
+ * The resource a route addresses, when the path is one it serves (scope and subresource included).
+ * What it does not serve is a NotFound Status under built-in group versions, and Go's plain 404
+ * elsewhere (unknown groups and versions, custom resources), as kube-apiserver's handler chain answers.
+ */
 function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string): ResourceDef {
   const resource = registry.find(route.group, route.version, route.plural);
-  if (!resource) throw pathNotFound();
-  if (!resource.namespaced && route.namespace !== undefined) throw pathNotFound();
-  if (resource.namespaced && route.name !== undefined && route.namespace === undefined) throw pathNotFound();
+  const notServed = (): ApiError =>
+    resource?.crdName === undefined && isBuiltinGroupVersion(route.group, route.version)
+      ? pathNotFound()
+      : new PageNotFound();
+  if (!resource) throw notServed();
+  if (!resource.namespaced && route.namespace !== undefined) throw notServed();
+  if (resource.namespaced && route.name !== undefined && route.namespace === undefined) throw notServed();
   if (route.subresource !== undefined) {
     const served =
       (route.subresource === 'status' && resource.statusSubresource) ||
       (route.subresource === 'finalize' && resource.kind === 'Namespace');
-    if (!served) throw pathNotFound();
-    if (!['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed();
+    if (!served) throw notServed();
+    if (!['get', 'update', 'patch'].includes(verb)) throw verbNotSupported(verb, resource);
   }
-  if (verb === 'create' && resource.namespaced && route.namespace === undefined) throw methodNotAllowed();
+  if (verb === 'create' && resource.namespaced && route.namespace === undefined) {
+    throw resource.crdName === undefined ? methodNotAllowed() : new PageNotFound();
+  }
   if (verb === 'unsupported') throw methodNotAllowed();
   return resource;
 }
@@ -145,7 +156,8 @@ function serveDiscovery(parts: ServerParts, route: Route, request: IncomingMessa
       : route.kind === 'resources'
         ? resourceList(registry, route.group, route.version)
         : undefined;
-  if (!document) throw pathNotFound();
+  // Only the core group's unknown versions get a Status; unknown groups and versions are Go's plain 404.
+  if (!document) throw route.kind === 'resources' && route.group === '' ? pathNotFound() : new PageNotFound();
   sendJson(response, 200, document);
 }
 
@@ -162,9 +174,14 @@ function serveOpenApi(parts: ServerParts, route: Route, request: IncomingMessage
     sendJson(response, 200, parts.openApi.index());
     return;
   }
-  if (route.kind !== 'openapi-v3') throw pathNotFound();
+  if (route.kind !== 'openapi-v3') throw new PageNotFound();
   const document = parts.openApi.groupVersion(route.group, route.version);
-  if (!document) throw pathNotFound();
+  if (!document) {
+    // kube-apiserver's OpenAPI v3 handler answers an unknown group version with an empty 404.
+    response.writeHead(404, { 'Content-Length': '0' });
+    response.end();
+    return;
+  }
   sendJson(response, 200, document);
 }
 
@@ -188,9 +205,9 @@ export function createRequestListener(
     if (!user) throw unauthorized();
     if (!route) {
       parts.stats.record('get', url.pathname, user.name);
-      throw pathNotFound();
+      throw new PageNotFound();
     }
-    if (route.kind === 'resource') return serveResource(parts, route, user, request, response, url.searchParams);
+    if (route.kind === 'resource') return serveResource(parts, route, user, request, response, parseQuery(url.search));
     // The admin paths observe the emulator: they are not counted as API requests.
     if (route.kind === 'admin') return parts.admin(route.segments, request, response);
     parts.stats.record((request.method ?? 'GET').toLowerCase(), url.pathname, user.name);

@@ -1,13 +1,15 @@
 import { ApiError } from '../api/status.js';
 import { clone, deepEqual, isObject, type Json, drop } from '../util/json.js';
 
-const failed = (message: string): ApiError => new ApiError(422, 'Invalid', message);
+/** kube-apiserver words every failed operation alike (evanphx/json-patch's reason is not shown). */
+const failed = (): ApiError =>
+  new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 
 const unescape = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
 
 function tokens(pointer: string): string[] {
   if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw failed(`the path "${pointer}" is not a JSON pointer`);
+  if (!pointer.startsWith('/')) throw failed();
   return pointer.slice(1).split('/').map(unescape);
 }
 
@@ -18,7 +20,7 @@ interface Location {
 
 function locate(document: Json, path: string): Location {
   const parts = tokens(path);
-  if (parts.length === 0) throw failed('the root of the document cannot be patched');
+  if (parts.length === 0) throw failed();
   let parent: Json = document;
   for (const part of parts.slice(0, -1)) {
     const next: Json | undefined = Array.isArray(parent)
@@ -26,7 +28,7 @@ function locate(document: Json, path: string): Location {
       : isObject(parent)
         ? parent[part]
         : undefined;
-    if (next === undefined) throw failed(`doc is missing path: "${path}": missing value`);
+    if (next === undefined) throw failed();
     parent = next;
   }
   return { parent, key: parts[parts.length - 1]! };
@@ -35,7 +37,7 @@ function locate(document: Json, path: string): Location {
 function read(document: Json, path: string): Json {
   const { parent, key } = locate(document, path);
   const value = Array.isArray(parent) ? parent[Number(key)] : isObject(parent) ? parent[key] : undefined;
-  if (value === undefined) throw failed(`doc is missing path: "${path}": missing value`);
+  if (value === undefined) throw failed();
   return value;
 }
 
@@ -52,22 +54,19 @@ function add(document: Json, path: string, value: Json, replace = false): void {
   if (Array.isArray(parent)) {
     const index = key === '-' ? parent.length : Number(key);
     if (!Number.isInteger(index) || index < 0 || index > parent.length) {
-      throw failed(`add operation does not apply: doc is missing path: "${path}": missing value`);
+      throw failed();
     }
     if (replace) parent[index] = value;
     else parent.splice(index, 0, value);
   } else if (isObject(parent)) parent[key] = value;
-  else throw failed(`add operation does not apply: doc is missing path: "${path}": missing value`);
+  else throw failed();
 }
 
 /** RFC 6902 JSON patch, applied to a copy of the document. */
-export function applyJsonPatch(document: Json, patch: unknown): Json {
-  if (!Array.isArray(patch)) throw new ApiError(400, 'BadRequest', 'a JSON patch must be an array of operations');
+export function applyJsonPatch(document: Json, patch: Json[]): Json {
   const result = clone(document);
-  for (const operation of patch as Json[]) {
-    if (!isObject(operation) || typeof operation.op !== 'string' || typeof operation.path !== 'string') {
-      throw new ApiError(400, 'BadRequest', 'each JSON patch operation needs "op" and "path"');
-    }
+  for (const operation of patch) {
+    if (!isObject(operation) || typeof operation.op !== 'string' || typeof operation.path !== 'string') throw failed();
     const { op, path } = operation;
     const from = typeof operation.from === 'string' ? operation.from : '';
     switch (op) {
@@ -78,7 +77,8 @@ export function applyJsonPatch(document: Json, patch: unknown): Json {
         remove(result, path);
         break;
       case 'replace':
-        read(result, path);
+        // A missing key of an object is set, as kube-apiserver's JSON patch does; a missing item is an error.
+        if (!isObject(locate(result, path).parent)) read(result, path);
         add(result, path, clone(operation.value ?? null), true);
         break;
       case 'move':
@@ -88,10 +88,10 @@ export function applyJsonPatch(document: Json, patch: unknown): Json {
         add(result, path, clone(read(result, from)));
         break;
       case 'test':
-        if (!deepEqual(read(result, path), operation.value)) throw failed(`testing value ${path} failed: test failed`);
+        if (!deepEqual(read(result, path), operation.value)) throw failed();
         break;
       default:
-        throw new ApiError(400, 'BadRequest', `Unexpected kind: ${op}`);
+        throw failed();
     }
   }
   return result;

@@ -47,7 +47,7 @@ export function metadataCauses(metadata: JsonObject, validateName = true): Statu
   const annotations = objectAt(metadata, 'annotations') ?? {};
   let size = 0;
   for (const [key, value] of Object.entries(annotations)) {
-    causes.push(...qualifiedNameCauses(key.toLowerCase(), 'metadata.annotations'));
+    causes.push(...qualifiedNameCauses(key.toLowerCase(), 'metadata.annotations', key));
     size += key.length + (typeof value === 'string' ? value.length : 0);
   }
   if (size > ANNOTATIONS_LIMIT) {

@@ -42,38 +42,51 @@ export const dnsLabelCauses = (value: unknown, field: string): StatusCause[] =>
         `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${DNS_LABEL}')`,
       );
 
-/** A label or annotation key: an optional DNS subdomain prefix and a qualified name. */
-export function qualifiedNameCauses(key: string, field: string): StatusCause[] {
-  const slash = key.lastIndexOf('/');
-  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-  const name = slash >= 0 ? key.slice(slash + 1) : key;
-  const causes =
-    prefix === undefined
-      ? []
-      : dnsSubdomainCauses(prefix, field).map((cause) => ({
-          ...cause,
-          message: `Invalid value: ${JSON.stringify(key)}: prefix part ${cause.message.replace(/^Invalid value: "[^"]*": /, '')}`,
-        }));
-  if (name.length === 0 || name.length > 63 || !new RegExp(`^${QUALIFIED_NAME}$`).test(name)) {
-    causes.push(
-      invalidValue(
-        field,
-        key,
-        `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QUALIFIED_NAME}')`,
-      ),
+const QUALIFIED_NAME_MESSAGE = `must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QUALIFIED_NAME}')`;
+const DNS_SUBDOMAIN_MESSAGE = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${DNS_SUBDOMAIN}')`;
+
+/** apimachinery's IsQualifiedName: the reasons a label key (an optional DNS subdomain prefix, `/`, a name) is not one. */
+export function qualifiedNameErrors(value: string): string[] {
+  const parts = value.split('/');
+  if (parts.length > 2) {
+    return [
+      `a qualified name ${QUALIFIED_NAME_MESSAGE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  }
+  const errors: string[] = [];
+  const name = parts.length === 2 ? parts[1]! : parts[0]!;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix.length === 0) errors.push('prefix part must be non-empty');
+    else {
+      if (prefix.length > 253) errors.push('prefix part must be no more than 253 characters');
+      if (!new RegExp(`^${DNS_SUBDOMAIN}$`).test(prefix)) errors.push(`prefix part ${DNS_SUBDOMAIN_MESSAGE}`);
+    }
+  }
+  if (name.length === 0) errors.push('name part must be non-empty');
+  else if (name.length > 63) errors.push('name part must be no more than 63 characters');
+  if (!new RegExp(`^${QUALIFIED_NAME}$`).test(name)) errors.push(`name part ${QUALIFIED_NAME_MESSAGE}`);
+  return errors;
+}
+
+/** A label or annotation key: an optional DNS subdomain prefix and a qualified name (`shown` is the key as given). */
+export const qualifiedNameCauses = (key: string, field: string, shown = key): StatusCause[] =>
+  qualifiedNameErrors(key).map((why) => invalidValue(field, shown, why));
+
+/** apimachinery's IsValidLabelValue: the reasons a label value is not one. */
+export function labelValueErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > 63) errors.push('must be no more than 63 characters');
+  if (!new RegExp(`^${LABEL_VALUE}$`).test(value)) {
+    errors.push(
+      `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '${LABEL_VALUE}')`,
     );
   }
-  return causes;
+  return errors;
 }
 
 export const labelValueCauses = (value: string, field: string): StatusCause[] =>
-  check(
-    value,
-    field,
-    63,
-    LABEL_VALUE,
-    `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '${LABEL_VALUE}')`,
-  );
+  labelValueErrors(value).map((why) => invalidValue(field, value, why));
 
 /** Names that only have to fit in a URL path segment (RBAC roles and bindings, e.g. `system:auth-delegator`). */
 export function pathSegmentCauses(value: unknown, field: string): StatusCause[] {

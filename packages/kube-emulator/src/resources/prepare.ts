@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, invalid, type StatusCause } from '../api/status.js';
+import { ApiError, badRequest, invalid, storageError, type StatusCause } from '../api/status.js';
 import { applyDefaults } from '../schema/default.js';
 import { decodeMicroTimes } from '../schema/micro-time.js';
 import { omitEmpty, omitEmptyMetadata } from '../schema/omit-empty.js';
@@ -24,17 +24,48 @@ const NAME_CHARACTERS = 'bcdfghjklmnpqrstvwxz2456789';
 const generatedSuffix = (): string =>
   Array.from({ length: 5 }, () => NAME_CHARACTERS[Math.floor(Math.random() * NAME_CHARACTERS.length)]).join('');
 
+/** Go's package of a group's internal types, as conversion errors name it (`core.ConfigMap`). */
+const internalPackage = (group: string): string => (group === '' ? 'core' : group.split('.')[0]!);
+
+/** The refusal of a body whose apiVersion or kind is not the resource's, worded as kube-apiserver words it. */
+function wrongType(resource: ResourceDef, body: JsonObject): ApiError {
+  const apiVersion = apiVersionOf(resource);
+  const kind = text(body.kind);
+  if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+    const message = `the API version in the data (${text(body.apiVersion)}) does not match the expected API version (${apiVersion})`;
+    // A custom resource's body is decoded without a schema for that version first: everything in it is unknown.
+    const unknown = Object.keys(body).filter((key) => !['apiVersion', 'kind', 'metadata'].includes(key));
+    return new ApiError(
+      400,
+      'BadRequest',
+      message,
+      undefined,
+      resource.crdName === undefined ? [] : unknown.map((key) => `unknown field "${key}"`),
+    );
+  }
+  if (resource.crdName !== undefined) {
+    return invalid({ group: resource.group, kind }, text(objectAt(body, 'metadata')?.name), [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'kind',
+        message: `Invalid value: ${JSON.stringify(kind)}: must be ${resource.kind}`,
+      },
+    ]);
+  }
+  return badRequest(
+    `${kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: converting (${resource.version}.${kind}) to (${internalPackage(resource.group)}.${resource.kind}): unknown conversion`,
+  );
+}
+
 /** The request body as an object of this resource's kind, or 400 Bad Request. */
 export function checkBody(resource: ResourceDef, body: unknown): JsonObject {
   if (!isObject(body)) throw badRequest('the request body must be a JSON object');
   const apiVersion = apiVersionOf(resource);
-  if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
-    throw badRequest(
-      `the API version in the data (${text(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
-    );
-  }
-  if (body.kind !== undefined && body.kind !== resource.kind) {
-    throw badRequest(`the kind in the data (${text(body.kind)}) does not match the expected kind (${resource.kind})`);
+  if (
+    (body.apiVersion !== undefined && body.apiVersion !== apiVersion) ||
+    (body.kind !== undefined && body.kind !== resource.kind)
+  ) {
+    throw wrongType(resource, body);
   }
   if (body.metadata !== undefined && !isObject(body.metadata)) throw badRequest('metadata must be an object');
   return { ...clone(body), apiVersion, kind: resource.kind, metadata: clone(body.metadata ?? {}) };
@@ -125,7 +156,7 @@ export function prepareCreate(
     }
     metadata.name = `${text(metadata.generateName)}${generatedSuffix()}`;
   }
-  if (metadata.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
+  if (metadata.resourceVersion) throw storageError('resourceVersion should not be set on objects to be created');
   decode(resource, object, admission);
   for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) drop(metadata, field);
   metadata.uid = randomUUID();

@@ -9,8 +9,10 @@ import {
   namespaces,
   rbacResources,
   secrets,
+  selfSubjectReviews,
   serviceAccounts,
   services,
+  tokenReviews,
 } from './builtins/index.js';
 import type { ResourceDef } from './types.js';
 
@@ -22,6 +24,8 @@ export const BUILTINS: ResourceDef[] = [
   services,
   coreEvents,
   eventsV1,
+  selfSubjectReviews,
+  tokenReviews,
   deployments,
   leases,
   ...rbacResources,
@@ -30,6 +34,10 @@ export const BUILTINS: ResourceDef[] = [
 ];
 
 const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;
+
+/** Whether kube-apiserver itself serves this group version (the core group's v1, apps/v1, ...). */
+export const isBuiltinGroupVersion = (group: string, version: string): boolean =>
+  BUILTINS.some((resource) => resource.group === group && resource.version === version);
 
 /** Every resource the server serves, built-in and from CRDs. */
 export class ResourceRegistry {

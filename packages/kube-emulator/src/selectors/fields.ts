@@ -1,4 +1,4 @@
-import { badRequest } from '../api/status.js';
+import { badRequest, type ApiError } from '../api/status.js';
 import { isObject, type Json, type JsonObject, text } from '../util/json.js';
 
 export type FieldMatcher = (object: JsonObject) => boolean;
@@ -26,8 +26,23 @@ const EXTRA: Record<string, string[]> = {
 const valueAt = (object: JsonObject, path: string): Json | undefined =>
   path.split('.').reduce<Json | undefined>((value, key) => (isObject(value) ? value[key] : undefined), object);
 
+/**
+ * The refusal of a field a kind cannot be selected by: kinds with their own field conversion (and
+ * custom resources) say `field label not supported`, the others apimachinery's default words.
+ */
+function unsupported(field: string, kind: string, custom: boolean): ApiError {
+  if (custom || EXTRA[kind]) return badRequest(`field label not supported: ${field}`);
+  return badRequest(
+    `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+  );
+}
+
 /** A field selector (`metadata.name=x,metadata.namespace!=y`) for a kind; 400 for unknown fields. */
-export function parseFieldSelector(selector: string | null | undefined, kind: string): FieldMatcher {
+export function parseFieldSelector(
+  selector: string | null | undefined,
+  kind: string,
+  customResource = false,
+): FieldMatcher {
   const known = [...COMMON, ...(EXTRA[kind] ?? [])];
   const terms = (selector ?? '')
     .split(',')
@@ -37,9 +52,7 @@ export function parseFieldSelector(selector: string | null | undefined, kind: st
       const match = /^([^!=]+?)\s*(==|=|!=)\s*(.*)$/.exec(term);
       if (!match) throw badRequest(`invalid selector: '${selector ?? ''}'; can't understand '${term}'`);
       const [, field, operator, value] = match as unknown as [string, string, string, string];
-      if (!known.includes(field)) {
-        throw badRequest(`field label not supported: ${field}`);
-      }
+      if (!known.includes(field)) throw unsupported(field, kind, customResource);
       return { field, negate: operator === '!=', value };
     });
   return (object) =>

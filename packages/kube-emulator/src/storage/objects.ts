@@ -1,4 +1,14 @@
-import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, staleObject } from '../api/status.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  forbidden,
+  notFound,
+  preconditionFailed,
+  resourceVersionRequired,
+  staleObject,
+  storageError,
+} from '../api/status.js';
 import { namespaces } from '../resources/builtins/core.js';
 import { labelsOf } from '../resources/metadata.js';
 import { checkBody, isNoOp, now, prepareCreate, prepareUpdate, type Admission } from '../resources/prepare.js';
@@ -42,6 +52,12 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
+/** Where etcd keeps the object, as kube-apiserver's storage errors name it. */
+function storageKeyOf(resource: ResourceDef, namespace: string | undefined, name: string): string {
+  const prefix = resource.crdName === undefined ? resource.plural : `${resource.group}/${resource.plural}`;
+  return `/registry/${prefix}/${resource.namespaced ? `${namespace}/` : ''}${name}`;
+}
+
 /** The finalizers the garbage collector acts on. */
 export const FOREGROUND = 'foregroundDeletion';
 export const ORPHAN = 'orphan';
@@ -58,7 +74,7 @@ function decodeContinue(token: string): string {
   } catch {
     // reported below
   }
-  throw badRequest(`continue key is not valid: ${token}`);
+  throw badRequest(`invalid continue token: continue key is not valid: ${token}`);
 }
 
 /**
@@ -177,17 +193,19 @@ export class Objects {
     metadata.name = name;
     const resourceVersion = stringAt(metadata, 'resourceVersion');
     if (resourceVersion === undefined || resourceVersion === '') {
-      if (options.requireResourceVersion) {
-        throw invalid(resource, name, [
-          {
-            reason: 'FieldValueInvalid',
-            field: 'metadata.resourceVersion',
-            message: 'Invalid value: 0x0: must be specified for an update',
-          },
-        ]);
-      }
+      if (options.requireResourceVersion) throw resourceVersionRequired(resource, name);
+    } else if (!/^[0-9]+$/.test(resourceVersion)) {
+      throw storageError(`strconv.ParseUint: parsing ${JSON.stringify(resourceVersion)}: invalid syntax`);
     } else if (resourceVersion !== metadataOf(stored).resourceVersion) {
       throw staleObject(resource, name);
+    }
+    const uid = stringAt(metadata, 'uid');
+    if (uid && uid !== metadataOf(stored).uid) {
+      throw conflict(
+        resource,
+        name,
+        `StorageError: invalid object, Code: 4, Key: ${storageKeyOf(resource, namespace, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${text(metadataOf(stored).uid)}`,
+      );
     }
     const next = prepareUpdate(resource, candidate, old, options.subresource, options);
     metadataOf(next).resourceVersion = metadataOf(stored).resourceVersion!;
@@ -215,17 +233,17 @@ export class Objects {
     const metadata = metadataOf(stored);
     const { uid, resourceVersion } = options.preconditions ?? {};
     if (uid && uid !== metadata.uid) {
-      throw conflict(
+      throw preconditionFailed(
         resource,
         name,
-        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${text(metadata.uid)}`,
+        `the UID in the precondition (${uid}) does not match the UID in record (${text(metadata.uid)}). The object might have been deleted and then recreated`,
       );
     }
     if (resourceVersion && resourceVersion !== metadata.resourceVersion) {
-      throw conflict(
+      throw preconditionFailed(
         resource,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${text(metadata.resourceVersion)}`,
+        `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${text(metadata.resourceVersion)}). The object might have been modified`,
       );
     }
     const finalizers = finalizersOf(stored);

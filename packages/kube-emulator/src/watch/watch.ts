@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Representation } from '../api/negotiate.js';
-import { gone, qualifiedResource } from '../api/status.js';
+import { gone, qualifiedResource, storageError } from '../api/status.js';
 import { labelsOf } from '../resources/metadata.js';
 import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import type { FieldMatcher } from '../selectors/fields.js';
@@ -26,6 +26,11 @@ interface ActiveWatch {
   resource: ResourceDef;
   close: () => void;
 }
+
+const withResourceVersion = (object: JsonObject, resourceVersion: number): JsonObject => ({
+  ...object,
+  metadata: { ...objectAt(object, 'metadata'), resourceVersion: String(resourceVersion) },
+});
 
 /**
  * Streams changes to watchers (newline-delimited JSON events over a chunked response), with
@@ -62,6 +67,13 @@ export class WatchHub {
   open(watch: WatchRequest, request: IncomingMessage, response: ServerResponse): void {
     const { resource } = watch;
     const store = this.objects.store;
+    const requested = watch.resourceVersion;
+    const fromCurrent = requested === undefined || requested === '' || requested === '0';
+    if (!fromCurrent && !/^[0-9]+$/.test(requested)) {
+      throw storageError(
+        `resourceVersion: Invalid value: ${JSON.stringify(requested)}: strconv.ParseUint: parsing ${JSON.stringify(requested)}: invalid syntax`,
+      );
+    }
     response.writeHead(200, {
       'Content-Type': 'application/json',
       'Transfer-Encoding': 'chunked',
@@ -86,22 +98,24 @@ export class WatchHub {
         if (now) send('DELETED', encode(event.object));
         return;
       }
-      // With selectors, an object that starts or stops matching is ADDED or DELETED for this watch.
+      // With selectors, an object that starts or stops matching is ADDED or DELETED for this watch;
+      // one that stops is sent as it last matched, with the change's resourceVersion (as the watch cache does).
       const before = matches(event.previous);
       if (now) send(before ? 'MODIFIED' : 'ADDED', encode(event.object));
-      else if (before) send('DELETED', encode(event.object));
+      else if (before) send('DELETED', encode(withResourceVersion(event.previous!, event.resourceVersion)));
     };
 
-    const requested = watch.resourceVersion;
-    if (requested === undefined || requested === '' || requested === '0') {
+    if (fromCurrent) {
       for (const [, stored] of store.list(resource.storageKey, resource.namespaced ? watch.namespace : undefined)) {
         if (matches(stored)) send('ADDED', encode(stored));
       }
     } else {
+      // Nothing is kept from before the resource was served (kube-apiserver's watch cache starts then).
+      const oldest = Math.max(store.oldestResumable, store.servedSince(resource.storageKey));
       const since = Number(requested);
-      const events = Number.isNaN(since) ? undefined : store.eventsSince(since);
+      const events = since < oldest ? undefined : store.eventsSince(since);
       if (!events) {
-        send('ERROR', gone(`too old resource version: ${requested} (${store.oldestResumable + 1})`).toStatus());
+        send('ERROR', gone(`too old resource version: ${requested} (${oldest + 1})`).toStatus());
         response.end();
         return;
       }

@@ -83,10 +83,22 @@ describe('discovery, OpenAPI and errors over HTTP', function () {
   });
 
   it('answers unknown paths, methods and media types with Status errors', async () => {
-    expect((await call(cluster.emulator, 'GET', '/apis/nope.example.com/v1/things')).body).to.include({
+    // kube-apiserver: unknown groups, versions and custom resources are Go's plain 404; built-in
+    // group versions answer a NotFound Status.
+    const unknownGroup = await call(cluster.emulator, 'GET', '/apis/nope.example.com/v1/things');
+    expect(unknownGroup).to.include({ status: 404, body: '404 page not found\n' });
+    expect(unknownGroup.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
+    const clusterScoped = '/apis/infrastructure.keymaster.dev/v1beta1/namespaces/default/awstagpolicies';
+    expect((await call(cluster.emulator, 'GET', clusterScoped)).body).to.equal('404 page not found\n');
+    expect((await call(cluster.emulator, 'GET', '/apis/apps/v1/namespaces/default/things')).body).to.deep.equal({
       kind: 'Status',
-      code: 404,
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server could not find the requested resource',
       reason: 'NotFound',
+      details: {},
+      code: 404,
     });
     expect((await call(cluster.emulator, 'POST', '/api/v1/namespaces/default/configmaps/x', {})).status).to.equal(405);
     expect(

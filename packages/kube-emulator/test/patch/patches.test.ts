@@ -29,8 +29,14 @@ describe('patches', () => {
     ]);
     expect(patched).to.deep.equal({ a: { b: [2, 3] }, c: 'y', e: 'y' });
     expect(document).to.deep.equal({ a: { b: [1, 2] }, c: 'x' });
-    expect(() => applyJsonPatch(document, [{ op: 'remove', path: '/nope/x' }])).to.throw(ApiError, 'missing');
-    expect(() => applyJsonPatch(document, [{ op: 'test', path: '/c', value: 'z' }])).to.throw(ApiError, 'test failed');
+    expect(() => applyJsonPatch(document, [{ op: 'remove', path: '/nope/x' }])).to.throw(
+      ApiError,
+      'the server rejected our request',
+    );
+    expect(() => applyJsonPatch(document, [{ op: 'test', path: '/c', value: 'z' }])).to.throw(
+      ApiError,
+      'the server rejected our request',
+    );
   });
 
   it('applies JSON merge patches', () => {
