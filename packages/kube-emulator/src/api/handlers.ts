@@ -299,7 +299,15 @@ function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { su
   const served = live && api.objects.serve(resource, live);
   const entries = readEntries(served);
   const force = call.query.get('force') === 'true';
-  const dropped = api.fieldManager.recordApply(resource, served, config, options.fieldManager, force, entries);
+  const dropped = api.fieldManager.recordApply(
+    resource,
+    served,
+    config,
+    options.fieldManager,
+    force,
+    entries,
+    call.subresource,
+  );
   const merged = mergeApplied(served, config, resource.schema, dropped);
   const applied = { ...options, appliedFields: entries };
   if (!served) {

@@ -49,6 +49,8 @@ function removeDropped(
     const keys = schema['x-kubernetes-list-map-keys'] ?? [];
     return value.flatMap((item) => {
       const itemPath = [...path, itemElement(item, schema)];
+      // An item whose key the manager gave up is gone whole (defaulted fields in it belong to no one).
+      if (keys.some((itemKey) => dropped.has(pathKey([...itemPath, `f:${itemKey}`])))) return [];
       const prefix = `${pathKey(itemPath)}\n`;
       const kept = removeDropped(item, schema.items, itemPath, dropped);
       if (kept === undefined) return [];

@@ -254,9 +254,13 @@ export function prepareUpdate(
 
 /** Whether an update changes nothing a client could see (then the server keeps the old resourceVersion). */
 export function isNoOp(next: JsonObject, old: JsonObject): boolean {
-  const strip = (object: JsonObject): Json => ({
-    ...object,
-    metadata: { ...objectAt(object, 'metadata'), resourceVersion: null, managedFields: null },
-  });
+  // A change of who manages what is a change (a second applier of the same values), a new time alone is not.
+  const strip = (object: JsonObject): Json => {
+    const metadata = objectAt(object, 'metadata');
+    const managedFields = (arrayAt(metadata, 'managedFields') ?? []).map((entry) =>
+      isObject(entry) ? { ...entry, time: null } : entry,
+    );
+    return { ...object, metadata: { ...metadata, resourceVersion: null, managedFields } };
+  };
   return deepEqual(strip(next), strip(old));
 }

@@ -32,9 +32,24 @@ export function readEntries(object: JsonObject | undefined): ManagerEntry[] {
   }));
 }
 
+/** kube-apiserver's order of managedFields: Apply before Update, then by time (seconds), manager, apiVersion, subresource. */
+function compareEntries(a: ManagerEntry, b: ManagerEntry): number {
+  const seconds = (entry: ManagerEntry): number => Math.floor(Date.parse(entry.time) / 1000) || 0;
+  return (
+    a.operation.localeCompare(b.operation) ||
+    seconds(a) - seconds(b) ||
+    compareText(a.manager, b.manager) ||
+    compareText(a.apiVersion, b.apiVersion) ||
+    compareText(a.subresource ?? '', b.subresource ?? '')
+  );
+}
+
+/** Go's string order (bytes), not the locale's. */
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export function writeEntries(object: JsonObject, entries: ManagerEntry[]): void {
   const metadata = objectAt(object, 'metadata')!;
-  const kept = entries.filter((entry) => entry.fields.size > 0);
+  const kept = entries.filter((entry) => entry.fields.size > 0).sort(compareEntries);
   if (kept.length === 0) {
     delete metadata.managedFields;
     return;
@@ -76,8 +91,16 @@ function entryFor(
 }
 
 export interface Conflict {
-  manager: string;
+  entry: ManagerEntry;
   path: string;
+}
+
+/** A manager as conflict messages name it: `"alice"`, `"bob" with subresource "status"`, `"kubectl" using v1`. */
+function printManager(entry: ManagerEntry): string {
+  const named = entry.subresource
+    ? `${JSON.stringify(entry.manager)} with subresource ${JSON.stringify(entry.subresource)}`
+    : JSON.stringify(entry.manager);
+  return entry.operation === 'Update' ? `${named} using ${entry.apiVersion}` : named;
 }
 
 /** `.spec.region`, `.spec.tags[key="a"].value`: a field path as conflict messages print it. */
@@ -102,7 +125,10 @@ export function printPath(key: string): string {
  * stops applying are removed unless someone else owns them.
  */
 export class FieldManager {
-  /** After an update (or create): the manager takes the fields whose values changed. */
+  /**
+   * After an update (or create): the manager takes the fields whose values changed. An update of an
+   * object that has no managedFields does not start them (kube-apiserver tracks from creation only).
+   */
   recordUpdate(
     resource: ResourceDef,
     old: JsonObject | undefined,
@@ -111,6 +137,10 @@ export class FieldManager {
     subresource: string | undefined,
   ): void {
     const entries = readEntries(old);
+    if (old && entries.length === 0) {
+      writeEntries(next, []);
+      return;
+    }
     const nextFields = fieldsOf(next, resource.schema);
     const oldFields = old ? fieldsOf(old, resource.schema) : new Set<string>();
     const changed = [...nextFields].filter(
@@ -138,20 +168,21 @@ export class FieldManager {
     manager: string,
     force: boolean,
     entries: ManagerEntry[],
+    subresource?: string,
   ): Set<string> {
     const applied = fieldsOf(config, resource.schema);
     const conflicts: Conflict[] = [];
     for (const entry of entries) {
-      if (sameManager(entry, { manager, operation: 'Apply' })) continue;
+      if (sameManager(entry, { manager, operation: 'Apply', subresource })) continue;
       for (const key of applied) {
         if (entry.fields.has(key) && live && !sameAt(live, config, pathOfKey(key), resource.schema)) {
           if (force) entry.fields.delete(key);
-          else conflicts.push({ manager: entry.manager, path: key });
+          else conflicts.push({ entry, path: key });
         }
       }
     }
-    if (conflicts.length > 0) throw applyConflict(resource, text(objectAt(config, 'metadata')?.name ?? ''), conflicts);
-    const mine = entryFor(entries, resource, manager, 'Apply', undefined);
+    if (conflicts.length > 0) throw applyConflict(conflicts);
+    const mine = entryFor(entries, resource, manager, 'Apply', subresource);
     const dropped = new Set(
       [...mine.fields].filter(
         (key) => !applied.has(key) && !entries.some((entry) => entry !== mine && entry.fields.has(key)),
@@ -162,19 +193,30 @@ export class FieldManager {
   }
 }
 
-function applyConflict(resource: ResourceDef, name: string, conflicts: Conflict[]): ApiError {
-  const apiVersion = apiVersionOf(resource);
-  const causes = conflicts.map(({ manager, path }) => ({
+/**
+ * 409 Conflict as kube-apiserver words it: `Apply failed with 1 conflict: conflict with "alice": .data.a`,
+ * or per manager (sorted) `conflicts with "alice":` and one `- path` line each; details hold only causes.
+ */
+function applyConflict(conflicts: Conflict[]): ApiError {
+  const causes = conflicts.map(({ entry, path }) => ({
     reason: 'FieldManagerConflict',
-    message: `conflict with "${manager}" using ${apiVersion}`,
+    message: `conflict with ${printManager(entry)}`,
     field: printPath(path),
   }));
-  const summary = conflicts.length === 1 ? '1 conflict' : `${conflicts.length} conflicts`;
-  const listed = causes.map((cause) => `${cause.message}: ${cause.field}`).join('\n');
-  return new ApiError(409, 'Conflict', `Apply failed with ${summary}: ${listed}`, {
-    name,
-    ...(resource.group ? { group: resource.group } : {}),
-    kind: resource.plural,
+  if (conflicts.length === 1) {
+    return new ApiError(409, 'Conflict', `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`, {
+      causes,
+    });
+  }
+  const byManager = new Map<string, string[]>();
+  for (const { entry, path } of conflicts) {
+    const printed = printManager(entry);
+    byManager.set(printed, [...(byManager.get(printed) ?? []), printPath(path)]);
+  }
+  const lines = [...byManager.keys()]
+    .sort(compareText)
+    .flatMap((printed) => [`conflicts with ${printed}:`, ...byManager.get(printed)!.map((path) => `- ${path}`)]);
+  return new ApiError(409, 'Conflict', `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`, {
     causes,
   });
 }
