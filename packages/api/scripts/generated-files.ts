@@ -14,14 +14,17 @@ async function formatted(path: string, text: string): Promise<string> {
   return format(text, { ...options, filepath: path });
 }
 
-/** Every file generated from the schemas, by absolute path: the CRDs, their kustomization, the TypeScript types and the API reference. */
+/** Every file generated from the schemas, by absolute path: the CRDs (for Kustomize and the Helm chart), their kustomization, the TypeScript types and the API reference. */
 export async function generatedFiles(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const crdFiles: string[] = [];
   for (const crd of customResourceDefinitions()) {
     const name = `${GROUP}_${crd.spec.names.plural}.yaml`;
     crdFiles.push(name);
-    files.set(`${root}deploy/crds/${name}`, stringify(crd, { lineWidth: 0 }));
+    const text = stringify(crd, { lineWidth: 0 });
+    files.set(`${root}deploy/crds/${name}`, text);
+    // The Helm chart installs the same CRDs from its crds/ folder (Helm cannot read files outside the chart).
+    files.set(`${root}deploy/helm/keymaster/crds/${name}`, text);
   }
   files.set(
     `${root}deploy/crds/kustomization.yaml`,

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { generatedFiles } from '../scripts/generated-files.js';
 
 describe('generated files', () => {
-  it('the CRDs in deploy/crds and src/generated/types.ts are what the schemas generate (run `pnpm generate`)', async () => {
+  it('the CRDs in deploy/crds and the Helm chart, and src/generated/types.ts are what the schemas generate (run `pnpm generate`)', async () => {
     const files = await generatedFiles();
     expect(files.size).to.be.greaterThan(5);
     for (const [path, expected] of files) {
