@@ -1,25 +1,19 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
-  KubernetesObjectApi,
-  loadAllYaml,
   PatchStrategy,
   setHeaderOptions,
-  type KubernetesObject,
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { startAwsEmulator, type AwsEmulator } from '@keymaster/aws-emulator';
-import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
-import { ControllerProcess, REPO_ROOT } from './support/controller-process.js';
+import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
+import { RbacManagementCluster } from './support/rbac-management-cluster.js';
+import { CONTROLLER_SERVICE_ACCOUNT as SERVICE_ACCOUNT, manifests } from './support/rbac-manifests.js';
 
-/** The user a pod of deploy/manager/deployment.yaml is, through its ServiceAccount's token. */
-const SERVICE_ACCOUNT = 'system:serviceaccount:keymaster-system:keymaster';
 const GROUP = 'infrastructure.keymaster.dev';
 const VERSION = 'v1beta1';
 /** The demo world's controller user: deploy/examples refer to its accounts and roles. */
@@ -29,19 +23,9 @@ const CONTROLLER_KEY = {
 };
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-const documents = async (folder: string): Promise<KubernetesObject[]> => {
-  const files = (await readdir(join(REPO_ROOT, folder))).filter((name) => name.endsWith('.yaml')).sort();
-  const texts = await Promise.all(
-    files
-      .filter((name) => name !== 'kustomization.yaml')
-      .map((name) => readFile(join(REPO_ROOT, folder, name), 'utf8')),
-  );
-  return texts.flatMap((text) => loadAllYaml(text) as KubernetesObject[]);
-};
-
-/** `verb resource` of every permission deploy/rbac grants, named as the emulator's statistics name requests. */
+/** `verb resource` of every permission deploy/rbac grants, named as the API server's request counts name requests. */
 async function granted(): Promise<Set<string>> {
-  const roles = (await documents('deploy/rbac')).filter(({ kind }) => kind === 'ClusterRole' || kind === 'Role');
+  const roles = (await manifests('deploy/rbac')).filter(({ kind }) => kind === 'ClusterRole' || kind === 'Role');
   const pairs = roles.flatMap((role) =>
     ((role as { rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }).rules ?? []).flatMap(
       (rule) =>
@@ -63,72 +47,42 @@ async function granted(): Promise<Set<string>> {
  */
 describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', function () {
   // Set in order by before(); after() stops whatever was started, also when before() failed midway.
-  let folder: string | undefined;
   let aws: AwsEmulator | undefined;
-  let kube: KubeEmulator | undefined;
-  let controller: ControllerProcess | undefined;
+  let management: RbacManagementCluster | undefined;
   let root: KubeConfig;
 
   before(async function () {
-    folder = await mkdtemp(join(tmpdir(), 'keymaster-e2e-rbac-'));
-    await writeFile(join(folder, 'tokens.csv'), `root,root,0,system:masters\ncontroller,${SERVICE_ACCOUNT},1\n`);
     aws = await startAwsEmulator({ world: join(REPO_ROOT, 'packages/reconciler/demo/world.yaml') });
-    kube = await startKubeEmulator({
-      crds: join(REPO_ROOT, 'deploy/crds'),
-      tokenAuthFile: join(folder, 'tokens.csv'),
-      authorization: 'RBAC',
-    });
-    root = new KubeConfig();
-    root.loadFromString(kube.kubeConfig({ token: 'root' }));
-    const objects = KubernetesObjectApi.makeApiClient(root);
-    const namespaces = await documents('deploy/manager');
-    const examples = await documents('deploy/examples');
     // Without AWSClusterControllerIdentity "default": the controller creates it (AutoControllerIdentityCreator).
-    for (const object of [
-      ...namespaces.filter(({ kind }) => kind === 'Namespace'),
-      ...(await documents('deploy/rbac')),
-      ...examples.filter(({ kind }) => kind !== 'AWSClusterControllerIdentity'),
-    ])
-      await objects.create(object);
+    const examples = (await manifests('deploy/examples')).filter(({ kind }) => kind !== 'AWSClusterControllerIdentity');
+    management = await RbacManagementCluster.start({ tenants: [], objects: examples });
+    root = new KubeConfig();
+    root.loadFromString(management.opsKubeConfig());
     // An upgrade: releases before this one made each static identity the owner of its Secret.
     const identity = (await root.makeApiClient(CustomObjectsApi).getClusterCustomObject({
       group: GROUP,
       version: VERSION,
       plural: 'awsclusterstaticidentities',
       name: 'tenant-a',
-    })) as KubernetesObject;
+    })) as { metadata: { uid: string } };
+    const owner = { apiVersion: `${GROUP}/${VERSION}`, kind: 'AWSClusterStaticIdentity', name: 'tenant-a' };
     await root.makeApiClient(CoreV1Api).patchNamespacedSecret(
       {
         namespace: 'keymaster-system',
         name: 'tenant-a-credentials',
-        body: {
-          metadata: {
-            ownerReferences: [
-              {
-                apiVersion: `${GROUP}/${VERSION}`,
-                kind: 'AWSClusterStaticIdentity',
-                name: 'tenant-a',
-                uid: identity.metadata!.uid!,
-              },
-            ],
-          },
-        },
+        body: { metadata: { ownerReferences: [{ ...owner, uid: identity.metadata.uid }] } },
       },
       merge,
     );
-    await kube.writeKubeConfig(join(folder, 'kubeconfig'), { token: 'controller' });
-    controller = await ControllerProcess.start({
-      kubeconfig: join(folder, 'kubeconfig'),
+    await management.startController({
       awsUrl: aws.url,
       credentials: CONTROLLER_KEY,
       args: ['--leader-elect', '--feature-gates', 'AutoControllerIdentityCreator=true'],
     });
   });
   after(async () => {
-    await controller?.stop();
-    await kube?.stop();
+    await management?.stop();
     await aws?.stop();
-    if (folder) await rm(folder, { recursive: true, force: true });
   });
 
   it('converges deploy/examples: identities, Secrets freed of their old owner, status, events, and renews its Lease', async function () {
@@ -154,8 +108,8 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
       }),
     )) as { spec: { allowedNamespaces: unknown } };
     expect(created.spec.allowedNamespaces).to.deep.equal({ list: [] });
-    const example = (await documents('deploy/examples')).find(({ kind }) => kind === 'AWSClusterControllerIdentity') as
-      (KubernetesObject & { spec: { allowedNamespaces: unknown } }) | undefined;
+    const example = (await manifests('deploy/examples')).find(({ kind }) => kind === 'AWSClusterControllerIdentity') as
+      { spec: { allowedNamespaces: unknown } } | undefined;
     await custom.patchClusterCustomObject(
       {
         group: GROUP,
@@ -214,7 +168,7 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
   });
 
   it('was never refused, and used every permission deploy/rbac grants', async () => {
-    const requests = kube!.stats.requests({ user: SERVICE_ACCOUNT });
+    const requests = management!.server.requests.requests({ user: SERVICE_ACCOUNT });
     const refused = requests
       .filter(({ forbidden }) => forbidden > 0)
       .map(({ verb, resource }) => `${verb} ${resource}`);

@@ -200,7 +200,7 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
     expect(management.statusWrites(), 'status writes for the creation').to.equal(CLUSTERS);
 
     aws.emulator.calls.reset();
-    management.emulator.stats.reset();
+    management.server.requests.reset();
     await reconciles(2 * CLUSTERS);
     expect(aws.count('tag:GetResources'), 'the resyncs looked at AWS').to.be.at.least(2 * CLUSTERS);
     expect(aws.tagWrites(), 'AWS writes').to.equal(0);
@@ -211,7 +211,7 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
   it('writes each status once when a change reaches every cluster', async function () {
     const { aws, management, kube } = scenario;
     aws.emulator.calls.reset();
-    management.emulator.stats.reset();
+    management.server.requests.reset();
     await kube.patch(tagPolicy([]), {
       spec: {
         resourceTags: [

@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startKubeEmulator } from '@keymaster/kube-emulator';
+import { startKubeEmulator, type Stats } from '@keymaster/kube-emulator';
+import { startRealKube } from '@keymaster/testenv';
+import { AuditStats } from './audit-stats.js';
 import { REPO_ROOT } from './controller-process.js';
 
 /** A user of the API server, as a line of kube-apiserver's `--token-auth-file`. */
@@ -11,23 +13,68 @@ export interface ApiUser {
   groups?: string[];
 }
 
-/** What the RBAC tests need of an API server: kubeconfigs for its users, and stopping it. */
+/** The requests an API server answered, per user, verb and resource, RBAC's refusals apart. */
+export type RequestStats = Pick<Stats, 'requests' | 'total' | 'forbidden' | 'reset'>;
+
+/** What the tests need of an API server: kubeconfigs for its users, its request counts, and stopping it. */
 export interface ApiServer {
   kubeConfig(options: { token: string }): string;
   writeKubeConfig(path: string, options: { token: string }): Promise<void>;
+  readonly requests: RequestStats;
   stop(): Promise<void>;
 }
+
+export interface ApiServerOptions {
+  /** Install deploy/crds at start (the default); false leaves them to the test (`kubectl apply -k deploy`). */
+  crds?: boolean;
+}
+
+const BACKENDS = ['emulator', 'real'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+function backendOf(value: string | undefined): Backend {
+  if (value === undefined || value === '') return 'emulator';
+  if ((BACKENDS as readonly string[]).includes(value)) return value as Backend;
+  throw new Error(
+    `KEYMASTER_E2E_BACKEND=${JSON.stringify(value)} is not a backend: use emulator (the default: the kube-emulator) ` +
+      'or real (kube-apiserver + etcd of @keymaster/testenv, built by packages/testenv/scripts/provision-kube.sh)',
+  );
+}
+
+/** The API server every e2e test runs on, chosen once for the run by KEYMASTER_E2E_BACKEND. */
+export const BACKEND: Backend = backendOf(process.env['KEYMASTER_E2E_BACKEND']);
 
 const csvLine = ({ token, user, uid, groups = [] }: ApiUser) =>
   [token, user, uid, ...(groups.length > 0 ? [`"${groups.join(',')}"`] : [])].join(',');
 
 /**
- * An API server with Keymaster's CRDs that knows `users` by their tokens and enforces RBAC. The
- * backend is chosen here and nowhere else: today the kube-emulator (`--authorization-mode RBAC`);
- * the real kube-apiserver (`startRealKube` of @keymaster/testenv) takes the same users and CRDs.
+ * An API server that knows `users` by their tokens, enforces RBAC and serves HTTPS, with Keymaster's
+ * CRDs unless told otherwise. The backend is chosen here and nowhere else (BACKEND): the kube-emulator
+ * (`--authorization-mode RBAC`, its request statistics) or the real kube-apiserver + etcd
+ * (`startRealKube` of @keymaster/testenv, requests counted from its audit log).
  */
-export async function startRbacApiServer(dir: string, users: ApiUser[]): Promise<ApiServer> {
+export async function startRbacApiServer(
+  dir: string,
+  users: ApiUser[],
+  { crds = true }: ApiServerOptions = {},
+): Promise<ApiServer> {
   const tokenAuthFile = join(dir, 'tokens.csv');
   await writeFile(tokenAuthFile, `${users.map(csvLine).join('\n')}\n`);
-  return startKubeEmulator({ crds: join(REPO_ROOT, 'deploy/crds'), tokenAuthFile, authorization: 'RBAC' });
+  const crdFolder = crds ? { crds: join(REPO_ROOT, 'deploy/crds') } : {};
+  if (BACKEND === 'real') {
+    const kube = await startRealKube({ ...crdFolder, tokenAuthFile, audit: true });
+    return {
+      kubeConfig: (options) => kube.kubeConfig(options),
+      writeKubeConfig: (path, options) => kube.writeKubeConfig(path, options),
+      requests: new AuditStats(kube.auditLog!),
+      stop: () => kube.stop(),
+    };
+  }
+  const emulator = await startKubeEmulator({ ...crdFolder, tokenAuthFile, authorization: 'RBAC', tls: true });
+  return {
+    kubeConfig: (options) => emulator.kubeConfig(options),
+    writeKubeConfig: (path, options) => emulator.writeKubeConfig(path, options),
+    requests: emulator.stats,
+    stop: () => emulator.stop(),
+  };
 }

@@ -1,79 +1,64 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
-import { CONTROLLER_KEY } from './aws-world.js';
-import { ControllerProcess, REPO_ROOT } from './controller-process.js';
-import { Kube } from './kube.js';
-import { CONTROLLER_NAMESPACE, namespace, type KubeObject } from './objects.js';
-
-/** The users of the emulated API server: the controller's requests are counted apart from the test's. */
-const CONTROLLER_TOKEN = 'keymaster-token';
-const TEST_TOKEN = 'e2e-token';
-export const CONTROLLER_USER_NAME = 'keymaster';
+import type { ApiServer } from './api-server.js';
+import type { AccessKey } from './aws-world.js';
+import type { ControllerProcess } from './controller-process.js';
+import type { Kube } from './kube.js';
+import type { KubeObject } from './objects.js';
+import { RbacManagementCluster } from './rbac-management-cluster.js';
+import { CONTROLLER_SERVICE_ACCOUNT } from './rbac-manifests.js';
 
 export interface ControllerOptions {
   awsUrl: string;
   syncPeriod?: string;
   args?: string[];
+  /** The controller's own AWS keys (default: CONTROLLER_KEY of aws-world.ts). */
+  credentials?: AccessKey;
 }
 
 /**
- * A management cluster: a kube-emulator with Keymaster's CRDs and the controller's namespace, the
- * test's client, and the `keymaster run` processes started against it.
+ * A management cluster with no tenant users: Keymaster installed as docs/operations.md says on an
+ * API server enforcing RBAC (the backend api-server.ts chose), the test acting as ops
+ * (`system:masters`), and `keymaster run` processes started as the controller's ServiceAccount.
  */
 export class ManagementCluster {
-  readonly controllers: ControllerProcess[] = [];
+  private constructor(private readonly cluster: RbacManagementCluster) {}
 
-  private constructor(
-    readonly emulator: KubeEmulator,
-    readonly kube: Kube,
-    readonly dir: string,
-  ) {}
-
+  /** Starts the API server, installs Keymaster's namespace and RBAC, then creates `objects` in order. */
   static async start(objects: KubeObject[] = []): Promise<ManagementCluster> {
-    const dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-'));
-    const tokens = join(dir, 'tokens.csv');
-    await writeFile(tokens, `${CONTROLLER_TOKEN},${CONTROLLER_USER_NAME},1\n${TEST_TOKEN},e2e,2\n`);
-    const emulator = await startKubeEmulator({ crds: join(REPO_ROOT, 'deploy/crds'), tokenAuthFile: tokens });
-    await emulator.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });
-    const cluster = new ManagementCluster(emulator, new Kube(emulator.kubeConfig({ token: TEST_TOKEN })), dir);
-    try {
-      await cluster.kube.create(namespace(CONTROLLER_NAMESPACE), ...objects);
-    } catch (error) {
-      await cluster.stop();
-      throw error;
-    }
-    return cluster;
+    return new ManagementCluster(await RbacManagementCluster.start({ tenants: [], objects }));
+  }
+
+  /** The test's client: ops. */
+  get kube(): Kube {
+    return this.cluster.ops;
+  }
+
+  get server(): ApiServer {
+    return this.cluster.server;
+  }
+
+  get controllers(): ControllerProcess[] {
+    return this.cluster.controllers;
   }
 
   /** Starts `keymaster run` against this cluster and waits until it is ready (caches synced). */
-  async startController(options: ControllerOptions): Promise<ControllerProcess> {
-    const controller = await ControllerProcess.start({
-      kubeconfig: join(this.dir, 'kubeconfig'),
-      credentials: CONTROLLER_KEY,
-      ...options,
-    });
-    this.controllers.push(controller);
-    return controller;
+  startController(options: ControllerOptions): Promise<ControllerProcess> {
+    return this.cluster.startController(options);
   }
 
   /**
-   * The controller's status writes on AWSClusters, as the API server counted them: its PUTs, since it
-   * writes status with PUT on /status and everything else (finalizers) with patches.
+   * The controller's status writes on AWSClusters, as the API server counted them: its updates
+   * (PUT on /status), since everything else it writes there (finalizers) is a patch.
    */
   statusWrites(): number {
-    return this.emulator.stats.total({
+    return this.server.requests.total({
       verb: 'update',
       resource: 'awsclusters.infrastructure.keymaster.dev',
-      user: CONTROLLER_USER_NAME,
+      user: CONTROLLER_SERVICE_ACCOUNT,
     });
   }
 
   /** Stops every controller still running (SIGTERM), then the API server. */
-  async stop(): Promise<void> {
-    await Promise.all(this.controllers.map((controller) => controller.stop()));
-    await this.emulator.stop();
-    await rm(this.dir, { recursive: true, force: true });
+  stop(): Promise<void> {
+    return this.cluster.stop();
   }
 }

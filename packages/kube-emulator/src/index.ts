@@ -2,5 +2,5 @@ export { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from '
 export { KubeEmulatorError } from './errors.js';
 export { kubeConfigYaml, type KubeConfigOptions } from './kubeconfig.js';
 export type { Fault, FaultRule, Faults } from './observe/faults.js';
-export type { RequestCount, Stats, StatsFilter } from './observe/stats.js';
+export { Stats, type RequestCount, type StatsFilter } from './observe/stats.js';
 export { readCrdFolder } from './resources/crd-files.js';

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { startRbacApiServer, type ApiServer } from './support/api-server.js';
+import { REPO_ROOT } from './support/controller-process.js';
+import { manifests } from './support/rbac-manifests.js';
+
+const OPS = { token: 'ops-token', user: 'ops', uid: 'ops', groups: ['system:masters'] };
+const run = promisify(execFile);
+
+/** `kind/name` as kubectl prints objects (`customresourcedefinition.apiextensions.k8s.io/NAME`). */
+const kubectlName = ({
+  apiVersion = '',
+  kind = '',
+  metadata = {},
+}: {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string };
+}) => {
+  const group = apiVersion.includes('/') ? `.${apiVersion.split('/')[0]!}` : '';
+  return `${kind.toLowerCase()}${group}/${metadata.name ?? ''}`;
+};
+
+/** What `kubectl apply` printed for each object: `kind/name` -> created, configured or unchanged. */
+const outcomes = (stdout: string) =>
+  Object.fromEntries(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string]),
+  );
+
+/**
+ * The install of docs/operations.md, word for word: `kubectl apply -k deploy`, then the examples,
+ * on an API server with nothing of Keymaster's yet: both apply as they are, on either backend, and
+ * again.
+ */
+describe('deploy/ and deploy/examples apply with kubectl, unchanged', function () {
+  let dir: string;
+  let server: ApiServer | undefined;
+  let kubeconfig: string;
+
+  const kubectl = async (...args: string[]): Promise<string> => {
+    // kubectl's own HOME: its discovery cache belongs to this server only.
+    const { stdout } = await run('kubectl', args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: dir } });
+    return stdout;
+  };
+
+  before(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-deploy-'));
+    server = await startRbacApiServer(dir, [OPS], { crds: false });
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeConfig(kubeconfig, { token: OPS.token });
+  });
+  after(async () => {
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('kubectl apply -k deploy creates every object of the kustomization', async () => {
+    const objects = await Promise.all(['deploy/crds', 'deploy/rbac', 'deploy/manager'].map(manifests));
+    const expected = Object.fromEntries(objects.flat().map((object) => [kubectlName(object), 'created']));
+    expect(outcomes(await kubectl('apply', '-k', join(REPO_ROOT, 'deploy')))).to.deep.equal(expected);
+    const crds = objects[0]!.map(({ metadata }) => `crd/${metadata?.name ?? ''}`);
+    await kubectl('wait', '--for=condition=Established', '--timeout=60s', ...crds);
+  });
+
+  it('kubectl apply -f deploy/examples creates every example, defaulted by the CRD schemas', async () => {
+    const examples = await manifests('deploy/examples');
+    const expected = Object.fromEntries(examples.map((object) => [kubectlName(object), 'created']));
+    expect(outcomes(await kubectl('apply', '-f', join(REPO_ROOT, 'deploy/examples')))).to.deep.equal(expected);
+    const policy = JSON.parse(await kubectl('get', 'awstagpolicy', 'default', '-o', 'json')) as {
+      spec: { resourceTags: { key: string; overridePolicy?: string }[] };
+    };
+    expect(policy.spec.resourceTags.map(({ overridePolicy }) => overridePolicy)).to.include('Allow');
+  });
+
+  it('applying both again changes nothing but what the server rewrote: stringData, defaulted list items', async () => {
+    const objects = await Promise.all(
+      ['deploy/crds', 'deploy/rbac', 'deploy/manager', 'deploy/examples'].map(manifests),
+    );
+    // kubectl sends again a Secret's stringData (stored as data) and a whole list whose items the
+    // CRD defaulted (overridePolicy): the server reports them configured, and stores the same.
+    const rewritten = (object: { kind?: string; stringData?: unknown; spec?: { resourceTags?: object[] } }) =>
+      object.stringData !== undefined || (object.spec?.resourceTags ?? []).some((tag) => !('overridePolicy' in tag));
+    const expected = Object.fromEntries(
+      objects.flat().map((object) => [kubectlName(object), rewritten(object) ? 'configured' : 'unchanged']),
+    );
+    expect(Object.values(expected)).to.include('configured');
+    expect({
+      ...outcomes(await kubectl('apply', '-k', join(REPO_ROOT, 'deploy'))),
+      ...outcomes(await kubectl('apply', '-f', join(REPO_ROOT, 'deploy/examples'))),
+    }).to.deep.equal(expected);
+  });
+});
