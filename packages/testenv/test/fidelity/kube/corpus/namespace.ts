@@ -1,0 +1,137 @@
+import type { Sequence } from '../sequence.js';
+import { cluster, configMap, PATHS } from './objects.js';
+
+const { clusters, configMaps } = PATHS;
+
+/** A namespace's status conditions (the namespace controller's progress). */
+const conditions = (body: unknown): { type: string; status: string }[] =>
+  (body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
+
+export const namespace: Sequence[] = [
+  {
+    name: 'namespace: deleting it marks it Terminating and empties it',
+    area: 'namespace',
+    steps: [
+      { request: `POST ${configMaps}`, body: configMap('content') },
+      { request: `POST ${clusters}`, body: cluster('content') },
+      { request: 'DELETE /api/v1/namespaces/{ns}' },
+      { request: 'GET /api/v1/namespaces/{ns}', until: 404 },
+      { request: `GET ${configMaps}/content` },
+      { request: `GET ${clusters}/content` },
+    ],
+  },
+  {
+    name: 'namespace: no new objects while Terminating',
+    area: 'namespace',
+    steps: [
+      {
+        request: `POST ${configMaps}`,
+        body: configMap('blocker', {}, { finalizers: ['fidelity.keymaster.dev/hold'] }),
+      },
+      { request: 'DELETE /api/v1/namespaces/{ns}' },
+      { request: `POST ${configMaps}`, body: configMap('late') },
+      { request: `POST ${clusters}`, body: cluster('late') },
+      { request: `PATCH ${configMaps}/blocker`, type: 'merge', body: { metadata: { finalizers: null } } },
+      { request: 'GET /api/v1/namespaces/{ns}', until: 404 },
+    ],
+  },
+  {
+    name: 'namespace: conditions while content with finalizers remains',
+    area: 'namespace',
+    steps: [
+      {
+        request: `POST ${clusters}`,
+        body: cluster('blocker', { region: 'eu-west-1' }, { finalizers: ['fidelity.keymaster.dev/hold'] }),
+      },
+      { request: 'DELETE /api/v1/namespaces/{ns}' },
+      {
+        request: 'GET /api/v1/namespaces/{ns}',
+        until: ({ body }) =>
+          conditions(body).some(({ type, status }) => type === 'NamespaceFinalizersRemaining' && status === 'True'),
+        pick: (body) => (body as { status: unknown }).status,
+      },
+      { request: `GET ${clusters}/blocker`, pick: (body) => (body as { metadata: unknown }).metadata },
+      { request: `PATCH ${clusters}/blocker`, type: 'merge', body: { metadata: { finalizers: null } } },
+      { request: 'GET /api/v1/namespaces/{ns}', until: 404 },
+    ],
+  },
+  {
+    name: 'namespace: the name label is set and kept',
+    area: 'namespace',
+    steps: [
+      { request: 'POST /api/v1/namespaces', body: { metadata: { name: '{ns}-labelled', labels: { team: 'a' } } } },
+      {
+        request: 'PATCH /api/v1/namespaces/{ns}-labelled',
+        type: 'merge',
+        body: { metadata: { labels: { 'kubernetes.io/metadata.name': 'other' } } },
+      },
+      {
+        request: 'PATCH /api/v1/namespaces/{ns}-labelled',
+        type: 'json-patch',
+        body: [{ op: 'remove', path: '/metadata/labels' }],
+      },
+      { request: 'DELETE /api/v1/namespaces/{ns}-labelled' },
+    ],
+  },
+  {
+    name: 'namespace: the built-in namespaces cannot be deleted',
+    area: 'namespace',
+    steps: [
+      { request: 'DELETE /api/v1/namespaces/default' },
+      { request: 'DELETE /api/v1/namespaces/kube-system' },
+      { request: 'DELETE /api/v1/namespaces/kube-public' },
+      { request: 'GET /api/v1/namespaces/default', pick: (body) => (body as { status: unknown }).status },
+    ],
+  },
+  {
+    name: 'namespace: /finalize removes the kubernetes finalizer',
+    area: 'namespace',
+    steps: [
+      { request: 'POST /api/v1/namespaces', body: { metadata: { name: '{ns}-finalize' } } },
+      {
+        request: 'PUT /api/v1/namespaces/{ns}-finalize/finalize',
+        body: { metadata: { name: '{ns}-finalize' }, spec: { finalizers: [] } },
+      },
+      { request: 'DELETE /api/v1/namespaces/{ns}-finalize' },
+      { request: 'GET /api/v1/namespaces/{ns}-finalize', until: 404 },
+    ],
+  },
+  {
+    name: 'namespace: a namespace with its own metadata finalizer',
+    area: 'namespace',
+    steps: [
+      {
+        request: 'POST /api/v1/namespaces',
+        body: { metadata: { name: '{ns}-held', finalizers: ['fidelity.keymaster.dev/hold'] } },
+      },
+      { request: 'DELETE /api/v1/namespaces/{ns}-held' },
+      {
+        request: 'GET /api/v1/namespaces/{ns}-held',
+        pick: (body) => [(body as { metadata: unknown }).metadata, (body as { spec: unknown }).spec],
+      },
+      { request: 'PATCH /api/v1/namespaces/{ns}-held', type: 'merge', body: { metadata: { finalizers: null } } },
+      { request: 'GET /api/v1/namespaces/{ns}-held', until: 404 },
+    ],
+  },
+  {
+    name: 'namespace: deleting a namespace twice',
+    area: 'namespace',
+    steps: [
+      { request: `POST ${configMaps}`, body: configMap('slow', {}, { finalizers: ['fidelity.keymaster.dev/hold'] }) },
+      { request: 'DELETE /api/v1/namespaces/{ns}' },
+      { request: 'DELETE /api/v1/namespaces/{ns}' },
+      { request: `PATCH ${configMaps}/slow`, type: 'merge', body: { metadata: { finalizers: null } } },
+      { request: 'GET /api/v1/namespaces/{ns}', until: 404 },
+    ],
+  },
+  {
+    name: 'namespace: an invalid spec.finalizers entry',
+    area: 'namespace',
+    steps: [
+      {
+        request: 'POST /api/v1/namespaces',
+        body: { metadata: { name: '{ns}-badfin' }, spec: { finalizers: ['not valid!'] } },
+      },
+    ],
+  },
+];

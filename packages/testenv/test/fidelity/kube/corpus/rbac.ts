@@ -1,0 +1,269 @@
+import type { Sequence, Step } from '../sequence.js';
+import { cluster, configMap, PATHS, role, tenantBinding } from './objects.js';
+
+const { clusters, configMaps } = PATHS;
+
+/** A Role with `rules` in the sequence's namespace, bound to the tenant (steps 0 and 1). */
+const grant = (rules: Record<string, unknown>[]): Step[] => [
+  { request: `POST ${PATHS.roles}`, body: role('granted', rules) },
+  { request: `POST ${PATHS.roleBindings}`, body: tenantBinding('tenant-granted', 'granted') },
+];
+
+export const rbac: Sequence[] = [
+  {
+    name: 'RBAC: a user with no role is refused everything',
+    area: 'rbac',
+    steps: [
+      { request: `GET ${configMaps}`, as: 'tenant' },
+      { request: `GET ${configMaps}/missing`, as: 'tenant' },
+      { request: `POST ${clusters}`, as: 'tenant', body: cluster('x') },
+      { request: 'GET /api/v1/namespaces', as: 'tenant' },
+      { request: 'GET /api/v1/namespaces/{ns}', as: 'tenant' },
+      { request: `DELETE ${clusters}`, as: 'tenant' },
+      { request: `GET ${PATHS.tagPolicies}/default`, as: 'tenant' },
+      { request: `PATCH ${clusters}/x/status`, as: 'tenant', type: 'merge', body: {} },
+    ],
+  },
+  {
+    name: 'RBAC: a Role grants reads in its namespace only',
+    area: 'rbac',
+    steps: [
+      ...grant([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }]),
+      { request: `POST ${configMaps}`, body: configMap('readable') },
+      { request: `GET ${configMaps}`, as: 'tenant', until: 200 },
+      { request: `GET ${configMaps}/readable`, as: 'tenant' },
+      { request: `POST ${configMaps}`, as: 'tenant', body: configMap('written') },
+      { request: 'GET /api/v1/namespaces/default/configmaps', as: 'tenant' },
+      { request: 'GET /api/v1/configmaps', as: 'tenant' },
+      { request: `GET ${configMaps}?watch=true&timeoutSeconds=1`, as: 'tenant', watch: 1 },
+    ],
+  },
+  {
+    name: 'RBAC: resourceNames limit a grant to named objects',
+    area: 'rbac',
+    steps: [
+      ...grant([
+        { apiGroups: [''], resources: ['configmaps'], resourceNames: ['public'], verbs: ['get', 'update', 'patch'] },
+      ]),
+      { request: `POST ${configMaps}`, body: configMap('public') },
+      { request: `POST ${configMaps}`, body: configMap('private') },
+      { request: `GET ${configMaps}/public`, as: 'tenant', until: 200 },
+      { request: `GET ${configMaps}/private`, as: 'tenant' },
+      { request: `GET ${configMaps}`, as: 'tenant' },
+      { request: `PATCH ${configMaps}/public`, as: 'tenant', type: 'merge', body: { data: { mode: 'tenant' } } },
+      { request: `DELETE ${configMaps}/public`, as: 'tenant' },
+    ],
+  },
+  {
+    name: 'RBAC: custom resources, and their status as a separate grant',
+    area: 'rbac',
+    steps: [
+      ...grant([{ apiGroups: ['infrastructure.keymaster.dev'], resources: ['awsclusters'], verbs: ['*'] }]),
+      { request: `POST ${clusters}`, as: 'tenant', body: cluster('mine'), until: 201 },
+      { request: `PATCH ${clusters}/mine`, as: 'tenant', type: 'merge', body: { spec: { region: 'us-east-1' } } },
+      {
+        request: `PATCH ${clusters}/mine/status`,
+        as: 'tenant',
+        type: 'merge',
+        body: { status: { accountID: '123456789012' } },
+      },
+      { request: `GET ${clusters}/mine/status`, as: 'tenant' },
+      { request: `DELETE ${clusters}/mine`, as: 'tenant' },
+    ],
+  },
+  {
+    name: 'RBAC: */status and wildcard groups',
+    area: 'rbac',
+    steps: [
+      ...grant([{ apiGroups: ['*'], resources: ['*/status'], verbs: ['get', 'patch'] }]),
+      { request: `POST ${clusters}`, body: cluster('st') },
+      { request: `GET ${clusters}/st/status`, as: 'tenant', until: 200 },
+      {
+        request: `PATCH ${clusters}/st/status`,
+        as: 'tenant',
+        type: 'merge',
+        body: { status: { accountID: '123456789012' } },
+      },
+      { request: `GET ${clusters}/st`, as: 'tenant' },
+    ],
+  },
+  {
+    name: 'RBAC: a ClusterRole bound in one namespace',
+    area: 'rbac',
+    steps: [
+      {
+        request: `POST ${PATHS.clusterRoles}`,
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'fidelity-cluster-reader' },
+          rules: [{ apiGroups: ['infrastructure.keymaster.dev'], resources: ['awsclusters'], verbs: ['get', 'list'] }],
+        },
+      },
+      {
+        request: `POST ${PATHS.roleBindings}`,
+        body: tenantBinding('tenant-reads', 'fidelity-cluster-reader', 'ClusterRole'),
+      },
+      { request: `GET ${clusters}`, as: 'tenant' },
+      { request: `GET ${PATHS.allClusters}`, as: 'tenant' },
+      { request: `GET /apis/infrastructure.keymaster.dev/v1beta1/namespaces/default/awsclusters`, as: 'tenant' },
+    ],
+    cleanup: [`${PATHS.clusterRoles}/fidelity-cluster-reader`],
+  },
+  {
+    name: 'RBAC: a ClusterRoleBinding to a group grants cluster-scoped kinds',
+    area: 'rbac',
+    steps: [
+      {
+        request: `POST ${PATHS.clusterRoles}`,
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'fidelity-identity-reader' },
+          rules: [
+            {
+              apiGroups: ['infrastructure.keymaster.dev'],
+              resources: ['awsclusterstaticidentities', 'awstagpolicies'],
+              verbs: ['list'],
+            },
+          ],
+        },
+      },
+      {
+        request: `POST ${PATHS.clusterRoleBindings}`,
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'fidelity-identity-readers' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'fidelity-identity-reader' },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'fidelity-tenants' }],
+        },
+      },
+      {
+        request: `GET ${PATHS.tagPolicies}`,
+        as: 'tenant',
+        until: 200,
+        pick: (body) => (body as { kind: unknown }).kind,
+      },
+      { request: `GET ${PATHS.tagPolicies}/default`, as: 'tenant' },
+      { request: `GET ${PATHS.roleIdentities}`, as: 'tenant' },
+    ],
+    cleanup: [
+      `${PATHS.clusterRoleBindings}/fidelity-identity-readers`,
+      `${PATHS.clusterRoles}/fidelity-identity-reader`,
+    ],
+  },
+  {
+    name: 'RBAC: a binding to a ServiceAccount does not grant the user',
+    area: 'rbac',
+    steps: [
+      {
+        request: `POST ${PATHS.roles}`,
+        body: role('sa-role', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }]),
+      },
+      {
+        request: `POST ${PATHS.roleBindings}`,
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'sa-binding' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'sa-role' },
+          subjects: [{ kind: 'ServiceAccount', name: 'fidelity-tenant', namespace: '{ns}' }],
+        },
+      },
+      { request: `GET ${configMaps}`, as: 'tenant' },
+    ],
+  },
+  {
+    name: 'RBAC: a binding to a missing Role grants nothing',
+    area: 'rbac',
+    steps: [
+      { request: `POST ${PATHS.roleBindings}`, body: tenantBinding('dangling', 'nonexistent') },
+      { request: `GET ${configMaps}`, as: 'tenant' },
+    ],
+  },
+  {
+    name: 'RBAC: requests without a token or with a wrong one',
+    area: 'rbac',
+    steps: [
+      { request: `GET ${configMaps}`, as: 'anonymous' },
+      { request: 'GET /version', as: 'anonymous', pick: (body) => Object.keys(body as object).sort() },
+      { request: 'GET /healthz', as: 'anonymous' },
+      { request: 'GET /api', as: 'anonymous' },
+    ],
+  },
+  {
+    name: 'RBAC: discovery is open to every authenticated user',
+    area: 'rbac',
+    steps: [
+      { request: 'GET /api', as: 'tenant', pick: (body) => (body as { versions: unknown }).versions },
+      {
+        request: 'GET /apis/infrastructure.keymaster.dev/v1beta1',
+        as: 'tenant',
+        pick: (body) => (body as { kind: unknown }).kind,
+      },
+      { request: 'GET /version', as: 'tenant', pick: (body) => (body as { major: unknown }).major },
+    ],
+  },
+  {
+    name: 'RBAC: a Role cannot grant more than its author holds',
+    area: 'rbac',
+    steps: [
+      ...grant([
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'get'] },
+      ]),
+      {
+        request: `POST ${PATHS.roles}`,
+        as: 'tenant',
+        body: role('escalating', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]),
+      },
+      {
+        request: `POST ${PATHS.roles}`,
+        as: 'tenant',
+        body: role('modest', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['get'] }]),
+      },
+      {
+        request: `POST ${PATHS.roleBindings}`,
+        as: 'tenant',
+        body: tenantBinding('self-admin', 'cluster-admin', 'ClusterRole'),
+      },
+    ],
+  },
+  {
+    name: 'RBAC: SelfSubjectAccessReview (kubectl auth can-i)',
+    area: 'rbac',
+    steps: [
+      ...grant([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]),
+      {
+        request: 'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        as: 'tenant',
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { namespace: '{ns}', verb: 'get', resource: 'configmaps' } },
+        },
+        pick: (body) => (body as { status: unknown }).status,
+      },
+      {
+        request: 'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        as: 'tenant',
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { namespace: '{ns}', verb: 'delete', resource: 'configmaps' } },
+        },
+        pick: (body) => (body as { status: unknown }).status,
+      },
+    ],
+  },
+  {
+    name: 'RBAC: the built-in cluster-admin ClusterRole',
+    area: 'rbac',
+    steps: [
+      { request: `GET ${PATHS.clusterRoles}/cluster-admin`, pick: (body) => (body as { rules: unknown }).rules },
+      { request: `POST ${PATHS.roleBindings}`, body: tenantBinding('tenant-admin', 'cluster-admin', 'ClusterRole') },
+      { request: `POST ${configMaps}`, as: 'tenant', body: configMap('by-tenant'), until: 201 },
+      { request: 'GET /api/v1/namespaces/default/configmaps', as: 'tenant' },
+    ],
+  },
+];
