@@ -1,0 +1,287 @@
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { CHART, readManifests, readText, type Manifest } from './repo.js';
+import { NAMESPACE, helm, helmBinary, only, render, valuesFile } from './helm.js';
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+interface Container {
+  name: string;
+  image: string;
+  args: string[];
+  env: { name: string; value?: string }[];
+  resources: unknown;
+  securityContext: unknown;
+  ports: unknown;
+  livenessProbe: unknown;
+  readinessProbe: unknown;
+}
+interface PodSpec {
+  serviceAccountName: string;
+  securityContext: unknown;
+  affinity: unknown;
+  nodeSelector?: unknown;
+  tolerations?: unknown;
+  priorityClassName?: string;
+  containers: Container[];
+}
+type Deployment = Manifest & { spec: { replicas: number; template: { spec: PodSpec } } };
+
+const rules = (role: Manifest) => (role as Manifest & { rules: Rule[] }).rules;
+const podSpec = (manifests: Manifest[]) => (only(manifests, 'Deployment') as Deployment).spec.template.spec;
+const container = (manifests: Manifest[]) => podSpec(manifests).containers[0]!;
+const CREATE_IDENTITY: Rule = {
+  apiGroups: ['infrastructure.keymaster.dev'],
+  resources: ['awsclustercontrolleridentities'],
+  verbs: ['create'],
+};
+const AWSCLUSTER_RULES = (role: Manifest) =>
+  rules(role).filter((rule) =>
+    rule.resources.some((resource) => ['awsclusters', 'awsclusters/status'].includes(resource)),
+  );
+const appVersion = (parse(readText('deploy/helm/keymaster/Chart.yaml')) as { appVersion: string }).appVersion;
+
+describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function () {
+  this.timeout(120_000);
+
+  before(() => helmBinary());
+
+  it('passes helm lint --strict, with the defaults and with every optional part turned on', async () => {
+    for (const values of [
+      {},
+      {
+        metrics: {
+          serviceMonitor: { enabled: true },
+          prometheusRule: { enabled: true },
+          grafanaDashboard: { enabled: true },
+        },
+        watch: { namespace: 'tenant-a', filter: 'shard-1' },
+        featureGates: { AutoControllerIdentityCreator: true },
+      },
+    ]) {
+      const result = await helm(['lint', '--strict', CHART, '-f', await valuesFile(values)]);
+      expect(result.code, `${result.stdout}${result.stderr}`).to.equal(0);
+      expect(result.stdout).to.include('1 chart(s) linted, 0 chart(s) failed');
+    }
+  });
+
+  describe('helm template', () => {
+    it('renders an install with the defaults: these kinds, each in the release namespace when namespaced, no empty document', async () => {
+      const manifests = await render();
+      expect(manifests.map((object) => `${object.kind}/${object.metadata.name}`).sort()).to.deep.equal([
+        'ClusterRole/keymaster-manager',
+        'ClusterRoleBinding/keymaster-manager',
+        'Deployment/keymaster-controller',
+        'PodDisruptionBudget/keymaster-controller',
+        'Role/keymaster-manager',
+        'RoleBinding/keymaster-manager',
+        'Service/keymaster-controller-metrics',
+        'ServiceAccount/keymaster',
+      ]);
+      for (const object of manifests) {
+        const clusterScoped = object.kind.startsWith('Cluster');
+        expect(object.metadata.namespace, `${object.kind} namespace`).to.equal(clusterScoped ? undefined : NAMESPACE);
+        expect(object.metadata.labels?.['app.kubernetes.io/name'], `${object.kind} labels`).to.equal('keymaster');
+      }
+    });
+
+    it("grants deploy/rbac's rules, less the AutoControllerIdentityCreator rule while that gate is off", async () => {
+      const [kustomizeClusterRole] = readManifests('deploy/rbac/cluster-role.yaml');
+      const [kustomizeRole] = readManifests('deploy/rbac/role.yaml');
+      const gateOff = await render();
+      expect(rules(only(gateOff, 'ClusterRole'))).to.deep.equal(
+        rules(kustomizeClusterRole!).filter((rule) => JSON.stringify(rule) !== JSON.stringify(CREATE_IDENTITY)),
+      );
+      const gateOn = await render({ featureGates: { AutoControllerIdentityCreator: true } });
+      expect(rules(only(gateOn, 'ClusterRole'))).to.deep.equal(rules(kustomizeClusterRole!));
+      expect(rules(only(gateOn, 'Role'))).to.deep.equal(rules(kustomizeRole!));
+      // The bindings give them to the pod's ServiceAccount, in the release namespace.
+      const serviceAccount = podSpec(gateOn).serviceAccountName;
+      for (const kind of ['ClusterRoleBinding', 'RoleBinding']) {
+        const binding = only(gateOn, kind) as Manifest & {
+          roleRef: { kind: string; name: string };
+          subjects: unknown[];
+        };
+        expect(binding.roleRef, kind).to.deep.equal({
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: kind.replace('Binding', ''),
+          name: 'keymaster-manager',
+        });
+        expect(binding.subjects, kind).to.deep.equal([
+          { kind: 'ServiceAccount', name: serviceAccount, namespace: NAMESPACE },
+        ]);
+      }
+    });
+
+    it("runs the appVersion's image with Kustomize's flags, probes, resources and restricted security contexts", async () => {
+      const manifests = await render();
+      const [kustomize] = readManifests('deploy/manager/deployment.yaml') as Deployment[];
+      const wanted = kustomize!.spec.template.spec.containers[0]!;
+      const chart = container(manifests);
+      expect(chart.image).to.equal(`keymaster:${appVersion}`);
+      for (const field of ['ports', 'livenessProbe', 'readinessProbe', 'resources', 'securityContext', 'env'] as const)
+        expect(chart[field], field).to.deep.equal(wanted[field]);
+      expect(chart.args).to.include.members(wanted.args);
+      expect(chart.args).to.deep.equal([
+        'run',
+        '--namespace=$(POD_NAMESPACE)',
+        '--leader-elect',
+        '--leader-election-id=keymaster',
+        '--metrics-bind-address=:8080',
+        '--health-probe-bind-address=:8081',
+        '--sync-period=10m',
+        '--tag-layer-grace-period=10m',
+        '--max-concurrent-reconciles=10',
+        '--sts-region=us-east-1',
+        '--log-level=info',
+        '--log-format=json',
+        '--feature-gates=AutoControllerIdentityCreator=false',
+      ]);
+      expect(podSpec(manifests).securityContext).to.deep.equal({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        runAsGroup: 1000,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      // One replica per node preferred, as Kustomize's; the chart's pods also carry the release's name.
+      const spread = JSON.stringify(kustomize!.spec.template.spec.affinity).replace(
+        '"app.kubernetes.io/name":"keymaster"',
+        '"app.kubernetes.io/name":"keymaster","app.kubernetes.io/instance":"keymaster"',
+      );
+      expect(podSpec(manifests).affinity).to.deep.equal(JSON.parse(spread));
+      expect((only(manifests, 'Deployment') as Deployment).spec.replicas).to.equal(2);
+    });
+
+    it('puts the values into the Deployment: image digest, replicas, flags, gates, watch, extra args, env, scheduling', async () => {
+      const digest = `sha256:${'ab'.repeat(32)}`;
+      const manifests = await render({
+        image: { repository: 'registry.example.com/platform/keymaster', tag: '9.9.9', digest, pullPolicy: 'Always' },
+        replicaCount: 3,
+        leaderElection: { id: 'keymaster-shard-1' },
+        controller: {
+          syncPeriod: '5m',
+          tagLayerGracePeriod: '1h',
+          maxConcurrentReconciles: 25,
+          stsRegion: 'eu-west-1',
+          logLevel: 'debug',
+          logFormat: 'text',
+          extraArgs: ['--some-future-flag=x'],
+        },
+        featureGates: { AutoControllerIdentityCreator: true },
+        watch: { namespace: 'tenant-a', filter: 'shard-1' },
+        env: [{ name: 'AWS_REGION', value: 'eu-west-1' }],
+        resources: { requests: { cpu: '1', memory: '1Gi' } },
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'platform', effect: 'NoSchedule' }],
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } },
+        priorityClassName: 'system-cluster-critical',
+        serviceAccount: {
+          name: 'km',
+          annotations: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::111111111111:role/km' },
+        },
+      });
+      const pod = podSpec(manifests);
+      const manager = container(manifests);
+      expect(manager.image).to.equal(`registry.example.com/platform/keymaster@${digest}`);
+      expect((only(manifests, 'Deployment') as Deployment).spec.replicas).to.equal(3);
+      expect(manager.args).to.include.members([
+        '--leader-election-id=keymaster-shard-1',
+        '--sync-period=5m',
+        '--tag-layer-grace-period=1h',
+        '--max-concurrent-reconciles=25',
+        '--sts-region=eu-west-1',
+        '--log-level=debug',
+        '--log-format=text',
+        '--feature-gates=AutoControllerIdentityCreator=true',
+        '--watch-namespace=tenant-a',
+        '--watch-filter=shard-1',
+        '--some-future-flag=x',
+      ]);
+      expect(manager.args.at(-1), 'extra args come last').to.equal('--some-future-flag=x');
+      expect(manager.env.map((variable) => variable.name)).to.deep.equal(['POD_NAMESPACE', 'AWS_REGION']);
+      // Maps merge with the defaults (Helm's rule): the default memory limit stays unless set to null.
+      expect(manager.resources).to.deep.equal({ requests: { cpu: '1', memory: '1Gi' }, limits: { memory: '512Mi' } });
+      expect(pod.nodeSelector).to.deep.equal({ 'kubernetes.io/os': 'linux' });
+      expect(pod.tolerations).to.have.length(1);
+      expect(pod.affinity).to.have.keys('nodeAffinity');
+      expect(pod.priorityClassName).to.equal('system-cluster-critical');
+      expect(pod.serviceAccountName).to.equal('km');
+      expect(only(manifests, 'ServiceAccount', 'km').metadata).to.have.nested.property(
+        'annotations.eks\\.amazonaws\\.com/role-arn',
+      );
+    });
+
+    it('with watch.namespace, grants the AWSCluster rules in that namespace only', async () => {
+      const manifests = await render({ watch: { namespace: 'tenant-a' } });
+      expect(AWSCLUSTER_RULES(only(manifests, 'ClusterRole')), 'ClusterRole').to.deep.equal([]);
+      const watched = only(manifests, 'Role', 'keymaster-awsclusters');
+      expect(watched.metadata.namespace).to.equal('tenant-a');
+      const [kustomizeClusterRole] = readManifests('deploy/rbac/cluster-role.yaml');
+      expect(rules(watched)).to.deep.equal(AWSCLUSTER_RULES(kustomizeClusterRole!));
+      const binding = only(manifests, 'RoleBinding', 'keymaster-awsclusters') as Manifest & { subjects: unknown[] };
+      expect(binding.metadata.namespace).to.equal('tenant-a');
+      expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', name: 'keymaster', namespace: NAMESPACE }]);
+    });
+
+    it("renders the ServiceMonitor, deploy/monitoring's alerts and the dashboard ConfigMap when asked", async () => {
+      const manifests = await render({
+        metrics: {
+          serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
+          prometheusRule: { enabled: true, labels: { release: 'prometheus' } },
+          grafanaDashboard: { enabled: true },
+        },
+      });
+      const monitor = only(manifests, 'ServiceMonitor') as Manifest & {
+        spec: { jobLabel: string; selector: { matchLabels: object }; endpoints: { port: string; interval: string }[] };
+      };
+      expect(monitor.metadata.labels).to.include({ release: 'prometheus' });
+      expect(monitor.spec.jobLabel).to.equal('app.kubernetes.io/name');
+      expect(monitor.spec.endpoints).to.deep.equal([{ port: 'metrics', path: '/metrics', interval: '15s' }]);
+      const service = only(manifests, 'Service') as Manifest & { spec: { selector: object } };
+      expect(monitor.spec.selector.matchLabels).to.deep.equal(service.spec.selector);
+      expect(service.metadata.labels?.['app.kubernetes.io/name'], 'the job label').to.equal('keymaster');
+
+      const rule = only(manifests, 'PrometheusRule') as Manifest & { spec: unknown };
+      const [alerts] = readManifests('deploy/monitoring/keymaster-alerts.yaml') as (Manifest & { spec: unknown })[];
+      expect(rule.spec).to.deep.equal(alerts!.spec);
+
+      const dashboard = only(manifests, 'ConfigMap', 'keymaster-dashboard') as Manifest & {
+        data: Record<string, string>;
+      };
+      expect(dashboard.metadata.labels).to.include({ grafana_dashboard: '1' });
+      expect(JSON.parse(dashboard.data['keymaster-dashboard.json']!)).to.deep.equal(
+        JSON.parse(readText('deploy/monitoring/keymaster-dashboard.json')),
+      );
+    });
+
+    it('leaves the PodDisruptionBudget out with one replica or when disabled', async () => {
+      for (const values of [{ replicaCount: 1 }, { podDisruptionBudget: { enabled: false } }])
+        expect(
+          (await render(values)).map((object) => object.kind),
+          JSON.stringify(values),
+        ).to.not.include('PodDisruptionBudget');
+    });
+
+    it('refuses values that cannot work, naming the value and the fix', async () => {
+      const refusal = async (values: object) => {
+        const result = await helm(['template', 'keymaster', CHART, '-f', await valuesFile(values)]);
+        expect(result.code, JSON.stringify(values)).to.not.equal(0);
+        return result.stderr;
+      };
+      expect(await refusal({ controller: { sycPeriod: '5m' } })).to.match(
+        /at '\/controller': additional properties 'sycPeriod' not allowed/,
+      );
+      expect(await refusal({ image: { digest: 'sha256:abc' } })).to.include("at '/image/digest'");
+      expect(await refusal({ controller: { syncPeriod: 'ten minutes' } })).to.include("at '/controller/syncPeriod'");
+      expect(await refusal({ webhooks: { enabled: true } })).to.include(
+        'webhooks.enabled: Keymaster has no admission webhooks yet (a later release adds them). Leave webhooks.enabled false.',
+      );
+      expect(await refusal({ replicaCount: 2, leaderElection: { enabled: false } })).to.include(
+        'replicaCount is 2 with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, or replicaCount 1.',
+      );
+    });
+  });
+});
