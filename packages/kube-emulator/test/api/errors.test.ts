@@ -33,7 +33,7 @@ describe('errors as kube-apiserver words them', function () {
     call(cluster_.emulator, method, path, body, headers);
   const status = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const answer = await send(method, path, body, headers);
-    return { code: answer.status, ...(answer.body as Status), warnings: answer.headers.get('warning') };
+    return { ...(answer.body as Status), code: answer.status, warnings: answer.headers.get('warning') };
   };
 
   before(async () => {
