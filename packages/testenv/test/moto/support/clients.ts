@@ -22,7 +22,8 @@ export const ANY_KEYS: Keys = { accessKeyId: 'AKIAEXAMPLEANYKEYS01', secretAcces
 
 /** The real AWS SDK's clients for one endpoint, region and credentials; one attempt, so no retry hides an error. */
 export function awsClients(endpoint: string, keys: Keys = ANY_KEYS, region = REGION) {
-  const options = { endpoint, region, credentials: keys, maxAttempts: 1 };
+  // A copy: the SDK writes its own bookkeeping into the credentials object it is given.
+  const options = { endpoint, region, credentials: { ...keys }, maxAttempts: 1 };
   return {
     sts: new STSClient(options),
     ec2: new EC2Client(options),
