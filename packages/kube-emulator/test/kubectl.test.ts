@@ -133,8 +133,10 @@ for (const minor of [33, 27]) {
       expect(await ok('get', 'kmc', 'data', '-n', 'tenant-b', '-o', 'yaml')).to.match(/^kind: AWSCluster$/m);
       expect(await ok('get', 'cm', '-n', 'tenant-b', '-o', 'wide')).to.match(/^settings\s+1\s+/m);
       expect(await ok('get', 'secrets', '-n', 'tenant-b')).to.match(/^token\s+Opaque\s+1\s+/m);
-      expect(await ok('get', 'kmri')).to.match(/^NAME\s+ROLE\s+SOURCE\s+CLUSTERS\s+AGE$/m);
-      expect(await ok('get', 'kmri', '-o', 'wide')).to.match(/^NAME\s+ROLE\s+SOURCE\s+CLUSTERS\s+PRINCIPAL\s+AGE$/m);
+      expect(await ok('get', 'kmri')).to.match(/^NAME\s+ROLE\s+SOURCE\s+CLUSTERS\s+NAMESPACES\s+AGE$/m);
+      expect(await ok('get', 'kmri', '-o', 'wide')).to.match(
+        /^NAME\s+ROLE\s+SOURCE\s+CLUSTERS\s+NAMESPACES\s+PRINCIPAL\s+AGE$/m,
+      );
     });
 
     it('lists events created through events.k8s.io/v1 with the columns of kubectl get events', async () => {
