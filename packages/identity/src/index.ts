@@ -20,8 +20,11 @@ export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refr
 export { DEFAULT_DURATION_SECONDS } from './credential-sources.js';
 export { defaultSessionName } from './session-name.js';
 export type { SdkClient, SdkClientClass } from './clients.js';
+export { isNetworkFailure } from './aws-failures.js';
 export {
   AwsCredentialError,
+  AwsUnreachableError,
+  ControllerCredentialsError,
   ChainTooDeepError,
   IdentityCycleError,
   IdentityDeletingError,
