@@ -1,7 +1,8 @@
 import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
 import type { AWSClusterRoleIdentity } from '@keymaster/api';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { AwsCredentialError, IdentityError } from './errors.js';
+import { stsCallError } from './aws-failures.js';
+import { AwsCredentialError, ControllerCredentialsError, IdentityError } from './errors.js';
 import { defaultSessionName } from './session-name.js';
 
 /** Obtains a fresh set of credentials for one link; RefreshingCredentials decides when. */
@@ -9,11 +10,19 @@ export type CredentialSource = () => Promise<AwsCredentialIdentity>;
 
 export const DEFAULT_DURATION_SECONDS = 3600;
 
-/** The controller's own credentials (by default the SDK's default chain). */
+/**
+ * The controller's own credentials (by default the SDK's default chain); a failure to load them is
+ * named as the controller's, so that no tenant is told to check keys it does not have.
+ */
 export const fromController =
   (provider: AwsCredentialIdentityProvider): CredentialSource =>
-  () =>
-    provider();
+  async () => {
+    try {
+      return await provider();
+    } catch (error) {
+      throw new ControllerCredentialsError((error as Error).message || (error as Error).name, error);
+    }
+  };
 
 /** Keys read from a static identity's Secret. */
 export const fromStaticKeys =
@@ -46,6 +55,7 @@ export function fromAssumeRole(
   sts: STSClient,
   role: AWSClusterRoleIdentity,
   onCall: (error?: Error) => void,
+  endpoint: string,
 ): CredentialSource {
   const link = { kind: role.kind, name: role.metadata.name ?? '' };
   return async () => {
@@ -56,8 +66,7 @@ export function fromAssumeRole(
       // A failure of the source's own credentials is already named, and no AssumeRole was sent.
       if (error instanceof IdentityError) throw error;
       onCall(error as Error);
-      const { name, message } = error as Error;
-      throw new AwsCredentialError(link, 'sts:AssumeRole', name, message, assumeRoleHint(name, role));
+      throw stsCallError(link, 'sts:AssumeRole', error, endpoint, assumeRoleHint((error as Error).name, role));
     }
     onCall();
     const credentials = output.Credentials;

@@ -152,3 +152,46 @@ export class AwsCredentialError extends IdentityError {
     this.action = action;
   }
 }
+
+/** What to check when AWS could not be reached, whoever's credentials were in use. */
+const UNREACHABLE_HINT =
+  "The credentials were not refused: the controller could not reach AWS. Check the controller pod's egress (NetworkPolicy, firewall, NAT or VPC endpoint), its proxy (HTTPS_PROXY, NO_PROXY), the endpoint override (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_STS, --sts-region) and DNS; the controller retries with backoff.";
+
+/** A call made to obtain or check credentials never reached AWS: DNS, connection, TLS or time-out. */
+export class AwsUnreachableError extends IdentityError {
+  readonly action: AwsCredentialError['action'];
+  /** The host (or address:port) that could not be reached. */
+  readonly endpoint: string;
+
+  constructor(link: LinkName, action: AwsCredentialError['action'], endpoint: string, reason: string, cause?: unknown) {
+    super(
+      'ERR_KEYMASTER_AWS_UNREACHABLE',
+      `${action} for ${linkName(link)} failed: AWS endpoint ${endpoint} unreachable: ${reason}`,
+      {
+        hint: UNREACHABLE_HINT,
+        link,
+        cause,
+      },
+    );
+    this.action = action;
+    this.endpoint = endpoint;
+  }
+}
+
+/**
+ * The controller's own credentials (the SDK's default chain in its pod) could not be loaded: every
+ * cluster whose chain starts from AWSClusterControllerIdentity fails, whatever its tenant did.
+ */
+export class ControllerCredentialsError extends IdentityError {
+  constructor(reason: string, cause?: unknown) {
+    super(
+      'ERR_KEYMASTER_CONTROLLER_CREDENTIALS_UNAVAILABLE',
+      `the controller's own AWS credentials could not be loaded: ${reason}`,
+      {
+        hint: "These are the controller's credentials, not the tenant's: give the controller's pod a source of the AWS SDK's default chain (IRSA: the eks.amazonaws.com/role-arn annotation on its ServiceAccount; EKS Pod Identity: an association for its ServiceAccount; or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its environment). The controller logs at start which source it found (keymaster_controller_credentials, condition CredentialsAvailable of AWSClusterControllerIdentity/default).",
+        link: { kind: 'AWSClusterControllerIdentity', name: 'default' },
+        cause,
+      },
+    );
+  }
+}

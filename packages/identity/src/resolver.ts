@@ -8,7 +8,8 @@ import { identityLink, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { fromAssumeRole, fromController, fromStaticKeys, type CredentialSource } from './credential-sources.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
-import { AwsCredentialError, IdentityError, type LinkName } from './errors.js';
+import { stsCallError, stsEndpoint } from './aws-failures.js';
+import { IdentityError, type LinkName } from './errors.js';
 import { RefreshingCredentials, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 import type { IdentityStore } from './store.js';
 
@@ -220,8 +221,11 @@ export class IdentityResolver {
       case 'AWSClusterStaticIdentity':
         return fromStaticKeys(link.staticKeys!);
       case 'AWSClusterRoleIdentity':
-        return fromAssumeRole(this.#client(source!, STSClient, this.#stsRegion), identity, (error) =>
-          this.#options.observer?.stsCall?.('AssumeRole', error ? 'error' : 'success', error?.name),
+        return fromAssumeRole(
+          this.#client(source!, STSClient, this.#stsRegion),
+          identity,
+          (error) => this.#options.observer?.stsCall?.('AssumeRole', error ? 'error' : 'success', error?.name),
+          stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
         );
     }
   }
@@ -238,13 +242,12 @@ export class IdentityResolver {
         (error: unknown) => {
           set.caller = undefined;
           if (error instanceof IdentityError) throw error;
-          const { name, message } = error as Error;
-          this.#options.observer?.stsCall?.('GetCallerIdentity', 'error', name);
-          throw new AwsCredentialError(
+          this.#options.observer?.stsCall?.('GetCallerIdentity', 'error', (error as Error).name);
+          throw stsCallError(
             set.link,
             'sts:GetCallerIdentity',
-            name,
-            message,
+            error,
+            stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
             'AWS refused these credentials: check the keys (or the role chain). Keys created moments ago may be refused for a while (IAM is eventually consistent); the controller retries.',
           );
         },

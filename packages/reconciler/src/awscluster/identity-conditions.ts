@@ -1,6 +1,8 @@
 import type { IdentityLink } from '@keymaster/api';
 import {
   AwsCredentialError,
+  AwsUnreachableError,
+  ControllerCredentialsError,
   IdentityDeletingError,
   IdentityError,
   IdentityNotFoundError,
@@ -110,6 +112,15 @@ function conditionsFor(failure: Error): IdentityVerdict {
     return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('SecretNotFound'), transient: false };
   if (failure instanceof SecretInvalidError)
     return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('SecretInvalid'), transient: false };
+  // Neither is the tenant's doing: the network, or the controller's own credentials. Both may pass.
+  if (failure instanceof AwsUnreachableError)
+    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('AWSUnreachable'), transient: true };
+  if (failure instanceof ControllerCredentialsError)
+    return {
+      allowed: IDENTITY_OK.allowed,
+      retrieved: retrieved('ControllerCredentialsUnavailable'),
+      transient: true,
+    };
   if (failure instanceof AwsCredentialError) {
     // AWS is called only after every link allowed the namespace.
     const reason = failure.action === 'sts:AssumeRole' ? 'AssumeRoleFailed' : 'CredentialsRejected';

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import {
   AwsCredentialError,
+  AwsUnreachableError,
   ChainTooDeepError,
+  ControllerCredentialsError,
   IdentityCycleError,
   IdentityDeletingError,
   IdentityNotFoundError,
@@ -87,7 +89,21 @@ describe('identityVerdict', () => {
       true,
     ],
     [
-      'network trouble',
+      'STS unreachable (DNS, connection, TLS, time-out)',
+      new AwsUnreachableError(link, 'sts:GetCallerIdentity', 'sts.us-east-1.amazonaws.com', 'getaddrinfo ENOTFOUND'),
+      'True/PrincipalUsageAllowed',
+      'False/AWSUnreachable',
+      true,
+    ],
+    [
+      "the controller's own credentials missing",
+      new ControllerCredentialsError('Could not load credentials from any providers'),
+      'True/PrincipalUsageAllowed',
+      'False/ControllerCredentialsUnavailable',
+      true,
+    ],
+    [
+      'an unexpected failure',
       new Error('ECONNREFUSED'),
       'Unknown/CredentialRetrievalFailed',
       'False/CredentialRetrievalFailed',
