@@ -1,5 +1,4 @@
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ApiextensionsV1Api,
@@ -15,7 +14,7 @@ import { startRealKube, type RealKube } from '@keymaster/testenv';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { CHART, readText } from './repo.js';
-import { NAMESPACE, RELEASE, helm, helmBinary, valuesFile } from './helm.js';
+import { NAMESPACE, RELEASE, SCRATCH, helm, helmBinary, valuesFile } from './helm.js';
 
 const CRDS = [
   'awsclusters',
@@ -36,7 +35,7 @@ interface Server {
 }
 
 async function connect(server: KubeEmulator | RealKube, values: object = {}): Promise<Server> {
-  const kubeconfig = join(await mkdtemp(join(tmpdir(), 'keymaster-helm-kube-')), 'kubeconfig');
+  const kubeconfig = join(await mkdtemp(join(SCRATCH, 'kube-')), 'kubeconfig');
   await server.writeKubeConfig(kubeconfig);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(server.kubeConfig());

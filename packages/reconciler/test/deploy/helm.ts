@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,9 @@ import { CHART, ROOT, parseManifests, type Manifest } from './repo.js';
 
 const run = promisify(execFile);
 const INSTALL_SCRIPT = 'scripts/install-helm.sh';
+// helm's home and the values files of this test run, removed when it ends.
+export const SCRATCH = mkdtempSync(join(tmpdir(), 'keymaster-helm-'));
+process.once('exit', () => rmSync(SCRATCH, { recursive: true, force: true }));
 
 /** The pinned helm that scripts/install-helm.sh builds; fails with the command that builds it when absent. */
 export function helmBinary(): string {
@@ -30,7 +33,7 @@ export interface HelmResult {
 
 /** Runs helm with its own config and cache dirs (no repositories, no user settings); never throws on an exit code. */
 export async function helm(args: string[], kubeconfig?: string): Promise<HelmResult> {
-  const home = await mkdtemp(join(tmpdir(), 'keymaster-helm-'));
+  const home = await mkdtemp(join(SCRATCH, 'home-'));
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: home,
@@ -54,7 +57,7 @@ export async function helm(args: string[], kubeconfig?: string): Promise<HelmRes
 
 /** A values file (JSON is YAML) for `-f`: no --set quoting of lists and maps. */
 export async function valuesFile(values: object): Promise<string> {
-  const path = join(await mkdtemp(join(tmpdir(), 'keymaster-values-')), 'values.yaml');
+  const path = join(await mkdtemp(join(SCRATCH, 'values-')), 'values.yaml');
   await writeFile(path, JSON.stringify(values));
   return path;
 }
