@@ -9,10 +9,8 @@ import {
   namespaces,
   rbacResources,
   secrets,
-  selfSubjectReviews,
   serviceAccounts,
   services,
-  tokenReviews,
 } from './builtins/index.js';
 import type { ResourceDef } from './types.js';
 
@@ -24,8 +22,6 @@ export const BUILTINS: ResourceDef[] = [
   services,
   coreEvents,
   eventsV1,
-  selfSubjectReviews,
-  tokenReviews,
   deployments,
   leases,
   ...rbacResources,

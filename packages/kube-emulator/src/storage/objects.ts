@@ -131,8 +131,7 @@ export class Objects {
     };
   }
 
-  /** NamespaceLifecycle admission: new objects need an existing namespace that is not being deleted. */
-  checkNamespace(resource: ResourceDef, namespace: string | undefined, name: string): void {
+  private checkNamespace(resource: ResourceDef, namespace: string | undefined, name: string): void {
     if (!resource.namespaced || namespace === undefined) return;
     const found = this.store.get(namespaces.storageKey, undefined, namespace);
     if (!found) throw notFound(namespaces, namespace);

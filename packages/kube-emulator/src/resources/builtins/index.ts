@@ -1,5 +1,4 @@
 export { admissionResources } from './admission.js';
-export { selfSubjectReviews, tokenReviews } from './authentication.js';
 export { customResourceDefinitions } from './apiextensions.js';
 export { deployments } from './apps.js';
 export { leases } from './coordination.js';
