@@ -17,8 +17,19 @@ export const EMULATOR_FLAGS = {
 
 /** Parses a command's flags strictly; a mistake names the flag and points at --help. */
 export function parseCommandFlags<T extends FlagSpecs>(command: string, specs: T, args: string[]): ParsedFlags<T> {
+  return parseCommandLine(command, specs, args, false).values;
+}
+
+/** Parses a command's flags strictly, and its arguments when it takes some (`allowPositionals`). */
+export function parseCommandLine<T extends FlagSpecs>(
+  command: string,
+  specs: T,
+  args: string[],
+  allowPositionals = true,
+): { values: ParsedFlags<T>; positionals: string[] } {
   try {
-    return parseArgs({ args, options: specs, strict: true, allowPositionals: false }).values;
+    const { values, positionals } = parseArgs({ args, options: specs, strict: true, allowPositionals });
+    return { values, positionals };
   } catch (error) {
     throw new KeymasterError('ERR_KEYMASTER_INVALID_FLAG', (error as Error).message, {
       hint: `Run \`keymaster ${command} --help\` for the flags.`,
@@ -36,15 +47,17 @@ export function portFlag(flag: string, value: string | undefined): number {
 }
 
 export function commandHelp(usage: string, description: string, specs: FlagSpecs): string {
+  const names = Object.entries(specs).map(([name, spec]) => `${spec.short ? `-${spec.short}, ` : '    '}--${name}`);
+  const width = Math.max(...names.map((name) => name.length));
   return [
     `Usage: ${usage}`,
     '',
     description,
     '',
     'Flags:',
-    ...Object.entries(specs).map(([name, spec]) => {
-      const fallback = typeof spec.default === 'string' ? ` (default ${spec.default})` : '';
-      return `  --${name.padEnd(14)} ${spec.help}${fallback}`;
+    ...Object.values(specs).map((spec, index) => {
+      const fallback = typeof spec.default === 'string' && spec.default !== '' ? ` (default ${spec.default})` : '';
+      return `  ${names[index]!.padEnd(width)}  ${spec.help}${fallback}`;
     }),
   ].join('\n');
 }

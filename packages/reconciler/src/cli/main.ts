@@ -2,7 +2,9 @@
 import { KeymasterError } from '@keymaster/api';
 import { demo } from './demo.js';
 import { emulate } from './emulate.js';
+import { explain } from './explain.js';
 import { parseRunFlags, runHelp } from './flags.js';
+import { plan } from './plan.js';
 import { startController } from './run.js';
 
 const USAGE = `Usage: keymaster <command> [flags]
@@ -11,6 +13,8 @@ Commands:
   run       run the controller (keymaster run --help for its flags)
   demo      the emulators, the examples and the controller, with a live table of the clusters
   emulate   start the kube-emulator and the aws-emulator for a controller to run against
+  plan      the tag plan of a cluster, a namespace or all, written nowhere (the dry run)
+  explain   why a cluster is as it is: its identity chain link by link, its tags, events, the fix
 `;
 
 /** Runs until SIGTERM or SIGINT, then stops gracefully and exits 0; exits 1 if leadership is lost. */
@@ -39,7 +43,7 @@ async function run(args: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { run, demo, emulate };
+const commands: Record<string, (args: string[]) => Promise<void>> = { run, demo, emulate, plan, explain };
 
 async function main([command = '', ...args]: string[]): Promise<void> {
   const handler = commands[command];

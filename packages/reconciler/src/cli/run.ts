@@ -18,7 +18,8 @@ export interface RunningController {
   stop(): Promise<void>;
 }
 
-function loadKubeConfig(path: string | undefined): KubeConfig {
+/** The management cluster's kubeconfig: the file given, else $KUBECONFIG, in-cluster or ~/.kube/config. */
+export function loadKubeConfig(path: string | undefined): KubeConfig {
   const kubeConfig = new KubeConfig();
   if (path) kubeConfig.loadFromFile(path);
   else kubeConfig.loadFromDefault();

@@ -12,6 +12,7 @@ import { createControllerLogger } from '../logging.js';
 import { formatDuration } from '../runtime/duration.js';
 import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
 import { startEmulators, type Emulators } from './emulators.js';
+import { renderInsights } from './insights.js';
 import { LiveView, type Output } from './live.js';
 import { createObjects, readManifests } from './manifests.js';
 import { minimumStsCalls, minimumTagWrites } from './minimums.js';
@@ -109,6 +110,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       if (justConverged)
         view.setFooter([
           ...renderSummary(summary!),
+          ...(await renderInsights(
+            emulators,
+            rows.filter(isRefused).map((row) => `${row.namespace}/${row.name}`),
+          )),
           ...(options.once
             ? []
             : ['', 'The controller keeps running: change objects with kubectl and watch. Ctrl-C stops the demo.']),

@@ -1,0 +1,31 @@
+import { createInspectContext } from '../inspect/context.js';
+import { explainCluster } from '../inspect/explain.js';
+import { renderExplanation } from '../inspect/explain-output.js';
+import { findClusters } from '../inspect/targets.js';
+import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
+import { loadKubeConfig } from './run.js';
+
+export const explainHelp = (): string =>
+  inspectHelp(
+    'keymaster explain (NAMESPACE/NAME | NAME -n NAMESPACE) [flags]',
+    "Why a cluster is as it is: its conditions; its identity chain as a tree with each link's verdict (every link that refuses, at once); the account and principal; the tag layers and the claim that wins each key; its latest events; and the fix of each failure. Writes nothing. `kubectl keymaster why` is the same.",
+  );
+
+/** `keymaster explain`: one cluster, explained on stdout. */
+export async function explain(args: string[]): Promise<void> {
+  const flags = parseInspectFlags('explain', args, true);
+  if (!flags) {
+    console.log(explainHelp());
+    return;
+  }
+  const context = createInspectContext({
+    kubeConfig: loadKubeConfig(flags.kubeconfig),
+    controllerNamespace: flags.namespace,
+    stsRegion: flags.stsRegion,
+    layerGracePeriodMs: flags.tagLayerGracePeriodMs,
+  });
+  const [cluster] = await findClusters(context, flags.targets);
+  const explanation = await explainCluster(context, cluster!);
+  context.resolver.clear();
+  process.stdout.write(renderExplanation(explanation, flags.output));
+}

@@ -1,0 +1,98 @@
+import { KeymasterError } from '@keymaster/api';
+import { parseDuration } from '../runtime/duration.js';
+import { OUTPUTS, type Output } from '../inspect/plan-output.js';
+import type { Targets } from '../inspect/targets.js';
+import { commandHelp, parseCommandLine, type FlagSpecs } from './command-flags.js';
+import { FlagError, RUN_FLAGS } from './flags.js';
+
+/**
+ * The flags of `keymaster plan` and `keymaster explain`. Those that shape what the controller does
+ * are the controller's own (same names, defaults and meaning), so that a command acts as the
+ * controller would: `--namespace` is the controller's namespace, as for `keymaster run`; the
+ * clusters' namespace is `-n`, as in kubectl.
+ */
+export const INSPECT_FLAGS = {
+  'cluster-namespace': { type: 'string', short: 'n', help: 'the AWSClusters of this namespace (with NAME: that one)' },
+  'all-namespaces': { type: 'boolean', short: 'A', help: 'the AWSClusters of every namespace' },
+  output: { type: 'string', short: 'o', default: 'table', help: `output format: ${OUTPUTS.join(', ')}` },
+  kubeconfig: RUN_FLAGS.kubeconfig,
+  namespace: RUN_FLAGS.namespace,
+  'sts-region': RUN_FLAGS['sts-region'],
+  'tag-layer-grace-period': RUN_FLAGS['tag-layer-grace-period'],
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} satisfies FlagSpecs;
+
+export interface InspectFlags {
+  targets: Targets;
+  output: Output;
+  kubeconfig: string | undefined;
+  /** The controller's namespace. */
+  namespace: string;
+  stsRegion: string;
+  tagLayerGracePeriodMs: number;
+}
+
+/** `NAMESPACE/NAME`, `NAME -n NAMESPACE`, `-n NAMESPACE` or `-A`; anything else is refused with the forms that work. */
+function targetsOf(
+  command: string,
+  positionals: readonly string[],
+  namespace: string | undefined,
+  all: boolean,
+  single: boolean,
+): Targets {
+  const forms = single
+    ? 'NAMESPACE/NAME (or NAME -n NAMESPACE)'
+    : 'NAMESPACE/NAME (or NAME -n NAMESPACE), -n NAMESPACE or -A';
+  const refuse = (problem: string) =>
+    new KeymasterError('ERR_KEYMASTER_INVALID_ARGUMENT', `keymaster ${command}: ${problem}`, {
+      hint: `Name the clusters as ${forms}. --namespace is the controller's namespace, as for \`keymaster run\`.`,
+    });
+  if (positionals.length > 1) throw refuse(`expected one cluster, got ${positionals.length}: ${positionals.join(' ')}`);
+  const [given] = positionals;
+  if (all) {
+    if (single) throw refuse('-A is for `keymaster plan`: this command takes one cluster');
+    if (given !== undefined || namespace !== undefined)
+      throw refuse('-A names every cluster: give no cluster and no -n with it');
+    return { all: true };
+  }
+  if (given === undefined) {
+    if (namespace !== undefined && !single) return { namespace };
+    throw refuse(single ? 'no cluster named' : 'no cluster named and no -n or -A');
+  }
+  const parts = given.split('/');
+  if (parts.length === 1 && namespace !== undefined && given !== '') return { cluster: { namespace, name: given } };
+  const [ns = '', name = ''] = parts;
+  if (parts.length !== 2 || ns === '' || name === '')
+    throw refuse(`"${given}" is not NAMESPACE/NAME${parts.length === 1 ? ' (or give -n NAMESPACE)' : ''}`);
+  if (namespace !== undefined && namespace !== ns)
+    throw refuse(`the cluster ${given} is not in the namespace -n ${namespace}`);
+  return { cluster: { namespace: ns, name } };
+}
+
+/** Parses `keymaster plan` (`single: false`) or `keymaster explain` (`single: true`) arguments; undefined for --help. */
+export function parseInspectFlags(command: string, args: string[], single: boolean): InspectFlags | undefined {
+  const { values, positionals } = parseCommandLine(command, INSPECT_FLAGS, args);
+  if (values.help) return undefined;
+  const output = values.output;
+  if (!(OUTPUTS as readonly string[]).includes(output))
+    throw new FlagError('output', output, `must be one of ${OUTPUTS.join(', ')}`, `Use -o ${OUTPUTS.join(', -o ')}.`);
+  const grace = values['tag-layer-grace-period'];
+  const tagLayerGracePeriodMs = parseDuration(grace);
+  if (tagLayerGracePeriodMs === undefined)
+    throw new FlagError('tag-layer-grace-period', grace, 'is not a Go duration', 'Write it like 0s, 10m or 1h.');
+  return {
+    targets: targetsOf(command, positionals, values['cluster-namespace'], values['all-namespaces'] ?? false, single),
+    output: output as Output,
+    kubeconfig: values.kubeconfig,
+    namespace: values.namespace,
+    stsRegion: values['sts-region'],
+    tagLayerGracePeriodMs,
+  };
+}
+
+export const inspectHelp = (usage: string, description: string): string =>
+  commandHelp(
+    usage,
+    `${description}\n\nThe AWS endpoint and the controller's own credentials come from the standard AWS environment, as for \`keymaster run\` (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, ...). Also \`kubectl keymaster\` (a kubectl plugin: the executable kubectl-keymaster on PATH).`,
+    INSPECT_FLAGS,
+  );

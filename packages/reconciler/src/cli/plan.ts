@@ -1,0 +1,38 @@
+import { createInspectContext } from '../inspect/context.js';
+import { planClusters } from '../inspect/cluster-plan.js';
+import { renderPlans } from '../inspect/plan-output.js';
+import { findClusters } from '../inspect/targets.js';
+import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
+import { loadKubeConfig } from './run.js';
+
+export const planHelp = (): string =>
+  inspectHelp(
+    'keymaster plan (NAMESPACE/NAME | NAME -n NAMESPACE | -n NAMESPACE | -A) [flags]',
+    "The tag plan of the clusters named, as the controller would make it (each cluster's own credentials, through the controller's identity rules and the claim of its cluster name), written nowhere: no AWS write, no Kubernetes write. Exits 0 when every cluster was planned, 1 when one could not be (refused, name owned by another cluster, discovery failed).",
+  );
+
+/** `keymaster plan`: the dry run of one cluster, a namespace's or all, on stdout. */
+export async function plan(args: string[]): Promise<void> {
+  const flags = parseInspectFlags('plan', args, false);
+  if (!flags) {
+    console.log(planHelp());
+    return;
+  }
+  const context = createInspectContext({
+    kubeConfig: loadKubeConfig(flags.kubeconfig),
+    controllerNamespace: flags.namespace,
+    stsRegion: flags.stsRegion,
+    layerGracePeriodMs: flags.tagLayerGracePeriodMs,
+  });
+  const clusters = await findClusters(context, flags.targets);
+  // Many clusters take a while (each account's reads are rate limited): say how far it is, on a terminal.
+  const progress =
+    process.stderr.isTTY && clusters.length > 1
+      ? (done: number) => process.stderr.write(`\rplanning: ${done} of ${clusters.length} clusters`)
+      : undefined;
+  const reports = await planClusters(context, clusters, progress);
+  if (progress) process.stderr.write('\r\x1b[K');
+  context.resolver.clear();
+  process.stdout.write(renderPlans(reports, flags.output));
+  process.exitCode = reports.every(({ outcome }) => outcome === 'Planned') ? 0 : 1;
+}

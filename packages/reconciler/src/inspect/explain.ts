@@ -1,0 +1,209 @@
+import type {
+  AWSCluster,
+  AllowedNamespaces,
+  Condition,
+  LabelSelector,
+  ResourceTag,
+  TagConflict,
+  TagSource,
+} from '@keymaster/api';
+import { AwsCredentialError, CONTROLLER_IDENTITY, checkChain, type LinkCheck } from '@keymaster/identity';
+import { resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
+import { clusterNameOf } from '../awscluster/name-claim.js';
+import { clusterUser } from '../identity/deletions.js';
+import { failureOf, type Failure } from './cluster-plan.js';
+import type { InspectContext } from './context.js';
+import { clusterKeyOf } from './targets.js';
+
+/** One link of the chain with its verdict: every reason it refuses, each with its fix. */
+export interface LinkVerdict {
+  kind: string;
+  name: string;
+  exists: boolean;
+  /** What the link acts with: its role, its Secret, or the controller's own credentials. */
+  actsWith?: string;
+  /** Its allowedNamespaces, for a person. */
+  allows?: string;
+  problems: Failure[];
+}
+
+export interface EventSummary {
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  lastSeen: string | undefined;
+}
+
+/** Everything about why a cluster is as it is, and what to do about it. */
+export interface Explanation {
+  cluster: string;
+  region: string;
+  clusterName: string;
+  namespace: { name: string; labels: Record<string, string> };
+  /** As the controller last wrote them. */
+  conditions: Condition[];
+  /** The cluster's own identity first, then each source. */
+  chain: LinkVerdict[];
+  /** Resolved now, when every link allows the namespace; otherwise why not. */
+  principal: { accountId: string; principalArn: string } | { failure: Failure };
+  /** The tag layers in authority order, and the winning claim of each key. */
+  layers: { layer: string; object: string; tags: readonly ResourceTag[] }[];
+  /** The layers whose dropped keys `removalPolicy: Delete` removes (docs/tagging.md, "Layers that disappear"). */
+  standing: LayerName[];
+  winners: Record<string, TagSource>;
+  conflicts: TagConflict[];
+  /** Tags left out of the layers (layer, object, key, rule). */
+  problems: string[];
+  /** The cluster's latest events, oldest first. */
+  events: EventSummary[];
+  /** What to do, one line per failure found, in chain order. */
+  fixes: string[];
+}
+
+/** How many of the cluster's latest events are shown. */
+export const EVENTS_SHOWN = 10;
+
+function describeSelector({ matchLabels = {}, matchExpressions = [] }: LabelSelector): string {
+  const requirements = [
+    ...Object.entries(matchLabels).map(([key, value]) => `${key}=${value}`),
+    ...matchExpressions.map(({ key, operator, values = [] }) =>
+      values.length > 0 ? `${key} ${operator} (${values.join(', ')})` : `${key} ${operator}`,
+    ),
+  ];
+  return requirements.length > 0 ? `namespaces labelled ${requirements.join(', ')}` : 'selector {} (no namespace)';
+}
+
+/** allowedNamespaces as identity.md's table reads it. */
+export function describeAllowed(allowed: AllowedNamespaces | null | undefined): string {
+  if (allowed === undefined || allowed === null) return 'no namespace (allowedNamespaces absent)';
+  const { list, selector } = allowed;
+  if (list === undefined && selector === undefined) return 'every namespace ({})';
+  return [
+    ...(list === undefined ? [] : [list.length > 0 ? `list ${list.join(', ')}` : 'list [] (no namespace)']),
+    ...(selector === undefined ? [] : [describeSelector(selector)]),
+  ].join(' or ');
+}
+
+function actsWith({ identity }: LinkCheck): string | undefined {
+  switch (identity?.kind) {
+    case 'AWSClusterRoleIdentity':
+      return `role ${identity.spec.roleARN}`;
+    case 'AWSClusterStaticIdentity':
+      return `keys of Secret ${identity.spec.secretRef}`;
+    case 'AWSClusterControllerIdentity':
+      return "the controller's own credentials";
+    default:
+      return undefined;
+  }
+}
+
+const verdictOf = (check: LinkCheck): LinkVerdict => ({
+  kind: check.kind,
+  name: check.name,
+  exists: check.identity !== undefined,
+  ...(check.identity
+    ? { actsWith: actsWith(check), allows: describeAllowed(check.identity.spec.allowedNamespaces) }
+    : {}),
+  problems: check.problems.map(failureOf),
+});
+
+async function latestEvents(context: InspectContext, cluster: AWSCluster): Promise<EventSummary[]> {
+  const { namespace = '', name = '', uid } = cluster.metadata;
+  const list = await context.core.listNamespacedEvent({
+    namespace,
+    fieldSelector: `involvedObject.kind=AWSCluster,involvedObject.name=${name}`,
+  });
+  const when = (event: (typeof list.items)[number]) =>
+    String(event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp ?? '');
+  return list.items
+    .filter((event) => uid === undefined || event.involvedObject.uid === undefined || event.involvedObject.uid === uid)
+    .map((event) => ({ event, at: when(event) }))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+    .slice(-EVENTS_SHOWN)
+    .map(({ event, at }) => ({
+      type: event.type ?? '',
+      reason: event.reason ?? '',
+      message: event.message ?? '',
+      count: event.count ?? 1,
+      lastSeen: at === '' ? undefined : new Date(at).toISOString(),
+    }));
+}
+
+/**
+ * Why a cluster is as it is: every link of its identity chain with its verdict (all refusals at once,
+ * from the store alone), the account and principal (resolved with STS only when every link allows the
+ * namespace, as the controller would), the tag layers and the claim that wins each key, its latest
+ * events, and the fix of every failure found. Writes nothing, on AWS or Kubernetes.
+ */
+export async function explainCluster(context: InspectContext, cluster: AWSCluster): Promise<Explanation> {
+  const namespaceName = cluster.metadata.namespace ?? '';
+  const identityRef = cluster.spec.identityRef ?? CONTROLLER_IDENTITY;
+  const [namespace, checks, policy, events] = await Promise.all([
+    context.store.getNamespace(namespaceName),
+    checkChain(context.store, {
+      namespace: namespaceName,
+      identityRef,
+      controllerNamespace: context.controllerNamespace,
+      cluster: clusterUser(cluster),
+    }),
+    context.policy(),
+    latestEvents(context, cluster),
+  ]);
+  const chain = checks.map(verdictOf);
+  const refusals = chain.reduce((sum, link) => sum + link.problems.length, 0);
+  let principal: Explanation['principal'];
+  if (refusals > 0) {
+    principal = {
+      failure: { message: `not resolved: the chain has ${refusals} problem(s) (above), so no AWS call was made` },
+    };
+  } else {
+    try {
+      const session = await context.resolver.resolve({
+        namespace: namespaceName,
+        identityRef,
+        region: cluster.spec.region,
+        cluster: clusterUser(cluster),
+      });
+      principal = { accountId: session.accountId, principalArn: session.principalArn };
+    } catch (error) {
+      principal = { failure: failureOf(error) };
+      // AWS refused a link (AssumeRole, GetCallerIdentity): that link's verdict says so.
+      const link = error instanceof AwsCredentialError ? error.link : undefined;
+      chain.find(({ kind, name }) => kind === link?.kind && name === link.name)?.problems.push(failureOf(error));
+    }
+  }
+  const identities = checks.flatMap(({ identity }) => (identity ? [identity] : []));
+  const layers = tagLayers({ policy, identities, cluster });
+  const standing = standingLayers(
+    { policy, identities },
+    { now: context.now(), gracePeriodMs: context.layerGracePeriodMs },
+  );
+  const effective = resolveEffectiveTags(layers);
+  const fixes = chain.flatMap(({ kind, name, problems }) =>
+    problems.map((problem) => `${kind}/${name}: ${problem.hint ?? problem.message}`),
+  );
+  if ('failure' in principal && refusals === 0 && !fixes.length)
+    fixes.push(principal.failure.hint ?? principal.failure.message);
+  const conditions = cluster.status?.conditions ?? [];
+  if (fixes.length === 0)
+    for (const condition of conditions)
+      if (condition.status === 'False' && condition.type !== 'Ready')
+        fixes.push(`${condition.type} (${condition.reason}): ${condition.message}`);
+  return {
+    cluster: clusterKeyOf(cluster),
+    region: cluster.spec.region,
+    clusterName: clusterNameOf(cluster),
+    namespace: namespace ?? { name: namespaceName, labels: {} },
+    conditions,
+    chain,
+    principal,
+    layers,
+    standing,
+    winners: effective.tags,
+    conflicts: effective.conflicts,
+    problems: effective.problems.map(({ message }) => message),
+    events,
+    fixes,
+  };
+}

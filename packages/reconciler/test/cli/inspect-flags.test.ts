@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { parseInspectFlags } from '../../src/cli/inspect-flags.js';
+
+function refusal(parse: () => unknown): Error & { code: string; hint?: string } {
+  try {
+    parse();
+  } catch (error) {
+    return error as Error & { code: string; hint?: string };
+  }
+  return expect.fail('expected a refusal');
+}
+
+describe('keymaster plan and explain flags', () => {
+  const plan = (...args: string[]) => parseInspectFlags('plan', args, false);
+  const explain = (...args: string[]) => parseInspectFlags('explain', args, true);
+
+  it("takes the controller's flags with the controller's defaults", () => {
+    expect(plan('-A')).to.deep.equal({
+      targets: { all: true },
+      output: 'table',
+      kubeconfig: undefined,
+      namespace: 'keymaster-system',
+      stsRegion: 'us-east-1',
+      tagLayerGracePeriodMs: 600_000,
+    });
+    expect(
+      plan('-n', 'tenant-b', '-o', 'yaml', '--kubeconfig', 'kc', '--namespace', 'ops', '--sts-region', 'eu-west-1'),
+    ).to.deep.include({
+      targets: { namespace: 'tenant-b' },
+      output: 'yaml',
+      kubeconfig: 'kc',
+      namespace: 'ops',
+      stsRegion: 'eu-west-1',
+    });
+  });
+
+  it('names one cluster as NAMESPACE/NAME or NAME -n NAMESPACE, kubectl style', () => {
+    const one = { cluster: { namespace: 'tenant-b', name: 'dev' } };
+    expect(plan('tenant-b/dev')?.targets).to.deep.equal(one);
+    expect(plan('dev', '-n', 'tenant-b')?.targets).to.deep.equal(one);
+    expect(explain('tenant-b/dev', '--cluster-namespace=tenant-b')?.targets).to.deep.equal(one);
+    expect(plan('--help')).to.equal(undefined);
+  });
+
+  it('refuses what names no cluster, or two ways at once, with the forms that work', () => {
+    const none = refusal(() => plan());
+    expect(none).to.include({
+      code: 'ERR_KEYMASTER_INVALID_ARGUMENT',
+      message: 'keymaster plan: no cluster named and no -n or -A',
+    });
+    expect(none.hint).to.equal(
+      "Name the clusters as NAMESPACE/NAME (or NAME -n NAMESPACE), -n NAMESPACE or -A. --namespace is the controller's namespace, as for `keymaster run`.",
+    );
+    expect(refusal(() => plan('dev')).message).to.equal(
+      'keymaster plan: "dev" is not NAMESPACE/NAME (or give -n NAMESPACE)',
+    );
+    expect(refusal(() => plan('a/b/c')).message).to.include('"a/b/c" is not NAMESPACE/NAME');
+    expect(refusal(() => plan('a/b', 'c/d')).message).to.include('expected one cluster, got 2');
+    expect(refusal(() => plan('-A', '-n', 'x')).message).to.include('-A names every cluster');
+    expect(refusal(() => plan('a/b', '-n', 'c')).message).to.include('is not in the namespace -n c');
+    expect(refusal(() => explain('-n', 'tenant-b')).message).to.equal('keymaster explain: no cluster named');
+    expect(refusal(() => explain('-A')).message).to.include('-A is for `keymaster plan`');
+  });
+
+  it('refuses a bad flag value naming the flag, and unknown flags', () => {
+    expect(refusal(() => plan('-A', '-o', 'xml')).message).to.equal('--output="xml": must be one of table, json, yaml');
+    expect(refusal(() => plan('-A', '--tag-layer-grace-period', 'soon')).message).to.include(
+      '--tag-layer-grace-period',
+    );
+    const unknown = refusal(() => plan('-A', '--watch-namespace', 'x'));
+    expect(unknown).to.include({ code: 'ERR_KEYMASTER_INVALID_FLAG' });
+    expect(unknown.hint).to.equal('Run `keymaster plan --help` for the flags.');
+  });
+});

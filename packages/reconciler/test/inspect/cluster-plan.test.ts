@@ -1,0 +1,75 @@
+import { API_VERSION, type AWSCluster } from '@keymaster/api';
+import { KubeConfig } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { planCluster } from '../../src/inspect/cluster-plan.js';
+import { createInspectContext, type InspectContext } from '../../src/inspect/context.js';
+import { CONTROLLER_KEYS, TENANT_KEYS, eventually, startPlatform, type Platform } from '../integration/harness.js';
+
+const STATIC_REF = { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' };
+const cluster = (namespace: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSCluster',
+  metadata: { name: 'prod', namespace },
+  spec: { region: 'us-west-2', identityRef: STATIC_REF, ...spec },
+});
+
+describe('planCluster: the claim of a cluster name, as the controller decides it', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  let context: InspectContext;
+
+  before(async () => {
+    // Two tenants name their cluster "prod" and act in one account (222222222222) through one identity.
+    platform = await startPlatform([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
+        stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
+      },
+      {
+        apiVersion: API_VERSION,
+        kind: 'AWSClusterStaticIdentity',
+        metadata: { name: 'tenant-a' },
+        spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
+      },
+      cluster('team-a', { additionalTags: { team: 'a' } }),
+      cluster('team-b', { additionalTags: { team: 'b' }, tagging: { removalPolicy: 'Delete' } }),
+    ]);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(platform.kube.kubeConfig());
+    context = createInspectContext({
+      kubeConfig,
+      controllerNamespace: 'keymaster-system',
+      stsRegion: 'us-east-1',
+      layerGracePeriodMs: 0,
+      aws: { endpoint: platform.aws.url, credentials: () => Promise.resolve(CONTROLLER_KEYS) },
+    });
+  });
+  after(() => platform.stop());
+
+  it('gives the owner its plan, and the other cluster of the name no plan and nothing of the resources', async () => {
+    const [a, b] = await eventually(async () => {
+      const both = await Promise.all([platform.cluster('team-a', 'prod'), platform.cluster('team-b', 'prod')]);
+      for (const item of both)
+        expect(item.status?.conditions?.find(({ type }) => type === 'ClusterNameUnique')).to.exist;
+      return both;
+    });
+    const age = (item: AWSCluster) => `${item.metadata.creationTimestamp}\0${item.metadata.uid}`;
+    const [owner, other] = age(a) < age(b) ? [a, b] : [b, a];
+
+    const refused = await planCluster(context, other);
+    expect(refused).to.deep.include({ outcome: 'ClusterNameClaimed', accountId: '222222222222' });
+    expect(refused.failure?.code).to.equal('ERR_KEYMASTER_TAGGING_CLUSTER_NAME_CLAIMED');
+    expect(refused).to.not.have.any.keys('plan', 'changes', 'summary');
+    expect(JSON.stringify(refused), "the owner's resources").to.not.include('i-0000000000000000b');
+
+    const planned = await planCluster(context, owner);
+    expect(planned.outcome).to.equal('Planned');
+    expect(planned.plan?.resources.map(({ arn }) => arn)).to.deep.equal([
+      'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b',
+    ]);
+  });
+});
