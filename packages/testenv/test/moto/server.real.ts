@@ -1,7 +1,9 @@
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { expect } from 'chai';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TestEnvError } from '../../src/errors.js';
 import { freePorts } from '../../src/kube/ports.js';
@@ -73,27 +75,34 @@ describe('startMoto', function () {
 
 describe('pnpm moto', function () {
   this.timeout(90_000);
+  // Each run gets its own TMPDIR, where moto_server's log folder goes: what is left there is a leak.
+  let tmp: string;
+  beforeEach(async () => (tmp = await mkdtemp(join(tmpdir(), 'testenv-moto-cli-'))));
+  afterEach(() => rm(tmp, { recursive: true, force: true }));
+  const logFolders = async () => (await readdir(tmp)).filter((name) => name.startsWith('keymaster-moto-'));
 
-  it('prints "listening on URL" first, serves there, and stops moto_server on SIGTERM', async () => {
-    const cli = startMotoCli(['--port', '0']);
+  it('prints "listening on URL" first, serves there, and stops moto_server on SIGTERM, leaving nothing', async () => {
+    const cli = startMotoCli(['--port', '0'], { ...process.env, TMPDIR: tmp });
     try {
       const line = await cli.firstLine;
       const [, url] = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line) ?? [];
       expect(url, line).to.be.a('string');
       expect(await awsClients(url!).sts.send(new GetCallerIdentityCommand({}))).to.include({ Account: MOTO_ACCOUNT });
       const [server] = await childrenOf(cli.child.pid!);
+      expect(await logFolders()).to.have.length(1);
 
       cli.child.kill('SIGTERM');
 
       expect(await cli.exit).to.equal(0);
       expect(await gone(server!), 'moto_server still runs').to.equal(true);
+      expect(await logFolders()).to.deep.equal([]);
     } finally {
       cli.child.kill('SIGKILL');
     }
   });
 
   it('leaves no moto_server behind when it is killed outright', async () => {
-    const cli = startMotoCli([]);
+    const cli = startMotoCli([], { ...process.env, TMPDIR: tmp });
     await cli.firstLine;
     const [server] = await childrenOf(cli.child.pid!);
     expect(alive(server!)).to.equal(true);
