@@ -22,6 +22,14 @@ export { defaultSessionName } from './session-name.js';
 export type { SdkClient, SdkClientClass } from './clients.js';
 export { isNetworkFailure } from './aws-failures.js';
 export {
+  SOURCE_DESCRIPTIONS,
+  checkControllerCredentials,
+  credentialSource,
+  defaultControllerCredentials,
+  type ControllerCredentialSource,
+  type ControllerCredentialsCheck,
+} from './controller-credentials.js';
+export {
   AwsCredentialError,
   AwsUnreachableError,
   ControllerCredentialsError,

@@ -1,5 +1,4 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import type { IdentityLink, IdentityReference } from '@keymaster/api';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { LRUCache } from 'lru-cache';
@@ -9,6 +8,7 @@ import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { fromAssumeRole, fromController, fromStaticKeys, type CredentialSource } from './credential-sources.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
 import { stsCallError, stsEndpoint } from './aws-failures.js';
+import { defaultControllerCredentials } from './controller-credentials.js';
 import { IdentityError, type LinkName } from './errors.js';
 import { RefreshingCredentials, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 import type { IdentityStore } from './store.js';
@@ -101,7 +101,7 @@ export class IdentityResolver {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
     this.#stsRegion = options.aws?.stsRegion ?? DEFAULT_STS_REGION;
-    this.#controllerCredentials = options.controllerCredentials ?? fromNodeProviderChain();
+    this.#controllerCredentials = options.controllerCredentials ?? defaultControllerCredentials();
     this.#sets = new LRUCache({
       max: options.maxCredentialSets ?? 1000,
       dispose: (set) => {

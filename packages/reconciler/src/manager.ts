@@ -1,7 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { IDENTITY_KINDS, type AWSCluster } from '@keymaster/api';
-import { IdentityResolver, type IdentityObject } from '@keymaster/identity';
+import {
+  IdentityResolver,
+  SOURCE_DESCRIPTIONS,
+  checkControllerCredentials,
+  defaultControllerCredentials,
+  type ControllerCredentialsCheck,
+  type IdentityObject,
+} from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { AccountSlots } from './awscluster/account-slots.js';
 import { AWSClusterReconciler, TAG_RECONCILES_PER_ACCOUNT } from './awscluster/reconciler.js';
@@ -78,11 +85,15 @@ export class Manager {
   readonly identities: Record<string, Controller>;
   readonly #options: ManagerOptions;
   readonly #elector: LeaderElector | undefined;
+  readonly #controllerCredentials: AwsCredentialIdentityProvider;
+  #credentialsCheck: ControllerCredentialsCheck | undefined;
+  #credentialsChecked: Promise<void> | undefined;
   #started = false;
 
   constructor(options: ManagerOptions) {
     this.#options = options;
     const { kubeConfig, controllerNamespace, metrics, logger } = options;
+    this.#controllerCredentials = options.controllerCredentials ?? defaultControllerCredentials();
     const clock = options.clock ?? realClock;
     const log = (what: string) => (error: unknown) => logger.error(what, { error });
     this.writer = new KubeWriter(kubeConfig);
@@ -145,7 +156,7 @@ export class Manager {
       store: this.caches.identityStore(),
       controllerNamespace,
       aws: options.aws,
-      ...(options.controllerCredentials ? { controllerCredentials: options.controllerCredentials } : {}),
+      controllerCredentials: this.#controllerCredentials,
       usersAtDeletion: deletions.usersOf,
       observer: metrics.resolverObserver(),
     });
@@ -187,6 +198,8 @@ export class Manager {
           sessions,
           deletions,
           controllerNamespace,
+          controllerCredentials: () => this.#credentialsCheck,
+          now: () => new Date(clock.now()),
           logger,
         });
         return [
@@ -209,6 +222,7 @@ export class Manager {
   }
 
   async start(): Promise<void> {
+    this.#credentialsChecked = this.#checkControllerCredentials();
     await this.caches.start();
     await this.caches.waitForSync();
     const begin = () => {
@@ -246,7 +260,27 @@ export class Manager {
     await this.#elector?.release();
     if (this.#elector) this.#leading(false);
     await this.caches.stop();
+    await this.#credentialsChecked;
     this.resolver.clear();
+  }
+
+  /**
+   * Which source of the SDK's default chain gives the controller its own credentials, or none: logged,
+   * exported (keymaster_controller_credentials) and shown on AWSClusterControllerIdentity/default.
+   */
+  async #checkControllerCredentials(): Promise<void> {
+    const { logger, metrics } = this.#options;
+    const check = await checkControllerCredentials(this.#controllerCredentials, !this.#options.controllerCredentials);
+    this.#credentialsCheck = check;
+    metrics.setControllerCredentials(check.source);
+    if (check.source === 'none')
+      logger.warn('controller credentials: none found', {
+        source: check.source,
+        error: check.error,
+        hint: "Clusters whose identity chain starts from AWSClusterControllerIdentity/default fail until the controller's pod has credentials: IRSA, EKS Pod Identity, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+      });
+    else logger.info('controller credentials', { source: check.source, from: SOURCE_DESCRIPTIONS[check.source] });
+    this.identities['AWSClusterControllerIdentity']?.enqueue({ name: 'default' });
   }
 
   /** leader_election_master_status: whether this replica reconciles, for the "no leader" alert. */

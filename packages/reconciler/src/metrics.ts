@@ -10,6 +10,7 @@ export class KeymasterMetrics {
   readonly credentialCache: Counter<'result'>;
   readonly awsCalls: Counter<'service' | 'operation' | 'code'>;
   readonly driftedResources: Gauge;
+  readonly controllerCredentials: Gauge<'source'>;
   readonly #drifted = new Map<string, number>();
 
   constructor() {
@@ -38,6 +39,18 @@ export class KeymasterMetrics {
       help: 'Resources whose tags were found drifted at the last reconcile of their cluster',
       registers,
     });
+    this.controllerCredentials = new Gauge({
+      name: 'keymaster_controller_credentials',
+      help: "1 for the source of the controller's own AWS credentials found at start (environment, web-identity, container, profile, instance-metadata, provided), or none",
+      labelNames: ['source'],
+      registers,
+    });
+  }
+
+  /** Which source of the SDK's default chain gave the controller its credentials at start (`none`: none). */
+  setControllerCredentials(source: string): void {
+    this.controllerCredentials.reset();
+    this.controllerCredentials.set({ source }, 1);
   }
 
   /** The resolver's observer, feeding the STS, cache and AWS call metrics. */

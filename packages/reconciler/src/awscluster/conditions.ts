@@ -1,7 +1,13 @@
 import { displayText, type Condition } from '@keymaster/api';
 
 export type ConditionType =
-  'PrincipalUsageAllowed' | 'PrincipalCredentialRetrieved' | 'TagsInSync' | 'ClusterNameUnique' | 'Ready';
+  | 'PrincipalUsageAllowed'
+  | 'PrincipalCredentialRetrieved'
+  | 'TagsInSync'
+  | 'ClusterNameUnique'
+  | 'Ready'
+  // AWSClusterControllerIdentity/default: whether the controller's own credentials were found at start.
+  | 'CredentialsAvailable';
 
 /** A condition as a reconcile decides it; the times and generation are filled in by `setCondition`. */
 export interface ConditionUpdate {

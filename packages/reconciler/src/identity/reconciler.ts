@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
-import { servesCluster, type IdentityObject } from '@keymaster/identity';
+import { SINGLETON_NAME, type AWSCluster, type AWSClusterIdentityStatus, type IdentityKind } from '@keymaster/api';
+import {
+  SOURCE_DESCRIPTIONS,
+  servesCluster,
+  type ControllerCredentialsCheck,
+  type IdentityObject,
+} from '@keymaster/identity';
+import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
 import type { SessionUsage } from '../awscluster/session-usage.js';
 import type { Caches } from '../kube/caches.js';
 import type { EventRecorder } from '../kube/events.js';
@@ -22,7 +28,27 @@ export interface IdentityReconcilerDeps {
   /** Who used each identity being deleted when the deletion was first seen (shared with the resolver). */
   deletions: DeletingIdentities;
   controllerNamespace: string;
+  /** The start-up check of the controller's own credentials; undefined until it is done. */
+  controllerCredentials: () => ControllerCredentialsCheck | undefined;
+  now: () => Date;
   logger: Logger;
+}
+
+/** CredentialsAvailable of AWSClusterControllerIdentity/default: the source found at start, or why none was. */
+export function credentialsAvailable(check: ControllerCredentialsCheck): ConditionUpdate {
+  if (check.source === 'none')
+    return {
+      type: 'CredentialsAvailable',
+      status: 'False',
+      reason: 'NoCredentials',
+      message: `The controller found no AWS credentials of its own (${check.error ?? 'no source of the default chain'}): clusters whose chain starts from this identity fail. Give the controller's pod IRSA (eks.amazonaws.com/role-arn on its ServiceAccount), an EKS Pod Identity association, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then restart it`,
+    };
+  return {
+    type: 'CredentialsAvailable',
+    status: 'True',
+    reason: 'CredentialsFound',
+    message: `The controller's own credentials come from ${SOURCE_DESCRIPTIONS[check.source]} (source ${check.source})`,
+  };
 }
 
 /** The reconcile of one identity kind: in-use protection, status, and static identities' Secrets freed of earlier releases' owner. */
@@ -118,6 +144,14 @@ export class IdentityReconciler {
       clusterCount: users.clusters,
       namespaceCount: users.namespaces,
     };
+    const check = this.deps.controllerCredentials();
+    if (identity.kind === 'AWSClusterControllerIdentity' && identity.metadata.name === SINGLETON_NAME && check)
+      status.conditions = setCondition(
+        status.conditions ?? [],
+        credentialsAvailable(check),
+        identity.metadata.generation ?? 0,
+        this.deps.now().toISOString(),
+      );
     if (sighting) {
       status.accountID = sighting.accountId;
       status.principalARN = sighting.principalArn;

@@ -9,7 +9,7 @@ import { startAwsEmulator, type AwsEmulator, type World } from '@keymaster/aws-e
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { parseRunFlags } from '../../src/cli/flags.js';
 import { startController, type RunningController } from '../../src/cli/run.js';
-import { createControllerLogger } from '../../src/logging.js';
+import { createControllerLogger, type Logger } from '../../src/logging.js';
 
 const CRDS = fileURLToPath(new URL('../../../../deploy/crds', import.meta.url));
 export const CONTROLLER_KEYS = {
@@ -80,7 +80,11 @@ export interface Platform {
 }
 
 /** Both emulators, the given objects applied, and the controller running in-process against them. */
-export async function startPlatform(objects: object[], runArgs: string[] = []): Promise<Platform> {
+export async function startPlatform(
+  objects: object[],
+  runArgs: string[] = [],
+  options: { logger?: Logger; defaultCredentialChain?: boolean } = {},
+): Promise<Platform> {
   const kube = await startKubeEmulator({ crds: CRDS });
   const aws = await startAwsEmulator({ world: world() });
   const kubeconfig = join(await mkdtemp(join(tmpdir(), 'keymaster-')), 'kubeconfig');
@@ -102,9 +106,11 @@ export async function startPlatform(objects: object[], runArgs: string[] = []): 
     '2s',
     ...runArgs,
   ]);
+  // The default chain reads the process's environment, as `keymaster run` does.
+  const credentials = options.defaultCredentialChain ? {} : { credentials: () => Promise.resolve(CONTROLLER_KEYS) };
   const controller = await startController(flags, {
-    aws: { endpoint: aws.url, credentials: () => Promise.resolve(CONTROLLER_KEYS) },
-    logger: createControllerLogger('error', 'json', new PassThrough().resume()),
+    aws: { endpoint: aws.url, ...credentials },
+    logger: options.logger ?? createControllerLogger('error', 'json', new PassThrough().resume()),
   });
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   return {
