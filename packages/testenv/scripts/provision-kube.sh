@@ -105,7 +105,7 @@ provision_kube() {
     ldflags+=" -X $p.gitVersion=v$KUBE_VERSION -X $p.gitMajor=${KUBE_VERSION%%.*}"
     ldflags+=" -X $p.gitMinor=$(cut -d. -f2 <<<"$KUBE_VERSION") -X $p.gitTreeState=clean"
   done
-  say "building ${targets[*]%%=*} v$KUBE_VERSION: the first time only, 12 to 20 minutes on 2 cores"
+  say "building ${targets[*]%%=*} v$KUBE_VERSION: the first time only: about 15 CPU-minutes, 10 to 15 minutes on 2 idle cores"
   replaces="$(kube_staging_replaces)"
   build kubernetes "$KUBE_VERSION" "$ldflags" "$replaces" "${targets[@]}"
   say "kubernetes v$KUBE_VERSION: built in $((SECONDS - t)) s"

@@ -72,7 +72,7 @@ export function requireKubeBinaries(cacheDir = testEnvCacheDir()): KubeBinaries 
     .map(([name, version, path]) => `${name} ${version} (${path})`);
   if (missing.length > 0) {
     throw new TestEnvError('ERR_KEYMASTER_TESTENV_NOT_PROVISIONED', `not built yet: ${missing.join(', ')}`, {
-      hint: `run ${shortPath(PROVISION_SCRIPT)} (it builds them with Go into ${cacheDir}; 12 to 20 minutes on 2 cores the first time, then never again)`,
+      hint: `run ${shortPath(PROVISION_SCRIPT)} (it builds them with Go into ${cacheDir}; 10 to 15 minutes on 2 idle cores the first time, then never again)`,
     });
   }
   return binaries;
