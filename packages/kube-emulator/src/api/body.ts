@@ -25,7 +25,8 @@ export function parseBody(text: string, contentType: string): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty');
   const yaml = contentType.includes('yaml');
   try {
-    return yaml ? (parseYaml(text) as unknown) : (JSON.parse(text) as unknown);
+    // sigs.k8s.io/yaml reads YAML 1.1: `y`, `yes` and `on` are booleans there.
+    return yaml ? (parseYaml(text, { version: '1.1' }) as unknown) : (JSON.parse(text) as unknown);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     throw badRequest(`error decoding ${yaml ? 'YAML' : 'JSON'}: ${reason}`);

@@ -133,7 +133,10 @@ export const storageError = (message: string): ApiError => new ApiError(500, '',
 /** 422 Invalid: `AWSCluster.infrastructure.keymaster.dev "x" is invalid: spec.region: Invalid value: ...`. */
 export function invalid(kind: { group: string; kind: string }, name: string, causes: StatusCause[]): ApiError {
   const qualifiedKind = kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
-  const listed = causes.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message));
+  // Go's ErrorList.ToAggregate drops repeated messages; the causes keep them.
+  const listed = [
+    ...new Set(causes.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message))),
+  ];
   const summary = listed.length === 1 ? listed[0]! : `[${listed.join(', ')}]`;
   return new ApiError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, {
     name: name || undefined,

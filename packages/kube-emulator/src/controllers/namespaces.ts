@@ -50,6 +50,9 @@ export class NamespaceController {
   }
 
   private emptyNamespace(name: string): void {
+    // As kube-controller-manager: a namespace whose `kubernetes` finalizer is gone is not its to empty.
+    const namespace = this.objects.store.get(namespaces.storageKey, undefined, name);
+    if (!(arrayAt(objectAt(namespace, 'spec'), 'finalizers') ?? []).includes(NAMESPACE_FINALIZER)) return;
     for (const resource of this.namespacedResources()) {
       for (const [, object] of [...this.objects.store.list(resource.storageKey, name)]) {
         const metadata = objectAt(object, 'metadata')!;

@@ -1,5 +1,6 @@
 import type { StatusCause } from '../api/status.js';
-import { arrayAt, isObject, objectAt, type JsonObject, drop } from '../util/json.js';
+import { goOwnerReferences, goStringSlice } from '../util/go-format.js';
+import { arrayAt, isObject, objectAt, text, type Json, type JsonObject, drop } from '../util/json.js';
 import { dnsSubdomainCauses, labelValueCauses, qualifiedNameCauses } from './names.js';
 
 /** The fields of ObjectMeta; anything else under metadata is an unknown field. */
@@ -30,8 +31,75 @@ export function pruneMetadata(metadata: JsonObject): string[] {
 
 const ANNOTATIONS_LIMIT = 256 * 1024;
 
+/** Finalizers that need no domain: kube-apiserver's own. */
+const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+
+/**
+ * Finalizer names: every kind checks a qualified name (the list's path, no index); built-in kinds
+ * also refuse a name without a domain that is not a standard finalizer (with the index).
+ */
+export function finalizerCauses(finalizers: Json[], field: string, builtin: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  finalizers.forEach((finalizer, index) => {
+    if (typeof finalizer !== 'string') return;
+    if (builtin && !finalizer.includes('/') && !STANDARD_FINALIZERS.includes(finalizer)) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: field === 'metadata.finalizers' ? `${field}[${index}]` : field,
+        message: `Invalid value: ${JSON.stringify(finalizer)}: name is neither a standard finalizer name nor is it fully qualified`,
+      });
+    }
+    causes.push(...qualifiedNameCauses(finalizer, field));
+  });
+  if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field,
+      message: `Invalid value: ${goStringSlice(finalizers.map(text))}: finalizer orphan and foregroundDeletion cannot be both set`,
+    });
+  }
+  return causes;
+}
+
+/** apimachinery's ValidateOwnerReferences: the four identity fields, and one controller at most. */
+function ownerReferenceCauses(references: Json[]): StatusCause[] {
+  const causes: StatusCause[] = [];
+  let controller: string | undefined;
+  for (const reference of references) {
+    const value = (key: string): string => (isObject(reference) ? text(reference[key]) : '');
+    const version = value('apiVersion').split('/').pop() ?? '';
+    const empty: [string, boolean, string][] = [
+      ['apiVersion', version === '', 'version must not be empty'],
+      ['kind', value('kind') === '', 'kind must not be empty'],
+      ['name', value('name') === '', 'name must not be empty'],
+      ['uid', value('uid') === '', 'uid must not be empty'],
+    ];
+    for (const [key, missing, why] of empty) {
+      if (missing) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `metadata.ownerReferences.${key}`,
+          message: `Invalid value: ${JSON.stringify(value(key))}: ${why}`,
+        });
+      }
+    }
+    if (isObject(reference) && reference.controller === true) {
+      const name = `${value('kind')}/${value('name')}`;
+      if (controller === undefined) controller = name;
+      else {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: 'metadata.ownerReferences',
+          message: `Invalid value: ${goOwnerReferences(references)}: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${name}`,
+        });
+      }
+    }
+  }
+  return causes;
+}
+
 /** ObjectMeta validation common to all kinds: name, labels, annotations, finalizers, owner references. */
-export function metadataCauses(metadata: JsonObject, validateName = true): StatusCause[] {
+export function metadataCauses(metadata: JsonObject, validateName = true, builtin = true): StatusCause[] {
   const causes: StatusCause[] = [];
   if (validateName) causes.push(...dnsSubdomainCauses(metadata.name, 'metadata.name'));
   for (const [key, value] of Object.entries(objectAt(metadata, 'labels') ?? {})) {
@@ -57,20 +125,8 @@ export function metadataCauses(metadata: JsonObject, validateName = true): Statu
       message: `Too long: may not be more than ${ANNOTATIONS_LIMIT} bytes`,
     });
   }
-  (arrayAt(metadata, 'finalizers') ?? []).forEach((finalizer, index) => {
-    if (typeof finalizer === 'string') causes.push(...qualifiedNameCauses(finalizer, `metadata.finalizers[${index}]`));
-  });
-  (arrayAt(metadata, 'ownerReferences') ?? []).forEach((reference, index) => {
-    for (const field of ['apiVersion', 'kind', 'name', 'uid']) {
-      if (!isObject(reference) || typeof reference[field] !== 'string' || reference[field] === '') {
-        causes.push({
-          reason: 'FieldValueRequired',
-          field: `metadata.ownerReferences[${index}].${field}`,
-          message: 'Required value',
-        });
-      }
-    }
-  });
+  causes.push(...finalizerCauses(arrayAt(metadata, 'finalizers') ?? [], 'metadata.finalizers', builtin));
+  causes.push(...ownerReferenceCauses(arrayAt(metadata, 'ownerReferences') ?? []));
   return causes;
 }
 

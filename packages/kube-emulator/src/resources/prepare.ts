@@ -7,6 +7,7 @@ import { prune } from '../schema/prune.js';
 import type { Schema } from '../schema/types.js';
 import { validateValue } from '../schema/validate.js';
 import { arrayAt, clone, deepEqual, isObject, objectAt, type Json, type JsonObject, text, drop } from '../util/json.js';
+import { goStringSlice } from '../util/go-format.js';
 import { metadataCauses, pruneMetadata } from './metadata.js';
 import { apiVersionOf, type ResourceDef } from './types.js';
 
@@ -57,6 +58,18 @@ function wrongType(resource: ResourceDef, body: JsonObject): ApiError {
   );
 }
 
+/** A built-in kind's body is decoded into Go structs: a metadata string field holding another type is a 400. */
+function checkMetadataStrings(resource: ResourceDef, metadata: JsonObject | undefined): void {
+  for (const field of ['name', 'generateName', 'namespace', 'resourceVersion', 'uid']) {
+    const value = metadata?.[field];
+    if (value === undefined || value === null || typeof value === 'string') continue;
+    const type = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+    throw badRequest(
+      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: json: cannot unmarshal ${type} into Go struct field ObjectMeta.metadata.${field} of type string`,
+    );
+  }
+}
+
 /** The request body as an object of this resource's kind, or 400 Bad Request. */
 export function checkBody(resource: ResourceDef, body: unknown): JsonObject {
   if (!isObject(body)) throw badRequest('the request body must be a JSON object');
@@ -68,6 +81,7 @@ export function checkBody(resource: ResourceDef, body: unknown): JsonObject {
     throw wrongType(resource, body);
   }
   if (body.metadata !== undefined && !isObject(body.metadata)) throw badRequest('metadata must be an object');
+  if (resource.crdName === undefined) checkMetadataStrings(resource, objectAt(body, 'metadata'));
   return { ...clone(body), apiVersion, kind: resource.kind, metadata: clone(body.metadata ?? {}) };
 }
 
@@ -108,7 +122,13 @@ function settleShape(resource: ResourceDef, object: JsonObject): void {
 function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | undefined): void {
   const metadata = objectAt(object, 'metadata')!;
   const causes: StatusCause[] = [
-    ...metadataCauses(metadata, !resource.strategy.validatesName),
+    // Kinds validated by kube-apiserver's core ObjectMeta checks (not CRDs nor custom resources) refuse
+    // finalizers without a domain that are not its own.
+    ...metadataCauses(
+      metadata,
+      !resource.strategy.validatesName,
+      resource.crdName === undefined && resource.group !== 'apiextensions.k8s.io',
+    ),
     ...validateValue(celRoot(object), withPlainMetadata(resource.schema), '', old && celRoot(old)),
     ...(resource.strategy.validate?.(object, old) ?? []),
   ];
@@ -235,15 +255,15 @@ export function prepareUpdate(
   }
   if (oldMetadata.deletionTimestamp) {
     const before = new Set((arrayAt(oldMetadata, 'finalizers') ?? []).map(String));
-    const added = (arrayAt(metadata, 'finalizers') ?? []).filter((finalizer) => !before.has(text(finalizer)));
+    const added = (arrayAt(metadata, 'finalizers') ?? []).map(text).filter((finalizer) => !before.has(finalizer));
     if (added.length > 0) {
-      throw invalid(resource, text(metadata.name), [
-        {
-          reason: 'FieldValueForbidden',
-          field: 'metadata.finalizers',
-          message: 'Forbidden: no new finalizers can be added if the object is being deleted',
-        },
-      ]);
+      // kube-apiserver reports it twice (its generic and its kind-specific update checks).
+      const cause = {
+        reason: 'FieldValueForbidden',
+        field: 'metadata.finalizers',
+        message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(added)}`,
+      };
+      throw invalid(resource, text(metadata.name), [cause, cause]);
     }
   }
   settleShape(resource, object);

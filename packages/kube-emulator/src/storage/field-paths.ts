@@ -10,8 +10,8 @@ export type FieldPath = string[];
 export const pathKey = (path: FieldPath): string => path.join('\n');
 export const pathOfKey = (key: string): FieldPath => key.split('\n');
 
-/** The metadata fields that an applier or updater can own. */
-const OWNED_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
+/** The metadata fields that an applier or updater can own (name, uid and the like are nobody's). */
+const OWNED_METADATA = ['generateName', 'labels', 'annotations', 'finalizers', 'ownerReferences'];
 
 const sortedJson = (value: JsonObject): string =>
   JSON.stringify(
@@ -74,6 +74,7 @@ export function fieldsOf(object: JsonObject, schema: Schema): Set<string> {
 }
 
 export const metadataSchema: Record<string, Schema> = {
+  generateName: { type: 'string' },
   labels: { type: 'object', additionalProperties: { type: 'string' } },
   annotations: { type: 'object', additionalProperties: { type: 'string' } },
   finalizers: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },

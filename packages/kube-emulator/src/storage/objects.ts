@@ -58,6 +58,9 @@ function storageKeyOf(resource: ResourceDef, namespace: string | undefined, name
   return `/registry/${prefix}/${resource.namespaced ? `${namespace}/` : ''}${name}`;
 }
 
+/** The namespaces kube-apiserver's NamespaceLifecycle admission never lets go. */
+const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+
 /** The finalizers the garbage collector acts on. */
 export const FOREGROUND = 'foregroundDeletion';
 export const ORPHAN = 'orphan';
@@ -231,6 +234,9 @@ export class Objects {
   ): { object: JsonObject; removed: boolean } {
     const stored = this.stored(resource, namespace, name);
     const metadata = metadataOf(stored);
+    if (resource === namespaces && IMMORTAL_NAMESPACES.includes(name)) {
+      throw forbidden(resource, name, 'this namespace may not be deleted');
+    }
     const { uid, resourceVersion } = options.preconditions ?? {};
     if (uid && uid !== metadata.uid) {
       throw preconditionFailed(
@@ -282,8 +288,19 @@ export class Objects {
    * removing the object when it is being deleted and nothing holds it anymore.
    */
   settle(resource: ResourceDef, next: JsonObject): void {
-    if (metadataOf(next).deletionTimestamp && !this.held(resource, next)) this.store.remove(resource.storageKey, next);
-    else this.store.put(resource.storageKey, next);
+    if (metadataOf(next).deletionTimestamp && !this.held(resource, next)) {
+      this.store.remove(resource.storageKey, next);
+      return;
+    }
+    // Controllers only take fields away: their managers get nothing, others lose what is gone.
+    const old = this.store.get(
+      resource.storageKey,
+      stringAt(metadataOf(next), 'namespace'),
+      text(metadataOf(next).name),
+    );
+    const tracked = clone(next);
+    this.fieldManager.recordUpdate(resource, old, tracked, 'kube-controller-manager', undefined);
+    this.store.put(resource.storageKey, tracked);
   }
 
   private trackFields(

@@ -4,6 +4,7 @@ import { ageColumn, column, labelPairs, nameColumn } from '../../table/columns.j
 import { arrayAt, isObject, objectAt, stringAt, text, type JsonObject } from '../../util/json.js';
 import type { ResourceDef } from '../types.js';
 import { defineBuiltin } from './define.js';
+import { defaultPodTemplate, workloadCauses } from './pod-template.js';
 
 /**
  * Pod templates are described down to the lists that strategic merge patch and server-side apply merge
@@ -62,6 +63,25 @@ export const deployments: ResourceDef = defineBuiltin({
   categories: ['all'],
   statusSubresource: true,
   tracksGeneration: true,
+  strategy: {
+    normalize(deployment) {
+      const spec = objectAt(deployment, 'spec');
+      const template = objectAt(spec, 'template');
+      if (template) defaultPodTemplate(template);
+      const strategy = objectAt(spec, 'strategy');
+      if (strategy && (strategy.type ?? 'RollingUpdate') === 'RollingUpdate') {
+        strategy.type ??= 'RollingUpdate';
+        const rollingUpdate = isObject(strategy.rollingUpdate) ? strategy.rollingUpdate : (strategy.rollingUpdate = {});
+        rollingUpdate.maxUnavailable ??= '25%';
+        rollingUpdate.maxSurge ??= '25%';
+      }
+    },
+    derive(deployment) {
+      // A struct, written even when no controller fills it.
+      deployment.status ??= {};
+    },
+    validate: (deployment) => workloadCauses(objectAt(deployment, 'spec')),
+  },
   schema: kindSchema('Deployment enables declarative updates for Pods and ReplicaSets.', {
     spec: object(
       'Specification of the desired behavior of the Deployment.',

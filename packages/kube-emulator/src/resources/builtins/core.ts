@@ -1,6 +1,8 @@
 import { atomicList, boolean, keyedList, kindSchema, object, string, stringMap } from '../../schema/builders.js';
 import { ageColumn, column, countOf, nameColumn } from '../../table/columns.js';
-import { arrayAt, child, isObject, objectAt, type JsonObject, text } from '../../util/json.js';
+import { arrayAt, child, deepEqual, drop, isObject, objectAt, type JsonObject, text } from '../../util/json.js';
+import { finalizerCauses } from '../metadata.js';
+import { badRequest, type StatusCause } from '../../api/status.js';
 import type { ResourceDef } from '../types.js';
 import { defineBuiltin } from './define.js';
 import { dnsLabelCauses } from '../names.js';
@@ -44,18 +46,44 @@ export const namespaces: ResourceDef = defineBuiltin({
       const spec = (namespace.spec ??= {}) as JsonObject;
       spec.finalizers = ['kubernetes'];
     },
-    validate: (namespace) => dnsLabelCauses(objectAt(namespace, 'metadata')?.name, 'metadata.name'),
+    validate: (namespace) => [
+      ...dnsLabelCauses(objectAt(namespace, 'metadata')?.name, 'metadata.name'),
+      ...finalizerCauses(arrayAt(objectAt(namespace, 'spec'), 'finalizers') ?? [], 'spec.finalizers', true),
+      ...phaseCauses(namespace),
+    ],
     validatesName: true,
-    holdsDeletion: (namespace) => (arrayAt(objectAt(namespace, 'spec'), 'finalizers') ?? []).length > 0,
+    // The first delete only marks a namespace Terminating (the namespace controller empties it);
+    // then its spec.finalizers hold it.
+    holdsDeletion: (namespace) =>
+      !objectAt(namespace, 'metadata')?.deletionTimestamp ||
+      (arrayAt(objectAt(namespace, 'spec'), 'finalizers') ?? []).length > 0,
     derive(namespace) {
       // As the apiserver does on every write: selectors can pick namespaces by name, and the label cannot be removed.
       const metadata = objectAt(namespace, 'metadata')!;
       child(metadata, 'labels')[NAME_LABEL] = metadata.name ?? null;
+      // Namespaces are not deleted gracefully: they never carry a grace period.
+      drop(metadata, 'deletionGracePeriodSeconds');
       const status = isObject(namespace.status) ? namespace.status : (namespace.status = {});
-      status.phase = objectAt(namespace, 'metadata')?.deletionTimestamp ? 'Terminating' : 'Active';
+      status.phase = metadata.deletionTimestamp ? 'Terminating' : 'Active';
     },
   },
 });
+
+/** A Namespace's phase follows its deletionTimestamp; a written status must agree. */
+function phaseCauses(namespace: JsonObject): StatusCause[] {
+  const phase = objectAt(namespace, 'status')?.phase;
+  const deleting = Boolean(objectAt(namespace, 'metadata')?.deletionTimestamp);
+  if (phase === undefined || phase === (deleting ? 'Terminating' : 'Active')) return [];
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field: 'status.Phase',
+      message: deleting
+        ? `Invalid value: ${JSON.stringify(phase)}: may only be 'Terminating' if \`deletionTimestamp\` is not empty`
+        : `Invalid value: ${JSON.stringify(phase)}: may only be 'Active' if \`deletionTimestamp\` is empty`,
+    },
+  ];
+}
 
 export const secrets: ResourceDef = defineBuiltin({
   group: '',
@@ -77,6 +105,7 @@ export const secrets: ResourceDef = defineBuiltin({
   ],
   strategy: {
     normalize(secret) {
+      checkBase64(secret, 'Secret', 'data');
       const stringData = objectAt(secret, 'stringData');
       if (stringData) {
         const data = isObject(secret.data) ? secret.data : {};
@@ -88,18 +117,73 @@ export const secrets: ResourceDef = defineBuiltin({
       }
       if (!secret.type) secret.type = 'Opaque';
     },
-    validate(secret) {
-      const data = objectAt(secret, 'data') ?? {};
-      return Object.entries(data)
-        .filter(([, value]) => typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value))
-        .map(([key]) => ({
-          reason: 'FieldValueInvalid',
-          field: `data[${key}]`,
-          message: 'Invalid value: "<secret contents redacted>": a valid base64 string is required',
-        }));
-    },
+    validate: (secret, old) => [...keyCauses(secret, ['data']), ...immutableCauses(secret, old, ['data'])],
   },
 });
+
+/** Go's base64 decoder's complaint about a value, if any (`illegal base64 data at input byte 3`). */
+function base64Error(value: string): string | undefined {
+  const bad = value.search(/[^A-Za-z0-9+/=]/);
+  if (bad >= 0) return `illegal base64 data at input byte ${bad}`;
+  const padding = value.indexOf('=');
+  if (padding >= 0 && (!/^=*$/.test(value.slice(padding)) || value.length % 4 !== 0 || value.length - padding > 2)) {
+    return `illegal base64 data at input byte ${padding}`;
+  }
+  if (value.length % 4 === 1) return `illegal base64 data at input byte ${value.length - 1}`;
+  return undefined;
+}
+
+/** `[]byte` fields are base64 in JSON: kube-apiserver refuses the body (400) when one does not decode. */
+function checkBase64(object: JsonObject, kind: string, field: string): void {
+  for (const value of Object.values(objectAt(object, field) ?? {})) {
+    const error = typeof value === 'string' ? base64Error(value) : undefined;
+    if (error) throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${error}`);
+  }
+}
+
+/** apimachinery's IsConfigMapKey: the keys of ConfigMaps and Secrets (`data[key]`). */
+function keyCauses(object: JsonObject, fields: string[]): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const invalidKey = (field: string, key: string, why: string): StatusCause => ({
+    reason: 'FieldValueInvalid',
+    field: `${field}[${key}]`,
+    message: `Invalid value: ${JSON.stringify(key)}: ${why}`,
+  });
+  for (const field of fields) {
+    for (const key of Object.keys(objectAt(object, field) ?? {})) {
+      if (key.length > 253) causes.push(invalidKey(field, key, 'must be no more than 253 characters'));
+      if (!/^[-._a-zA-Z0-9]+$/.test(key)) {
+        causes.push(
+          invalidKey(
+            field,
+            key,
+            "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+          ),
+        );
+      }
+      if (key === '.' || key === '..') causes.push(invalidKey(field, key, `must not be '${key}'`));
+      else if (key.startsWith('..')) causes.push(invalidKey(field, key, "must not start with '..'"));
+      if (field === 'data' && fields.includes('binaryData') && objectAt(object, 'binaryData')?.[key] !== undefined) {
+        causes.push(invalidKey(field, key, 'duplicate of key present in binaryData'));
+      }
+    }
+  }
+  return causes;
+}
+
+/** Once `immutable: true`, neither it nor the data may change. */
+function immutableCauses(object: JsonObject, old: JsonObject | undefined, fields: string[]): StatusCause[] {
+  if (old?.immutable !== true) return [];
+  const forbidden = (field: string): StatusCause => ({
+    reason: 'FieldValueForbidden',
+    field,
+    message: 'Forbidden: field is immutable when `immutable` is set',
+  });
+  return [
+    ...(object.immutable === true ? [] : [forbidden('immutable')]),
+    ...fields.filter((field) => !deepEqual(object[field], old[field])).map(forbidden),
+  ];
+}
 
 export const configMaps: ResourceDef = defineBuiltin({
   group: '',
@@ -118,6 +202,13 @@ export const configMaps: ResourceDef = defineBuiltin({
     column('Data', 'string', 'The number of entries in the ConfigMap', (o) => countOf(o.data, o.binaryData)),
     ageColumn,
   ],
+  strategy: {
+    normalize: (configMap) => checkBase64(configMap, 'ConfigMap', 'binaryData'),
+    validate: (configMap, old) => [
+      ...keyCauses(configMap, ['data', 'binaryData']),
+      ...immutableCauses(configMap, old, ['data', 'binaryData']),
+    ],
+  },
 });
 
 export const serviceAccounts: ResourceDef = defineBuiltin({

@@ -41,6 +41,24 @@ function rename(object: JsonObject, pairs: [from: string, to: string][], apiVers
   return renamed;
 }
 
+/**
+ * The fields a stored core/v1 Event always has, as Go writes its zero values: `source` and
+ * `involvedObject` structs, null times, empty reporting strings.
+ */
+function withZeroValues(event: JsonObject): JsonObject {
+  event.source ??= {};
+  event.involvedObject ??= {};
+  for (const time of ['firstTimestamp', 'lastTimestamp', 'eventTime']) event[time] ??= null;
+  for (const name of ['reportingComponent', 'reportingInstance']) event[name] ??= '';
+  return event;
+}
+
+/** events.k8s.io/v1 omits empty reporting strings (`omitempty`), unlike core/v1. */
+function withoutEmptyReporting(event: JsonObject): JsonObject {
+  for (const name of ['reportingController', 'reportingInstance']) if (event[name] === '') drop(event, name);
+  return event;
+}
+
 function sourceOf(event: JsonObject): string {
   const source = objectAt(event, 'source');
   const component = stringAt(source, 'component') ?? stringAt(event, 'reportingComponent') ?? '';
@@ -98,15 +116,19 @@ const eventResource = (group: string, fields: Record<string, Schema>, strategy?:
     ...(strategy ? { strategy } : {}),
   });
 
-export const coreEvents = eventResource('', {
-  involvedObject: objectReference,
-  message: string('A human-readable description of the status of this operation.'),
-  source: free('The component reporting this event.'),
-  firstTimestamp: timestamp('The time at which the event was first recorded.'),
-  lastTimestamp: timestamp('The time at which the most recent occurrence of this event was recorded.'),
-  count: integer('The number of times this event has occurred.'),
-  reportingComponent: string('Name of the controller that emitted this Event.'),
-});
+export const coreEvents = eventResource(
+  '',
+  {
+    involvedObject: objectReference,
+    message: string('A human-readable description of the status of this operation.'),
+    source: free('The component reporting this event.'),
+    firstTimestamp: timestamp('The time at which the event was first recorded.'),
+    lastTimestamp: timestamp('The time at which the most recent occurrence of this event was recorded.'),
+    count: integer('The number of times this event has occurred.'),
+    reportingComponent: string('Name of the controller that emitted this Event.'),
+  },
+  { derive: (event) => void withZeroValues(event) },
+);
 
 export const eventsV1 = eventResource(
   'events.k8s.io',
@@ -121,11 +143,13 @@ export const eventsV1 = eventResource(
   },
   {
     toStorage: (event) =>
-      rename(
-        event,
-        RENAMES.map(([core, events]) => [events, core]),
-        'v1',
+      withZeroValues(
+        rename(
+          event,
+          RENAMES.map(([core, events]) => [events, core]),
+          'v1',
+        ),
       ),
-    fromStorage: (event) => rename(event, RENAMES, 'events.k8s.io/v1'),
+    fromStorage: (event) => withoutEmptyReporting(rename(event, RENAMES, 'events.k8s.io/v1')),
   },
 );

@@ -1,4 +1,5 @@
-import type { StatusCause } from '../../api/status.js';
+import { unsupportedValue, type StatusCause } from '../../api/status.js';
+import { goString, goStringSlice } from '../../util/go-format.js';
 import { atomicList, free, kindSchema, object, string } from '../../schema/builders.js';
 import type { Schema } from '../../schema/types.js';
 import { ageColumn, column, createdAtColumn, nameColumn } from '../../table/columns.js';
@@ -12,17 +13,13 @@ const GROUP = 'rbac.authorization.k8s.io';
 
 const strings = (description: string): Schema => atomicList(description, string('An item.'));
 
-const policyRule = object(
-  'PolicyRule holds information that describes a policy rule.',
-  {
-    verbs: strings('Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule.'),
-    apiGroups: strings('APIGroups is the name of the APIGroup that contains the resources.'),
-    resources: strings('Resources is a list of resources this rule applies to.'),
-    resourceNames: strings('ResourceNames is an optional white list of names that the rule applies to.'),
-    nonResourceURLs: strings('NonResourceURLs is a set of partial urls that a user should have access to.'),
-  },
-  { required: ['verbs'] },
-);
+const policyRule = object('PolicyRule holds information that describes a policy rule.', {
+  verbs: strings('Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule.'),
+  apiGroups: strings('APIGroups is the name of the APIGroup that contains the resources.'),
+  resources: strings('Resources is a list of resources this rule applies to.'),
+  resourceNames: strings('ResourceNames is an optional white list of names that the rule applies to.'),
+  nonResourceURLs: strings('NonResourceURLs is a set of partial urls that a user should have access to.'),
+});
 
 const rules = atomicList('Rules holds all the PolicyRules for this role.', policyRule);
 
@@ -37,19 +34,55 @@ const subject = object(
   { required: ['kind', 'name'] },
 );
 
-const roleRef = (kinds: string[]): Schema =>
-  object(
-    'RoleRef can only reference a ClusterRole in the global namespace, or a Role in the same namespace.',
-    {
-      apiGroup: string('APIGroup is the group for the resource being referenced.', { enum: [GROUP] }),
-      kind: string('Kind is the type of resource being referenced.', { enum: kinds }),
-      name: string('Name is the name of resource being referenced.'),
-    },
-    { required: ['apiGroup', 'kind', 'name'], 'x-kubernetes-map-type': 'atomic' },
-  );
+/** Checked by bindingCauses in kube-apiserver's words; apiGroup defaults to rbac's. */
+const roleRef: Schema = object(
+  'RoleRef can only reference a ClusterRole in the global namespace, or a Role in the same namespace.',
+  {
+    apiGroup: string('APIGroup is the group for the resource being referenced.', { default: GROUP }),
+    kind: string('Kind is the type of resource being referenced.'),
+    name: string('Name is the name of resource being referenced.'),
+  },
+  { 'x-kubernetes-map-type': 'atomic', default: {} },
+);
 
 const nameCauses = (object: JsonObject): StatusCause[] =>
   pathSegmentCauses(objectAt(object, 'metadata')?.name, 'metadata.name');
+
+const required = (field: string, why = ''): StatusCause => ({
+  reason: 'FieldValueRequired',
+  field,
+  message: why ? `Required value: ${why}` : 'Required value',
+});
+
+/** rbac's ValidatePolicyRule: verbs always; URLs only cluster-wide and never with resources; else groups and resources. */
+function ruleCauses(role: JsonObject, namespaced: boolean): StatusCause[] {
+  const causes = nameCauses(role);
+  (arrayAt(role, 'rules') ?? []).forEach((rule, index) => {
+    const list = (key: string): string[] => (isObject(rule) ? (arrayAt(rule, key) ?? []).map(String) : []);
+    const path = `rules[${index}]`;
+    if (list('verbs').length === 0) causes.push(required(`${path}.verbs`, 'verbs must contain at least one value'));
+    const urls = list('nonResourceURLs');
+    if (urls.length > 0) {
+      const invalidUrls = (why: string): StatusCause => ({
+        reason: 'FieldValueInvalid',
+        field: `${path}.nonResourceURLs`,
+        message: `Invalid value: ${goStringSlice(urls)}: ${why}`,
+      });
+      if (namespaced) causes.push(invalidUrls('namespaced rules cannot apply to non-resource URLs'));
+      if (list('apiGroups').length > 0 || list('resources').length > 0 || list('resourceNames').length > 0) {
+        causes.push(invalidUrls('rules cannot apply to both regular resources and non-resource URLs'));
+      }
+      return;
+    }
+    if (list('apiGroups').length === 0) {
+      causes.push(required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+    }
+    if (list('resources').length === 0) {
+      causes.push(required(`${path}.resources`, 'resource rules must supply at least one resource'));
+    }
+  });
+  return causes;
+}
 
 /** The four kinds differ only in scope, schema, columns and checks. */
 const rbacKind = (kind: string, namespaced: boolean, rest: Pick<BuiltinSpec, 'schema' | 'columns' | 'strategy'>) =>
@@ -62,7 +95,7 @@ const role = (kind: string, namespaced: boolean, extra: Record<string, Schema> =
       ...extra,
     }),
     columns: [nameColumn(), createdAtColumn],
-    strategy: { validate: nameCauses, validatesName: true },
+    strategy: { validate: (object) => ruleCauses(object, namespaced), validatesName: true },
   });
 
 /** `kind/name` of a binding's role, and the subjects of one kind, as kubectl prints them. */
@@ -79,14 +112,29 @@ const subjectsOf = (binding: JsonObject, kind: string): string =>
     )
     .join(', ');
 
-/** As the apiserver validates bindings: roleRef never changes, and a ClusterRoleBinding names its ServiceAccounts' namespaces. */
+/** `rbac.RoleRef{APIGroup:"...", Kind:"...", Name:"..."}`, as Go prints it. */
+const goRoleRef = (ref: JsonObject | undefined): string =>
+  `rbac.RoleRef{APIGroup:${goString(stringAt(ref, 'apiGroup') ?? '')}, Kind:${goString(stringAt(ref, 'kind') ?? '')}, Name:${goString(stringAt(ref, 'name') ?? '')}}`;
+
+/**
+ * As the apiserver validates bindings: a roleRef to a kind the binding may name (a RoleBinding a
+ * Role or ClusterRole, a ClusterRoleBinding a ClusterRole), with a name, that never changes; and a
+ * ClusterRoleBinding names its ServiceAccounts' namespaces.
+ */
 function bindingCauses(binding: JsonObject, old: JsonObject | undefined, namespaced: boolean): StatusCause[] {
   const causes = nameCauses(binding);
+  const ref = objectAt(binding, 'roleRef');
+  const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+  if (stringAt(ref, 'apiGroup') !== GROUP)
+    causes.push(unsupportedValue('roleRef.apiGroup', stringAt(ref, 'apiGroup') ?? '', [GROUP]));
+  if (!kinds.includes(stringAt(ref, 'kind') ?? ''))
+    causes.push(unsupportedValue('roleRef.kind', stringAt(ref, 'kind') ?? '', kinds));
+  if (!stringAt(ref, 'name')) causes.push(required('roleRef.name'));
   if (old && !deepEqual(binding.roleRef, old.roleRef)) {
     causes.push({
       reason: 'FieldValueInvalid',
       field: 'roleRef',
-      message: `Invalid value: ${JSON.stringify(binding.roleRef)}: cannot change roleRef`,
+      message: `Invalid value: ${goRoleRef(ref)}: cannot change roleRef`,
     });
   }
   (arrayAt(binding, 'subjects') ?? []).forEach((item, index) => {
@@ -97,16 +145,12 @@ function bindingCauses(binding: JsonObject, old: JsonObject | undefined, namespa
   return causes;
 }
 
-const binding = (kind: string, namespaced: boolean, roleKinds: string[]): ResourceDef =>
+const binding = (kind: string, namespaced: boolean): ResourceDef =>
   rbacKind(kind, namespaced, {
-    schema: kindSchema(
-      `${kind} references a role, but does not contain it.`,
-      {
-        subjects: atomicList('Subjects holds references to the objects the role applies to.', subject),
-        roleRef: roleRef(roleKinds),
-      },
-      ['roleRef'],
-    ),
+    schema: kindSchema(`${kind} references a role, but does not contain it.`, {
+      subjects: atomicList('Subjects holds references to the objects the role applies to.', subject),
+      roleRef,
+    }),
     columns: [
       nameColumn(),
       column('Role', 'string', 'The role the binding grants', roleOf),
@@ -127,7 +171,7 @@ export const clusterRoles = role('ClusterRole', false, {
   }),
 });
 export const roles = role('Role', true);
-export const clusterRoleBindings = binding('ClusterRoleBinding', false, ['ClusterRole']);
-export const roleBindings = binding('RoleBinding', true, ['Role', 'ClusterRole']);
+export const clusterRoleBindings = binding('ClusterRoleBinding', false);
+export const roleBindings = binding('RoleBinding', true);
 
 export const rbacResources: ResourceDef[] = [clusterRoles, roles, clusterRoleBindings, roleBindings];

@@ -1,6 +1,7 @@
 import { atomicList, free, integer, keyedList, kindSchema, object, string, stringMap } from '../../schema/builders.js';
 import { ageColumn, column, labelPairs, nameColumn } from '../../table/columns.js';
 import { arrayAt, isObject, objectAt, stringAt, text, type JsonObject } from '../../util/json.js';
+import type { StatusCause } from '../../api/status.js';
 import type { ResourceDef } from '../types.js';
 import { defineBuiltin } from './define.js';
 
@@ -29,13 +30,85 @@ function portsOf(service: JsonObject): string {
     .join(',');
 }
 
-/** Stored and served; no cluster IP is allocated and nothing routes traffic. */
+/** Cluster IPs handed out, from kubeadm's default service range 10.96.0.0/12. */
+const allocated = new Set<string>();
+function allocateClusterIP(): string {
+  for (;;) {
+    const offset = 1 + Math.floor(Math.random() * (2 ** 20 - 2));
+    const ip = `10.${96 + (offset >> 16)}.${(offset >> 8) & 255}.${offset & 255}`;
+    if (!allocated.has(ip)) {
+      allocated.add(ip);
+      return ip;
+    }
+  }
+}
+
+const usesClusterIP = (spec: JsonObject): boolean => spec.type !== 'ExternalName';
+
+/**
+ * What kube-apiserver's Service storage sets: a cluster IP (kept across updates that leave it out),
+ * the single-stack IPv4 family, internalTrafficPolicy, a targetPort equal to the port, an empty
+ * load balancer status, and node ports for NodePort and LoadBalancer Services.
+ */
+function allocate(service: JsonObject, old: JsonObject | undefined): void {
+  const spec = objectAt(service, 'spec');
+  if (!spec) return;
+  const oldSpec = objectAt(old, 'spec');
+  if (usesClusterIP(spec)) {
+    const kept = stringAt(oldSpec, 'clusterIP');
+    if (spec.clusterIP === undefined || spec.clusterIP === '') spec.clusterIP = kept ?? allocateClusterIP();
+    spec.clusterIPs ??= [spec.clusterIP];
+    spec.ipFamilies ??= ['IPv4'];
+    spec.ipFamilyPolicy ??= 'SingleStack';
+    spec.internalTrafficPolicy ??= 'Cluster';
+  }
+  const nodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
+  for (const port of (arrayAt(spec, 'ports') ?? []).filter(isObject)) {
+    if (nodePorts && port.nodePort === undefined) port.nodePort = 30000 + Math.floor(Math.random() * 2768);
+  }
+  service.status = isObject(service.status) ? service.status : {};
+  objectAt(service, 'status')!.loadBalancer ??= {};
+}
+
+/** A port's targetPort defaults to its port (before validation, which checks both). */
+function defaultTargetPorts(service: JsonObject): void {
+  for (const port of (arrayAt(objectAt(service, 'spec'), 'ports') ?? []).filter(isObject)) {
+    port.targetPort ??= port.port ?? null;
+  }
+}
+
+const PORT_RANGE = 'must be between 1 and 65535, inclusive';
+
+function portCauses(service: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  (arrayAt(objectAt(service, 'spec'), 'ports') ?? []).forEach((port, index) => {
+    if (!isObject(port)) return;
+    for (const field of ['port', 'targetPort']) {
+      const value = port[field];
+      if (typeof value === 'number' && (value < 1 || value > 65535)) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `spec.ports[${index}].${field}`,
+          message: `Invalid value: ${value}: ${PORT_RANGE}`,
+        });
+      }
+    }
+  });
+  return causes;
+}
+
+/** Stored and served, with a cluster IP allocated; nothing routes traffic. */
 export const services: ResourceDef = defineBuiltin({
   group: '',
   version: 'v1',
   plural: 'services',
   returnsDeletedObject: true,
   kind: 'Service',
+  strategy: {
+    normalize: defaultTargetPorts,
+    derive: allocate,
+    validate: portCauses,
+  },
   namespaced: true,
   shortNames: ['svc'],
   categories: ['all'],
@@ -46,7 +119,7 @@ export const services: ResourceDef = defineBuiltin({
       {
         type: string('Type determines how the Service is exposed.', {
           default: 'ClusterIP',
-          enum: ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'],
+          enum: ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'],
         }),
         selector: stringMap('Route service traffic to pods with label keys and values matching this selector.'),
         ports: keyedList('The list of ports that are exposed by this service.', 'port', servicePort),

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { startTestCluster, type TestCluster } from '../../helpers/emulator.js';
+import { call, startTestCluster, type TestCluster } from '../../helpers/emulator.js';
 import { failure } from '../../helpers/failure.js';
 import { kubectl, kubectlBinary } from '../../helpers/kubectl.js';
 
@@ -103,9 +103,95 @@ describe('apps/v1 Deployment and v1 Service (stored, no controller)', function (
     expect(service.spec?.type).to.equal('ClusterIP');
     expect(service.spec?.sessionAffinity).to.equal('None');
     expect(service.spec?.ports).to.deep.equal([{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }]);
+    // As kube-apiserver allocates and defaults them (kubeadm's default service range here).
+    const ip = service.spec!.clusterIP!;
+    expect(ip).to.match(/^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/);
+    expect(service.spec).to.deep.include({
+      clusterIPs: [ip],
+      ipFamilies: ['IPv4'],
+      ipFamilyPolicy: 'SingleStack',
+      internalTrafficPolicy: 'Cluster',
+    });
+    expect(service.status).to.deep.equal({ loadBalancer: {} });
+    const replaced = await core.replaceNamespacedService({
+      namespace: 'default',
+      name: 'web',
+      body: { metadata: { name: 'web' }, spec: { ports: [{ port: 8080 }] } },
+    });
+    expect(replaced.spec?.clusterIP, 'kept when the update leaves it out').to.equal(ip);
+    expect(replaced.spec?.ports).to.deep.equal([{ port: 8080, targetPort: 8080, protocol: 'TCP' }]);
     const wide = await ok(33, 'get', 'svc', 'web', '-o', 'wide');
     expect(wide).to.match(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR$/m);
-    expect(wide).to.match(/^web\s+ClusterIP\s+<none>\s+<none>\s+80\/TCP\s+\S+\s+app=web$/m);
+    expect(wide).to.match(
+      new RegExp(`^web\\s+ClusterIP\\s+${ip.replaceAll('.', '\\.')}\\s+<none>\\s+8080/TCP\\s+\\S+\\s+<none>$`, 'm'),
+    );
+    const refused = await failure(
+      core.createNamespacedService({
+        namespace: 'default',
+        body: { metadata: { name: 'bad' }, spec: { ports: [{ port: 70000 }] } },
+      }),
+    );
+    expect(refused.status.message).to.equal(
+      'Service "bad" is invalid: [spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive]',
+    );
+  });
+
+  it('defaults a Deployment and its pod template as kube-apiserver does, and checks its selector', async () => {
+    const created = (
+      await call(cluster.emulator, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
+        metadata: { name: 'defaults' },
+        spec: {
+          selector: { matchLabels: LABELS },
+          strategy: { rollingUpdate: { maxSurge: 2 } },
+          template: {
+            metadata: { labels: LABELS },
+            spec: {
+              containers: [
+                { name: 'a', image: 'nginx' },
+                { name: 'b', image: 'nginx:1.27' },
+              ],
+            },
+          },
+        },
+      })
+    ).body as {
+      spec: Record<string, unknown> & {
+        template: { metadata: unknown; spec: Record<string, unknown> & { containers: Record<string, unknown>[] } };
+      };
+      status: unknown;
+    };
+    expect(created.spec.strategy).to.deep.equal({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: 2, maxUnavailable: '25%' },
+    });
+    expect(created.spec.template.metadata).to.deep.equal({ labels: LABELS, creationTimestamp: null });
+    expect(created.spec.template.spec).to.deep.include({
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      securityContext: {},
+      schedulerName: 'default-scheduler',
+    });
+    expect(created.spec.template.spec.containers.map((container) => container.imagePullPolicy)).to.deep.equal([
+      'Always',
+      'IfNotPresent',
+    ]);
+    expect(created.spec.template.spec.containers[0]).to.deep.include({
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    });
+    expect(created.status).to.deep.equal({});
+    const mismatched = await call(cluster.emulator, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
+      metadata: { name: 'mismatched' },
+      spec: {
+        selector: { matchLabels: { app: 'other' } },
+        template: { metadata: { labels: { b: '2', a: '1' } }, spec: { containers: [{ name: 'a', image: 'a' }] } },
+      },
+    });
+    expect((mismatched.body as { message: string }).message).to.equal(
+      'Deployment.apps "mismatched" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"a":"1", "b":"2"}: `selector` does not match template `labels`',
+    );
   });
 
   for (const minor of [33, 27]) {
