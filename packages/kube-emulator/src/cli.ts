@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { startKubeEmulator, type KubeEmulatorOptions } from './emulator.js';
 import { KubeEmulatorError } from './errors.js';
 
-const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV] [--authorization-mode AlwaysAllow|RBAC] [--tls]`;
+const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV] [--authorization-mode AlwaysAllow|RBAC] [--tls]
+  [--service-account-issuer URL] [--service-account-jwks-uri URL] [--api-audiences A,B] [--service-account-max-token-expiration DURATION]`;
 
 function portOf(value: string | undefined): number {
   if (value === undefined) return 0;
@@ -19,6 +20,20 @@ function portOf(value: string | undefined): number {
   return port;
 }
 
+/** A Go duration of hours, minutes and seconds (`48h`, `90m`, `1h30m0s`), as kube-apiserver's flag takes it, in seconds. */
+function durationOf(value: string): number {
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value);
+  if (!match || value === '') {
+    throw new KubeEmulatorError(
+      'ERR_KEYMASTER_KUBE_EMULATOR_USAGE',
+      `--service-account-max-token-expiration must be a duration such as 48h or 90m, not ${JSON.stringify(value)}`,
+      { hint: 'write hours, minutes and seconds as Go does: 24h, 1h30m, 3600s' },
+    );
+  }
+  const [, hours = '0', minutes = '0', seconds = '0'] = match;
+  return Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -29,6 +44,10 @@ async function main(): Promise<void> {
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
       tls: { type: 'boolean' },
+      'service-account-issuer': { type: 'string' },
+      'service-account-jwks-uri': { type: 'string' },
+      'api-audiences': { type: 'string' },
+      'service-account-max-token-expiration': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -46,6 +65,16 @@ async function main(): Promise<void> {
       ? { authorization: values['authorization-mode'] as KubeEmulatorOptions['authorization'] }
       : {}),
     ...(values.tls ? { tls: true } : {}),
+    ...(values['service-account-issuer'] !== undefined
+      ? { serviceAccountIssuer: values['service-account-issuer'] }
+      : {}),
+    ...(values['service-account-jwks-uri'] !== undefined
+      ? { serviceAccountJwksUri: values['service-account-jwks-uri'] }
+      : {}),
+    ...(values['api-audiences'] !== undefined ? { apiAudiences: values['api-audiences'].split(',') } : {}),
+    ...(values['service-account-max-token-expiration'] !== undefined
+      ? { serviceAccountMaxTokenExpirationSeconds: durationOf(values['service-account-max-token-expiration']) }
+      : {}),
   });
   if (values.kubeconfig !== undefined) await emulator.writeKubeConfig(values.kubeconfig);
   const stop = (): void => {

@@ -4,7 +4,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './api/server.js';
 import { selfSignedCertificate } from './auth/certificate.js';
+import { Authenticator } from './auth/authenticator.js';
 import { RbacAuthorizer } from './auth/rbac.js';
+import { ServiceAccountIssuer } from './auth/service-accounts/issuer.js';
+import { checkIssuerOptions, issuerSettings, type IssuerOptions } from './auth/service-accounts/options.js';
 import { readTokenFile } from './auth/tokens.js';
 import { CrdController } from './controllers/crds.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
@@ -24,7 +27,7 @@ import { Objects, type WriteOptions } from './storage/objects.js';
 import { Store } from './storage/store.js';
 import { WatchHub } from './watch/watch.js';
 
-export interface KubeEmulatorOptions {
+export interface KubeEmulatorOptions extends IssuerOptions {
   /** TCP port; 0 (the default) picks a free one. */
   port?: number;
   /** Address to listen on; loopback (127.0.0.1) by default. */
@@ -49,6 +52,8 @@ export interface KubeEmulatorOptions {
 export interface KubeEmulator {
   /** `http://HOST:PORT` (`https://` with `tls`). */
   readonly url: string;
+  /** The `iss` of its service-account tokens (`serviceAccountIssuer`, else `url`). */
+  readonly serviceAccountIssuer: string;
   /** With `tls`: the PEM of the self-signed certificate, to trust it. */
   readonly caCertificate: string | undefined;
   /** A kubeconfig (YAML text) for this emulator. */
@@ -108,6 +113,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       { hint: 'use --authorization-mode RBAC (with --token-auth-file, so that requests have users) or leave it out' },
     );
   }
+  checkIssuerOptions(options);
   const users = options.tokenAuthFile === undefined ? undefined : readTokenFile(options.tokenAuthFile);
   const registry = new ResourceRegistry();
   const store = new Store(options.watchHistory ?? 100_000);
@@ -127,6 +133,12 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const stats = new Stats();
   const faults = new Faults((resource) => watches.drop(resource));
   const certificate = options.tls ? selfSignedCertificate(host) : undefined;
+  const server = certificate ? createHttpsServer(certificate) : createServer();
+  server.keepAliveTimeout = 60_000;
+  const address = await listen(server, options.port ?? 0, host);
+  const url = `${certificate ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  // The issuer defaults to the emulator's own URL, known once it listens; no request is read before this.
+  const issuer = new ServiceAccountIssuer(issuerSettings(options, url));
   const listener = createRequestListener({
     registry,
     objects,
@@ -135,16 +147,15 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     openApi: new OpenApi(registry),
     stats,
     faults,
-    users,
+    issuer,
+    authenticator: new Authenticator(users, issuer, store),
     authorizer: options.authorization === 'RBAC' ? new RbacAuthorizer(store) : undefined,
     admin: adminHandler(stats, faults),
   });
-  const server = certificate ? createHttpsServer(certificate, listener) : createServer(listener);
-  server.keepAliveTimeout = 60_000;
-  const address = await listen(server, options.port ?? 0, host);
-  const url = `${certificate ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  server.on('request', listener);
   return {
     url,
+    serviceAccountIssuer: issuer.settings.issuer,
     caCertificate: certificate?.cert,
     kubeConfig: (config) => kubeConfigYaml(url, config, certificate?.cert),
     writeKubeConfig: (path, config) => writeFile(path, kubeConfigYaml(url, config, certificate?.cert), { mode: 0o600 }),

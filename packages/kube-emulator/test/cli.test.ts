@@ -49,6 +49,39 @@ describe('the kube-emulator command', function () {
     expect(await cli.exit).to.equal(0);
   });
 
+  it("takes kube-apiserver's service-account flags: issuer, JWKS URI, API audiences, maximum expiration", async () => {
+    const cli = startCli([
+      '--service-account-issuer',
+      'https://oidc.example.com',
+      '--service-account-jwks-uri',
+      'https://oidc.example.com/keys',
+      '--api-audiences',
+      'api,other',
+      '--service-account-max-token-expiration',
+      '1h30m',
+    ]);
+    const url = (await cli.firstLine).slice('listening on '.length);
+    const post = (path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await post('/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'robot' } });
+    const answer = await post('/api/v1/namespaces/default/serviceaccounts/robot/token', {
+      spec: { expirationSeconds: 86400 },
+    });
+    const { spec } = (await answer.json()) as { spec: unknown };
+    expect(spec).to.deep.equal({ audiences: ['api', 'other'], expirationSeconds: 5400, boundObjectRef: null });
+    const discovery = (await (await fetch(`${url}/.well-known/openid-configuration`)).json()) as object;
+    expect(discovery).to.include({ issuer: 'https://oidc.example.com', jwks_uri: 'https://oidc.example.com/keys' });
+    cli.child.kill('SIGTERM');
+    expect(await cli.exit).to.equal(0);
+    const badDuration = startCli(['--service-account-max-token-expiration', '2d']);
+    expect(await badDuration.exit).to.equal(2);
+    expect(badDuration.stderr()).to.contain('must be a duration such as 48h or 90m, not "2d"');
+  });
+
   it('explains bad flags and bad folders', async () => {
     const badPort = startCli(['--port', 'seventy']);
     expect(await badPort.exit).to.equal(2);

@@ -83,7 +83,7 @@ function managerOf(call: Call): string {
   return agent.split('/')[0]?.trim() || 'unknown';
 }
 
-function writeOptions(call: Call): WriteOptions {
+export function writeOptions(call: Call): WriteOptions {
   const dryRun = call.query.getAll('dryRun');
   if (dryRun.some((value) => value !== 'All')) throw badRequest('dryRun must be "All" or absent');
   return {
@@ -145,7 +145,9 @@ function listMetadata(resource: ResourceDef, result: ListResult): JsonObject {
 function checkListOptions(call: Call): void {
   const match = call.query.get('resourceVersionMatch');
   const causes = [];
-  if (match) {
+  const watchList = call.verb === 'watch' && call.query.has('sendInitialEvents');
+  // A watch list may say NotOlderThan without a resourceVersion; it is refused for its own reason below.
+  if (match && !watchList) {
     if (!['Exact', 'NotOlderThan'].includes(match)) {
       causes.push(unsupportedValue('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
     } else if (!call.query.get('resourceVersion')) {
@@ -156,7 +158,7 @@ function checkListOptions(call: Call): void {
       });
     }
   }
-  if (call.verb === 'watch' && call.query.has('sendInitialEvents')) {
+  if (watchList) {
     causes.push({
       reason: 'FieldValueForbidden',
       field: 'sendInitialEvents',
@@ -219,7 +221,7 @@ function watch(api: Api, call: Call): void {
   );
 }
 
-async function bodyOf(call: Call): Promise<unknown> {
+export async function bodyOf(call: Call): Promise<unknown> {
   const contentType = call.request.headers['content-type'] ?? 'application/json';
   if (contentType.startsWith('application/vnd.kubernetes.protobuf'))
     return decodeKubernetesProtobuf(await readBytes(call.request));
@@ -261,7 +263,10 @@ function patchedObject(call: Call, current: JsonObject, patchType: string, patch
 async function patch(api: Api, call: Call): Promise<void> {
   const patchType = (call.request.headers['content-type'] ?? '').split(';')[0]!.trim();
   const accepted = PATCH_TYPES.filter((type) => call.resource.strategicMergePatch || !type.includes('strategic'));
-  if (!accepted.includes(patchType)) throw unsupportedPatchType();
+  if (!accepted.includes(patchType)) {
+    // A known patch type the resource does not take (strategic merge on a custom resource) lists the others.
+    throw PATCH_TYPES.includes(patchType) ? unsupportedMediaType(accepted.join(', ')) : unsupportedPatchType();
+  }
   const options = writeOptions(call);
   const body = await bodyOf(call);
   const { resource, namespace, name } = call;

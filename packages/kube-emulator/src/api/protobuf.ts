@@ -92,7 +92,22 @@ const BINDING: Message = {
   },
 };
 
-/** The kinds kubectl 1.33 sends as protobuf (its `create namespace|secret|configmap|serviceaccount|role|...`). */
+const TOKEN_REQUEST_SPEC: Message = {
+  1: strings('audiences'),
+  3: {
+    name: 'boundObjectRef',
+    type: 'message',
+    message: {
+      1: { name: 'kind', type: 'string' },
+      2: { name: 'apiVersion', type: 'string' },
+      3: { name: 'name', type: 'string' },
+      4: { name: 'uid', type: 'string' },
+    },
+  },
+  4: { name: 'expirationSeconds', type: 'int' },
+};
+
+/** The kinds kubectl 1.33 sends as protobuf (its `create namespace|secret|...|token`, `auth whoami`). */
 const KINDS: Record<string, Message> = {
   'v1/Namespace': {
     1: metadata,
@@ -124,6 +139,12 @@ const KINDS: Record<string, Message> = {
   },
   'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': BINDING,
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: metadata,
+    2: { name: 'spec', type: 'message', message: TOKEN_REQUEST_SPEC },
+  },
+  // `kubectl auth whoami`: a review that asks nothing.
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: metadata },
 };
 
 class Reader {

@@ -12,6 +12,8 @@ export function sendJson(
   const headers: Record<string, string | string[]> = {
     'Content-Type': options.contentType ?? 'application/json',
     'Content-Length': String(Buffer.byteLength(payload)),
+    // kube-apiserver's WithCacheControl filter, on every answer that sets no caching of its own.
+    'Cache-Control': 'no-cache, private',
   };
   if (options.warnings && options.warnings.length > 0) {
     headers.Warning = options.warnings.map((warning) => `299 - ${JSON.stringify(warning)}`);

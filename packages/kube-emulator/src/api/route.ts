@@ -1,3 +1,5 @@
+import type { IssuerDocument } from './oidc.js';
+
 /** What a request path addresses. */
 export type Route =
   | { kind: 'version' | 'health' | 'openapi-v2' | 'openapi-v3-index' }
@@ -7,6 +9,7 @@ export type Route =
   | { kind: 'group'; group: string }
   | { kind: 'resources'; group: string; version: string }
   | { kind: 'admin'; segments: string[] }
+  | { kind: 'issuer'; document: IssuerDocument }
   | {
       kind: 'resource';
       group: string;
@@ -63,6 +66,14 @@ export function parseRoute(pathname: string): Route | undefined {
       return { kind: 'health' };
     case '_emulator':
       return { kind: 'admin', segments: segments.slice(1) };
+    case '.well-known':
+      return second === 'openid-configuration' && segments.length === 2
+        ? { kind: 'issuer', document: 'openid-configuration' }
+        : undefined;
+    case 'openid':
+      return second === 'v1' && third === 'jwks' && segments.length === 3
+        ? { kind: 'issuer', document: 'jwks' }
+        : undefined;
     case 'openapi':
       if (second === 'v2' && segments.length === 2) return { kind: 'openapi-v2' };
       if (second === 'v3' && segments.length === 2) return { kind: 'openapi-v3-index' };

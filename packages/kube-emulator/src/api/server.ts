@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forbiddenRequest, type RbacAuthorizer } from '../auth/rbac.js';
-import { authenticate, type User } from '../auth/tokens.js';
+import { forbiddenPath, forbiddenRequest, type RbacAuthorizer } from '../auth/rbac.js';
+import type { User } from '../auth/tokens.js';
 import { aggregatedDiscovery, coreVersions, group, groupList, resourceList } from '../discovery/discovery.js';
 import { encodeSwagger, OPENAPI_V2_PROTOBUF } from '../discovery/openapi-v2.js';
 import type { OpenApi } from '../discovery/openapi.js';
@@ -9,19 +9,21 @@ import type { Faults } from '../observe/faults.js';
 import type { Stats } from '../observe/stats.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceDef } from '../resources/types.js';
-import { handleResource, type Api } from './handlers.js';
+import { selfSubjectReviews, tokenReviews } from '../resources/builtins/authentication.js';
+import { createToken, reviewSelf, reviewToken, type AuthenticationParts } from './authentication.js';
+import { handleResource, type Api, type Call } from './handlers.js';
+import { serveIssuerDocument, type IssuerDocument } from './oidc.js';
 import { negotiate } from './negotiate.js';
 import { sendError, sendJson } from './respond.js';
 import { parseQuery, parseRoute, type Route } from './route.js';
 import { ApiError, methodNotAllowed, PageNotFound, pathNotFound, unauthorized, verbNotSupported } from './status.js';
 import { isBuiltinGroupVersion } from '../resources/registry.js';
 
-export interface ServerParts extends Api {
+export interface ServerParts extends Api, AuthenticationParts {
   registry: ResourceRegistry;
   openApi: OpenApi;
   stats: Stats;
   faults: Faults;
-  users: Map<string, User> | undefined;
   /** With `authorization: 'RBAC'`; without it every authenticated user may do everything. */
   authorizer: RbacAuthorizer | undefined;
   admin: (segments: string[], request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -48,7 +50,8 @@ function verbOf(method: string, route: ResourceRoute, query: URLSearchParams): s
       if (watching) return 'watch';
       return route.name === undefined ? 'list' : 'get';
     case 'POST':
-      return route.name === undefined ? 'create' : 'unsupported';
+      // A named path takes a POST only on a subresource (serviceaccounts/NAME/token).
+      return route.name === undefined || route.subresource !== undefined ? 'create' : 'unsupported';
     case 'PUT':
       return route.name === undefined ? 'unsupported' : 'update';
     case 'PATCH':
@@ -74,13 +77,20 @@ function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string)
   if (!resource) throw notServed();
   if (!resource.namespaced && route.namespace !== undefined) throw notServed();
   if (resource.namespaced && route.name !== undefined && route.namespace === undefined) throw notServed();
+  if (route.subresource === 'token' && resource.kind === 'ServiceAccount' && resource.group === '') {
+    if (verb !== 'create') throw methodNotAllowed();
+    return resource;
+  }
   if (route.subresource !== undefined) {
     const served =
       (route.subresource === 'status' && resource.statusSubresource) ||
       (route.subresource === 'finalize' && resource.kind === 'Namespace');
     if (!served) throw notServed();
-    if (!['get', 'update', 'patch'].includes(verb)) throw verbNotSupported(verb, resource);
+    if (!['get', 'update', 'patch'].includes(verb)) {
+      throw verbNotSupported(verb === 'unsupported' ? 'create' : verb, resource);
+    }
   }
+  if (resource.verbs && !resource.verbs.includes(verb)) throw methodNotAllowed();
   if (verb === 'create' && resource.namespaced && route.namespace === undefined) {
     throw resource.crdName === undefined ? methodNotAllowed() : new PageNotFound();
   }
@@ -122,7 +132,7 @@ async function serveResource(
   const fault = parts.faults.decide(verb, resourceName(route));
   if (fault.latencyMs > 0) await sleep(fault.latencyMs);
   if (fault.error) throw fault.error;
-  await handleResource(parts, {
+  const call: Call = {
     request,
     response,
     query,
@@ -133,7 +143,29 @@ async function serveResource(
     name: route.name,
     subresource: route.subresource,
     representation: negotiate(request.headers.accept, query.get('includeObject')),
-  });
+  };
+  if (route.subresource === 'token') return createToken(parts, call);
+  if (resource === tokenReviews) return reviewToken(parts, call);
+  if (resource === selfSubjectReviews) return reviewSelf(call);
+  await handleResource(parts, call);
+}
+
+/** The issuer's OIDC documents: non-resource paths, authorized by path (kube-apiserver's nonResourceURLs). */
+function serveIssuer(
+  parts: ServerParts,
+  document: IssuerDocument,
+  user: User,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+): void {
+  const verb = (request.method ?? 'GET').toLowerCase();
+  parts.stats.record(verb, path, user.name);
+  if (parts.authorizer && !parts.authorizer.allowsPath(user, verb, path)) {
+    parts.stats.recordForbidden(verb, path, user.name);
+    throw forbiddenPath(user, verb, path);
+  }
+  serveIssuerDocument(parts.issuer, document, request, response);
 }
 
 function serveDiscovery(parts: ServerParts, route: Route, request: IncomingMessage, response: ServerResponse): void {
@@ -201,9 +233,14 @@ export function createRequestListener(
       response.end('ok');
       return;
     }
-    const user = authenticate(parts.users, request.headers.authorization);
+    const user = parts.authenticator.request(request.headers.authorization);
     if (!user) throw unauthorized();
-    if (!route) {
+    // kube-apiserver serves the issuer's documents only for an https issuer; otherwise the paths are unknown.
+    if (route?.kind === 'issuer' && parts.issuer.discoveryServed) {
+      serveIssuer(parts, route.document, user, request, response, url.pathname);
+      return;
+    }
+    if (!route || route.kind === 'issuer') {
       parts.stats.record('get', url.pathname, user.name);
       throw new PageNotFound();
     }

@@ -171,7 +171,7 @@ export const forbidden = (resource: GroupResource, name: string | undefined, why
 export const unauthorized = (): ApiError => new ApiError(401, 'Unauthorized', 'Unauthorized');
 
 export const methodNotAllowed = (): ApiError =>
-  new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 
 /** A verb a subresource does not serve, e.g. `create is not supported on resources of kind "awsclusters.infrastructure.keymaster.dev"`. */
 export const verbNotSupported = (verb: string, resource: GroupResource): ApiError =>

@@ -1,8 +1,9 @@
-import { forbidden, type ApiError } from '../api/status.js';
+import { ApiError, forbidden } from '../api/status.js';
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../resources/builtins/rbac.js';
 import type { Store } from '../storage/store.js';
 import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject } from '../util/json.js';
-import type { User } from './tokens.js';
+import { BOOTSTRAP_GRANTS } from './bootstrap-policy.js';
+import { SERVICE_ACCOUNT_PREFIX, type User } from './tokens.js';
 
 /** What RBAC decides on: a resource request's verb, group, resource, subresource, namespace and name. */
 export interface ResourceRequest {
@@ -16,7 +17,6 @@ export interface ResourceRequest {
 
 /** Members of this group pass every check, as on kube-apiserver. */
 const MASTERS = 'system:masters';
-const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 const strings = (object: JsonObject, key: string): string[] =>
   (arrayAt(object, key) ?? []).filter((item): item is string => typeof item === 'string');
@@ -59,39 +59,65 @@ function subjectIs(subject: Json, user: User, bindingNamespace: string | undefin
   }
 }
 
+/** rbac/v1 `NonResourceURLMatches`: `*`, the path itself, or a prefix ending in `*`. */
+const urlMatches = (rule: JsonObject, path: string): boolean =>
+  strings(rule, 'nonResourceURLs').some(
+    (url) => url === '*' || url === path || (url.endsWith('*') && path.startsWith(url.replace(/\*+$/, ''))),
+  );
+
 /**
  * kube-apiserver's RBAC authorizer over the stored roles and bindings: a request is allowed when a
  * ClusterRoleBinding, or a RoleBinding of the request's namespace, binds the user (by name, group or
- * ServiceAccount) to a role with a rule that grants it. Nothing is denied explicitly; aggregated
- * ClusterRoles are not assembled (their own rules count).
+ * ServiceAccount) to a role with a rule that grants it, or a bootstrap grant does (bootstrap-policy.ts).
+ * Nothing is denied explicitly; aggregated ClusterRoles are not assembled (their own rules count).
  */
 export class RbacAuthorizer {
   constructor(private readonly store: Store) {}
 
   allows(user: User, request: ResourceRequest): boolean {
     if (user.groups.includes(MASTERS)) return true;
+    return this.#rules(user, request.namespace).some((rule) => ruleAllows(rule, request));
+  }
+
+  /** A request for a path that is no resource: only ClusterRoleBindings grant these (`nonResourceURLs`). */
+  allowsPath(user: User, verb: string, path: string): boolean {
+    if (user.groups.includes(MASTERS)) return true;
+    return this.#rules(user, undefined).some(
+      (rule) => urlMatches(rule, path) && strings(rule, 'verbs').some((allowed) => allowed === '*' || allowed === verb),
+    );
+  }
+
+  /** The rules of every role bound to the user, cluster-wide and in `namespace`, the bootstrap grants first. */
+  #rules(user: User, namespace: string | undefined): JsonObject[] {
+    const bootstrap = BOOTSTRAP_GRANTS.filter(({ group }) => user.groups.includes(group)).flatMap(({ rules }) => rules);
     const bindings = [
       ...this.#list(clusterRoleBindings.storageKey, undefined),
-      ...(request.namespace === undefined ? [] : this.#list(roleBindings.storageKey, request.namespace)),
+      ...(namespace === undefined ? [] : this.#list(roleBindings.storageKey, namespace)),
     ];
-    return bindings.some((binding) => {
-      const namespace = stringAt(objectAt(binding, 'metadata'), 'namespace');
-      if (!(arrayAt(binding, 'subjects') ?? []).some((subject) => subjectIs(subject, user, namespace))) return false;
+    const bound = bindings.flatMap((binding) => {
+      const bindingNamespace = stringAt(objectAt(binding, 'metadata'), 'namespace');
+      if (!(arrayAt(binding, 'subjects') ?? []).some((subject) => subjectIs(subject, user, bindingNamespace)))
+        return [];
       const ref = objectAt(binding, 'roleRef');
       const role =
-        ref?.kind === 'Role' && namespace !== undefined
-          ? this.store.get(roles.storageKey, namespace, stringAt(ref, 'name') ?? '')
+        ref?.kind === 'Role' && bindingNamespace !== undefined
+          ? this.store.get(roles.storageKey, bindingNamespace, stringAt(ref, 'name') ?? '')
           : ref?.kind === 'ClusterRole'
             ? this.store.get(clusterRoles.storageKey, undefined, stringAt(ref, 'name') ?? '')
             : undefined;
-      return (arrayAt(role, 'rules') ?? []).some((rule) => isObject(rule) && ruleAllows(rule, request));
+      return (arrayAt(role, 'rules') ?? []).filter(isObject);
     });
+    return [...bootstrap, ...bound];
   }
 
   #list(storageKey: string, namespace: string | undefined): JsonObject[] {
     return [...this.store.list(storageKey, namespace)].map(([, object]) => object);
   }
 }
+
+/** The 403 of a path request, worded as kube-apiserver words it. */
+export const forbiddenPath = (user: User, verb: string, path: string): ApiError =>
+  new ApiError(403, 'Forbidden', `forbidden: User "${user.name}" cannot ${verb} path "${path}"`, {});
 
 /** The 403 kube-apiserver answers, worded as it words it. */
 export function forbiddenRequest(user: User, request: ResourceRequest): ApiError {

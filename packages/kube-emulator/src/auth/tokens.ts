@@ -6,7 +6,12 @@ export interface User {
   name: string;
   uid: string;
   groups: string[];
+  /** Extra attributes (a service account token's credential ID). */
+  extra?: Record<string, string[]>;
 }
+
+/** A service account's user name is this prefix, then `<namespace>:<name>`. */
+export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 /** Without a token file every request is this user, as an apiserver that trusts its callers. */
 export const ADMIN: User = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
@@ -64,17 +69,4 @@ export function readTokenFile(path: string): Map<string, User> {
     });
   }
   return parseTokenFile(text, path);
-}
-
-/**
- * Authenticates a request from its `Authorization: Bearer` header. Without a token file anyone is
- * the admin; with one, an unknown or missing token is undefined (401).
- */
-export function authenticate(
-  users: Map<string, User> | undefined,
-  authorization: string | undefined,
-): User | undefined {
-  if (!users) return ADMIN;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  return match ? users.get(match[1]!) : undefined;
 }

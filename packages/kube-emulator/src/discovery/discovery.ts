@@ -4,10 +4,23 @@ import type { JsonObject } from '../util/json.js';
 
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 
-const subresourcesOf = (resource: ResourceDef): string[] => [
-  ...(resource.statusSubresource ? ['status'] : []),
-  ...(resource.kind === 'Namespace' && resource.group === '' ? ['finalize'] : []),
-];
+/** A subresource as discovery lists it; `kind` when it takes and answers another kind than its resource. */
+interface Subresource {
+  name: string;
+  verbs: string[];
+  kind?: { group: string; version: string; kind: string };
+}
+
+const TOKEN_REQUEST = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
+
+const subresourcesOf = (resource: ResourceDef): Subresource[] => {
+  const core = resource.group === '';
+  return [
+    ...(resource.statusSubresource ? [{ name: 'status', verbs: SUBRESOURCE_VERBS }] : []),
+    ...(core && resource.kind === 'Namespace' ? [{ name: 'finalize', verbs: ['update'] }] : []),
+    ...(core && resource.kind === 'ServiceAccount' ? [{ name: 'token', verbs: ['create'], kind: TOKEN_REQUEST }] : []),
+  ];
+};
 
 /** Groups and their versions in the order discovery lists them: core first, then by first appearance. */
 function groupsOf(registry: ResourceRegistry): Map<string, string[]> {
@@ -61,16 +74,17 @@ export function resourceList(registry: ResourceRegistry, group: string, version:
         singularName: resource.singular,
         namespaced: resource.namespaced,
         kind: resource.kind,
-        verbs: VERBS,
+        verbs: resource.verbs ?? VERBS,
         ...(resource.shortNames.length > 0 ? { shortNames: resource.shortNames } : {}),
         ...(resource.categories.length > 0 ? { categories: resource.categories } : {}),
       },
-      ...subresourcesOf(resource).map((subresource) => ({
-        name: `${resource.plural}/${subresource}`,
+      ...subresourcesOf(resource).map(({ name, verbs, kind }) => ({
+        name: `${resource.plural}/${name}`,
         singularName: '',
         namespaced: resource.namespaced,
-        kind: resource.kind,
-        verbs: subresource === 'finalize' ? ['update'] : SUBRESOURCE_VERBS,
+        ...(kind ? { group: kind.group, version: kind.version } : {}),
+        kind: kind?.kind ?? resource.kind,
+        verbs,
       })),
     ]),
   };
@@ -83,15 +97,15 @@ function discoveredResource(resource: ResourceDef): JsonObject {
     responseKind,
     scope: resource.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: resource.singular,
-    verbs: VERBS,
+    verbs: resource.verbs ?? VERBS,
     ...(resource.shortNames.length > 0 ? { shortNames: resource.shortNames } : {}),
     ...(resource.categories.length > 0 ? { categories: resource.categories } : {}),
     ...(subresourcesOf(resource).length > 0
       ? {
-          subresources: subresourcesOf(resource).map((subresource) => ({
-            subresource,
-            responseKind,
-            verbs: subresource === 'finalize' ? ['update'] : SUBRESOURCE_VERBS,
+          subresources: subresourcesOf(resource).map(({ name, verbs, kind }) => ({
+            subresource: name,
+            responseKind: kind ?? responseKind,
+            verbs,
           })),
         }
       : {}),

@@ -106,6 +106,12 @@ function pathsOf(resource: ResourceDef): JsonObject {
       'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields: Ignore, Warn or Strict.',
     ),
   ];
+  const post = operation(resource, 'post', ref, {
+    parameters: writeParameters,
+    requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true },
+  });
+  // Reviews are only created: one POST path.
+  if (resource.verbs) return { [`${prefix}${scope}/${resource.plural}`]: { post } };
   const patchTypes = PATCH_CONTENT.filter((type) => resource.strategicMergePatch || !type.includes('strategic'));
   const patch = operation(resource, 'patch', ref, {
     parameters: [...writeParameters, QUERY('force', 'Force is going to "force" Apply requests.')],
@@ -126,10 +132,7 @@ function pathsOf(resource: ResourceDef): JsonObject {
   };
   const collection = {
     get: operation(resource, 'list', `#/components/schemas/${definitionName(resource, resource.listKind)}`),
-    post: operation(resource, 'post', ref, {
-      parameters: writeParameters,
-      requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true },
-    }),
+    post,
     parameters: resource.namespaced ? [PATH('namespace')] : [],
   };
   const paths: JsonObject = {
@@ -145,7 +148,7 @@ function definitionsOf(resources: ResourceDef[], refPrefix: string): JsonObject 
   const definitions: JsonObject = { [OBJECT_META_REF]: objectMetaSchema as unknown as Json };
   for (const resource of resources) {
     definitions[definitionName(resource, resource.kind)] = publishedSchema(resource, refPrefix);
-    definitions[definitionName(resource, resource.listKind)] = listSchema(resource, refPrefix);
+    if (!resource.verbs) definitions[definitionName(resource, resource.listKind)] = listSchema(resource, refPrefix);
   }
   return definitions;
 }

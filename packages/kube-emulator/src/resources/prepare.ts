@@ -86,7 +86,7 @@ export function checkBody(resource: ResourceDef, body: unknown): JsonObject {
 }
 
 /** Pruning with fieldValidation: Strict rejects unknown fields, Warn reports them, Ignore drops them silently. */
-function pruneUnknown(resource: ResourceDef, object: JsonObject, admission: Admission): void {
+export function pruneUnknown(resource: ResourceDef, object: JsonObject, admission: Admission): void {
   const unknown = [...pruneMetadata(objectAt(object, 'metadata')!), ...prune(object, resource.schema, '', true)];
   if (unknown.length === 0 || admission.fieldValidation === 'Ignore') return;
   const listed = unknown.map((path) => `unknown field "${path}"`);

@@ -9,8 +9,10 @@ import {
   namespaces,
   rbacResources,
   secrets,
+  selfSubjectReviews,
   serviceAccounts,
   services,
+  tokenReviews,
 } from './builtins/index.js';
 import type { ResourceDef } from './types.js';
 
@@ -22,6 +24,8 @@ export const BUILTINS: ResourceDef[] = [
   services,
   coreEvents,
   eventsV1,
+  selfSubjectReviews,
+  tokenReviews,
   deployments,
   leases,
   ...rbacResources,

@@ -59,6 +59,8 @@ export interface ResourceDef {
   strategicMergePatch: boolean;
   /** Whether a delete that removes the object answers with it (Namespace, Service, ServiceAccount), not a Status. */
   returnsDeletedObject: boolean;
+  /** The verbs served, when not all of VERBS (reviews are only created). */
+  verbs?: string[];
 }
 
 export const apiVersionOf = (resource: { group: string; version: string }): string =>

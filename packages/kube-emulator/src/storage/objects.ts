@@ -134,7 +134,8 @@ export class Objects {
     };
   }
 
-  private checkNamespace(resource: ResourceDef, namespace: string | undefined, name: string): void {
+  /** NamespaceLifecycle admission: new objects need an existing namespace that is not being deleted. */
+  checkNamespace(resource: ResourceDef, namespace: string | undefined, name: string): void {
     if (!resource.namespaced || namespace === undefined) return;
     const found = this.store.get(namespaces.storageKey, undefined, namespace);
     if (!found) throw notFound(namespaces, namespace);

@@ -16,6 +16,7 @@ export interface BuiltinSpec {
   columns: Column[];
   strategy?: Strategy;
   returnsDeletedObject?: boolean;
+  verbs?: string[];
 }
 
 /** A built-in resource, with the derived names filled in. */
@@ -37,4 +38,5 @@ export const defineBuiltin = (spec: BuiltinSpec): ResourceDef => ({
   strategy: spec.strategy ?? {},
   strategicMergePatch: true,
   returnsDeletedObject: spec.returnsDeletedObject ?? false,
+  ...(spec.verbs ? { verbs: spec.verbs } : {}),
 });
