@@ -11,12 +11,14 @@ describe('the executables the package installs', () => {
     expect(bin).to.have.keys(['keymaster', 'kubectl-keymaster']);
   });
 
-  it('are each built from a source with a node shebang', () => {
+  it('are each a committed shim with a node shebang that runs a source of the package (scripts/run-cli.mjs)', () => {
     for (const [name, path] of Object.entries(bin)) {
-      expect(path, name).to.match(/^\.\/dist\/.+\.js$/);
-      const source = fileURLToPath(new URL(path.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'), PACKAGE));
+      expect(path, name).to.equal(`./bin/${name}.js`);
+      const shim = readFileSync(new URL(path, PACKAGE), 'utf8');
+      expect(shim.split('\n')[0], name).to.equal('#!/usr/bin/env node');
+      const entry = /runCli\(import\.meta\.url, '([^']+)'\)/.exec(shim)?.[1];
+      const source = fileURLToPath(new URL(`src/${entry}.ts`, PACKAGE));
       expect(existsSync(source), source).to.equal(true);
-      expect(readFileSync(source, 'utf8').split('\n')[0], source).to.equal('#!/usr/bin/env node');
     }
   });
 });
