@@ -203,6 +203,31 @@ describe('errors as kube-apiserver words them', function () {
     });
   });
 
+  it('lists the patch types a resource takes when it refuses a known one', async () => {
+    const strategic = await status(
+      'PATCH',
+      `${CLUSTERS}/existing`,
+      {},
+      { 'Content-Type': 'application/strategic-merge-patch+json' },
+    );
+    expect(strategic).to.include({
+      code: 415,
+      message:
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    });
+    expect(strategic).to.not.have.property('details');
+  });
+
+  it('refuses a watch list for the WatchList gate alone', async () => {
+    const answer = await status(
+      'GET',
+      `${CONFIG_MAPS}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+    );
+    expect(answer.message).to.equal(
+      'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+    );
+  });
+
   it('words bad applies', async () => {
     expect(await status('PATCH', `${CONFIG_MAPS}/x?fieldManager=a`, { metadata: { name: 'x' } }, APPLY)).to.include({
       code: 400,
