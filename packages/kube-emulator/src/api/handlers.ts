@@ -83,7 +83,7 @@ function managerOf(call: Call): string {
   return agent.split('/')[0]?.trim() || 'unknown';
 }
 
-function writeOptions(call: Call): WriteOptions {
+export function writeOptions(call: Call): WriteOptions {
   const dryRun = call.query.getAll('dryRun');
   if (dryRun.some((value) => value !== 'All')) throw badRequest('dryRun must be "All" or absent');
   return {
@@ -221,7 +221,7 @@ function watch(api: Api, call: Call): void {
   );
 }
 
-async function bodyOf(call: Call): Promise<unknown> {
+export async function bodyOf(call: Call): Promise<unknown> {
   const contentType = call.request.headers['content-type'] ?? 'application/json';
   if (contentType.startsWith('application/vnd.kubernetes.protobuf'))
     return decodeKubernetesProtobuf(await readBytes(call.request));
