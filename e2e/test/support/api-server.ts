@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startKubeEmulator, type Stats } from '@keymaster/kube-emulator';
-import { startRealKube } from '@keymaster/testenv';
+import { startRealKube, TestEnvError } from '@keymaster/testenv';
 import { AuditStats } from './audit-stats.js';
 import { REPO_ROOT } from './controller-process.js';
 
@@ -62,7 +62,11 @@ export async function startRbacApiServer(
   await writeFile(tokenAuthFile, `${users.map(csvLine).join('\n')}\n`);
   const crdFolder = crds ? { crds: join(REPO_ROOT, 'deploy/crds') } : {};
   if (BACKEND === 'real') {
-    const kube = await startRealKube({ ...crdFolder, tokenAuthFile, audit: true });
+    const kube = await startRealKube({ ...crdFolder, tokenAuthFile, audit: true }).catch((error: unknown) => {
+      // Mocha prints the message only: the hint says how to get what is missing (provision-kube.sh).
+      if (error instanceof TestEnvError && error.hint) throw new Error(`${error.message}\nhint: ${error.hint}`);
+      throw error;
+    });
     return {
       kubeConfig: (options) => kube.kubeConfig(options),
       writeKubeConfig: (path, options) => kube.writeKubeConfig(path, options),
