@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -258,15 +258,10 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
   describe('as a kubectl plugin (kubectl 1.33, kubectl-keymaster on PATH)', () => {
     let pluginEnv: NodeJS.ProcessEnv;
     before(async () => {
-      // What the package installs as a bin, with the sources run through tsx as `pnpm keymaster` does.
+      // The bin the package installs, on a PATH of its own under kubectl's plugin name.
       const bin = join(dir, 'bin');
       await mkdir(bin);
-      const plugin = join(bin, 'kubectl-keymaster');
-      await writeFile(
-        plugin,
-        `#!/bin/sh\nexec "${process.execPath}" --import tsx --conditions=@keymaster/source "${join(SOURCES, 'kubectl-keymaster.ts')}" "$@"\n`,
-      );
-      await chmod(plugin, 0o755);
+      await symlink(join(ROOT, 'packages/reconciler/bin/kubectl-keymaster.js'), join(bin, 'kubectl-keymaster'));
       pluginEnv = { ...env, PATH: `${bin}:${process.env['PATH'] ?? ''}` };
     });
     const kubectl = (...args: string[]) => run(kubectl133(), args, pluginEnv);
