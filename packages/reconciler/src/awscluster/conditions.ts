@@ -43,6 +43,22 @@ export const findCondition = (
   type: ConditionType,
 ): Condition | undefined => conditions?.find((condition) => condition.type === type);
 
+/** Conditions whose False needs someone to act (tag failures have events of their own, from tagging). */
+const ACTIONABLE: ConditionType[] = ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'ClusterNameUnique'];
+
+/**
+ * The actionable conditions that have just become False, or False for another reason: each deserves
+ * a Warning event once, at the transition, not at every resync that finds the same failure.
+ */
+export function newFailures(before: readonly Condition[], after: readonly Condition[]): Condition[] {
+  return ACTIONABLE.flatMap((type) => {
+    const now = findCondition(after, type);
+    const previous = findCondition(before, type);
+    const fresh = now?.status === 'False' && (previous?.status !== 'False' || previous.reason !== now.reason);
+    return fresh ? [now] : [];
+  });
+}
+
 const READY_INPUTS: ConditionType[] = ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'];
 
 /**

@@ -23,7 +23,7 @@ import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
 import type { AccountSlots } from './account-slots.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
-import { readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
+import { newFailures, readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { clusterUser } from '../identity/deletions.js';
 import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-conditions.js';
 import { clusterNameOf, nameClaim, nameCondition, regionsOf } from './name-claim.js';
@@ -168,6 +168,8 @@ export class AWSClusterReconciler {
       }
     }
     set(readyCondition(conditions));
+    for (const failure of newFailures(cluster.status?.conditions ?? [], conditions))
+      events.push({ type: 'Warning', reason: failure.reason, message: failure.message });
     status.conditions = conditions;
     status.observedGeneration = generation;
     await this.#writeStatus(cluster, status);

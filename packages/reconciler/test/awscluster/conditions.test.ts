@@ -1,6 +1,12 @@
 import type { Condition } from '@keymaster/api';
 import { expect } from 'chai';
-import { readyCondition, setCondition, type ConditionType } from '../../src/awscluster/conditions.js';
+import {
+  newFailures,
+  readyCondition,
+  setCondition,
+  type ConditionType,
+  type ConditionUpdate,
+} from '../../src/awscluster/conditions.js';
 
 describe('conditions', () => {
   const allowed = {
@@ -73,5 +79,31 @@ describe('conditions', () => {
       status: 'Unknown',
       reason: 'IdentityNotFound',
     });
+  });
+});
+
+describe('newFailures', () => {
+  const condition = (type: ConditionUpdate['type'], status: ConditionUpdate['status'], reason: string) =>
+    setCondition([], { type, status, reason, message: `${type} ${reason}` }, 1, 't')[0]!;
+  const usage = (status: ConditionUpdate['status'], reason: string) =>
+    condition('PrincipalUsageAllowed', status, reason);
+
+  it('names an actionable condition that has just become False, or False for another reason', () => {
+    expect(newFailures([usage('True', 'PrincipalUsageAllowed')], [usage('False', 'PrincipalUsageUnauthorized')]))
+      .to.have.lengthOf(1)
+      .and.to.deep.include(usage('False', 'PrincipalUsageUnauthorized'));
+    expect(newFailures([], [condition('PrincipalCredentialRetrieved', 'False', 'AssumeRoleFailed')])).to.have.lengthOf(
+      1,
+    );
+    expect(
+      newFailures([usage('False', 'PrincipalUsageUnauthorized')], [usage('False', 'SourcePrincipalUsageUnauthorized')]),
+    ).to.have.lengthOf(1);
+  });
+
+  it('names nothing when the failure was already there (a resync), nor for conditions with events of their own', () => {
+    expect(newFailures([usage('False', 'PrincipalUsageUnauthorized')], [usage('False', 'PrincipalUsageUnauthorized')]))
+      .to.be.empty;
+    expect(newFailures([], [condition('TagsInSync', 'False', 'TaggingFailed')])).to.be.empty;
+    expect(newFailures([], [condition('Ready', 'False', 'AssumeRoleFailed')])).to.be.empty;
   });
 });

@@ -90,4 +90,30 @@ describe('status after a refused chain, against both emulators', function () {
     ]);
     expect(condition(missing, 'Ready')).to.include({ status: 'False', reason: 'IdentityNotFound' });
   });
+
+  it('tells each refusal once by a Warning event, at the transition, not at every resync', async () => {
+    const warnings = async () =>
+      (await platform.core.listNamespacedEvent({ namespace: 'team-a' })).items.filter(
+        ({ type, involvedObject }) => type === 'Warning' && involvedObject.name === 'prod',
+      );
+    const byReason = await eventually(async () => {
+      const found = new Map((await warnings()).map((event) => [event.reason, event.message]));
+      expect([...found.keys()].sort()).to.deep.equal(['IdentityNotFound', 'PrincipalUsageUnauthorized']);
+      return found;
+    });
+    expect(byReason.get('PrincipalUsageUnauthorized')).to.include('may not use AWSClusterStaticIdentity/tenant-a');
+    expect(byReason.get('IdentityNotFound')).to.include('AWSClusterStaticIdentity/gone not found');
+
+    // Resyncs (every 2 s) find the same refusal: no new event, no count raised.
+    const reconciles = async () =>
+      (await platform.controller.metrics.runtime.reconcileTotal.get()).values
+        .filter(({ labels }) => labels['controller'] === 'awscluster')
+        .reduce((sum, { value }) => sum + value, 0);
+    const before = await reconciles();
+    await eventually(async () => expect(await reconciles()).to.be.at.least(before + 2), 20_000);
+    expect((await warnings()).map(({ reason, count }) => `${reason}=${count}`).sort()).to.deep.equal([
+      'IdentityNotFound=1',
+      'PrincipalUsageUnauthorized=1',
+    ]);
+  });
 });

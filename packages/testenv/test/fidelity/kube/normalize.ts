@@ -22,6 +22,8 @@ import type { HttpAnswer } from './http.js';
  *   validates an object's properties in Go map order, which differs from run to run.
  * - The resources of a discovery document are sorted by name: kube-apiserver lists a group's custom
  *   resources in Go map order too.
+ * - A Service's cluster IPs and node ports are allocated at random from each server's range:
+ *   `<allocated>`.
  * - Go pointer values in messages (`(*bool)(0xc000123)`, printed by `%#v`) are `(0x<ptr>)`.
  * - The Age cells of Tables (`5s`) depend on the clock: `<age>`.
  * - Of the headers only what clients act on: `Warning` texts (kubectl prints them) and the media type.
@@ -140,6 +142,18 @@ function normalizeTable(table: JsonObject): void {
   }
 }
 
+/** A Service's allocated cluster IPs and node ports. */
+function normalizeService(service: JsonObject): void {
+  const spec = service.spec;
+  if (!isObject(spec)) return;
+  if (typeof spec.clusterIP === 'string' && spec.clusterIP !== 'None') spec.clusterIP = '<allocated>';
+  if (Array.isArray(spec.clusterIPs))
+    spec.clusterIPs = spec.clusterIPs.map((ip) => (ip === 'None' ? ip : '<allocated>'));
+  for (const port of Array.isArray(spec.ports) ? spec.ports.filter(isObject) : []) {
+    if (typeof port.nodePort === 'number') port.nodePort = '<allocated>';
+  }
+}
+
 function normalizeDiscovery(document: JsonObject): void {
   if (document.kind === 'APIResourceList' && Array.isArray(document.resources)) {
     document.resources.sort(byKey('name'));
@@ -162,6 +176,8 @@ function normalizeValue(value: Json, issued: Issued): Json {
   }
   if (result.kind === 'Status') normalizeStatus(result, issued);
   if (result.kind === 'Table') normalizeTable(result);
+  if (result.kind === 'Service' || (isObject(result.spec) && Array.isArray(result.spec.clusterIPs)))
+    normalizeService(result);
   normalizeDiscovery(result);
   return result;
 }

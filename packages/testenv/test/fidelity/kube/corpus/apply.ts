@@ -76,6 +76,18 @@ export const applies: Sequence[] = [
     ],
   },
   {
+    name: 'apply: the order of managedFields entries',
+    area: 'apply',
+    steps: [
+      apply(`${configMaps}/ordered`, 'carol', configMap('ordered', { c: '1' })),
+      apply(`${configMaps}/ordered`, 'alice', configMap('ordered', { a: '1' })),
+      apply(`${configMaps}/ordered`, 'bob', configMap('ordered', { b: '1' })),
+      { request: `PATCH ${configMaps}/ordered?fieldManager=zed`, type: 'merge', body: { data: { z: '1' } } },
+      { request: `PATCH ${configMaps}/ordered?fieldManager=adam`, type: 'merge', body: { data: { y: '1' } } },
+      apply(`${configMaps}/ordered`, 'carol', configMap('ordered', { c: '2' })),
+    ],
+  },
+  {
     name: 'apply: a field the manager stops applying is removed',
     area: 'apply',
     steps: [
