@@ -75,7 +75,8 @@ export function selfSignedCertificate(host: string): Certificate {
     sequence(oid('2.5.29.19'), TRUE, octets(sequence(TRUE))),
   );
   const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f;
+  // Positive and minimal in DER: a leading zero byte before one below 0x80 is refused as illegal padding.
+  serial[0] = (serial[0]! & 0x7f) | 0x01;
   const tbs = sequence(
     explicit(0, integer(Buffer.from([2]))),
     integer(serial),
