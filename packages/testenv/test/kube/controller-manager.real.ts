@@ -22,7 +22,7 @@ describe('a real control plane with kube-controller-manager (controllerManager: 
     config.loadFromString(kube.kubeConfig());
     core = config.makeApiClient(CoreV1Api);
   });
-  after(() => kube.stop());
+  after(() => (kube as RealKube | undefined)?.stop()); // undefined when it could not start
 
   it('runs each controller under its own service account, as kubeadm does', async () => {
     const accounts = (await core.listNamespacedServiceAccount({ namespace: 'kube-system' })).items;

@@ -52,11 +52,11 @@ describe('a real kube-apiserver + etcd (startRealKube)', function () {
   let dir: string;
 
   before(async () => {
-    kube = await startRealKube({ crds: CRDS, tokens: [TENANT], namespaces: ['keymaster-system', 'tenant-a'] });
     dir = await mkdtemp(join(tmpdir(), 'testenv-real-'));
+    kube = await startRealKube({ crds: CRDS, tokens: [TENANT], namespaces: ['keymaster-system', 'tenant-a'] });
   });
   after(async () => {
-    await kube.stop();
+    await (kube as RealKube | undefined)?.stop(); // undefined when it could not start
     await rm(dir, { recursive: true, force: true });
   });
 
