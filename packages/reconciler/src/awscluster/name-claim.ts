@@ -22,7 +22,7 @@ export type NameClaim = { wait: ConditionUpdate } | { check: ClaimCheck; rivals:
 
 /**
  * The claim on (account, regions, clusterName): the AWSCluster whose claim tag the resources carry
- * owns it, else the oldest of the rivals. A cluster waits while an older one of the same name has not
+ * owns it (paused, or not checked since a restart, too), else the oldest of the rivals. A cluster waits while an older one of the same name has not
  * been checked by this process yet, so that a restart never hands the name to a younger cluster.
  * Nothing here names another cluster: the messages reach the tenant that owns this one.
  */
@@ -59,8 +59,9 @@ export function nameClaim(
     check: {
       claim: claimOf(cluster.metadata.namespace ?? '', cluster.metadata.name ?? ''),
       decide: (found) => {
-        const candidates = [cluster, ...rivals, ...unchecked];
-        const holders = candidates.filter((candidate) =>
+        // Any cluster of the name whose claim the resources carry holds it, paused or not checked yet:
+        // its claim is on this account's resources, so it tagged them.
+        const holders = [cluster, ...sameName].filter((candidate) =>
           found.has(claimOf(candidate.metadata.namespace ?? '', candidate.metadata.name ?? '')),
         );
         const owner = oldest(holders.length > 0 ? holders : [cluster, ...rivals]);

@@ -48,6 +48,18 @@ describe('nameClaim', () => {
     expect(checkOf(older).check.claim).to.equal(claimTag(older));
   });
 
+  it('leaves the name to a paused owner, which this process never checks, when the resources carry its claim', () => {
+    const paused = awsCluster('tenant-b', older.metadata.creationTimestamp!, {
+      annotations: { [PAUSED_ANNOTATION]: '' },
+    });
+    const names = new ClusterNames();
+    names.record(claimantOf(younger));
+    const claim = nameClaim(younger, claimantOf(younger), names, [paused, younger]);
+    if ('wait' in claim) throw new Error('a paused cluster is not waited for');
+    expect(claim.check.decide(new Set([claimTag(paused)])).owner).to.equal(false);
+    expect(claim.check.decide(new Set()).owner).to.equal(true);
+  });
+
   it('takes over a claim whose cluster is gone', () => {
     const gone = new Set([claimOf('tenant-z', 'prod')]);
     expect(checkOf(older).check.decide(gone)).to.deep.equal({ owner: true });
