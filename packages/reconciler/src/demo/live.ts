@@ -52,7 +52,9 @@ export class LiveView {
     const width = this.out.columns ?? Infinity;
     const footer = this.#footer.length > 0 ? ['', ...this.#footer] : [];
     // A line wider than the terminal would wrap, and the redraw would miscount the lines to go up.
-    const frame = [this.#status, '', ...renderTable(this.#rows), ...footer].map((line) =>
+    const table = renderTable(this.#rows, width);
+    const hidden = table.hidden.length > 0 ? [`(hidden to fit ${width} columns: ${table.hidden.join(', ')})`] : [];
+    const frame = [this.#status, '', ...table.lines, ...hidden, ...footer].map((line) =>
       line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line,
     );
     if (frame.join('\n') === this.#frame.join('\n')) return;

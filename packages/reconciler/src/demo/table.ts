@@ -28,13 +28,33 @@ function cells(row: ClusterRow): string[] {
   ];
 }
 
-/** The clusters as an aligned table, kubectl style: a header line, then one line per cluster. */
-export function renderTable(rows: readonly ClusterRow[]): string[] {
-  const lines = [[...COLUMNS], ...rows.map(cells)];
-  const widths = COLUMNS.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
+/**
+ * Dropped in this order, first to last, when the table is wider than the terminal: the chain is the
+ * widest and `keymaster explain` shows it; drift and tags in sync go last, being what changes while one
+ * watches. CLUSTER, NAMESPACE and READY always stay.
+ */
+const DROP_ORDER: readonly (typeof COLUMNS)[number][] = ['IDENTITY CHAIN', 'ALLOWED', 'ACCOUNT', 'IN SYNC', 'DRIFTED'];
+
+function align(lines: readonly string[][]): string[] {
+  const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
   return lines.map((line) =>
     line.map((cell, column) => (column === line.length - 1 ? cell : cell.padEnd(widths[column]!))).join('   '),
   );
+}
+
+/**
+ * The clusters as an aligned table, kubectl style: a header line, then one line per cluster; within
+ * `width` columns if dropping columns by DROP_ORDER can make it fit. `hidden` names those dropped.
+ */
+export function renderTable(rows: readonly ClusterRow[], width = Infinity): { lines: string[]; hidden: string[] } {
+  const table = [[...COLUMNS], ...rows.map(cells)];
+  for (let dropped = 0; ; dropped++) {
+    const hidden = DROP_ORDER.slice(0, dropped);
+    const kept = COLUMNS.flatMap((name, column) => (hidden.includes(name) ? [] : [column]));
+    const lines = align(table.map((line) => kept.map((column) => line[column]!)));
+    if (dropped === DROP_ORDER.length || Math.max(...lines.map((line) => line.length)) <= width)
+      return { lines, hidden };
+  }
 }
 
 /** One cluster on one line, for logs and pipes: every column named. */

@@ -53,6 +53,21 @@ describe('demo: live view', () => {
       expect(out.writes[2]!.trimEnd().endsWith('Refused:    1')).to.equal(true);
     });
 
+    it('drops columns to fit 80 columns and says which; shows them all at 200', () => {
+      const narrow = new Capture(true, 80);
+      new LiveView(narrow).update([ready, refused], 'Converged.');
+      const lines = narrow.writes[0]!.split('\n').slice(0, -1);
+      for (const line of lines) expect(line.length, line).to.be.at.most(80);
+      expect(
+        lines.some((line) => line.endsWith('…')),
+        'no line cut',
+      ).to.equal(false);
+      expect(lines).to.include('(hidden to fit 80 columns: IDENTITY CHAIN, ALLOWED, ACCOUNT, IN SYNC)');
+      const wide = new Capture(true, 200);
+      new LiveView(wide).update([ready, refused], 'Converged.');
+      expect(wide.writes[0]).to.include('IDENTITY CHAIN').and.not.include('hidden');
+    });
+
     it('cuts lines to the terminal width, so that no line wraps and the redraw stays in place', () => {
       const out = new Capture(true, 40);
       new LiveView(out).update([ready, refused], 'Converged.');

@@ -11,7 +11,8 @@ const rows = [
 
 describe('demo: table', () => {
   it('has a header and one line per cluster, every column aligned', () => {
-    const lines = renderTable(rows);
+    const { lines, hidden } = renderTable(rows);
+    expect(hidden).to.deep.equal([]);
     expect(lines).to.have.length(4);
     expect(lines[0]!.split(/\s{3,}/)).to.deep.equal([
       'CLUSTER',
@@ -31,7 +32,7 @@ describe('demo: table', () => {
   });
 
   it('shows the chain, the account, tags in sync of discovered, drift, and why a cluster is not Ready', () => {
-    const [, ready, refused, pending] = renderTable(rows);
+    const [, ready, refused, pending] = renderTable(rows).lines;
     expect(ready!.split(/\s{3,}/)).to.deep.equal([
       'analytics-dev',
       'tenant-b',
@@ -53,6 +54,31 @@ describe('demo: table', () => {
       'False (PrincipalUsageUnauthorized)',
     ]);
     expect(pending!.split(/\s{3,}/).slice(3)).to.deep.equal(['-', '-', '-', '-', '-']);
+  });
+
+  it('shows every column at 200 columns', () => {
+    const { lines, hidden } = renderTable(rows, 200);
+    expect(hidden).to.deep.equal([]);
+    expect(lines).to.deep.equal(renderTable(rows).lines);
+  });
+
+  it('fits 80 columns by dropping the chain, ALLOWED, the account, then IN SYNC; CLUSTER, NAMESPACE and READY stay', () => {
+    const { lines, hidden } = renderTable(rows, 80);
+    expect(hidden).to.deep.equal(['IDENTITY CHAIN', 'ALLOWED', 'ACCOUNT', 'IN SYNC']);
+    for (const line of lines) expect(line.length, line).to.be.at.most(80);
+    expect(lines[0]!.split(/\s{3,}/)).to.deep.equal(['CLUSTER', 'NAMESPACE', 'DRIFTED', 'READY']);
+    expect(lines[2]!.split(/\s{3,}/)).to.deep.equal([
+      'reporting-prod',
+      'tenant-c',
+      '-',
+      'False (PrincipalUsageUnauthorized)',
+    ]);
+  });
+
+  it('keeps CLUSTER, NAMESPACE and READY however narrow', () => {
+    const { lines, hidden } = renderTable(rows, 20);
+    expect(hidden).to.have.length(5);
+    expect(lines[0]!.split(/\s{3,}/)).to.deep.equal(['CLUSTER', 'NAMESPACE', 'READY']);
   });
 
   it('puts a cluster on one line with every column named, for pipes', () => {
