@@ -19,7 +19,7 @@ import { clusterDependencies, dependentClusters } from './identity/dependents.js
 import { DeletingIdentities } from './identity/deletions.js';
 import { IdentityReconciler } from './identity/reconciler.js';
 import { Caches } from './kube/caches.js';
-import { describeKubeError, isConflict } from './kube/errors.js';
+import { describeKubeError, isStaleRead } from './kube/errors.js';
 import { EventRecorder } from './kube/events.js';
 import { KubeWriter } from './kube/writer.js';
 import type { Logger } from './logging.js';
@@ -163,9 +163,11 @@ export class Manager {
     const controllerOptions = {
       clock,
       metrics: metrics.runtime,
+      isExpected: isStaleRead,
       onError: (key: { name: string; namespace?: string }, error: unknown) => {
-        // A conflict only means the cache was behind: the retry reads the newer object.
-        if (isConflict(error)) logger.debug('conflict; retrying', { key: keyOf(key) });
+        // A conflict or a 404 only means the cache was behind: the retry reads the newer object (or none).
+        if (isStaleRead(error))
+          logger.debug('stale read; retrying', { key: keyOf(key), error: describeKubeError(error) });
         else logger.error('reconcile failed', { key: keyOf(key), error: describeKubeError(error) });
       },
     };
@@ -180,6 +182,7 @@ export class Manager {
       sessions,
       enqueue: (key) => this.clusters.queue.add(key),
       autoControllerIdentity: options.autoControllerIdentity,
+      metrics,
       now: () => new Date(clock.now()),
       logger,
     });

@@ -20,6 +20,7 @@ import type { Caches } from '../kube/caches.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
+import type { KeymasterMetrics } from '../metrics.js';
 import type { Request, Result } from '../runtime/controller.js';
 import type { AccountSlots } from './account-slots.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
@@ -45,6 +46,8 @@ export interface TagOutcome {
   transient: boolean;
   /** Another AWSCluster owns the cluster's name in its account: nothing was written. */
   claimRefused: boolean;
+  /** Tags were written (and verified) on AWS: drift was corrected, or the effective tags changed. */
+  wrote: boolean;
 }
 
 export interface AWSClusterReconcilerDeps {
@@ -60,6 +63,7 @@ export interface AWSClusterReconcilerDeps {
   /** Enqueues another AWSCluster (namespace/name): a duplicate clusterName concerns both. */
   enqueue: (key: string) => void;
   autoControllerIdentity: boolean;
+  metrics: Pick<KeymasterMetrics, 'setDrifted'>;
   now: () => Date;
   logger: Logger;
 }
@@ -157,9 +161,10 @@ export class AWSClusterReconciler {
         if (tags === undefined) return { requeueAfterMs: ACCOUNT_BUSY_RETRY_MS };
         set(nameCondition(claimant, claim.rivals, tags.claimRefused));
         set(tags.condition);
-        // lastSyncTime moves only when a sync changed something, so that a quiet resync writes nothing.
+        // lastSyncTime moves when a sync that ends in sync wrote tags or changed the figures; a quiet
+        // resync (nothing written, nothing new) leaves it, so that it writes nothing to Kubernetes.
         const { lastSyncTime, ...before } = status.tagging ?? {};
-        const changed = tags.condition.status === 'True' && !isDeepStrictEqual(tags.status, before);
+        const changed = tags.condition.status === 'True' && (tags.wrote || !isDeepStrictEqual(tags.status, before));
         const syncedAt = changed ? time : lastSyncTime;
         if (syncedAt) tags.status.lastSyncTime = syncedAt;
         status.tagging = tags.status;
@@ -167,6 +172,8 @@ export class AWSClusterReconciler {
         transient ||= tags.transient;
       }
     }
+    // keymaster_drifted_resources is the sum of what status says; a refused cluster counts none.
+    this.deps.metrics.setDrifted(key, session ? (status.tagging?.resourcesDrifted ?? 0) : 0);
     set(readyCondition(conditions));
     for (const failure of newFailures(cluster.status?.conditions ?? [], conditions))
       events.push({ type: 'Warning', reason: failure.reason, message: failure.message });
@@ -243,6 +250,7 @@ export class AWSClusterReconciler {
   }
 
   #forget(key: string): void {
+    this.deps.metrics.setDrifted(key, 0);
     const unused = this.deps.sessions.release(key);
     if (unused !== undefined) this.deps.resolver.forgetSession(unused);
     for (const other of this.deps.clusterNames.release(key)) this.deps.enqueue(other);

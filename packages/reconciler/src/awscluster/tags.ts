@@ -11,7 +11,6 @@ import {
   type TagReconcileResult,
 } from '@keymaster/tagging';
 import type { Logger } from '../logging.js';
-import type { KeymasterMetrics } from '../metrics.js';
 import type { ConditionUpdate } from './conditions.js';
 import type { TagOutcome } from './reconciler.js';
 import { clusterTagInput } from './tag-input.js';
@@ -104,7 +103,6 @@ function tagCondition(result: TagReconcileResult, ignored: string): ConditionUpd
  * told back as a condition, status.tagging and events.
  */
 export function createTagSync(deps: {
-  metrics: KeymasterMetrics;
   limiters?: RateLimiters;
   /** How long a new tag policy or identity waits before the Delete policy may remove what it drops. */
   layerGracePeriodMs?: number;
@@ -115,7 +113,6 @@ export function createTagSync(deps: {
   const now = deps.now ?? (() => new Date());
   return async (cluster, session, chain, policy, claim, log) => {
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
-    const key = `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
     if (cluster.spec.tagging?.paused) {
       return {
         condition: outOfSync('TaggingPaused', 'spec.tagging.paused is true: tags are left as they are'),
@@ -123,6 +120,7 @@ export function createTagSync(deps: {
         events: [],
         transient: false,
         claimRefused: false,
+        wrote: false,
       };
     }
     const input = clusterTagInput(cluster, chain, policy, { now: now(), layerGracePeriodMs: deps.layerGracePeriodMs });
@@ -139,8 +137,6 @@ export function createTagSync(deps: {
       });
     } catch (error) {
       if (error instanceof ClusterNameClaimedError) {
-        // Nothing of what discovery found is told: those resources are another cluster's.
-        deps.metrics.setDrifted(key, 0);
         const condition = outOfSync('ClusterNameClaimed', `${error.message}. ${error.hint ?? ''}`.trim());
         return {
           condition,
@@ -148,6 +144,7 @@ export function createTagSync(deps: {
           events: [{ type: 'Warning', reason: 'ClusterNameClaimed', message: condition.message }],
           transient: false,
           claimRefused: true,
+          wrote: false,
         };
       }
       log.warn('tag discovery failed', { error });
@@ -162,12 +159,12 @@ export function createTagSync(deps: {
         events: [{ type: 'Warning', reason: condition.reason, message }],
         transient: true,
         claimRefused: false,
+        wrote: false,
       };
     }
     const drifted = result.plan.resources.filter(
       ({ outcome }) => outcome === 'Change' || outcome === 'OverLimit',
     ).length;
-    deps.metrics.setDrifted(key, drifted);
     const condition = tagCondition(result, ignored);
     const events: TagOutcome['events'] = [...result.events];
     if (!isDeepStrictEqual(result.status.conflicts, previous.conflicts ?? [])) {
@@ -195,6 +192,7 @@ export function createTagSync(deps: {
       events,
       transient: result.failed.some(({ kind }) => kind !== 'AccessDenied'),
       claimRefused: false,
+      wrote: result.applied.length > 0,
     };
   };
 }

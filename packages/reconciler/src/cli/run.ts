@@ -59,7 +59,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     // The AWS endpoint and the controller's own credentials come from the standard AWS environment.
     aws: { stsRegion: flags.stsRegion, ...(endpoint ? { endpoint } : {}) },
     ...(options.aws?.credentials ? { controllerCredentials: options.aws.credentials } : {}),
-    syncTags: createTagSync({ metrics, layerGracePeriodMs: flags.tagLayerGracePeriodMs }),
+    syncTags: createTagSync({ layerGracePeriodMs: flags.tagLayerGracePeriodMs }),
     metrics,
     logger,
     ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),

@@ -3,6 +3,12 @@ import { ApiException } from '@kubernetes/client-node';
 /** Whether the API server refused a write because the object changed meanwhile (409 Conflict). */
 export const isConflict = (error: unknown): boolean => error instanceof ApiException && error.code === 409;
 
+/** Whether the object written to is gone (404): its deletion brings the reconcile that forgets it. */
+export const isNotFound = (error: unknown): boolean => error instanceof ApiException && error.code === 404;
+
+/** Errors that only mean the cache was behind: retried at once, counted as requeues, never as errors. */
+export const isStaleRead = (error: unknown): boolean => isConflict(error) || isNotFound(error);
+
 /** The API server's own message from a Status body, instead of client-node's wrapper text. */
 export function describeKubeError(error: unknown): unknown {
   if (!(error instanceof ApiException)) return error;

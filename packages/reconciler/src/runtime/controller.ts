@@ -35,6 +35,11 @@ export interface ControllerOptions {
   metrics?: RuntimeMetrics;
   /** Told about every reconcile error (the reconciler logs its own details). */
   onError?: (request: Request, error: unknown) => void;
+  /**
+   * Errors that are no failure (a write based on a stale read: 409, 404): retried like errors, but
+   * counted as `requeue`, not in reconcile_errors_total, so that alerts on errors mean something.
+   */
+  isExpected?: (error: unknown) => boolean;
 }
 
 /**
@@ -106,10 +111,11 @@ export class Controller {
         result = 'success';
       }
     } catch (error) {
-      metrics?.reconcileErrors.inc(labels);
+      const expected = this.#options.isExpected?.(error) === true;
+      if (!expected) metrics?.reconcileErrors.inc(labels);
       onError?.(request, error);
       this.queue.addRateLimited(key);
-      result = 'error';
+      result = expected ? 'requeue' : 'error';
     } finally {
       metrics?.activeWorkers.dec(labels);
       metrics?.reconcileTime.observe(labels, (this.#clock.now() - startedAt) / 1000);

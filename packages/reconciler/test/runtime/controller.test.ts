@@ -6,7 +6,11 @@ import { FakeClock } from '../fake-clock.js';
 /** Lets pending promise callbacks run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function harness(reconcile: (request: Request) => Promise<Result | undefined>, workers = 2) {
+function harness(
+  reconcile: (request: Request) => Promise<Result | undefined>,
+  workers = 2,
+  isExpected?: (error: unknown) => boolean,
+) {
   const clock = new FakeClock();
   const metrics = new RuntimeMetrics();
   const seen: string[] = [];
@@ -15,6 +19,7 @@ function harness(reconcile: (request: Request) => Promise<Result | undefined>, w
     workers,
     clock,
     metrics,
+    ...(isExpected ? { isExpected } : {}),
     reconcile: (request) => {
       seen.push(keyOf(request));
       return reconcile(request);
@@ -59,6 +64,27 @@ describe('Controller', () => {
     );
     expect(await counter(metrics, 'controller_runtime_reconcile_total', { result: 'success' })).to.equal(1);
     expect(await counter(metrics, 'workqueue_retries_total', { name: 'awscluster' })).to.equal(2);
+    await controller.stop();
+  });
+
+  it('retries an expected error (a stale read) as a requeue, not counted among errors', async () => {
+    let conflicts = 1;
+    const stale = Object.assign(new Error('409 Conflict'), { stale: true });
+    const { clock, seen, metrics, controller } = harness(
+      () => (conflicts-- > 0 ? Promise.reject(stale) : Promise.resolve(undefined)),
+      2,
+      (error) => (error as { stale?: boolean }).stale === true,
+    );
+    controller.enqueue({ namespace: 'a', name: 'x' });
+    await settle();
+    clock.advance(5);
+    await settle();
+    expect(seen).to.have.length(2);
+    expect(await counter(metrics, 'controller_runtime_reconcile_errors_total', { controller: 'awscluster' })).to.equal(
+      0,
+    );
+    expect(await counter(metrics, 'controller_runtime_reconcile_total', { result: 'requeue' })).to.equal(1);
+    expect(await counter(metrics, 'controller_runtime_reconcile_total', { result: 'error' })).to.equal(0);
     await controller.stop();
   });
 
