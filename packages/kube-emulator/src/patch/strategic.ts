@@ -22,31 +22,61 @@ const merges = (schema: Schema | undefined): boolean =>
 const DELETE_FROM = '$deleteFromPrimitiveList/';
 const ORDER = '$setElementOrder/';
 
-function order(items: Json[], wanted: Json[], key: string | undefined): Json[] {
-  const identity = (item: Json): Json => (key && isObject(item) ? (item[key] ?? null) : item);
-  const position = (item: Json): number => {
-    const index = wanted.findIndex((entry) => deepEqual(key && isObject(entry) ? entry[key] : entry, identity(item)));
-    return index < 0 ? wanted.length : index;
-  };
-  return [...items].sort((a, b) => position(a) - position(b));
+/** An item's identity in its list: its merge key's value, or itself for a list of primitives. */
+const identityOf = (item: Json, key: string | undefined): Json => (key && isObject(item) ? (item[key] ?? null) : item);
+const indexIn = (list: Json[], item: Json, key: string | undefined): number =>
+  list.findIndex((entry) => deepEqual(identityOf(entry, key), identityOf(item, key)));
+
+/**
+ * apimachinery's mergeSortedSlice: the patch's items in the patch's order, with the items only the
+ * server had slotted back in where the live list had them (before a patch item they preceded there).
+ */
+function interleave(serverOnly: Json[], patchItems: Json[], live: Json[], key: string | undefined): Json[] {
+  const result: Json[] = [];
+  let [i, j] = [0, 0];
+  while (i < serverOnly.length || j < patchItems.length) {
+    if (j >= patchItems.length) result.push(serverOnly[i++]!);
+    else if (i >= serverOnly.length) result.push(patchItems[j++]!);
+    else {
+      const [left, right] = [indexIn(live, serverOnly[i]!, key), indexIn(live, patchItems[j]!, key)];
+      result.push(left >= 0 && right >= 0 && left < right ? serverOnly[i++]! : patchItems[j++]!);
+    }
+  }
+  return result;
 }
 
-function mergeList(original: Json | undefined, patch: Json[], schema: Schema | undefined): Json[] {
-  const base = Array.isArray(original) ? [...original] : [];
+/**
+ * The order kube-apiserver leaves a merged list in: the items the patch (or its $setElementOrder)
+ * names, in that order, interleaved with the items only the live list had.
+ */
+function orderMerged(merged: Json[], live: Json[], patchOrder: Json[], key: string | undefined): Json[] {
+  const named = (item: Json): boolean => indexIn(patchOrder, item, key) >= 0;
+  const patchItems = merged.filter(named).sort((a, b) => indexIn(patchOrder, a, key) - indexIn(patchOrder, b, key));
+  const serverOnly = merged.filter((item) => !named(item));
+  return interleave(serverOnly, patchItems, live, key);
+}
+
+/** Merges a list by its merge key (or as a set of primitives), honouring `$patch: replace` and `delete`. */
+function mergeList(original: Json | undefined, patch: Json[], schema: Schema | undefined, order?: Json[]): Json[] {
+  const live = Array.isArray(original) ? original : [];
   const key = schema?.['x-kubernetes-patch-merge-key'];
-  if (!key) {
-    for (const item of patch) if (!base.some((existing) => deepEqual(existing, item))) base.push(clone(item));
-    return base;
+  const directive = (item: Json): unknown => (isObject(item) ? item.$patch : undefined);
+  if (key && patch.some((item) => directive(item) === 'replace')) {
+    return patch.filter((item) => directive(item) === undefined).map((item) => clone(item));
   }
+  const merged = [...live];
   for (const item of patch) {
-    if (!isObject(item)) throw badRequest(`the list item ${JSON.stringify(item)} has no merge key "${key}"`);
-    const index = base.findIndex((existing) => isObject(existing) && deepEqual(existing[key], item[key]));
-    if (item.$patch === 'delete') {
-      if (index >= 0) base.splice(index, 1);
-    } else if (index >= 0) base[index] = applyStrategicPatch(base[index], item, schema.items);
-    else base.push(applyStrategicPatch(undefined, item, schema.items));
+    if (key && !isObject(item)) throw badRequest(`the list item ${JSON.stringify(item)} has no merge key "${key}"`);
+    const index = indexIn(merged, item, key);
+    if (directive(item) === 'delete') {
+      if (index >= 0) merged.splice(index, 1);
+    } else if (!key) {
+      if (index < 0) merged.push(clone(item));
+    } else if (index >= 0) merged[index] = applyStrategicPatch(merged[index], item, schema.items);
+    else merged.push(applyStrategicPatch(undefined, item, schema.items));
   }
-  return base;
+  const kept = patch.filter((item) => directive(item) !== 'delete');
+  return orderMerged(merged, live, order ?? kept, key);
 }
 
 /**
@@ -65,9 +95,12 @@ function applyStrategicPatch(original: Json | undefined, patch: Json, schema: Sc
   const result: JsonObject = isObject(original) ? { ...original } : {};
   const retain = patch.$retainKeys;
   if (Array.isArray(retain)) for (const key of Object.keys(result)) if (!retain.includes(key)) drop(result, key);
-  const orders: [string, Json[]][] = [];
+  const orders = new Map<string, Json[]>();
   for (const [key, value] of Object.entries(patch)) {
-    if (key === '$patch' || key === '$retainKeys') continue;
+    if (key.startsWith(ORDER) && Array.isArray(value)) orders.set(key.slice(ORDER.length), value);
+  }
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === '$patch' || key === '$retainKeys' || key.startsWith(ORDER)) continue;
     if (key.startsWith(DELETE_FROM)) {
       const field = key.slice(DELETE_FROM.length);
       const drop = Array.isArray(value) ? value : [];
@@ -75,20 +108,19 @@ function applyStrategicPatch(original: Json | undefined, patch: Json, schema: Sc
       if (Array.isArray(list)) result[field] = list.filter((item) => !drop.some((gone) => deepEqual(gone, item)));
       continue;
     }
-    if (key.startsWith(ORDER)) {
-      if (Array.isArray(value)) orders.push([key.slice(ORDER.length), value]);
-      continue;
-    }
     const child = propertySchema(schema, key);
     if (value === null) drop(result, key);
     else if (isObject(value) && value.$patch === 'delete') drop(result, key);
-    else if (Array.isArray(value)) result[key] = merges(child) ? mergeList(result[key], value, child) : clone(value);
-    else result[key] = applyStrategicPatch(result[key], value, child);
+    else if (Array.isArray(value)) {
+      result[key] = merges(child) ? mergeList(result[key], value, child, orders.get(key)) : clone(value);
+    } else result[key] = applyStrategicPatch(result[key], value, child);
   }
+  // A $setElementOrder alone reorders the live list.
   for (const [field, wanted] of orders) {
     const list = result[field];
-    const child = propertySchema(schema, field);
-    if (Array.isArray(list)) result[field] = order(list, wanted, child?.['x-kubernetes-patch-merge-key']);
+    if (Array.isArray(list) && patch[field] === undefined) {
+      result[field] = orderMerged(list, list, wanted, propertySchema(schema, field)?.['x-kubernetes-patch-merge-key']);
+    }
   }
   return result;
 }

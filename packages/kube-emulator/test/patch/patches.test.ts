@@ -68,11 +68,23 @@ describe('patches', () => {
         schema,
       ),
     ).to.deep.equal({
-      metadata: { name: 'x', finalizers: ['a', 'b'] },
+      // As kube-apiserver orders merged lists: the patch's items in its order, with the live list's
+      // others slotted back before the patch items they preceded (a new one comes first).
+      metadata: { name: 'x', finalizers: ['b', 'a'] },
       containers: [{ name: 'one', image: 'v1' }, { name: 'two', image: 'v2' }, { name: 'three' }],
-      tags: ['x', 'y'],
+      tags: ['y', 'x'],
       plain: ['q'],
     });
+    expect(
+      strategicMergePatch(live, { containers: [{ name: 'zero' }, { name: 'two', image: 'v2' }] }, schema),
+    ).to.have.deep.property('containers', [
+      { name: 'zero' },
+      { name: 'one', image: 'v1' },
+      { name: 'two', image: 'v2' },
+    ]);
+    expect(
+      strategicMergePatch(live, { containers: [{ name: 'only' }, { $patch: 'replace' }] }, schema),
+    ).to.have.deep.property('containers', [{ name: 'only' }]);
     expect(
       strategicMergePatch(live, { containers: [{ name: 'one', $patch: 'delete' }] }, schema),
     ).to.have.deep.property('containers', [{ name: 'two', image: 'v1' }]);
