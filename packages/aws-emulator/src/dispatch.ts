@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Faults } from './faults/faults.js';
 import { requestId as newRequestId } from './ids.js';
 import { ApiError } from './protocols/api-error.js';
+import type { Xml } from './protocols/xml.js';
 import { classify } from './protocols/classify.js';
 import { authenticate, type SignedRequest } from './sigv4/authenticate.js';
 import { createCallContext, type Service } from './services/service.js';
@@ -35,12 +36,13 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
     const values = request.headerValues(name);
     return values.length === 0 ? undefined : values.join(',');
   };
-  const { service, action, params } = classify(
-    { header, query: request.query, body: request.body },
-    emulation.services,
-  );
+  const {
+    service,
+    action: actionName,
+    params,
+  } = classify({ header, query: request.query, body: request.body }, emulation.services);
   const { protocol } = service;
-  const iamAction = `${service.iamPrefix}:${action || 'Unknown'}`;
+  const iamAction = `${service.iamPrefix}:${actionName || 'Unknown'}`;
   /** What the call log learns as the call goes on: who called, and the action's own notes. */
   let caller: Pick<CallRecord, 'region' | 'account' | 'callerArn' | 'accessKeyId'> = {};
   const notes: Record<string, unknown> = {};
@@ -60,6 +62,39 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
     return { status, contentType: protocol.contentType, body, requestId };
   };
   const fail = (error: ApiError) => respond(error.status, protocol.error(error, requestId), error.code);
+  /** Runs an action: its answer, or its error in the service's shape (an unexpected one as AWS's 500). */
+  const run = async (action: () => Xml | object | Promise<Xml | object>): Promise<ApiResponse> => {
+    try {
+      return respond(200, protocol.success(actionName, await action(), requestId));
+    } catch (error) {
+      if (error instanceof ApiError) return fail(error);
+      process.stderr.write(`aws-emulator: ${iamAction} failed: ${(error as Error).stack ?? String(error)}\n`);
+      return fail(
+        new ApiError('InternalFailure', 'The request processing has failed because of an unknown error.', 500),
+      );
+    }
+  };
+  /** Injected latency, faults and throttling, in that order; the error to answer with, if any. */
+  const faults = async (account: string, region: string): Promise<ApiError | undefined> => {
+    const latency = emulation.faults.latencyFor(iamAction);
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+    const injected = emulation.faults.injectedError(iamAction);
+    if (injected !== undefined) return injected;
+    return emulation.faults.throttled(iamAction, account, region) ? service.throttled() : undefined;
+  };
+
+  // Unsigned actions: whoever calls proves itself in the parameters (a web identity token), not by a signature.
+  const unsigned = service.input === 'query' ? service.unsignedActions?.[actionName] : undefined;
+  if (unsigned !== undefined) {
+    const refused = await faults(/^arn:aws:iam::(\d{12}):/.exec(params.get('RoleArn') ?? '')?.[1] ?? '', '');
+    if (refused !== undefined) return fail(refused);
+    const call = {
+      world: emulation.world,
+      clock: emulation.clock,
+      note: (detail: object) => Object.assign(notes, detail),
+    };
+    return run(() => unsigned(params, call));
+  }
 
   const authentication = authenticate(request, emulation.world.directory, {
     service: service.signingName,
@@ -84,30 +119,18 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
     accessKeyId: credential.accessKeyId,
   };
 
-  const latency = emulation.faults.latencyFor(iamAction);
-  if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-  const injected = emulation.faults.injectedError(iamAction);
-  if (injected !== undefined) return fail(injected);
-  if (emulation.faults.throttled(iamAction, principal.accountId, claims.region)) return fail(service.throttled());
+  const refused = await faults(principal.accountId, claims.region);
+  if (refused !== undefined) return fail(refused);
 
   const call = createCallContext(service, credential, claims.region, emulation.world, emulation.clock, notes);
-  try {
-    let result;
-    if (service.input === 'query') {
-      const handler = service.actions[action];
-      if (handler === undefined) return fail(protocol.unknownAction(action));
-      result = handler(params, call);
-    } else {
-      const handler = service.actions[action];
-      if (handler === undefined) return fail(protocol.unknownAction(action));
-      result = handler(readJson(request.body), call);
-    }
-    return respond(200, protocol.success(action, result, requestId));
-  } catch (error) {
-    if (error instanceof ApiError) return fail(error);
-    process.stderr.write(`aws-emulator: ${iamAction} failed: ${(error as Error).stack ?? String(error)}\n`);
-    return fail(new ApiError('InternalFailure', 'The request processing has failed because of an unknown error.', 500));
+  if (service.input === 'query') {
+    const handler = service.actions[actionName];
+    if (handler === undefined) return fail(protocol.unknownAction(actionName));
+    return run(() => handler(params, call));
   }
+  const handler = service.actions[actionName];
+  if (handler === undefined) return fail(protocol.unknownAction(actionName));
+  return run(() => handler(readJson(request.body), call));
 }
 
 function readJson(body: Buffer): Record<string, unknown> {

@@ -13,6 +13,8 @@ export type {
   AccessKeySpec,
   ManagedPolicySpec,
   ResourceSpec,
+  OidcProviderSpec,
+  OidcDiscoverySpec,
 } from './world/types.js';
 export { loadWorldFile } from './world/load.js';
 export { validateWorld } from './world/validate.js';

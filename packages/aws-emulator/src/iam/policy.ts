@@ -68,24 +68,29 @@ function parseStatement(item: unknown): Statement | string {
   if (typeof actions === 'string') return actions;
   const resources = exactlyOne(item, 'Resource', 'NotResource', {});
   if (typeof resources === 'string') return resources;
-  const conditions: Condition[] = [];
-  if (item.Condition !== undefined) {
-    if (!isRecord(item.Condition)) return 'Condition must be an object of operators';
-    for (const [operator, block] of Object.entries(item.Condition)) {
-      if (!isRecord(block)) return `Condition.${operator} must be an object of condition keys`;
-      for (const [key, values] of Object.entries(block)) {
-        const condition = parseCondition(operator, key, values);
-        if (typeof condition === 'string') return `Condition.${operator}.${key}: ${condition}`;
-        conditions.push(condition);
-      }
-    }
-  }
+  const conditions = item.Condition === undefined ? [] : parseConditionBlock(item.Condition);
+  if (typeof conditions === 'string') return conditions;
   return {
     effect: item.Effect,
     ...(actions.positive ? { actions: actions.matchers } : { notActions: actions.matchers }),
     ...(resources.positive ? { resources: resources.matchers } : { notResources: resources.matchers }),
     conditions,
   };
+}
+
+/** A statement's `Condition` block (`{operator: {key: values}}`), compiled; or a sentence saying what is wrong. */
+export function parseConditionBlock(block: unknown): Condition[] | string {
+  if (!isRecord(block)) return 'Condition must be an object of operators';
+  const conditions: Condition[] = [];
+  for (const [operator, keys] of Object.entries(block)) {
+    if (!isRecord(keys)) return `Condition.${operator} must be an object of condition keys`;
+    for (const [key, values] of Object.entries(keys)) {
+      const condition = parseCondition(operator, key, values);
+      if (typeof condition === 'string') return `Condition.${operator}.${key}: ${condition}`;
+      conditions.push(condition);
+    }
+  }
+  return conditions;
 }
 
 function exactlyOne(

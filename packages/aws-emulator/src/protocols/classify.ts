@@ -43,7 +43,7 @@ export function classify(input: ClassifyInput, services: readonly Service[]): Cl
   const service =
     queryServices.find((s) => s.version === version) ??
     queryServices.find((s) => s.signingName === scope) ??
-    queryServices.find((s) => action in s.actions) ??
+    queryServices.find((s) => action in s.actions || action in (s.unsignedActions ?? {})) ??
     queryServices[0]!;
   return { service, action, params };
 }

@@ -1,6 +1,9 @@
 import { validationError } from '../protocols/api-error.js';
 import { characterCount } from '../text.js';
 
+/** How AWS shows a member marked sensitive in validation messages. */
+const SENSITIVE = '*** Sensitive Data Redacted ***';
+
 /**
  * Collects an input's constraint failures in AWS's words (`Value 'x' at 'roleSessionName' failed to
  * satisfy constraint: Member must have length greater than or equal to 2`), so one error reports them all.
@@ -14,12 +17,19 @@ export class Constraints {
     return false;
   }
 
-  /** A string's length in characters, as AWS counts it. */
-  length(field: string, value: string | undefined, min: number, max: number): void {
+  /** A string's length in characters, as AWS counts it; a sensitive value (a token) is never shown. */
+  length(
+    field: string,
+    value: string | undefined,
+    min: number,
+    max: number,
+    options: { sensitive?: boolean } = {},
+  ): void {
     if (value === undefined) return;
     const length = characterCount(value);
-    if (length < min) this.#fail(field, value, `Member must have length greater than or equal to ${min}`);
-    else if (length > max) this.#fail(field, value, `Member must have length less than or equal to ${max}`);
+    const shownValue = options.sensitive ? SENSITIVE : value;
+    if (length < min) this.#fail(field, shownValue, `Member must have length greater than or equal to ${min}`);
+    else if (length > max) this.#fail(field, shownValue, `Member must have length less than or equal to ${max}`);
   }
 
   pattern(field: string, value: string | undefined, pattern: RegExp, shown: string): void {

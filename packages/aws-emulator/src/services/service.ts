@@ -30,6 +30,16 @@ export interface CallContext {
 
 export type Handler<Input> = (input: Input, call: CallContext) => Xml | object;
 
+/** What an action that takes no signature (AssumeRoleWithWebIdentity) may use: no caller, no permissions. */
+export interface UnsignedCallContext {
+  readonly world: WorldState;
+  readonly clock: Clock;
+  /** Adds facts (never secrets) to this call's entry in the call log. */
+  note(detail: Readonly<Record<string, unknown>>): void;
+}
+
+export type UnsignedHandler = (input: QueryParams, call: UnsignedCallContext) => Promise<Xml>;
+
 interface ServiceBase {
   /** The SigV4 signing name, also the `service` of faults and the call log. */
   readonly signingName: string;
@@ -47,6 +57,8 @@ export interface QueryService extends ServiceBase {
   /** The API version clients send as `Version`. */
   readonly version: string;
   readonly actions: Readonly<Record<string, Handler<QueryParams>>>;
+  /** Actions AWS serves without a signature (the caller proves itself otherwise). */
+  readonly unsignedActions?: Readonly<Record<string, UnsignedHandler>>;
 }
 
 export interface JsonService extends ServiceBase {

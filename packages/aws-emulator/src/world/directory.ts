@@ -1,5 +1,7 @@
 import { ControlRequestError } from '../errors.js';
-import { allowPolicy, parsePolicyDocument, type PolicyDocument } from '../iam/policy.js';
+import type { Condition } from '../iam/conditions.js';
+import { allowPolicy, parseConditionBlock, parsePolicyDocument, type PolicyDocument } from '../iam/policy.js';
+import { OidcProvider } from '../oidc/provider.js';
 import { secretAccessKey, sessionAccessKeyId, sessionToken, stableId } from '../ids.js';
 import type { AccessKeySpec, ManagedPolicy, TrustSpec, World } from './types.js';
 
@@ -13,13 +15,18 @@ export interface User {
   readonly policies: readonly PolicyDocument[];
 }
 
+/** A statement of a role's trust policy, its conditions compiled. */
+export interface TrustStatement extends TrustSpec {
+  readonly compiledConditions: readonly Condition[];
+}
+
 export interface Role {
   readonly accountId: string;
   readonly name: string;
   readonly arn: string;
   readonly roleId: string;
   readonly maxSessionDuration: number;
-  readonly trust: readonly TrustSpec[];
+  readonly trust: readonly TrustStatement[];
   readonly policies: readonly PolicyDocument[];
 }
 
@@ -39,7 +46,7 @@ export interface RoleSession {
   readonly expiresAtMs: number;
   /** Whether a role session assumed this one (role chaining, capped at one hour). */
   readonly chained: boolean;
-  /** The ARN of the principal that called AssumeRole. */
+  /** The ARN of the principal that called AssumeRole, or of the OIDC provider of AssumeRoleWithWebIdentity. */
   readonly sourceArn: string;
 }
 
@@ -59,6 +66,8 @@ export class Directory {
   readonly #users = new Map<string, User>();
   readonly #roles = new Map<string, Role>();
   readonly #policies = new Map<string, ManagedPolicy>();
+  /** OIDC providers by ARN. */
+  readonly #providers = new Map<string, OidcProvider>();
   readonly #credentials = new Map<string, Credential>();
   readonly #sessions: { accessKeyId: string; session: RoleSession }[] = [];
 
@@ -73,6 +82,10 @@ export class Directory {
       }
     }
     for (const account of world.accounts) {
+      for (const spec of account.oidcProviders ?? []) {
+        const provider = new OidcProvider(account.id, spec);
+        this.#providers.set(provider.arn, provider);
+      }
       for (const spec of account.users ?? []) {
         const arn = `arn:aws:iam::${account.id}:user/${spec.name}`;
         const policies = this.#identityPolicies(spec.allow, spec.policies);
@@ -95,7 +108,10 @@ export class Directory {
           arn,
           roleId: stableId('AROA', arn),
           maxSessionDuration: spec.maxSessionDuration ?? 3600,
-          trust: spec.trust ?? [],
+          trust: (spec.trust ?? []).map((statement) => ({
+            ...statement,
+            compiledConditions: parseConditionBlock(statement.conditions ?? {}) as Condition[],
+          })),
           policies: this.#identityPolicies(spec.allow, spec.policies),
         });
       }
@@ -112,6 +128,13 @@ export class Directory {
 
   managedPolicy(arn: string): ManagedPolicy | undefined {
     return this.#policies.get(arn);
+  }
+
+  /** The OIDC provider of an account for an issuer (`iss`), as AssumeRoleWithWebIdentity looks it up. */
+  oidcProvider(accountId: string, issuer: string): OidcProvider | undefined {
+    return [...this.#providers.values()].find(
+      (provider) => provider.arn.split(':')[4] === accountId && provider.url === issuer,
+    );
   }
 
   /** Records a new session and issues its temporary credentials. */

@@ -16,6 +16,32 @@ export interface AccountSpec {
   readonly roles?: readonly RoleSpec[];
   readonly policies?: readonly ManagedPolicySpec[];
   readonly resources?: readonly ResourceSpec[];
+  /** IAM OIDC identity providers: the issuers whose tokens AssumeRoleWithWebIdentity accepts in this account. */
+  readonly oidcProviders?: readonly OidcProviderSpec[];
+}
+
+/**
+ * An IAM OIDC identity provider (`arn:aws:iam::<account>:oidc-provider/<host and path of url>`). Its
+ * keys come from `jwks`, else from the issuer's discovery document, fetched on first use.
+ */
+export interface OidcProviderSpec {
+  /** The issuer: an https URL, the `iss` of its tokens. */
+  readonly url: string;
+  /** The audiences (`aud`) accepted, 1-100 of them. */
+  readonly clientIds: readonly string[];
+  /** SHA-1 thumbprints (40 hex digits) of the top certificate of the key server's chain; unchecked when none. */
+  readonly thumbprints?: readonly string[];
+  /** Where to read the discovery document, and the CA to trust for it and the key set (PEM). */
+  readonly discovery?: OidcDiscoverySpec;
+  /** The key set itself (`{"keys": [...]}`), instead of fetching it. */
+  readonly jwks?: unknown;
+}
+
+export interface OidcDiscoverySpec {
+  /** `<url>/.well-known/openid-configuration` by default. */
+  readonly url?: string;
+  /** PEM certificates to trust over HTTPS besides the system's (a test cluster's own CA). */
+  readonly ca?: string;
 }
 
 export interface AccessKeySpec {
@@ -32,13 +58,21 @@ export interface UserSpec {
   readonly policies?: readonly string[];
 }
 
+/** One statement of a role's trust policy: an AWS principal (AssumeRole) or a federated one (AssumeRoleWithWebIdentity). */
 export interface TrustSpec {
   /** Who may assume the role: a user, role or assumed-role session ARN, an account root ARN, a bare account ID, or `*`. */
-  readonly principal: string;
+  readonly principal?: string;
+  /** `Federated`: the ARN of an OIDC provider of the role's account, whose tokens may assume the role. */
+  readonly federated?: string;
   /** When set, AssumeRole must pass exactly this ExternalId (the `sts:ExternalId` condition). */
   readonly externalId?: string;
-  /** The trusted actions: `sts:AssumeRole` (the default) and, to allow session tags, `sts:TagSession`. */
+  /**
+   * The trusted actions: `sts:AssumeRole` (the default for a principal), `sts:AssumeRoleWithWebIdentity`
+   * (the default for a federated principal) and, to allow session tags, `sts:TagSession`.
+   */
   readonly actions?: readonly string[];
+  /** A federated statement's IAM Condition block, on `<provider host/path>:sub` and `:aud` (`StringEquals`, `StringLike`, ...). */
+  readonly conditions?: unknown;
 }
 
 export interface RoleSpec {

@@ -1,8 +1,9 @@
-import { parsePolicyDocument, isRecord } from '../iam/policy.js';
+import { parseConditionBlock, parsePolicyDocument, isRecord } from '../iam/policy.js';
 import { MAX_USER_TAGS, isSystemKey, tagProblem } from '../tags.js';
 import { parseArn } from './arn.js';
 import { fail, fieldsOf, integer, listOf, text, unique } from './fields.js';
 import type { AccountSpec, ResourceSpec, RoleSpec, TrustSpec, UserSpec, World } from './types.js';
+import { validateOidcProvider } from './validate-oidc.js';
 
 const ACCOUNT_ID = { pattern: /^\d{12}$/, describe: 'a 12-digit account ID in quotes' };
 const IAM_NAME = { pattern: /^[\w+=,.@-]{1,64}$/, describe: '1-64 characters of letters, digits and + = , . @ _ -' };
@@ -28,7 +29,15 @@ const EXTERNAL_ID = {
   pattern: /^[\w+=,.@:/-]{2,1224}$/,
   describe: '2-1224 characters of letters, digits and + = , . @ : / _ -',
 };
-const TRUST_ACTIONS = ['sts:AssumeRole', 'sts:TagSession'];
+const FEDERATED = {
+  pattern: /^arn:aws:iam::\d{12}:oidc-provider\/\S+$/,
+  describe: 'the ARN of an OIDC provider, arn:aws:iam::<account>:oidc-provider/<host and path of its URL>',
+};
+/** The actions a trust statement may allow, by the kind of principal it names. */
+const TRUST_ACTIONS = {
+  principal: ['sts:AssumeRole', 'sts:TagSession'],
+  federated: ['sts:AssumeRoleWithWebIdentity', 'sts:TagSession'],
+};
 
 /** Checks a world (as read from YAML or JSON) and returns it with its defaults filled in. */
 export function validateWorld(raw: unknown): World {
@@ -62,7 +71,7 @@ interface Seen {
 }
 
 function validateAccount(raw: unknown, path: string, seen: Seen): AccountSpec {
-  const account = fieldsOf(raw, path, ['id', 'users', 'roles', 'policies', 'resources']);
+  const account = fieldsOf(raw, path, ['id', 'users', 'roles', 'policies', 'resources', 'oidcProviders']);
   const id = text(account.id, `${path}.id`, ACCOUNT_ID);
   unique(seen.accountIds, id, `${path}.id`, 'account');
   const userNames = new Set<string>();
@@ -71,9 +80,13 @@ function validateAccount(raw: unknown, path: string, seen: Seen): AccountSpec {
     unique(userNames, user.name, `${path}.users[${index}].name`, 'user');
     return user;
   });
+  const providerArns = new Set<string>();
+  const oidcProviders = listOf(account.oidcProviders, `${path}.oidcProviders`).map((item, index) =>
+    validateOidcProvider(item, `${path}.oidcProviders[${index}]`, id, providerArns),
+  );
   const roleNames = new Set<string>();
   const roles = listOf(account.roles, `${path}.roles`).map((item, index) => {
-    const role = validateRole(item, `${path}.roles[${index}]`);
+    const role = validateRole(item, `${path}.roles[${index}]`, providerArns);
     unique(roleNames, role.name, `${path}.roles[${index}].name`, 'role');
     return role;
   });
@@ -91,7 +104,7 @@ function validateAccount(raw: unknown, path: string, seen: Seen): AccountSpec {
   const resources = listOf(account.resources, `${path}.resources`).map((item, index) =>
     validateResource(item, `${path}.resources[${index}]`, id, seen),
   );
-  return { id, users, roles, policies, resources };
+  return { id, users, roles, policies, resources, oidcProviders };
 }
 
 function validateUser(raw: unknown, path: string, seen: Seen): UserSpec {
@@ -113,7 +126,7 @@ function validateUser(raw: unknown, path: string, seen: Seen): UserSpec {
   };
 }
 
-function validateRole(raw: unknown, path: string): RoleSpec {
+function validateRole(raw: unknown, path: string, providerArns: ReadonlySet<string>): RoleSpec {
   const role = fieldsOf(raw, path, ['name', 'maxSessionDuration', 'trust', 'allow', 'policies']);
   const maxSessionDuration =
     role.maxSessionDuration === undefined
@@ -122,7 +135,9 @@ function validateRole(raw: unknown, path: string): RoleSpec {
   return {
     name: text(role.name, `${path}.name`, IAM_NAME),
     maxSessionDuration,
-    trust: listOf(role.trust, `${path}.trust`).map((item, index) => validateTrust(item, `${path}.trust[${index}]`)),
+    trust: listOf(role.trust, `${path}.trust`).map((item, index) =>
+      validateTrust(item, `${path}.trust[${index}]`, providerArns),
+    ),
     allow: actions(role.allow, `${path}.allow`),
     policies: listOf(role.policies, `${path}.policies`).map((arn, i) =>
       text(arn, `${path}.policies[${i}]`, POLICY_ARN),
@@ -130,19 +145,48 @@ function validateRole(raw: unknown, path: string): RoleSpec {
   };
 }
 
-function validateTrust(raw: unknown, path: string): TrustSpec {
-  const trust = fieldsOf(raw, path, ['principal', 'externalId', 'actions']);
-  const trusted = trust.actions === undefined ? ['sts:AssumeRole'] : actions(trust.actions, `${path}.actions`);
+/**
+ * One trust statement: an AWS `principal` (with an optional ExternalId), or a `federated` OIDC provider
+ * of this account (with an optional Condition block on its claims).
+ */
+function validateTrust(raw: unknown, path: string, providerArns: ReadonlySet<string>): TrustSpec {
+  const trust = fieldsOf(raw, path, ['principal', 'federated', 'externalId', 'actions', 'conditions']);
+  if ((trust.principal === undefined) === (trust.federated === undefined)) {
+    fail(path, 'must name exactly one of principal (an AWS principal) and federated (an OIDC provider ARN)');
+  }
+  const kind = trust.federated === undefined ? 'principal' : 'federated';
+  const allowed = TRUST_ACTIONS[kind];
+  const trusted = trust.actions === undefined ? [allowed[0]!] : actions(trust.actions, `${path}.actions`);
   for (const [index, action] of trusted.entries()) {
-    if (!TRUST_ACTIONS.includes(action))
-      fail(`${path}.actions[${index}]`, `must be one of ${TRUST_ACTIONS.join(', ')}`);
+    if (!allowed.includes(action)) fail(`${path}.actions[${index}]`, `must be one of ${allowed.join(', ')}`);
+  }
+  if (kind === 'principal') {
+    if (trust.conditions !== undefined)
+      fail(`${path}.conditions`, "is for federated statements only (externalId is the principal's)");
+    return {
+      principal: text(trust.principal, `${path}.principal`, PRINCIPAL),
+      ...(trust.externalId === undefined
+        ? {}
+        : { externalId: text(trust.externalId, `${path}.externalId`, EXTERNAL_ID) }),
+      actions: trusted,
+    };
+  }
+  if (trust.externalId !== undefined) fail(`${path}.externalId`, 'is for principal statements only');
+  const federated = text(trust.federated, `${path}.federated`, FEDERATED);
+  if (!providerArns.has(federated)) {
+    fail(
+      `${path}.federated`,
+      `${federated} is not an OIDC provider of this account (its oidcProviders define ${[...providerArns].join(', ') || 'none'})`,
+    );
+  }
+  if (trust.conditions !== undefined) {
+    const conditions = parseConditionBlock(trust.conditions);
+    if (typeof conditions === 'string') fail(`${path}.conditions`, conditions);
   }
   return {
-    principal: text(trust.principal, `${path}.principal`, PRINCIPAL),
-    ...(trust.externalId === undefined
-      ? {}
-      : { externalId: text(trust.externalId, `${path}.externalId`, EXTERNAL_ID) }),
+    federated,
     actions: trusted,
+    ...(trust.conditions === undefined ? {} : { conditions: trust.conditions }),
   };
 }
 

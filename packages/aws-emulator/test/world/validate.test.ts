@@ -31,7 +31,7 @@ describe('validateWorld', () => {
       'accounts[0].id: must be a string (a 12-digit account ID in quotes)',
     );
     expect(refusal(account({ colour: 'blue' }))).to.equal(
-      'accounts[0].colour: is not a known field (known: id, users, roles, policies, resources)',
+      'accounts[0].colour: is not a known field (known: id, users, roles, policies, resources, oidcProviders)',
     );
     expect(
       refusal(
@@ -108,5 +108,70 @@ describe('validateWorld', () => {
     expect(
       refusal(resource({ arn: 'arn:aws:ec2:us-west-2:111111111111:vpc/vpc-1', tags: { ['k'.repeat(129)]: 'v' } })),
     ).to.contain('must be 1 to 128 characters long');
+  });
+
+  describe('OIDC providers and federated trust', () => {
+    const ISSUER = 'https://oidc.example.com/id/ABC';
+    const PROVIDER = 'arn:aws:iam::111111111111:oidc-provider/oidc.example.com/id/ABC';
+    const provider = (extra: object = {}) => ({ url: ISSUER, clientIds: ['sts.amazonaws.com'], ...extra });
+    const federated = (extra: object = {}) =>
+      account({ oidcProviders: [provider()], roles: [{ name: 'r', trust: [{ federated: PROVIDER, ...extra }] }] });
+
+    it('accepts a provider and a role trusting it, with conditions on its claims and the web identity action by default', () => {
+      const world = validateWorld(
+        federated({ conditions: { StringEquals: { 'oidc.example.com/id/ABC:sub': 'system:serviceaccount:a:b' } } }),
+      );
+      expect(world.accounts[0]!.oidcProviders).to.deep.equal([{ ...provider(), thumbprints: [] }]);
+      expect(world.accounts[0]!.roles![0]!.trust![0]).to.deep.include({
+        federated: PROVIDER,
+        actions: ['sts:AssumeRoleWithWebIdentity'],
+      });
+    });
+
+    it('names what is wrong with a provider', () => {
+      const path = 'accounts[0].oidcProviders[0]';
+      expect(refusal(account({ oidcProviders: [provider({ url: 'http://oidc.example.com' })] }))).to.equal(
+        `${path}.url: "http://oidc.example.com" is not valid: must be an https URL of at most 255 characters`,
+      );
+      expect(refusal(account({ oidcProviders: [provider({ url: `${ISSUER}/` })] }))).to.match(
+        /url: .* must be an https URL without query, fragment or trailing slash$/,
+      );
+      expect(refusal(account({ oidcProviders: [provider({ clientIds: [] })] }))).to.equal(
+        `${path}.clientIds: must list 1 to 100 audiences`,
+      );
+      expect(refusal(account({ oidcProviders: [provider({ thumbprints: ['abc'] })] }))).to.equal(
+        `${path}.thumbprints[0]: "abc" is not valid: must be 40 hexadecimal digits (a SHA-1 fingerprint)`,
+      );
+      expect(refusal(account({ oidcProviders: [provider({ jwks: { keys: [] }, discovery: {} })] }))).to.equal(
+        `${path}: give either jwks (the keys) or discovery (where to fetch them), not both`,
+      );
+      expect(refusal(account({ oidcProviders: [provider({ jwks: { keys: [{ kty: 'EC' }] } })] }))).to.match(
+        /jwks\.keys\[0\]: must be an RSA public key as a JWK/,
+      );
+      expect(refusal(account({ oidcProviders: [provider(), provider()] }))).to.equal(
+        `accounts[0].oidcProviders[1].url: OIDC provider "${PROVIDER}" appears more than once; each must be unique`,
+      );
+    });
+
+    it('names what is wrong with a trust statement', () => {
+      const path = 'accounts[0].roles[0].trust[0]';
+      expect(refusal(federated({ principal: '111111111111' }))).to.equal(
+        `${path}: must name exactly one of principal (an AWS principal) and federated (an OIDC provider ARN)`,
+      );
+      expect(
+        refusal(account({ roles: [{ name: 'r', trust: [{ federated: PROVIDER.replace('ABC', 'XYZ') }] }] })),
+      ).to.equal(
+        `${path}.federated: ${PROVIDER.replace('ABC', 'XYZ')} is not an OIDC provider of this account (its oidcProviders define none)`,
+      );
+      expect(refusal(federated({ actions: ['sts:AssumeRole'] }))).to.equal(
+        `${path}.actions[0]: must be one of sts:AssumeRoleWithWebIdentity, sts:TagSession`,
+      );
+      expect(refusal(federated({ conditions: { StringSometimes: { k: 'v' } } }))).to.match(
+        /conditions: Condition\.StringSometimes\.k: operator 'StringSometimes' is not supported/,
+      );
+      expect(refusal(federated({ externalId: 'abc-123' }))).to.equal(
+        `${path}.externalId: is for principal statements only`,
+      );
+    });
   });
 });

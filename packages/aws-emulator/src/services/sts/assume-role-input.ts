@@ -21,33 +21,50 @@ const POLICY = /^[\t\n\r\u0020-\u00FF]+$/;
 const TAG = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 const ROLE_ARN = /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 
-export function readAssumeRoleInput(params: QueryParams): AssumeRoleInput {
-  const check = new Constraints();
+/** The role and session of an AssumeRole* call, read and checked (the role ARN's shape is checked later). */
+export function readRoleParams(params: QueryParams, check: Constraints) {
   const roleArn = params.get('RoleArn');
   const roleSessionName = params.get('RoleSessionName');
   const durationText = params.get('DurationSeconds');
   const durationSeconds = durationText === undefined ? undefined : Number(durationText);
-  const externalId = params.get('ExternalId');
-  const policy = params.get('Policy');
-  const sourceIdentity = params.get('SourceIdentity');
-  const policyArns = (params.structs('PolicyArns.member') ?? []).map((item) => item.get('arn') ?? '');
-  const tags = (params.structs('Tags.member') ?? []).map(
-    (item) => [item.get('Key') ?? '', item.get('Value') ?? ''] as const,
-  );
-  const transitiveTagKeys = params.list('TransitiveTagKeys.member') ?? [];
-
   if (check.required('roleArn', roleArn)) check.length('roleArn', roleArn, 20, 2048);
   if (check.required('roleSessionName', roleSessionName)) {
     check.length('roleSessionName', roleSessionName, 2, 64);
     check.pattern('roleSessionName', roleSessionName, NAME, '[\\w+=,.@-]*');
   }
   check.range('durationSeconds', durationSeconds, 900, 43200);
-  check.length('externalId', externalId, 2, 1224);
-  check.pattern('externalId', externalId, EXTERNAL_ID, '[\\w+=,.@:\\/-]*');
+  return { roleArn, roleSessionName, durationSeconds };
+}
+
+/** The session policies of an AssumeRole* call: `Policy` and `PolicyArns`, read and checked. */
+export function readPolicyParams(params: QueryParams, check: Constraints) {
+  const policy = params.get('Policy');
+  const policyArns = (params.structs('PolicyArns.member') ?? []).map((item) => item.get('arn') ?? '');
   check.length('policy', policy, 1, 2048);
   check.pattern('policy', policy, POLICY, '[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+');
   check.size('policyArns', policyArns, 0, 10);
   policyArns.forEach((arn, i) => check.length(`policyArns.${i + 1}.member.arn`, arn, 20, 2048));
+  return { policy, policyArns };
+}
+
+/** A RoleArn that passed the length checks but is no role ARN: AssumeRole* answer ValidationError. */
+export function checkRoleArn(roleArn: string): void {
+  if (!ROLE_ARN.test(roleArn)) throw new ApiError('ValidationError', `${roleArn} is invalid`);
+}
+
+export function readAssumeRoleInput(params: QueryParams): AssumeRoleInput {
+  const check = new Constraints();
+  const { roleArn, roleSessionName, durationSeconds } = readRoleParams(params, check);
+  const externalId = params.get('ExternalId');
+  const sourceIdentity = params.get('SourceIdentity');
+  const tags = (params.structs('Tags.member') ?? []).map(
+    (item) => [item.get('Key') ?? '', item.get('Value') ?? ''] as const,
+  );
+  const transitiveTagKeys = params.list('TransitiveTagKeys.member') ?? [];
+
+  check.length('externalId', externalId, 2, 1224);
+  check.pattern('externalId', externalId, EXTERNAL_ID, '[\\w+=,.@:\\/-]*');
+  const { policy, policyArns } = readPolicyParams(params, check);
   check.size(
     'tags',
     tags.map(([Key, Value]) => ({ Key, Value })),
@@ -66,7 +83,7 @@ export function readAssumeRoleInput(params: QueryParams): AssumeRoleInput {
   check.pattern('sourceIdentity', sourceIdentity, NAME, '[\\w+=,.@-]*');
   check.throwIfAny('ValidationError');
 
-  if (!ROLE_ARN.test(roleArn!)) throw new ApiError('ValidationError', `${roleArn!} is invalid`);
+  checkRoleArn(roleArn!);
   const tagKeys = new Set(tags.map(([key]) => key.toLowerCase()));
   if (tagKeys.size < tags.length) {
     throw new ApiError(

@@ -1,14 +1,11 @@
-import { parsePolicyDocument, type PolicyDocument } from '../../iam/policy.js';
 import { ApiError } from '../../protocols/api-error.js';
 import type { QueryParams } from '../../protocols/query-params.js';
 import { element, elements, type Xml } from '../../protocols/xml.js';
 import type { RoleSession } from '../../world/directory.js';
 import type { CallContext } from '../service.js';
-import { readAssumeRoleInput, type AssumeRoleInput } from './assume-role-input.js';
+import { readAssumeRoleInput } from './assume-role-input.js';
+import { checkDuration, DEFAULT_DURATION, readSessionPolicies, sessionXml, startSession } from './session.js';
 import { judgeTrust } from './trust.js';
-
-const DEFAULT_DURATION = 3600;
-const CHAINED_MAX_DURATION = 3600;
 
 /**
  * STS AssumeRole: checks the role's trust (principal, ExternalId, sts:TagSession for session tags) and the
@@ -24,7 +21,7 @@ export function assumeRole(params: QueryParams, call: CallContext): Xml {
     ...(input.externalId === undefined ? {} : { externalId: input.externalId }),
     ...(input.durationSeconds === undefined ? {} : { durationSeconds: input.durationSeconds }),
   });
-  const sessionPolicies = readSessionPolicies(input, call);
+  const sessionPolicies = readSessionPolicies(input, call.world);
   const role = call.world.directory.role(input.roleArn);
   const tagging = input.tags.length > 0;
   const refused = () =>
@@ -39,19 +36,8 @@ export function assumeRole(params: QueryParams, call: CallContext): Xml {
   }
 
   const chained = caller.kind === 'assumed-role';
-  const duration = input.durationSeconds ?? DEFAULT_DURATION;
-  if (chained && duration > CHAINED_MAX_DURATION) {
-    throw new ApiError(
-      'ValidationError',
-      'The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining.',
-    );
-  }
-  if (duration > role.maxSessionDuration) {
-    throw new ApiError(
-      'ValidationError',
-      'The requested DurationSeconds exceeds the MaxSessionDuration set for this role.',
-    );
-  }
+  const durationSeconds = input.durationSeconds ?? DEFAULT_DURATION;
+  checkDuration(durationSeconds, role, chained);
 
   const inherited = chained ? transitiveTags(caller) : [];
   const overridden = inherited.find(([key]) => input.tags.some(([k]) => k.toLowerCase() === key.toLowerCase()));
@@ -61,49 +47,18 @@ export function assumeRole(params: QueryParams, call: CallContext): Xml {
       `The session tag ${overridden[0]} is transitive and cannot be overridden.`,
     );
   }
-  const session: RoleSession = {
-    kind: 'assumed-role',
-    accountId: role.accountId,
+  const { session, credential } = startSession(call.world, call.clock, {
     role,
     sessionName: input.roleSessionName,
-    arn: `arn:aws:sts::${role.accountId}:assumed-role/${role.name}/${input.roleSessionName}`,
-    userId: `${role.roleId}:${input.roleSessionName}`,
+    durationSeconds,
     sessionPolicies,
     tags: new Map([...inherited, ...input.tags]),
     transitiveTagKeys: new Set([...inherited.map(([key]) => key), ...input.transitiveTagKeys]),
-    expiresAtMs: call.clock.nowMs() + duration * 1000,
     chained,
     sourceArn: caller.arn,
-  };
-  const credential = call.world.directory.issueSession(session);
+  });
   call.note({ issuedAccessKeyId: credential.accessKeyId, sessionArn: session.arn });
-  return elements(
-    element('Credentials', [
-      element('AccessKeyId', credential.accessKeyId),
-      element('SecretAccessKey', credential.secretAccessKey),
-      element('SessionToken', credential.sessionToken),
-      element('Expiration', new Date(session.expiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z')),
-    ]),
-    element('AssumedRoleUser', [element('AssumedRoleId', session.userId), element('Arn', session.arn)]),
-    element('SourceIdentity', input.sourceIdentity),
-  );
-}
-
-function readSessionPolicies(input: AssumeRoleInput, call: CallContext): PolicyDocument[] {
-  const policies: PolicyDocument[] = [];
-  if (input.policy !== undefined) {
-    const document = parsePolicyDocument(input.policy);
-    if (typeof document === 'string') throw new ApiError('MalformedPolicyDocument', document);
-    policies.push(document);
-  }
-  for (const arn of input.policyArns) {
-    const managed = call.world.directory.managedPolicy(arn);
-    if (managed === undefined) {
-      throw new ApiError('MalformedPolicyDocument', `Policy ${arn} does not exist or is not attachable.`);
-    }
-    policies.push(managed.document);
-  }
-  return policies;
+  return elements(sessionXml(session, credential), element('SourceIdentity', input.sourceIdentity));
 }
 
 function transitiveTags(session: RoleSession): [string, string][] {

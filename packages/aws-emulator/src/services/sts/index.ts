@@ -3,8 +3,9 @@ import { awsQuery } from '../../protocols/protocol.js';
 import { element, elements } from '../../protocols/xml.js';
 import type { QueryService } from '../service.js';
 import { assumeRole } from './assume-role.js';
+import { assumeRoleWithWebIdentity } from './web-identity.js';
 
-/** AWS STS over the query protocol: GetCallerIdentity and AssumeRole. */
+/** AWS STS over the query protocol: GetCallerIdentity, AssumeRole and (unsigned) AssumeRoleWithWebIdentity. */
 export const sts: QueryService = {
   input: 'query',
   signingName: 'sts',
@@ -24,4 +25,5 @@ export const sts: QueryService = {
       ),
     AssumeRole: assumeRole,
   },
+  unsignedActions: { AssumeRoleWithWebIdentity: assumeRoleWithWebIdentity },
 };

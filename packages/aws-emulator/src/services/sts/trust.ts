@@ -1,5 +1,6 @@
+import type { ConditionContext } from '../../iam/conditions.js';
+import type { OidcProvider } from '../../oidc/provider.js';
 import type { Principal, Role } from '../../world/directory.js';
-import type { TrustSpec } from '../../world/types.js';
 
 /** What a role's trust policy says about one AssumeRole call. */
 export interface TrustVerdict {
@@ -21,7 +22,7 @@ export function judgeTrust(
   let trusted = false;
   let namesCaller = false;
   for (const statement of role.trust) {
-    if (!principalMatches(statement.principal, caller)) continue;
+    if (statement.principal === undefined || !principalMatches(statement.principal, caller)) continue;
     if (statement.externalId !== undefined && statement.externalId !== externalId) continue;
     if (tagging && !(statement.actions ?? []).includes('sts:TagSession')) continue;
     trusted = true;
@@ -30,7 +31,21 @@ export function judgeTrust(
   return { trusted, namesCaller };
 }
 
-function principalMatches(principal: TrustSpec['principal'], caller: Principal): boolean {
+/**
+ * Whether a role's trust policy lets tokens of this OIDC provider assume it: a statement naming the
+ * provider as its federated principal, allowing sts:AssumeRoleWithWebIdentity, whose conditions hold for
+ * the token's claims (`<host/path>:sub`, `:aud`).
+ */
+export function trustsWebIdentity(role: Role, provider: OidcProvider, context: ConditionContext): boolean {
+  return role.trust.some(
+    (statement) =>
+      statement.federated === provider.arn &&
+      (statement.actions ?? []).includes('sts:AssumeRoleWithWebIdentity') &&
+      statement.compiledConditions.every((condition) => condition.test(context)),
+  );
+}
+
+function principalMatches(principal: string, caller: Principal): boolean {
   if (principal === '*') return true;
   if (principal === caller.accountId || principal === `arn:aws:iam::${caller.accountId}:root`) return true;
   if (principal === caller.arn) return true;
