@@ -1,13 +1,18 @@
+import { KeymasterError } from '@keymaster/api';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startEmulators } from '../demo/emulators.js';
+import { startEmulators, startRealBackend } from '../demo/emulators.js';
 import { CRDS_DIR, DEMO_WORLD } from '../demo/paths.js';
 import { commandHelp, EMULATOR_FLAGS, parseCommandFlags, portFlag, type FlagSpecs } from './command-flags.js';
 import { RUN_FLAGS } from './flags.js';
 
 const EMULATE_FLAGS = {
   ...EMULATOR_FLAGS,
+  backend: {
+    type: 'string',
+    help: 'emulator (default): the kube-emulator; real: a real kube-apiserver + etcd, built once by packages/testenv/scripts/provision-kube.sh',
+  },
   'kube-port': { type: 'string', help: "the kube-emulator's port (default 0: a free one)" },
   'aws-port': { type: 'string', help: "the aws-emulator's port (default 0: a free one)" },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -30,6 +35,11 @@ export async function emulate(args: string[]): Promise<void> {
     console.log(emulateHelp());
     return;
   }
+  const backend = values.backend ?? 'emulator';
+  if (backend !== 'emulator' && backend !== 'real')
+    throw new KeymasterError('ERR_KEYMASTER_INVALID_FLAG', `--backend: ${JSON.stringify(backend)} is not a backend`, {
+      hint: 'Use --backend emulator (the kube-emulator) or --backend real (kube-apiserver + etcd).',
+    });
   const kubePort = portFlag('kube-port', values['kube-port']);
   const awsPort = portFlag('aws-port', values['aws-port']);
   const world = resolve(values.world ?? DEMO_WORLD);
@@ -39,13 +49,20 @@ export async function emulate(args: string[]): Promise<void> {
   const removeTemporary = async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   };
-  const emulators = await startEmulators({ world, kubeconfig, namespace, kubePort, awsPort }).catch(
-    async (error: unknown) => {
-      await removeTemporary();
-      throw error;
-    },
-  );
-  const { kube, aws, controller } = emulators;
+  const started = await (
+    backend === 'real'
+      ? startRealBackend({ world, kubeconfig, namespace, awsPort })
+      : startEmulators({ world, kubeconfig, namespace, kubePort, awsPort }).then((emulators) => ({
+          kubeUrl: emulators.kube.url,
+          aws: emulators.aws,
+          controller: emulators.controller,
+          stop: () => emulators.stop(),
+        }))
+  ).catch(async (error: unknown) => {
+    await removeTemporary();
+    throw error;
+  });
+  const { kubeUrl, aws, controller } = started;
   const env: [string, string][] = [
     ['KUBECONFIG', kubeconfig],
     ['AWS_ENDPOINT_URL', aws.url],
@@ -55,7 +72,7 @@ export async function emulate(args: string[]): Promise<void> {
   ];
   process.stdout.write(
     [
-      `kube-emulator  ${kube.url}  (CRDs of ${CRDS_DIR}, namespace ${namespace})`,
+      `${backend === 'real' ? 'kube-apiserver' : 'kube-emulator '} ${kubeUrl}  (CRDs of ${CRDS_DIR}, namespace ${namespace})`,
       `aws-emulator   ${aws.url}  (world ${world})`,
       `kubeconfig     ${kubeconfig}`,
       '',
@@ -63,7 +80,7 @@ export async function emulate(args: string[]): Promise<void> {
       ...env.map(([name, value]) => `export ${name}=${shellWord(value)}`),
       `pnpm keymaster run --kubeconfig ${shellWord(kubeconfig)} --metrics-bind-address 127.0.0.1:0 --health-probe-bind-address 127.0.0.1:0`,
       '',
-      'Ctrl-C stops both emulators.',
+      `Ctrl-C stops ${backend === 'real' ? 'kube-apiserver, etcd and the aws-emulator' : 'both emulators'}.`,
       '',
     ].join('\n'),
   );
@@ -71,7 +88,7 @@ export async function emulate(args: string[]): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  await emulators.stop();
+  await started.stop();
   await removeTemporary();
   process.exit(0);
 }

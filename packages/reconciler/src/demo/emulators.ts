@@ -68,6 +68,66 @@ export interface EmulatorOptions {
   awsPort?: number;
 }
 
+async function loadWorld(path: string): Promise<{ world: World; controller: AccessKeys }> {
+  const { loadWorldFile } = await importDevelopmentPackage(
+    '@keymaster/aws-emulator',
+    () => import('@keymaster/aws-emulator'),
+  );
+  const world = await loadWorldFile(path).catch(rethrowAsKeymasterError);
+  return { world, controller: controllerKeys(world) };
+}
+
+/** The aws-emulator with the world; `cleanUp` stops what was started before it when it cannot listen. */
+async function startAws(world: World, port = 0, cleanUp: () => Promise<void>): Promise<AwsEmulator> {
+  const { startAwsEmulator } = await importDevelopmentPackage(
+    '@keymaster/aws-emulator',
+    () => import('@keymaster/aws-emulator'),
+  );
+  try {
+    return await startAwsEmulator({ port, world });
+  } catch (error) {
+    await cleanUp();
+    throw new KeymasterError(
+      'ERR_KEYMASTER_DEMO_LISTEN',
+      `the aws-emulator cannot listen on port ${port}: ${(error as Error).message}`,
+      {
+        hint: 'Pick another port, or 0 for a free one.',
+        cause: error,
+      },
+    );
+  }
+}
+
+/** A real kube-apiserver + etcd (@keymaster/testenv, built once) and the aws-emulator, for `emulate --backend real`. */
+export interface RealBackend {
+  kubeUrl: string;
+  aws: AwsEmulator;
+  controller: AccessKeys;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real pair: kube-apiserver + etcd with the CRDs of deploy/crds and the controller's
+ * namespace, the admin kubeconfig written, and the aws-emulator with the world.
+ */
+export async function startRealBackend(options: Omit<EmulatorOptions, 'kubePort'>): Promise<RealBackend> {
+  const { startRealKube } = await importDevelopmentPackage('@keymaster/testenv', () => import('@keymaster/testenv'));
+  const { world, controller } = await loadWorld(options.world);
+  const kube = await startRealKube({ crds: CRDS_DIR, namespaces: [options.namespace] }).catch(rethrowAsKeymasterError);
+  const aws = await startAws(world, options.awsPort, () => kube.stop());
+  const stop = async () => {
+    await Promise.all([kube.stop(), aws.stop()]);
+  };
+  await kube.writeKubeConfig(options.kubeconfig).catch(async (error: unknown) => {
+    await stop();
+    throw new KeymasterError('ERR_KEYMASTER_DEMO_KUBECONFIG', `cannot write the kubeconfig to ${options.kubeconfig}`, {
+      hint: 'Pass a path in a folder that exists and that you may write to.',
+      cause: error,
+    });
+  });
+  return { kubeUrl: kube.url, aws, controller, stop };
+}
+
 /** Both emulators, set up as a management cluster and the AWS it manages. */
 export interface Emulators {
   kube: KubeEmulator;
@@ -83,27 +143,13 @@ export interface Emulators {
  * aws-emulator (with the world), and writes the kubeconfig.
  */
 export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
-  const [{ startKubeEmulator }, { startAwsEmulator, loadWorldFile }] = await Promise.all([
-    importDevelopmentPackage('@keymaster/kube-emulator', () => import('@keymaster/kube-emulator')),
-    importDevelopmentPackage('@keymaster/aws-emulator', () => import('@keymaster/aws-emulator')),
-  ]);
-  const world = await loadWorldFile(options.world).catch(rethrowAsKeymasterError);
-  const controller = controllerKeys(world);
+  const { startKubeEmulator } = await importDevelopmentPackage(
+    '@keymaster/kube-emulator',
+    () => import('@keymaster/kube-emulator'),
+  );
+  const { world, controller } = await loadWorld(options.world);
   const kube = await startKubeEmulator({ port: options.kubePort ?? 0, crds: CRDS_DIR }).catch(rethrowAsKeymasterError);
-  let aws: AwsEmulator;
-  try {
-    aws = await startAwsEmulator({ port: options.awsPort ?? 0, world });
-  } catch (error) {
-    await kube.stop();
-    throw new KeymasterError(
-      'ERR_KEYMASTER_DEMO_LISTEN',
-      `the aws-emulator cannot listen on port ${options.awsPort ?? 0}: ${(error as Error).message}`,
-      {
-        hint: 'Pick another port, or 0 for a free one.',
-        cause: error,
-      },
-    );
-  }
+  const aws = await startAws(world, options.awsPort, () => kube.stop());
   const emulators: Emulators = {
     kube,
     aws,

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CustomObjectsApi, KubeConfig, VersionApi, CoreV1Api } from '@kubernetes/client-node';
+import { expect } from 'chai';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const MAIN = join(ROOT, 'packages/reconciler/src/cli/main.ts');
+
+describe('keymaster emulate --backend real', function () {
+  this.timeout(180_000);
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'keymaster-emulate-real-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('serves a real kube-apiserver with the CRDs and the namespace, and the aws-emulator, until SIGTERM', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    const args = ['--import', 'tsx', '--conditions=@keymaster/source', MAIN, 'emulate', '--backend', 'real'];
+    const child = spawn(process.execPath, [...args, '--kubeconfig', kubeconfig], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('Ctrl-C stops kube-apiserver, etcd and the aws-emulator.')) resolve();
+      });
+      child.once('close', () => reject(new Error(`emulate exited early:\n${stdout}\n${stderr}`)));
+    });
+    expect(stdout).to.match(/^kube-apiserver https:\/\/127\.0\.0\.1:\d+ /m);
+
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfig);
+    const version = await kubeConfig.makeApiClient(VersionApi).getCode();
+    expect(version.gitVersion).to.match(/^v1\.33\./);
+    const namespace = await kubeConfig.makeApiClient(CoreV1Api).readNamespace({ name: 'keymaster-system' });
+    expect(namespace.metadata?.name).to.equal('keymaster-system');
+    const clusters = (await kubeConfig.makeApiClient(CustomObjectsApi).listClusterCustomObject({
+      group: 'infrastructure.keymaster.dev',
+      version: 'v1beta1',
+      plural: 'awsclusters',
+    })) as { items: unknown[] };
+    expect(clusters.items).to.deep.equal([]);
+
+    child.kill('SIGTERM');
+    expect(await exited).to.equal(0);
+  });
+});
