@@ -1,7 +1,7 @@
-import { createHash, type X509Certificate } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import type { TLSSocket } from 'node:tls';
+import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import { rootCertificates } from 'node:tls';
 
 const TIMEOUT_MS = 5000;
@@ -17,17 +17,18 @@ export interface FetchOptions {
 /** Why keys could not be fetched (AWS answers every such case alike; the emulator logs nothing). */
 export class FetchFailure extends Error {}
 
-/** The top certificate of the chain the TLS connection verified: the root, or a self-signed server certificate. */
+/**
+ * The SHA-1 of the top certificate of the chain the TLS connection verified (the root, possibly from
+ * `ca`, or a self-signed server certificate), as IAM's thumbprints name it.
+ */
 function topThumbprint(socket: TLSSocket): string | undefined {
-  let certificate = socket.getPeerX509Certificate();
-  const seen = new Set<string>();
-  while (certificate && !seen.has(certificate.fingerprint256)) {
-    seen.add(certificate.fingerprint256);
-    const issuer: X509Certificate | undefined = certificate.issuerCertificate;
-    if (!issuer || issuer.fingerprint256 === certificate.fingerprint256) break;
-    certificate = issuer;
+  let certificate: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+  if (!certificate?.raw) return undefined;
+  // The root's issuerCertificate is itself.
+  while (certificate.issuerCertificate?.raw && certificate.issuerCertificate !== certificate) {
+    certificate = certificate.issuerCertificate;
   }
-  return certificate && createHash('sha1').update(certificate.raw).digest('hex');
+  return createHash('sha1').update(certificate.raw).digest('hex');
 }
 
 /** GETs a JSON document over HTTP(S), trusting `ca` and checking the thumbprints over HTTPS. */
