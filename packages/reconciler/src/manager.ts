@@ -36,7 +36,14 @@ export interface ManagerOptions {
   syncPeriodMs: number;
   maxConcurrentReconciles: number;
   autoControllerIdentity: boolean;
-  leaderElection?: { namespace: string; name: string; identity: string };
+  leaderElection?: {
+    namespace: string;
+    name: string;
+    identity: string;
+    leaseDurationMs?: number;
+    renewDeadlineMs?: number;
+    retryPeriodMs?: number;
+  };
   /** AWS endpoint and STS region for every session; the controller's credentials (default: the SDK's chain). */
   aws: { endpoint?: string; stsRegion: string };
   controllerCredentials?: AwsCredentialIdentityProvider;
@@ -243,6 +250,7 @@ export class Manager {
     await this.#elector.run(
       () => {
         this.#leading(true);
+        this.#options.logger.info('became leader', { lease: this.#options.leaderElection });
         begin();
       },
       () => {

@@ -28,6 +28,9 @@ export interface RunFlags {
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
   featureGates: FeatureGates;
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -68,6 +71,21 @@ export const RUN_FLAGS = {
   },
   'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: --namespace)' },
   'leader-election-id': { type: 'string', default: 'keymaster', help: 'name of the Lease' },
+  'leader-elect-lease-duration': {
+    type: 'string',
+    default: '15s',
+    help: 'how long other replicas wait after the last renewal before taking the Lease over',
+  },
+  'leader-elect-renew-deadline': {
+    type: 'string',
+    default: '10s',
+    help: 'how long the leader keeps trying to renew before it gives up leading (less than the lease duration)',
+  },
+  'leader-elect-retry-period': {
+    type: 'string',
+    default: '2s',
+    help: 'how often replicas try to acquire or renew the Lease',
+  },
   'feature-gates': {
     type: 'string',
     default: '',
@@ -100,16 +118,49 @@ function featureGates(text: string): FeatureGates {
         `unknown gate "${gate}"`,
         `Known gates: ${Object.keys(FEATURE_GATES).join(', ')}.`,
       );
-    gates[gate as keyof FeatureGates] = oneOf('feature-gates', value, ['true', 'false']) === 'true';
+    if (value !== 'true' && value !== 'false')
+      throw new FlagError(
+        'feature-gates',
+        text,
+        `gate "${gate}" has the value "${value}", which is neither true nor false`,
+        `Write ${gate}=true or ${gate}=false.`,
+      );
+    gates[gate as keyof FeatureGates] = value === 'true';
   }
   return gates;
 }
 
+/**
+ * Go's flag package takes `--leader-elect=false` (so that an overlay can turn a flag of the
+ * Deployment off), the last occurrence winning; node's parseArgs takes no value for a boolean. Each
+ * boolean flag is reduced here to its last value: present once when true, absent when false.
+ */
+function booleanValues(args: string[]): string[] {
+  const last = new Map<string, boolean>();
+  const rest = args.filter((arg) => {
+    const match = /^--([\w-]+)(?:=(.*))?$/.exec(arg);
+    const name = match?.[1] ?? '';
+    if ((RUN_FLAGS as Record<string, { type: string } | undefined>)[name]?.type !== 'boolean') return true;
+    const value = match?.[2] ?? 'true';
+    if (value !== 'true' && value !== 'false')
+      throw new FlagError(
+        name,
+        value,
+        'is neither true nor false',
+        `Write --${name}, --${name}=true or --${name}=false.`,
+      );
+    last.set(name, value === 'true');
+    return false;
+  });
+  return [...rest, ...[...last].filter(([, on]) => on).map(([name]) => `--${name}`)];
+}
+
 /** Parses and checks `keymaster run`'s arguments; every mistake names the flag, the problem and the fix. */
 export function parseRunFlags(args: string[]): RunFlags {
+  const normalized = booleanValues(args);
   let values;
   try {
-    values = parseArgs({ args, options: RUN_FLAGS, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: normalized, options: RUN_FLAGS, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new KeymasterError('ERR_KEYMASTER_INVALID_FLAG', (error as Error).message, {
       hint: 'Run `keymaster run --help` for the flags.',
@@ -137,6 +188,29 @@ export function parseRunFlags(args: string[]): RunFlags {
       'Use e.g. 10.',
     );
   }
+  const duration = (flag: `leader-elect-${'lease-duration' | 'renew-deadline' | 'retry-period'}`) => {
+    const ms = parseDuration(values[flag]);
+    if (ms === undefined || ms <= 0)
+      throw new FlagError(flag, values[flag], 'is not a positive Go duration', 'Write it like 15s or 1m.');
+    return ms;
+  };
+  const leaseDurationMs = duration('leader-elect-lease-duration');
+  const renewDeadlineMs = duration('leader-elect-renew-deadline');
+  const retryPeriodMs = duration('leader-elect-retry-period');
+  if (renewDeadlineMs >= leaseDurationMs)
+    throw new FlagError(
+      'leader-elect-renew-deadline',
+      values['leader-elect-renew-deadline'],
+      `must be less than --leader-elect-lease-duration (${values['leader-elect-lease-duration']})`,
+      'A leader must give up before others may take the Lease: e.g. 15s and 10s, the defaults.',
+    );
+  if (retryPeriodMs >= renewDeadlineMs)
+    throw new FlagError(
+      'leader-elect-retry-period',
+      values['leader-elect-retry-period'],
+      `must be less than --leader-elect-renew-deadline (${values['leader-elect-renew-deadline']})`,
+      'The leader must try to renew several times before its deadline: e.g. 2s, the default.',
+    );
   const bind = (flag: 'metrics-bind-address' | 'health-probe-bind-address') => {
     const text = values[flag];
     const address = parseBindAddress(text);
@@ -157,6 +231,9 @@ export function parseRunFlags(args: string[]): RunFlags {
     leaderElect: values['leader-elect'],
     leaderElectionNamespace: values['leader-election-namespace'] ?? values.namespace,
     leaderElectionId: values['leader-election-id'],
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
     featureGates: featureGates(values['feature-gates']),
     logLevel: oneOf('log-level', values['log-level'], ['error', 'warn', 'info', 'debug']),
     logFormat: oneOf('log-format', values['log-format'], ['json', 'text']),

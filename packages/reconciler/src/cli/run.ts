@@ -53,6 +53,9 @@ export async function startController(flags: RunFlags, options: ControllerOverri
             namespace: flags.leaderElectionNamespace,
             name: flags.leaderElectionId,
             identity: leaderIdentity(),
+            leaseDurationMs: flags.leaseDurationMs,
+            renewDeadlineMs: flags.renewDeadlineMs,
+            retryPeriodMs: flags.retryPeriodMs,
           },
         }
       : {}),

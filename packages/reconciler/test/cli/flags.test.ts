@@ -68,9 +68,6 @@ describe('keymaster run flags', () => {
       /^--max-concurrent-reconciles="0": is not a whole number/,
     );
     expect(refusal(['--feature-gates=Foo=true']).message).to.match(/unknown gate "Foo"/);
-    expect(refusal(['--feature-gates=AutoControllerIdentityCreator=yes']).message).to.match(
-      /must be one of true, false/,
-    );
     expect(refusal(['--log-format=xml']).message).to.match(/must be one of json, text/);
     expect(refusal(['--metrics-bind-address=localhost']).message).to.match(/is not an address/);
     expect(refusal(['--no-such-flag']).code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
@@ -90,8 +87,48 @@ describe('keymaster run flags', () => {
       '--log-level',
       '--log-format',
       '--leader-elect',
+      '--leader-elect-lease-duration',
+      '--leader-elect-renew-deadline',
+      '--leader-elect-retry-period',
     ]) {
       expect(runHelp()).to.include(flag);
     }
+  });
+
+  it('takes --leader-elect=false and =true, as Go flags do, so that an overlay can turn it off', () => {
+    expect(parseRunFlags(['--leader-elect=false']).leaderElect).to.equal(false);
+    expect(parseRunFlags(['--leader-elect', '--leader-elect=false']).leaderElect).to.equal(false);
+    expect(parseRunFlags(['--leader-elect=true']).leaderElect).to.equal(true);
+    const bad = refusal(['--leader-elect=maybe']);
+    expect(bad.message).to.equal('--leader-elect="maybe": is neither true nor false');
+    expect(bad.hint).to.include('--leader-elect=false');
+  });
+
+  it("reads the lease timings with controller-runtime's names and defaults, and refuses a renew deadline not below the lease", () => {
+    expect(parseRunFlags([])).to.deep.include({
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+    });
+    expect(
+      parseRunFlags([
+        '--leader-elect-lease-duration=1m',
+        '--leader-elect-renew-deadline=40s',
+        '--leader-elect-retry-period=5s',
+      ]),
+    ).to.deep.include({ leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 5_000 });
+    expect(refusal(['--leader-elect-renew-deadline=15s']).message).to.equal(
+      '--leader-elect-renew-deadline="15s": must be less than --leader-elect-lease-duration (15s)',
+    );
+    expect(refusal(['--leader-elect-retry-period=10s']).message).to.match(
+      /must be less than --leader-elect-renew-deadline/,
+    );
+    expect(refusal(['--leader-elect-lease-duration=soon']).message).to.match(/is not a positive Go duration/);
+  });
+
+  it('names the gate whose value is wrong', () => {
+    const bad = refusal(['--feature-gates=AutoControllerIdentityCreator=yes']);
+    expect(bad.message).to.include('gate "AutoControllerIdentityCreator" has the value "yes"');
+    expect(bad.hint).to.equal('Write AutoControllerIdentityCreator=true or AutoControllerIdentityCreator=false.');
   });
 });

@@ -39,9 +39,16 @@ describe('leader_election_master_status', function () {
   });
 
   it('is 1 on the leader and 0 on the standby, which takes over with 1 when the leader stops', async () => {
-    platform = await startPlatform([], ['--leader-elect', '--metrics-bind-address', '127.0.0.1:0']);
+    let log = '';
+    const stream = new PassThrough().on('data', (chunk: Buffer) => (log += chunk.toString()));
+    platform = await startPlatform([], ['--leader-elect', '--metrics-bind-address', '127.0.0.1:0'], {
+      logger: createControllerLogger('info', 'json', stream),
+    });
     const leader = platform.controller;
     expect(await leaderStatus(leader.metricsUrl!)).to.equal(1);
+    expect(
+      log.split('\n').map((line) => (line ? (JSON.parse(line) as { message: string }).message : '')),
+    ).to.include.members(['waiting for leadership', 'became leader']);
 
     const port = await freePort();
     const kubeconfig = join(await mkdtemp(join(tmpdir(), 'keymaster-standby-')), 'kubeconfig');
