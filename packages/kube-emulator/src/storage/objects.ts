@@ -288,7 +288,7 @@ export class Objects {
    * Writes a controller's change to a stored object (finalizers dropped, references removed),
    * removing the object when it is being deleted and nothing holds it anymore.
    */
-  settle(resource: ResourceDef, next: JsonObject): void {
+  settle(resource: ResourceDef, next: JsonObject, subresource?: string): void {
     if (metadataOf(next).deletionTimestamp && !this.held(resource, next)) {
       this.store.remove(resource.storageKey, next);
       return;
@@ -300,7 +300,7 @@ export class Objects {
       text(metadataOf(next).name),
     );
     const tracked = clone(next);
-    this.fieldManager.recordUpdate(resource, old, tracked, 'kube-controller-manager', undefined);
+    this.fieldManager.recordUpdate(resource, old, tracked, 'kube-controller-manager', subresource);
     this.store.put(resource.storageKey, tracked);
   }
 

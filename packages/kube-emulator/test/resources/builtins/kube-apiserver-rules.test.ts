@@ -190,6 +190,31 @@ describe('built-in kinds as kube-apiserver defaults and validates them', functio
     expect((await send('GET', '/api/v1/namespaces/finalized')).status).to.equal(404);
   });
 
+  it("reports a terminating namespace's progress in the namespace controller's conditions", async () => {
+    await send('POST', '/api/v1/namespaces', { metadata: { name: 'draining' } });
+    await send('POST', '/api/v1/namespaces/draining/configmaps', {
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+    });
+    await send('DELETE', '/api/v1/namespaces/draining');
+    await new Promise((resolve) => setImmediate(resolve));
+    const draining = await send('GET', '/api/v1/namespaces/draining');
+    const conditions = (draining.body.status as { conditions: Record<string, string>[] }).conditions;
+    expect(conditions.map(({ type, status, reason }) => `${type} ${status} ${reason}`)).to.deep.equal([
+      'NamespaceDeletionDiscoveryFailure False ResourcesDiscovered',
+      'NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions',
+      'NamespaceDeletionContentFailure False ContentDeleted',
+      'NamespaceContentRemaining True SomeResourcesRemain',
+      'NamespaceFinalizersRemaining True SomeFinalizersRemain',
+    ]);
+    expect(conditions[3]!.message).to.equal('Some resources are remaining: configmaps. has 1 resource instances');
+    expect(conditions[4]!.message).to.equal(
+      'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+    );
+    await send('PATCH', '/api/v1/namespaces/draining/configmaps/held', { metadata: { finalizers: null } }, MERGE);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await send('GET', '/api/v1/namespaces/draining')).status).to.equal(404);
+  });
+
   it("tracks generateName as a field, and drops a manager's fields that a controller removed", async () => {
     const generated = await send('POST', CM, { metadata: { generateName: 'gen-' } });
     expect(generated.body.metadata?.managedFields).to.have.length(1);
