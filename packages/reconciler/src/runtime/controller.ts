@@ -64,6 +64,8 @@ export class Controller {
       options.metrics?.queueObserver(options.name),
     );
     options.metrics?.maxConcurrentReconciles.set({ controller: options.name }, options.workers);
+    // Present from the start at 0, as controller-runtime has it, so that rate() and alerts see a series.
+    options.metrics?.reconcileErrors.inc({ controller: options.name }, 0);
   }
 
   enqueue(request: Request): void {

@@ -41,6 +41,15 @@ describe('Controller', () => {
     expect(keyOf({ namespace: 'a', name: 'b' })).to.equal('a/b');
   });
 
+  it('shows the error counter at 0 before any reconcile, as controller-runtime does', async () => {
+    const { metrics, controller } = harness(() => Promise.resolve(undefined));
+    const errors = (await metrics.registry.getMetricsAsJSON()).find(
+      ({ name }) => name === 'controller_runtime_reconcile_errors_total',
+    );
+    expect(errors?.values).to.deep.equal([{ value: 0, labels: { controller: 'awscluster' } }]);
+    await controller.stop();
+  });
+
   it('retries a failing key with exponential backoff, then forgets it on success', async () => {
     let failures = 2;
     const { clock, seen, metrics, controller } = harness(() =>
