@@ -25,6 +25,7 @@ import type { HttpAnswer } from './http.js';
  * - A Service's cluster IPs and node ports are allocated at random from each server's range:
  *   `<allocated>`.
  * - Go pointer values in messages (`(*bool)(0xc000123)`, printed by `%#v`) are `(0x<ptr>)`.
+ * - The lastTransitionTime of a Namespace's conditions is when each controller wrote them: `<time>`.
  * - The Age cells of Tables (`5s`) depend on the clock: `<age>`.
  * - Of the headers only what clients act on: `Warning` texts (kubectl prints them) and the media type.
  */
@@ -142,6 +143,14 @@ function normalizeTable(table: JsonObject): void {
   }
 }
 
+/** The times of a Namespace's conditions. */
+function normalizeConditionTimes(namespace: JsonObject): void {
+  const status = isObject(namespace.status) ? namespace.status : {};
+  for (const condition of Array.isArray(status.conditions) ? status.conditions.filter(isObject) : []) {
+    if (typeof condition.lastTransitionTime === 'string') condition.lastTransitionTime = '<time>';
+  }
+}
+
 /** A Service's allocated cluster IPs and node ports. */
 function normalizeService(service: JsonObject): void {
   const spec = service.spec;
@@ -176,6 +185,7 @@ function normalizeValue(value: Json, issued: Issued): Json {
   }
   if (result.kind === 'Status') normalizeStatus(result, issued);
   if (result.kind === 'Table') normalizeTable(result);
+  if (result.kind === 'Namespace') normalizeConditionTimes(result);
   if (result.kind === 'Service' || (isObject(result.spec) && Array.isArray(result.spec.clusterIPs)))
     normalizeService(result);
   normalizeDiscovery(result);

@@ -7,6 +7,10 @@ const { clusters, configMaps } = PATHS;
 const conditions = (body: unknown): { type: string; status: string }[] =>
   (body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
 
+/** Whether an object has been deleted (by the namespace controller) and waits for its finalizers. */
+const deleting = ({ body }: { body: unknown }): boolean =>
+  (body as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp !== undefined;
+
 export const namespace: Sequence[] = [
   {
     name: 'namespace: deleting it marks it Terminating and empties it',
@@ -31,6 +35,7 @@ export const namespace: Sequence[] = [
       { request: 'DELETE /api/v1/namespaces/{ns}' },
       { request: `POST ${configMaps}`, body: configMap('late') },
       { request: `POST ${clusters}`, body: cluster('late') },
+      { request: `GET ${configMaps}/blocker`, until: deleting },
       { request: `PATCH ${configMaps}/blocker`, type: 'merge', body: { metadata: { finalizers: null } } },
       { request: 'GET /api/v1/namespaces/{ns}', until: 404 },
     ],
@@ -107,7 +112,12 @@ export const namespace: Sequence[] = [
       { request: 'DELETE /api/v1/namespaces/{ns}-held' },
       {
         request: 'GET /api/v1/namespaces/{ns}-held',
-        pick: (body) => [(body as { metadata: unknown }).metadata, (body as { spec: unknown }).spec],
+        until: ({ body }) => (body as { spec?: { finalizers?: string[] } }).spec?.finalizers === undefined,
+        pick: (body) => [
+          (body as { metadata: unknown }).metadata,
+          (body as { spec: unknown }).spec,
+          (body as { status: unknown }).status,
+        ],
       },
       { request: 'PATCH /api/v1/namespaces/{ns}-held', type: 'merge', body: { metadata: { finalizers: null } } },
       { request: 'GET /api/v1/namespaces/{ns}-held', until: 404 },
@@ -120,6 +130,7 @@ export const namespace: Sequence[] = [
       { request: `POST ${configMaps}`, body: configMap('slow', {}, { finalizers: ['fidelity.keymaster.dev/hold'] }) },
       { request: 'DELETE /api/v1/namespaces/{ns}' },
       { request: 'DELETE /api/v1/namespaces/{ns}' },
+      { request: `GET ${configMaps}/slow`, until: deleting },
       { request: `PATCH ${configMaps}/slow`, type: 'merge', body: { metadata: { finalizers: null } } },
       { request: 'GET /api/v1/namespaces/{ns}', until: 404 },
     ],
