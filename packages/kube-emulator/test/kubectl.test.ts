@@ -185,8 +185,9 @@ for (const minor of [33, 27]) {
         'jsonpath={.metadata.labels.stage} {.metadata.annotations.owner} {.spec.region} {.spec.additionalTags.cost}',
       );
       expect(out).to.equal('dev alice eu-central-1 42');
+      // As kube-apiserver merges: the patch's items first, the live list's others after them.
       expect(await ok('get', 'sa', 'robot', '-n', 'tenant-b', '-o', 'jsonpath={.secrets[*].name}')).to.equal(
-        'token other',
+        'other token',
       );
       const rejected = await k(
         'patch',

@@ -75,7 +75,8 @@ describe('apps/v1 Deployment and v1 Service (stored, no controller)', function (
     );
     const containers = patched.spec?.template.spec?.containers ?? [];
     expect(containers.map((item) => item.name)).to.deep.equal(['web', 'sidecar']);
-    expect(containers[0]?.env?.map((item) => item.name)).to.deep.equal(['MODE', 'EXTRA']);
+    // As kube-apiserver merges: the patch's items first, the live list's others after them.
+    expect(containers[0]?.env?.map((item) => item.name)).to.deep.equal(['EXTRA', 'MODE']);
     expect(containers[0]?.image).to.equal('web:1');
     expect(patched.metadata?.generation).to.equal(2);
   });
