@@ -3,11 +3,16 @@ import { runDemo } from '../demo/demo.js';
 import { DEMO_WORLD, EXAMPLES_DIR } from '../demo/paths.js';
 import { parseDuration } from '../runtime/duration.js';
 import { commandHelp, EMULATOR_FLAGS, parseCommandFlags, type FlagSpecs } from './command-flags.js';
-import { FlagError } from './flags.js';
+import { FlagError, parseRunFlags } from './flags.js';
 
 const DEMO_FLAGS = {
   once: { type: 'boolean', help: 'exit once converged: 0 when it converges, 1 when not within --timeout' },
   timeout: { type: 'string', default: '2m', help: 'how long --once waits for convergence (Go duration)' },
+  'sync-period': {
+    type: 'string',
+    default: '15s',
+    help: "how often the controller reconciles every cluster again, so that drift made by hand shows (keymaster run's flag)",
+  },
   ...EMULATOR_FLAGS,
   examples: { type: 'string', help: 'the manifests to apply (default deploy/examples/)' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -16,6 +21,7 @@ const DEMO_FLAGS = {
 export interface DemoFlags {
   once: boolean;
   timeoutMs: number;
+  syncPeriod: string;
   world: string;
   examples: string;
   kubeconfig: string | undefined;
@@ -27,9 +33,12 @@ export function parseDemoFlags(args: string[]): DemoFlags {
   const timeoutMs = parseDuration(values.timeout);
   if (timeoutMs === undefined || timeoutMs < 1000)
     throw new FlagError('timeout', values.timeout, 'is not a Go duration of at least 1s', 'Write it like 90s or 2m.');
+  // Checked as `keymaster run` checks it, before anything starts.
+  parseRunFlags(['--sync-period', values['sync-period']]);
   return {
     once: values.once ?? false,
     timeoutMs,
+    syncPeriod: values['sync-period'],
     world: resolve(values.world ?? DEMO_WORLD),
     examples: resolve(values.examples ?? EXAMPLES_DIR),
     kubeconfig: values.kubeconfig === undefined ? undefined : resolve(values.kubeconfig),
@@ -62,6 +71,7 @@ export async function demo(args: string[]): Promise<void> {
     out: process.stdout,
     signal: interrupt.signal,
   });
+  if (result.log) process.stdout.write(`\nStopped. The controller's log is kept: ${result.log}\n`);
   // Clients keep sockets alive for a while: exit now rather than wait for them.
   process.exit(flags.once && !result.converged ? 1 : 0);
 }

@@ -28,6 +28,8 @@ export interface DemoOptions {
   /** Stop once converged (or once `timeoutMs` has passed without converging). */
   once: boolean;
   timeoutMs: number;
+  /** The controller's --sync-period (default: keymaster run's). */
+  syncPeriod?: string;
   out: Output;
   /** Aborting stops the demo (SIGINT, SIGTERM). */
   signal: AbortSignal;
@@ -36,6 +38,8 @@ export interface DemoOptions {
 export interface DemoResult {
   converged: boolean;
   summary?: DemoSummary;
+  /** The controller's log, kept unless --once converged. */
+  log?: string;
 }
 
 const POLL_MS = 250;
@@ -60,6 +64,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const logStream = createWriteStream(logPath);
   let emulators: Emulators | undefined;
   let controller: RunningController | undefined;
+  // The log outlives the demo (Ctrl-C, no convergence, a failure), except after a successful --once.
+  let keepLog = true;
   try {
     emulators = await startEmulators({ world: options.world, kubeconfig, namespace: RUN_FLAGS.namespace.default });
     const manifests = await readManifests(options.examples);
@@ -75,6 +81,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         '127.0.0.1:0',
         '--health-probe-bind-address',
         '0',
+        ...(options.syncPeriod ? ['--sync-period', options.syncPeriod] : []),
       ]),
       {
         logger: createControllerLogger('info', 'text', logStream),
@@ -118,7 +125,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
             ? []
             : ['', 'The controller keeps running: change objects with kubectl and watch. Ctrl-C stops the demo.']),
         ]);
-      if (options.once && summary) return { converged: true, summary };
+      if (options.once && summary) {
+        keepLog = false;
+        return { converged: true, summary };
+      }
       if (options.once && elapsedMs > options.timeoutMs) {
         options.out.write(
           [
@@ -132,15 +142,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
             '',
           ].join('\n'),
         );
-        return { converged: false };
+        return { converged: false, log: logPath };
       }
       await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
     }
-    return summary ? { converged: true, summary } : { converged: false };
+    return { converged: summary !== undefined, ...(summary ? { summary } : {}), log: logPath };
   } finally {
     await controller?.stop();
     await emulators?.stop();
     await new Promise((resolve) => logStream.end(resolve));
-    await rm(dir, { recursive: true, force: true });
+    // The kubeconfig names a server that is gone: only the log is worth keeping.
+    await rm(keepLog ? join(dir, 'kubeconfig') : dir, { recursive: true, force: true });
   }
 }

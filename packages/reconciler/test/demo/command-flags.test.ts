@@ -18,6 +18,7 @@ describe('keymaster demo and emulate flags', () => {
     expect(parseDemoFlags([])).to.deep.equal({
       once: false,
       timeoutMs: 120_000,
+      syncPeriod: '15s',
       world: DEMO_WORLD,
       examples: resolve(EXAMPLES_DIR),
       kubeconfig: undefined,
@@ -27,15 +28,31 @@ describe('keymaster demo and emulate flags', () => {
 
   it('demo: reads every flag, paths relative to the working directory', () => {
     expect(
-      parseDemoFlags(['--once', '--timeout=90s', '--world=w.yaml', '--examples', 'ex', '--kubeconfig', 'kc']),
+      parseDemoFlags([
+        '--once',
+        '--timeout=90s',
+        '--sync-period=1m',
+        '--world=w.yaml',
+        '--examples',
+        'ex',
+        '--kubeconfig',
+        'kc',
+      ]),
     ).to.deep.equal({
       once: true,
       timeoutMs: 90_000,
+      syncPeriod: '1m',
       world: resolve('w.yaml'),
       examples: resolve('ex'),
       kubeconfig: resolve('kc'),
       help: false,
     });
+  });
+
+  it('demo: refuses a sync period as keymaster run does, naming the flag', () => {
+    const refused = refusal(() => parseDemoFlags(['--sync-period', 'often']));
+    expect(refused).to.include({ code: 'ERR_KEYMASTER_INVALID_FLAG' });
+    expect(refused.message).to.contain('--sync-period');
   });
 
   it('demo: refuses a timeout that is not a duration, and unknown flags', () => {

@@ -79,6 +79,25 @@ describe('keymaster demo (in-process)', function () {
     const interrupt = new AbortController();
     interrupt.abort();
     const result = await runDemo(demoOptions({ once: false, signal: interrupt.signal }));
-    expect(result).to.deep.equal({ converged: false });
+    expect(result).to.deep.include({ converged: false });
+  });
+
+  it("keeps the controller's log when interrupted, and says where", async () => {
+    const { out, text } = capture();
+    const interrupt = new AbortController();
+    const result = await runDemo(
+      demoOptions({
+        once: false,
+        syncPeriod: '5s',
+        signal: interrupt.signal,
+        out: { write: (chunk: string) => (chunk.includes('Converged in') && interrupt.abort(), out.write(chunk)) },
+      }),
+    );
+    expect(result.converged).to.equal(true);
+    expect(text()).to.include(result.log!);
+    const log = await readFile(result.log!, 'utf8');
+    expect(log).to.contain('tenant-b');
+    expect(existsSync(join(result.log!, '..', 'kubeconfig'))).to.equal(false);
+    await rm(join(result.log!, '..'), { recursive: true, force: true });
   });
 });
