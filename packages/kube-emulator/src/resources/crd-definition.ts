@@ -4,7 +4,9 @@ import { nameColumn } from '../table/columns.js';
 import { compileJsonPath } from '../table/jsonpath.js';
 import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject, text } from '../util/json.js';
 import { validFieldPath } from '../schema/field-path.js';
-import type { Schema } from '../schema/types.js';
+import { compileRule } from '../schema/cel.js';
+import type { Schema, ValidationRule } from '../schema/types.js';
+import { goPointer, goString } from '../util/go-format.js';
 import { dnsLabelCauses } from './names.js';
 import type { Column, ResourceDef } from './types.js';
 
@@ -70,13 +72,58 @@ function schemaCauses(versions: JsonObject[]): StatusCause[] {
   return roots.flatMap(([path, schema]) => (schema ? ruleCauses(schema as Schema, path) : []));
 }
 
+/** A rule as Go prints an apiextensions.ValidationRule (`%#v`), in compile errors. */
+const goRule = (rule: ValidationRule): string =>
+  `apiextensions.ValidationRule{Rule:${goString(rule.rule)}, Message:${goString(rule.message ?? '')}, MessageExpression:${goString(rule.messageExpression ?? '')}, Reason:${goPointer('apiextensions.FieldValueErrorReason', rule.reason)}, FieldPath:${goString(rule.fieldPath ?? '')}, OptionalOldSelf:${goPointer('bool', rule.optionalOldSelf)}}`;
+
+/** The CEL compiler's complaint about an expression, if any. */
+function compileError(expression: string | undefined): string | undefined {
+  if (expression === undefined) return undefined;
+  try {
+    compileRule(expression);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.split('\n')[0] : String(error);
+  }
+}
+
 function ruleCauses(schema: Schema, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  (schema['x-kubernetes-validations'] ?? []).forEach(({ fieldPath }, index) => {
-    if (fieldPath && !validFieldPath(fieldPath, schema)) {
-      causes.push(
-        invalid(`${path}.x-kubernetes-validations[${index}].fieldPath`, fieldPath, 'fieldPath must be a valid path'),
-      );
+  // A structural schema types every node that declares fields or items.
+  if (schema.type === undefined && schema.properties !== undefined && !schema['x-kubernetes-int-or-string']) {
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: `${path}.type`,
+      message: 'Required value: must not be empty for specified object fields',
+    });
+  }
+  if (schema.type === undefined && schema.items !== undefined) {
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: `${path}.type`,
+      message: 'Required value: must not be empty for specified array items',
+    });
+  }
+  (schema['x-kubernetes-validations'] ?? []).forEach((rule, index) => {
+    const rulePath = `${path}.x-kubernetes-validations[${index}]`;
+    const ruleError = compileError(rule.rule);
+    if (ruleError !== undefined) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: `${rulePath}.rule`,
+        message: `Invalid value: ${goRule(rule)}: compilation failed: ${ruleError}`,
+      });
+    }
+    const messageError = compileError(rule.messageExpression);
+    if (messageError !== undefined) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: `${rulePath}.messageExpression`,
+        message: `Invalid value: ${goRule(rule)}: messageExpression compilation failed: ${messageError}`,
+      });
+    }
+    if (rule.fieldPath && !validFieldPath(rule.fieldPath, schema)) {
+      causes.push(invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must be a valid path'));
     }
   });
   for (const [key, child] of Object.entries(schema.properties ?? {}))

@@ -5,7 +5,7 @@ import { decodeMicroTimes } from '../schema/micro-time.js';
 import { omitEmpty, omitEmptyMetadata } from '../schema/omit-empty.js';
 import { prune } from '../schema/prune.js';
 import type { Schema } from '../schema/types.js';
-import { validateValue } from '../schema/validate.js';
+import { validateObject } from '../schema/validate.js';
 import { arrayAt, clone, deepEqual, isObject, objectAt, type Json, type JsonObject, text, drop } from '../util/json.js';
 import { goStringSlice } from '../util/go-format.js';
 import { metadataCauses, pruneMetadata } from './metadata.js';
@@ -119,7 +119,7 @@ function settleShape(resource: ResourceDef, object: JsonObject): void {
   if (resource.crdName === undefined) omitEmpty(object, resource.schema);
 }
 
-function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | undefined): void {
+function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | undefined, status = false): void {
   const metadata = objectAt(object, 'metadata')!;
   const causes: StatusCause[] = [
     // Kinds validated by kube-apiserver's core ObjectMeta checks (not CRDs nor custom resources) refuse
@@ -129,7 +129,7 @@ function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | u
       !resource.strategy.validatesName,
       resource.crdName === undefined && resource.group !== 'apiextensions.k8s.io',
     ),
-    ...validateValue(celRoot(object), withPlainMetadata(resource.schema), '', old && celRoot(old)),
+    ...validateObject(celRoot(object), withPlainMetadata(resource.schema), old && celRoot(old), status),
     ...(resource.strategy.validate?.(object, old) ?? []),
   ];
   if (causes.length > 0) throw invalid(resource, text(metadata.name ?? metadata.generateName ?? ''), causes);
@@ -267,7 +267,7 @@ export function prepareUpdate(
     }
   }
   settleShape(resource, object);
-  validate(resource, object, old);
+  validate(resource, object, old, subresource === 'status' && resource.statusSubresource);
   resource.strategy.derive?.(object, old);
   return object;
 }

@@ -14,10 +14,23 @@ function patternOf(source: string): RegExp {
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-const invalid = (path: string, value: unknown, why: string): StatusCause => ({
+/**
+ * One walk of the schema: the structural checks, or the CEL rules (kube-apiserver runs them only
+ * when the structural checks found nothing blocking). Messages name paths from `messageBase` (a
+ * /status write validates the status alone: `accountID in body ...`, field `status.accountID`).
+ */
+interface Pass {
+  cel: boolean;
+  messageBase: string;
+}
+
+const shown = (path: string, pass: Pass): string =>
+  pass.messageBase && path.startsWith(`${pass.messageBase}.`) ? path.slice(pass.messageBase.length + 1) : path;
+
+const invalid = (path: string, value: unknown, why: string, pass: Pass): StatusCause => ({
   reason: 'FieldValueInvalid',
   field: path,
-  message: `Invalid value: ${quote(value)}: ${path} in body ${why}`,
+  message: `Invalid value: ${quote(value)}: ${shown(path, pass)} in body ${why}`,
 });
 
 function typeMatches(value: Json, schema: Schema): boolean {
@@ -38,34 +51,33 @@ function typeMatches(value: Json, schema: Schema): boolean {
   }
 }
 
-function stringCauses(value: string, schema: Schema, path: string): StatusCause[] {
+function stringCauses(value: string, schema: Schema, path: string, pass: Pass): StatusCause[] {
   const causes: StatusCause[] = [];
   // Lengths count characters (code points), not UTF-16 units.
   const length = Array.from(value).length;
   if (schema.maxLength !== undefined && length > schema.maxLength) {
-    causes.push({
-      reason: 'FieldValueTooLong',
-      field: path,
-      message: `Too long: may not be more than ${schema.maxLength} bytes`,
-    });
+    // kube-apiserver stops there: no pattern is matched against a string that is too long.
+    return [
+      { reason: 'FieldValueTooLong', field: path, message: `Too long: may not be more than ${schema.maxLength} bytes` },
+    ];
   }
   if (schema.minLength !== undefined && length < schema.minLength) {
-    causes.push(invalid(path, value, `should be at least ${schema.minLength} chars long`));
+    causes.push(invalid(path, value, `should be at least ${schema.minLength} chars long`, pass));
   }
   if (schema.pattern !== undefined && !patternOf(schema.pattern).test(value)) {
-    causes.push(invalid(path, value, `should match '${schema.pattern}'`));
+    causes.push(invalid(path, value, `should match '${schema.pattern}'`, pass));
   }
   if (schema.format === 'date-time' && !DATE_TIME.test(value)) {
     causes.push({
       reason: 'FieldValueTypeInvalid',
       field: path,
-      message: `Invalid value: ${quote(value)}: ${path} in body must be of type date-time: ${quote(value)}`,
+      message: `Invalid value: ${quote(value)}: ${shown(path, pass)} in body must be of type date-time: ${quote(value)}`,
     });
   }
   return causes;
 }
 
-function numberCauses(value: number, schema: Schema, path: string): StatusCause[] {
+function numberCauses(value: number, schema: Schema, path: string, pass: Pass): StatusCause[] {
   const causes: StatusCause[] = [];
   if (schema.minimum !== undefined) {
     if (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum) {
@@ -74,6 +86,7 @@ function numberCauses(value: number, schema: Schema, path: string): StatusCause[
           path,
           value,
           `should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`,
+          pass,
         ),
       );
     }
@@ -81,12 +94,17 @@ function numberCauses(value: number, schema: Schema, path: string): StatusCause[
   if (schema.maximum !== undefined) {
     if (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum) {
       causes.push(
-        invalid(path, value, `should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`),
+        invalid(
+          path,
+          value,
+          `should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`,
+          pass,
+        ),
       );
     }
   }
   if (schema.multipleOf !== undefined && value % schema.multipleOf !== 0) {
-    causes.push(invalid(path, value, `should be a multiple of ${schema.multipleOf}`));
+    causes.push(invalid(path, value, `should be a multiple of ${schema.multipleOf}`, pass));
   }
   return causes;
 }
@@ -105,7 +123,7 @@ function correlatedItem(item: Json, schema: Schema, old: Json | undefined): Json
   return old.find((candidate) => mapKeyOf(candidate, keys) === key);
 }
 
-function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | undefined): StatusCause[] {
+function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | undefined, pass: Pass): StatusCause[] {
   const causes: StatusCause[] = [];
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
     causes.push({
@@ -115,7 +133,7 @@ function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | un
     });
   }
   if (schema.minItems !== undefined && value.length < schema.minItems) {
-    causes.push(invalid(path, value.length, `should have at least ${schema.minItems} items`));
+    causes.push(invalid(path, value.length, `should have at least ${schema.minItems} items`, pass));
   }
   const listType = schema['x-kubernetes-list-type'];
   if (listType === 'set' || schema.uniqueItems) {
@@ -145,13 +163,21 @@ function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | un
   }
   if (schema.items) {
     value.forEach((item, index) => {
-      causes.push(...validateValue(item, schema.items!, indexPath(path, index), correlatedItem(item, schema, old)));
+      causes.push(
+        ...validateValue(item, schema.items!, indexPath(path, index), correlatedItem(item, schema, old), pass),
+      );
     });
   }
   return causes;
 }
 
-function objectCauses(value: JsonObject, schema: Schema, path: string, old: Json | undefined): StatusCause[] {
+function objectCauses(
+  value: JsonObject,
+  schema: Schema,
+  path: string,
+  old: Json | undefined,
+  pass: Pass,
+): StatusCause[] {
   const causes: StatusCause[] = [];
   const oldObject = isObject(old) ? old : undefined;
   for (const key of schema.required ?? []) {
@@ -167,59 +193,58 @@ function objectCauses(value: JsonObject, schema: Schema, path: string, old: Json
     });
   }
   if (schema.minProperties !== undefined && count < schema.minProperties) {
-    causes.push(invalid(path, count, `should have at least ${schema.minProperties} properties`));
+    causes.push(invalid(path, count, `should have at least ${schema.minProperties} properties`, pass));
   }
   for (const [key, item] of Object.entries(value)) {
     const declared = schema.properties?.[key];
     const additional = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
     const child = declared ?? additional;
     if (!child) continue;
-    const childPath = declared ? fieldPath(path, key) : indexPath(path, key);
-    causes.push(...validateValue(item, child, childPath, oldObject?.[key]));
+    // Map entries are named like fields (`spec.additionalTags.team`), as kube-openapi names them.
+    causes.push(...validateValue(item, child, fieldPath(path, key), oldObject?.[key], pass));
   }
   return causes;
 }
 
-function combinatorCauses(value: Json, schema: Schema, path: string): StatusCause[] {
-  const passes = (sub: Schema): boolean => validateValue(value, sub, path, undefined).length === 0;
+function combinatorCauses(value: Json, schema: Schema, path: string, pass: Pass): StatusCause[] {
+  const passes = (sub: Schema): boolean => validateValue(value, sub, path, undefined, pass).length === 0;
   const causes: StatusCause[] = [];
-  for (const sub of schema.allOf ?? []) causes.push(...validateValue(value, sub, path, undefined));
+  for (const sub of schema.allOf ?? []) causes.push(...validateValue(value, sub, path, undefined, pass));
   if (schema.anyOf && !schema.anyOf.some(passes))
-    causes.push(invalid(path, value, 'must validate at least one schema (anyOf)'));
+    causes.push(invalid(path, value, 'must validate at least one schema (anyOf)', pass));
   if (schema.oneOf && schema.oneOf.filter(passes).length !== 1)
-    causes.push(invalid(path, value, 'must validate one and only one schema (oneOf)'));
-  if (schema.not && passes(schema.not)) causes.push(invalid(path, value, 'must not validate the schema (not)'));
+    causes.push(invalid(path, value, 'must validate one and only one schema (oneOf)', pass));
+  if (schema.not && passes(schema.not)) causes.push(invalid(path, value, 'must not validate the schema (not)', pass));
   return causes;
 }
 
-/**
- * Validates a value against a structural schema the way the apiserver does for custom resources,
- * CEL rules included. `old` is the correlated old value on updates: an unchanged node is not
- * validated again (validation ratcheting), and transition rules compare against it.
- */
-export function validateValue(value: Json, schema: Schema, path: string, old: Json | undefined): StatusCause[] {
+/** One node and what is below it, in one pass (the structural checks, or the CEL rules). */
+function validateValue(value: Json, schema: Schema, path: string, old: Json | undefined, pass: Pass): StatusCause[] {
   if (old !== undefined && deepEqual(value, old)) return [];
+  if (pass.cel) return celCauses(value, schema, path, old, pass);
   if (value === null) {
     if (schema.nullable || schema.type === undefined) return [];
     return [
       {
         reason: 'FieldValueTypeInvalid',
         field: path,
-        message: `Invalid value: "null": ${path} in body must be of type ${schema.type}: "null"`,
-      },
-    ];
-  }
-  if (!typeMatches(value, schema)) {
-    const expected = schema['x-kubernetes-int-or-string'] ? 'integer,string' : schema.type!;
-    return [
-      {
-        reason: 'FieldValueTypeInvalid',
-        field: path,
-        message: `Invalid value: "${jsonType(value)}": ${path} in body must be of type ${expected}: "${jsonType(value)}"`,
+        message: `Invalid value: "null": ${shown(path, pass)} in body must be of type ${schema.type}: "null"`,
       },
     ];
   }
   const causes: StatusCause[] = [];
+  if (!typeMatches(value, schema)) {
+    const expected = schema['x-kubernetes-int-or-string'] ? 'integer,string' : schema.type!;
+    causes.push({
+      reason: 'FieldValueTypeInvalid',
+      field: path,
+      message: `Invalid value: "${jsonType(value)}": ${shown(path, pass)} in body must be of type ${expected}: "${jsonType(value)}"`,
+    });
+    // A number where an integer belongs is still held to the integer's bounds; other types stop here.
+    return typeof value === 'number' && schema.type === 'integer'
+      ? [...causes, ...numberCauses(value, schema, path, pass)]
+      : causes;
+  }
   if (schema.enum && !schema.enum.some((allowed) => deepEqual(allowed, value))) {
     const supported = schema.enum.map((allowed) => JSON.stringify(allowed)).join(', ');
     causes.push({
@@ -228,11 +253,84 @@ export function validateValue(value: Json, schema: Schema, path: string, old: Js
       message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported}`,
     });
   }
-  if (typeof value === 'string') causes.push(...stringCauses(value, schema, path));
-  else if (typeof value === 'number') causes.push(...numberCauses(value, schema, path));
-  else if (Array.isArray(value)) causes.push(...arrayCauses(value, schema, path, old));
-  else if (isObject(value)) causes.push(...objectCauses(value, schema, path, old));
-  causes.push(...combinatorCauses(value, schema, path));
-  causes.push(...checkRules(schema, value, old, path));
+  if (typeof value === 'string') causes.push(...stringCauses(value, schema, path, pass));
+  else if (typeof value === 'number') causes.push(...numberCauses(value, schema, path, pass));
+  else if (Array.isArray(value)) causes.push(...arrayCauses(value, schema, path, old, pass));
+  else if (isObject(value)) causes.push(...objectCauses(value, schema, path, old, pass));
+  causes.push(...combinatorCauses(value, schema, path, pass));
   return causes;
+}
+
+/** The CEL rules of a node and of the nodes below it (on values the structural pass found sound). */
+function celCauses(value: Json, schema: Schema, path: string, old: Json | undefined, pass: Pass): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (Array.isArray(value) && schema.items) {
+    value.forEach((item, index) => {
+      causes.push(
+        ...validateValue(item, schema.items!, indexPath(path, index), correlatedItem(item, schema, old), pass),
+      );
+    });
+  } else if (isObject(value)) {
+    const oldObject = isObject(old) ? old : undefined;
+    for (const [key, item] of Object.entries(value)) {
+      const child =
+        schema.properties?.[key] ??
+        (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+      if (child) causes.push(...validateValue(item, child, fieldPath(path, key), oldObject?.[key], pass));
+    }
+  }
+  if (value !== null) causes.push(...checkRules(schema, value, old, path));
+  return causes;
+}
+
+/** Kinds of error after which kube-apiserver does not run the CEL rules. */
+const BLOCKING = [
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+];
+
+const hasRules = (schema: Schema | undefined): boolean =>
+  schema !== undefined &&
+  (schema['x-kubernetes-validations'] !== undefined ||
+    Object.values(schema.properties ?? {}).some(hasRules) ||
+    hasRules(schema.items) ||
+    (typeof schema.additionalProperties === 'object' && hasRules(schema.additionalProperties)));
+
+/**
+ * Validates an object against its structural schema the way kube-apiserver does for custom
+ * resources: the schema's checks, then its CEL rules, which are skipped (with a cause saying so) when
+ * a check failed in a way that blocks them (a missing, too long or wrongly typed value...). `old` is
+ * the old object on updates: an unchanged node is not validated again (validation ratcheting), and
+ * transition rules compare against it. `status` validates a /status write: the status alone by the
+ * schema, messages naming paths from there.
+ */
+export function validateObject(
+  object: JsonObject,
+  schema: Schema,
+  old: JsonObject | undefined,
+  status = false,
+): StatusCause[] {
+  const structural: Pass = { cel: false, messageBase: status ? 'status' : '' };
+  const causes =
+    status && schema.properties?.status
+      ? object.status === undefined
+        ? []
+        : validateValue(object.status, schema.properties.status, 'status', old?.status, structural)
+      : validateValue(object, schema, '', old, structural);
+  if (!hasRules(schema)) return causes;
+  if (causes.some((cause) => BLOCKING.includes(cause.reason))) {
+    return [
+      ...causes,
+      {
+        reason: 'FieldValueInvalid',
+        field: '<nil>',
+        message:
+          'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      },
+    ];
+  }
+  return [...causes, ...validateValue(object, schema, '', old, { cel: true, messageBase: '' })];
 }

@@ -16,9 +16,10 @@ export const goStringMap = (map: Record<string, Json>): string =>
     .join(', ')}}`;
 
 let address = 0xc000100000;
-/** A `*bool` field: `(*bool)(nil)` or some address (there is no meaningful one to show). */
-const goBoolPointer = (value: Json | undefined): string =>
-  typeof value === 'boolean' ? `(*bool)(0x${(address += 8).toString(16)})` : '(*bool)(nil)';
+/** A pointer field of Go type `*type`: `(*type)(nil)` when absent, else some address (there is no meaningful one). */
+export const goPointer = (type: string, value: unknown): string =>
+  value === undefined || value === null ? `(*${type})(nil)` : `(*${type})(0x${(address += 8).toString(16)})`;
+const goBoolPointer = (value: Json | undefined): string => goPointer('bool', value);
 
 /** `[]v1.OwnerReference{v1.OwnerReference{APIVersion:"v1", Kind:"ConfigMap", ...}}`. */
 export const goOwnerReferences = (references: readonly Json[]): string =>

@@ -3,7 +3,7 @@ import { checkRules, toCel } from '../../src/schema/cel.js';
 import { applyDefaults } from '../../src/schema/default.js';
 import { prune } from '../../src/schema/prune.js';
 import type { Schema } from '../../src/schema/types.js';
-import { validateValue } from '../../src/schema/validate.js';
+import { validateObject } from '../../src/schema/validate.js';
 import type { JsonObject } from '../../src/util/json.js';
 
 const schema: Schema = {
@@ -34,8 +34,12 @@ const schema: Schema = {
   ],
 };
 
+const root: Schema = { type: 'object', properties: { spec: schema, status: schema } };
+const SKIPPED =
+  '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+
 const messages = (value: JsonObject, old?: JsonObject): string[] =>
-  validateValue(value, schema, 'spec', old).map((cause) => `${cause.field}: ${cause.message}`);
+  validateObject({ spec: value }, root, old && { spec: old }).map((cause) => `${cause.field}: ${cause.message}`);
 
 describe('structural schemas', () => {
   it('reports the apiserver messages for each kind of violation', () => {
@@ -55,13 +59,30 @@ describe('structural schemas', () => {
       'spec.items: Too many: 3: must have at most 2 items',
       'spec.items[1]: Duplicate value: "x"',
       'spec.entries[1]: Duplicate value: map[string]interface {}{"key":"a"}',
+      // A missing field, an unknown enum value or too many items block the CEL rules, as on kube-apiserver.
+      SKIPPED,
     ]);
-    expect(messages({ name: 'toolong', count: 'x' })).to.deep.equal([
+    expect(messages({ name: 'toolong1', count: 'x' })).to.deep.equal([
+      // Too long: the pattern is not matched any more.
       'spec.name: Too long: may not be more than 5 bytes',
       'spec.count: Invalid value: "string": spec.count in body must be of type integer: "string"',
+      SKIPPED,
+    ]);
+    expect(messages({ name: 'ab', count: 0.5, labels: { 'a b': 1 } })).to.deep.equal([
+      'spec.count: Invalid value: "number": spec.count in body must be of type integer: "number"',
+      'spec.count: Invalid value: 0.5: spec.count in body should be greater than or equal to 1',
+      'spec.labels.a b: Invalid value: "integer": spec.labels.a b in body must be of type string: "integer"',
+      SKIPPED,
     ]);
     expect(messages({ name: 'a1' })).to.deep.equal([
       'spec.name: Invalid value: "a1": spec.name in body should match \'^\\p{L}+$\'',
+    ]);
+  });
+
+  it('validates a /status write by the status alone, naming paths from there in messages', () => {
+    const causes = validateObject({ spec: { name: 'x1' }, status: { name: 'a1' } }, root, undefined, true);
+    expect(causes.map((cause) => `${cause.field}: ${cause.message}`)).to.deep.equal([
+      `status.name: Invalid value: "a1": name in body should match '^\\p{L}+$'`,
     ]);
   });
 
