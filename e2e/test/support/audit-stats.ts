@@ -57,7 +57,7 @@ export class AuditStats {
     const fd = openSync(this.#file, 'r');
     try {
       const buffer = Buffer.alloc(CHUNK);
-      for (let read; (read = readSync(fd, buffer, 0, CHUNK, this.#offset)) > 0; ) {
+      for (let read; (read = readSync(fd, buffer, 0, CHUNK, this.#offset)) > 0;) {
         this.#offset += read;
         const lines = (this.#partial + this.#decoder.write(buffer.subarray(0, read))).split('\n');
         this.#partial = lines.pop()!;
@@ -75,6 +75,7 @@ export class AuditStats {
     const name = resource ? (apiGroup ? `${resource}.${apiGroup}` : resource) : event.requestURI.split('?')[0]!;
     const user = event.user.username;
     this.#stats.record(event.verb, name, user);
-    if (event.annotations?.['authorization.k8s.io/decision'] === 'forbid') this.#stats.recordForbidden(event.verb, name, user);
+    if (event.annotations?.['authorization.k8s.io/decision'] === 'forbid')
+      this.#stats.recordForbidden(event.verb, name, user);
   }
 }

@@ -22,13 +22,14 @@ export class FetchFailure extends Error {}
  * `ca`, or a self-signed server certificate), as IAM's thumbprints name it.
  */
 function topThumbprint(socket: TLSSocket): string | undefined {
-  let certificate: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-  if (!certificate?.raw) return undefined;
+  // Node answers {} when the peer sent no certificate, and a chain may end early: its types say neither.
+  let certificate: Partial<DetailedPeerCertificate> = socket.getPeerCertificate(true);
+  if (certificate.raw === undefined) return undefined;
   // The root's issuerCertificate is itself.
-  while (certificate.issuerCertificate?.raw && certificate.issuerCertificate !== certificate) {
+  while (certificate.issuerCertificate?.raw !== undefined && certificate.issuerCertificate !== certificate) {
     certificate = certificate.issuerCertificate;
   }
-  return createHash('sha1').update(certificate.raw).digest('hex');
+  return createHash('sha1').update(certificate.raw!).digest('hex');
 }
 
 /** GETs a JSON document over HTTP(S), trusting `ca` and checking the thumbprints over HTTPS. */
