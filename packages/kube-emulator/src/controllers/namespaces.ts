@@ -156,7 +156,11 @@ export class NamespaceController {
       objectAt(namespace, 'status'),
     );
     if (deepEqual(objectAt(namespace, 'status')?.conditions, conditions)) return;
-    this.objects.settle(namespaces, { ...namespace, status: { ...objectAt(namespace, 'status'), conditions } }, 'status');
+    this.objects.settle(
+      namespaces,
+      { ...namespace, status: { ...objectAt(namespace, 'status'), conditions } },
+      'status',
+    );
   }
 
   private finishIfEmpty(name: string): void {
