@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { startKubeEmulator, type KubeEmulatorOptions } from './emulator.js';
 import { KubeEmulatorError } from './errors.js';
 
-const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV] [--authorization-mode AlwaysAllow|RBAC] [--tls]
+const USAGE = `usage: kube-emulator [--port N] [--host 127.0.0.1] [--kubeconfig PATH] [--crds DIR] [--token-auth-file CSV] [--authorization-mode AlwaysAllow|RBAC] [--anonymous-auth true|false] [--tls]
   [--service-account-issuer URL] [--service-account-jwks-uri URL] [--api-audiences A,B] [--service-account-max-token-expiration DURATION]`;
 
 function portOf(value: string | undefined): number {
@@ -34,6 +34,17 @@ function durationOf(value: string): number {
   return Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
 }
 
+function booleanOf(value: string): boolean {
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new KubeEmulatorError(
+    'ERR_KEYMASTER_KUBE_EMULATOR_USAGE',
+    `--anonymous-auth must be true or false, not ${JSON.stringify(value)}`,
+    {
+      hint: '--anonymous-auth false answers requests without a token 401, as kube-apiserver does with that flag',
+    },
+  );
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -43,6 +54,7 @@ async function main(): Promise<void> {
       crds: { type: 'string' },
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
+      'anonymous-auth': { type: 'string' },
       tls: { type: 'boolean' },
       'service-account-issuer': { type: 'string' },
       'service-account-jwks-uri': { type: 'string' },
@@ -64,6 +76,7 @@ async function main(): Promise<void> {
     ...(values['authorization-mode'] !== undefined
       ? { authorization: values['authorization-mode'] as KubeEmulatorOptions['authorization'] }
       : {}),
+    ...(values['anonymous-auth'] !== undefined ? { anonymousAuth: booleanOf(values['anonymous-auth']) } : {}),
     ...(values.tls ? { tls: true } : {}),
     ...(values['service-account-issuer'] !== undefined
       ? { serviceAccountIssuer: values['service-account-issuer'] }

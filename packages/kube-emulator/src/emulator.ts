@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './api/server.js';
 import { selfSignedCertificate } from './auth/certificate.js';
 import { Authenticator } from './auth/authenticator.js';
+import { BOOTSTRAP_OBJECTS } from './auth/bootstrap-policy.js';
+import { escalationCheck } from './auth/escalation.js';
 import { RbacAuthorizer } from './auth/rbac.js';
 import { ServiceAccountIssuer } from './auth/service-accounts/issuer.js';
 import { checkIssuerOptions, issuerSettings, type IssuerOptions } from './auth/service-accounts/options.js';
@@ -47,6 +49,12 @@ export interface KubeEmulatorOptions extends IssuerOptions {
    * do everything; `RBAC` checks resource requests against the stored roles and bindings.
    */
   authorization?: 'AlwaysAllow' | 'RBAC';
+  /**
+   * kube-apiserver's `--anonymous-auth` (default true): with a token file, a request without a token
+   * is the user `system:anonymous` in `system:unauthenticated`, which RBAC refuses almost everything;
+   * false answers it 401.
+   */
+  anonymousAuth?: boolean;
 }
 
 export interface KubeEmulator {
@@ -72,6 +80,7 @@ const SYSTEM: WriteOptions = { fieldValidation: 'Strict', warnings: [], dryRun: 
 
 function install(objects: Objects, options: KubeEmulatorOptions): void {
   for (const name of INITIAL_NAMESPACES) objects.create(namespaces, undefined, { metadata: { name } }, SYSTEM);
+  for (const [resource, object] of BOOTSTRAP_OBJECTS) objects.create(resource, undefined, object, SYSTEM);
   if (options.crds === undefined) return;
   for (const { file, crd } of readCrdFolder(options.crds)) {
     try {
@@ -139,6 +148,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const url = `${certificate ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   // The issuer defaults to the emulator's own URL, known once it listens; no request is read before this.
   const issuer = new ServiceAccountIssuer(issuerSettings(options, url));
+  const authorizer = options.authorization === 'RBAC' ? new RbacAuthorizer(store) : undefined;
   const listener = createRequestListener({
     registry,
     objects,
@@ -148,8 +158,9 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     stats,
     faults,
     issuer,
-    authenticator: new Authenticator(users, issuer, store),
-    authorizer: options.authorization === 'RBAC' ? new RbacAuthorizer(store) : undefined,
+    authenticator: new Authenticator(users, issuer, store, options.anonymousAuth ?? true),
+    authorizer,
+    ...(authorizer ? { escalation: escalationCheck(authorizer, store) } : {}),
     admin: adminHandler(stats, faults),
   });
   server.on('request', listener);

@@ -32,6 +32,13 @@ export interface Api {
   objects: Objects;
   watches: WatchHub;
   fieldManager: FieldManager;
+  /** With RBAC: refuses writes of roles and bindings that grant more than their author holds. */
+  escalation?: (user: User, resource: ResourceDef, namespace: string | undefined, object: JsonObject) => void;
+}
+
+/** The escalation check, on the object a write would store. */
+function checkEscalation(api: Api, call: Call, object: unknown): void {
+  if (api.escalation && isObject(object)) api.escalation(call.user, call.resource, call.namespace, object);
 }
 
 /** One request to a resource, resolved. */
@@ -232,13 +239,17 @@ export async function bodyOf(call: Call): Promise<unknown> {
 
 async function create(api: Api, call: Call): Promise<void> {
   const options = writeOptions(call);
-  const created = api.objects.create(call.resource, call.namespace, await bodyOf(call), options);
+  const body = await bodyOf(call);
+  checkEscalation(api, call, body);
+  const created = api.objects.create(call.resource, call.namespace, body, options);
   respondObject(call, api, 201, created, options.warnings);
 }
 
 async function update(api: Api, call: Call): Promise<void> {
   const options = writeOptions(call);
-  const updated = api.objects.update(call.resource, call.namespace, call.name!, await bodyOf(call), {
+  const body = await bodyOf(call);
+  checkEscalation(api, call, body);
+  const updated = api.objects.update(call.resource, call.namespace, call.name!, body, {
     ...options,
     ...(call.subresource ? { subresource: call.subresource } : {}),
     requireResourceVersion: call.resource.crdName !== undefined,
@@ -276,7 +287,9 @@ async function patch(api: Api, call: Call): Promise<void> {
     return;
   }
   const current = api.objects.get(resource, namespace, name!);
-  const updated = api.objects.update(resource, namespace, name!, patchedObject(call, current, patchType, body), write);
+  const patched = patchedObject(call, current, patchType, body);
+  checkEscalation(api, call, patched);
+  const updated = api.objects.update(resource, namespace, name!, patched, write);
   respondObject(call, api, 200, updated, options.warnings);
 }
 
@@ -314,6 +327,7 @@ function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { su
     call.subresource,
   );
   const merged = mergeApplied(served, config, resource.schema, dropped);
+  checkEscalation(api, call, merged);
   const applied = { ...options, appliedFields: entries };
   if (!served) {
     const created = api.objects.create(

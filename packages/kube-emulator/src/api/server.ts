@@ -11,6 +11,8 @@ import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceDef } from '../resources/types.js';
 import { selfSubjectReviews, tokenReviews } from '../resources/builtins/authentication.js';
 import { createToken, reviewSelf, reviewToken, type AuthenticationParts } from './authentication.js';
+import { reviewAccess } from './authorization.js';
+import { selfSubjectAccessReviews } from '../resources/builtins/authorization.js';
 import { handleResource, type Api, type Call } from './handlers.js';
 import { serveIssuerDocument, type IssuerDocument } from './oidc.js';
 import { negotiate } from './negotiate.js';
@@ -112,9 +114,10 @@ function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user:
     namespace: route.group === '' && route.plural === 'namespaces' ? route.name : route.namespace,
     name: route.name,
   };
-  if (parts.authorizer.allows(user, request)) return;
+  const decision = parts.authorizer.decide(user, request);
+  if (decision.allowed) return;
   parts.stats.recordForbidden(verb, resourceName(route), user.name);
-  throw forbiddenRequest(user, request);
+  throw forbiddenRequest(user, request, decision.reason);
 }
 
 async function serveResource(
@@ -147,6 +150,7 @@ async function serveResource(
   if (route.subresource === 'token') return createToken(parts, call);
   if (resource === tokenReviews) return reviewToken(parts, call);
   if (resource === selfSubjectReviews) return reviewSelf(call);
+  if (resource === selfSubjectAccessReviews) return reviewAccess(parts.authorizer, call);
   await handleResource(parts, call);
 }
 
@@ -247,7 +251,13 @@ export function createRequestListener(
     if (route.kind === 'resource') return serveResource(parts, route, user, request, response, parseQuery(url.search));
     // The admin paths observe the emulator: they are not counted as API requests.
     if (route.kind === 'admin') return parts.admin(route.segments, request, response);
-    parts.stats.record((request.method ?? 'GET').toLowerCase(), url.pathname, user.name);
+    const verb = (request.method ?? 'GET').toLowerCase();
+    parts.stats.record(verb, url.pathname, user.name);
+    // Discovery and OpenAPI are system:discovery's: every authenticated user's, no anonymous one's.
+    if (parts.authorizer && !parts.authorizer.allowsPath(user, verb, url.pathname)) {
+      parts.stats.recordForbidden(verb, url.pathname, user.name);
+      throw forbiddenPath(user, verb, url.pathname);
+    }
     if (route.kind.startsWith('openapi')) {
       serveOpenApi(parts, route, request, response);
       return;

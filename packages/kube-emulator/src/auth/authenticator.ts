@@ -1,7 +1,7 @@
 import type { Store } from '../storage/store.js';
 import type { ServiceAccountIssuer } from './service-accounts/issuer.js';
 import { serviceAccountUser } from './service-accounts/validator.js';
-import { ADMIN, type User } from './tokens.js';
+import { ADMIN, ANONYMOUS, type User } from './tokens.js';
 
 /** What authenticating one bearer token found: its user and audiences, or why not (no error: unknown token). */
 export type TokenVerdict = { user: User; audiences: string[] } | { user?: undefined; error?: string };
@@ -16,6 +16,7 @@ export class Authenticator {
     private readonly users: Map<string, User> | undefined,
     private readonly issuer: ServiceAccountIssuer,
     private readonly store: Store,
+    private readonly anonymousAuth = true,
   ) {}
 
   /** A token for the audiences asked for (the API server's own when none), as TokenReview and requests see it. */
@@ -36,10 +37,13 @@ export class Authenticator {
   /**
    * The user of a request, from its `Authorization: Bearer` header; undefined answers 401. Without a
    * token file, a request is the admin unless it carries a token of this issuer: then it is that
-   * service account, or refused like any bad token.
+   * service account, or refused like any bad token. With one, a request without any credentials is
+   * anonymous (unless anonymous authentication is off).
    */
   request(authorization: string | undefined): User | undefined {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (this.users && token === undefined && authorization === undefined)
+      return this.anonymousAuth ? ANONYMOUS : undefined;
     const verdict: TokenVerdict = token === undefined ? {} : this.token(token);
     if (this.users || verdict.user || verdict.error !== undefined) return verdict.user;
     return ADMIN;

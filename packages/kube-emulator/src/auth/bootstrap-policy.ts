@@ -1,10 +1,20 @@
+import { clusterRoleBindings, clusterRoles } from '../resources/builtins/rbac.js';
+import type { ResourceDef } from '../resources/types.js';
 import type { JsonObject } from '../util/json.js';
+
+/** Paths anyone may read (system:public-info-viewer), and those of discovery (system:discovery). */
+const PUBLIC_INFO = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
+const DISCOVERY = ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', ...PUBLIC_INFO];
 
 /**
  * The bootstrap ClusterRoleBindings of kube-apiserver that the emulator honours without storing
  * them: each gives the members of a group the rules of its ClusterRole.
  */
 export const BOOTSTRAP_GRANTS: { group: string; rules: JsonObject[] }[] = [
+  // system:discovery and system:public-info-viewer: authenticated users read discovery and OpenAPI,
+  // anonymous ones only health and version.
+  { group: 'system:authenticated', rules: [{ nonResourceURLs: DISCOVERY, verbs: ['get'] }] },
+  { group: 'system:unauthenticated', rules: [{ nonResourceURLs: PUBLIC_INFO, verbs: ['get'] }] },
   // system:basic-user: every authenticated user may ask who it is and what it may do.
   {
     group: 'system:authenticated',
@@ -32,4 +42,31 @@ export const BOOTSTRAP_GRANTS: { group: string; rules: JsonObject[] }[] = [
       },
     ],
   },
+];
+
+const BOOTSTRAPPED = {
+  labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
+  annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' },
+};
+
+/** The bootstrap RBAC objects the emulator stores: cluster-admin, and its binding to system:masters. */
+export const BOOTSTRAP_OBJECTS: [ResourceDef, JsonObject][] = [
+  [
+    clusterRoles,
+    {
+      metadata: { name: 'cluster-admin', ...BOOTSTRAPPED },
+      rules: [
+        { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+        { nonResourceURLs: ['*'], verbs: ['*'] },
+      ],
+    },
+  ],
+  [
+    clusterRoleBindings,
+    {
+      metadata: { name: 'cluster-admin', ...BOOTSTRAPPED },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }],
+    },
+  ],
 ];

@@ -65,6 +65,31 @@ const urlMatches = (rule: JsonObject, path: string): boolean =>
     (url) => url === '*' || url === path || (url.endsWith('*') && path.startsWith(url.replace(/\*+$/, ''))),
   );
 
+/** A rule and where it comes from, as RBAC's reasons describe it. */
+interface SourcedRule {
+  rule: JsonObject;
+  /** `RoleBinding "b/ns" of Role "r" to User "u"`; absent for the bootstrap grants. */
+  source?: string;
+}
+
+/** What RBAC decided: allowed (and by what), or not (and the roles it could not resolve). */
+export interface Decision {
+  allowed: boolean;
+  /** `RBAC: allowed by ...`, or `RBAC: role.rbac.authorization.k8s.io "x" not found` for a refusal. */
+  reason: string;
+}
+
+/** rbac's describeSubject: a ServiceAccount as `name/namespace`, others by name. */
+function describeSubject(subject: JsonObject, bindingNamespace: string | undefined): string {
+  const name = stringAt(subject, 'name') ?? '';
+  const shown =
+    subject.kind === 'ServiceAccount' ? `${name}/${stringAt(subject, 'namespace') || bindingNamespace || ''}` : name;
+  return `${stringAt(subject, 'kind') ?? ''} ${JSON.stringify(shown)}`;
+}
+
+/** Go's aggregate of errors: one as it is, several as `[a, b]`. */
+const aggregate = (errors: string[]): string => (errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`);
+
 /**
  * kube-apiserver's RBAC authorizer over the stored roles and bindings: a request is allowed when a
  * ClusterRoleBinding, or a RoleBinding of the request's namespace, binds the user (by name, group or
@@ -75,39 +100,70 @@ export class RbacAuthorizer {
   constructor(private readonly store: Store) {}
 
   allows(user: User, request: ResourceRequest): boolean {
-    if (user.groups.includes(MASTERS)) return true;
-    return this.#rules(user, request.namespace).some((rule) => ruleAllows(rule, request));
+    return this.decide(user, request).allowed;
+  }
+
+  /** The decision with kube-apiserver's reason (SelfSubjectAccessReview shows it; a refusal's message ends with it). */
+  decide(user: User, request: ResourceRequest): Decision {
+    if (user.groups.includes(MASTERS)) return { allowed: true, reason: '' };
+    const { rules, errors } = this.rulesOf(user, request.namespace);
+    const granting = rules.find(({ rule }) => ruleAllows(rule, request));
+    if (granting) return { allowed: true, reason: granting.source ? `RBAC: allowed by ${granting.source}` : '' };
+    return { allowed: false, reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : '' };
   }
 
   /** A request for a path that is no resource: only ClusterRoleBindings grant these (`nonResourceURLs`). */
   allowsPath(user: User, verb: string, path: string): boolean {
     if (user.groups.includes(MASTERS)) return true;
-    return this.#rules(user, undefined).some(
-      (rule) => urlMatches(rule, path) && strings(rule, 'verbs').some((allowed) => allowed === '*' || allowed === verb),
+    return this.rulesOf(user, undefined).rules.some(
+      ({ rule }) =>
+        urlMatches(rule, path) && strings(rule, 'verbs').some((allowed) => allowed === '*' || allowed === verb),
     );
   }
 
-  /** The rules of every role bound to the user, cluster-wide and in `namespace`, the bootstrap grants first. */
-  #rules(user: User, namespace: string | undefined): JsonObject[] {
-    const bootstrap = BOOTSTRAP_GRANTS.filter(({ group }) => user.groups.includes(group)).flatMap(({ rules }) => rules);
+  /**
+   * The rules of every role bound to the user, cluster-wide and in `namespace` (the bootstrap grants
+   * first), and the roles named by those bindings that do not exist.
+   */
+  rulesOf(user: User, namespace: string | undefined): { rules: SourcedRule[]; errors: string[] } {
+    const rules: SourcedRule[] = BOOTSTRAP_GRANTS.filter(({ group }) => user.groups.includes(group)).flatMap((grant) =>
+      grant.rules.map((rule) => ({ rule })),
+    );
+    const errors: string[] = [];
     const bindings = [
       ...this.#list(clusterRoleBindings.storageKey, undefined),
       ...(namespace === undefined ? [] : this.#list(roleBindings.storageKey, namespace)),
     ];
-    const bound = bindings.flatMap((binding) => {
-      const bindingNamespace = stringAt(objectAt(binding, 'metadata'), 'namespace');
-      if (!(arrayAt(binding, 'subjects') ?? []).some((subject) => subjectIs(subject, user, bindingNamespace)))
-        return [];
+    for (const binding of bindings) {
+      const metadata = objectAt(binding, 'metadata');
+      const bindingNamespace = stringAt(metadata, 'namespace');
+      const subject = (arrayAt(binding, 'subjects') ?? [])
+        .filter(isObject)
+        .find((candidate) => subjectIs(candidate, user, bindingNamespace));
+      if (!subject) continue;
       const ref = objectAt(binding, 'roleRef');
+      const roleName = stringAt(ref, 'name') ?? '';
       const role =
         ref?.kind === 'Role' && bindingNamespace !== undefined
-          ? this.store.get(roles.storageKey, bindingNamespace, stringAt(ref, 'name') ?? '')
+          ? this.store.get(roles.storageKey, bindingNamespace, roleName)
           : ref?.kind === 'ClusterRole'
-            ? this.store.get(clusterRoles.storageKey, undefined, stringAt(ref, 'name') ?? '')
+            ? this.store.get(clusterRoles.storageKey, undefined, roleName)
             : undefined;
-      return (arrayAt(role, 'rules') ?? []).filter(isObject);
-    });
-    return [...bootstrap, ...bound];
+      if (!role) {
+        errors.push(
+          `${ref?.kind === 'Role' ? 'role' : 'clusterrole'}.rbac.authorization.k8s.io ${JSON.stringify(roleName)} not found`,
+        );
+        continue;
+      }
+      const name = stringAt(metadata, 'name') ?? '';
+      const source =
+        bindingNamespace === undefined
+          ? `ClusterRoleBinding ${JSON.stringify(name)}`
+          : `RoleBinding ${JSON.stringify(`${name}/${bindingNamespace}`)}`;
+      const described = `${source} of ${stringAt(ref, 'kind') ?? ''} ${JSON.stringify(roleName)} to ${describeSubject(subject, bindingNamespace)}`;
+      for (const rule of (arrayAt(role, 'rules') ?? []).filter(isObject)) rules.push({ rule, source: described });
+    }
+    return { rules, errors };
   }
 
   #list(storageKey: string, namespace: string | undefined): JsonObject[] {
@@ -119,13 +175,13 @@ export class RbacAuthorizer {
 export const forbiddenPath = (user: User, verb: string, path: string): ApiError =>
   new ApiError(403, 'Forbidden', `forbidden: User "${user.name}" cannot ${verb} path "${path}"`, {});
 
-/** The 403 kube-apiserver answers, worded as it words it. */
-export function forbiddenRequest(user: User, request: ResourceRequest): ApiError {
+/** The 403 kube-apiserver answers, worded as it words it (with RBAC's reason, when it has one). */
+export function forbiddenRequest(user: User, request: ResourceRequest, reason = ''): ApiError {
   const resource = request.subresource ? `${request.resource}/${request.subresource}` : request.resource;
   const scope = request.namespace === undefined ? 'at the cluster scope' : `in the namespace "${request.namespace}"`;
   return forbidden(
     { group: request.group, plural: request.resource },
     request.name,
-    `User "${user.name}" cannot ${request.verb} resource "${resource}" in API group "${request.group}" ${scope}`,
+    `User "${user.name}" cannot ${request.verb} resource "${resource}" in API group "${request.group}" ${scope}${reason ? `: ${reason}` : ''}`,
   );
 }

@@ -13,6 +13,9 @@ export interface User {
 /** A service account's user name is this prefix, then `<namespace>:<name>`. */
 export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
+/** A request without credentials, as kube-apiserver's anonymous authenticator names it. */
+export const ANONYMOUS: User = { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
+
 /** Without a token file every request is this user, as an apiserver that trusts its callers. */
 export const ADMIN: User = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
 

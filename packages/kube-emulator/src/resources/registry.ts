@@ -14,6 +14,7 @@ import {
   services,
   tokenReviews,
 } from './builtins/index.js';
+import { selfSubjectAccessReviews } from './builtins/authorization.js';
 import type { ResourceDef } from './types.js';
 
 export const BUILTINS: ResourceDef[] = [
@@ -26,6 +27,7 @@ export const BUILTINS: ResourceDef[] = [
   eventsV1,
   selfSubjectReviews,
   tokenReviews,
+  selfSubjectAccessReviews,
   deployments,
   leases,
   ...rbacResources,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { KubeEmulatorError, startKubeEmulator } from '../../src/index.js';
-import { startTestCluster, type TestCluster } from '../helpers/emulator.js';
+import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
 import { failure } from '../helpers/failure.js';
 import { kubectl, kubectlBinary } from '../helpers/kubectl.js';
 
@@ -26,6 +26,7 @@ describe("authorization: 'RBAC'", function () {
     return config;
   };
   const core = (token: string) => as(token).makeApiClient(CoreV1Api);
+  const rbacApi = () => as('root-token').makeApiClient(RbacAuthorizationV1Api);
 
   before(async () => {
     folder = mkdtempSync(join(tmpdir(), 'kube-emulator-rbac-'));
@@ -191,6 +192,125 @@ describe("authorization: 'RBAC'", function () {
     expect(refused.stderr).to.contain(
       'Error from server (Forbidden): secrets is forbidden: User "eve" cannot list resource "secrets" in API group "" in the namespace "apps"',
     );
+  });
+
+  it('refuses anonymous requests (system:anonymous) but for health and version, as kube-apiserver does', async () => {
+    const list = await call(cluster.emulator, 'GET', '/api/v1/namespaces/apps/secrets');
+    expect(list.status).to.equal(403);
+    expect((list.body as { message: string }).message).to.equal(
+      'secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "apps"',
+    );
+    const discovery = await call(cluster.emulator, 'GET', '/api');
+    expect(discovery.body).to.deep.include({
+      code: 403,
+      message: 'forbidden: User "system:anonymous" cannot get path "/api"',
+      details: {},
+    });
+    expect((await call(cluster.emulator, 'GET', '/version')).status).to.equal(200);
+  });
+
+  it('answers SelfSubjectAccessReviews with the binding that allows, and says why a refusal has no role', async () => {
+    const review = async (token: string, resourceAttributes: Record<string, string>) =>
+      (
+        await call(
+          cluster.emulator,
+          'POST',
+          '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+          { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } },
+          { Authorization: `Bearer ${token}` },
+        )
+      ).body as { status: { allowed: boolean; reason?: string } };
+    expect(
+      (await review('alice-token', { namespace: 'other', verb: 'get', resource: 'secrets', name: 'public' })).status,
+    ).to.deep.equal({
+      allowed: true,
+      reason: 'RBAC: allowed by RoleBinding "devs-read-public/other" of Role "one-secret" to Group "devs"',
+    });
+    expect(
+      (await review('alice-token', { namespace: 'other', verb: 'delete', resource: 'secrets' })).status,
+    ).to.deep.equal({
+      allowed: false,
+    });
+    await rbacApi().createNamespacedRoleBinding({
+      namespace: 'other',
+      body: {
+        metadata: { name: 'dangling' },
+        roleRef: { apiGroup: GROUP, kind: 'Role', name: 'nonexistent' },
+        subjects: [{ kind: 'User', apiGroup: GROUP, name: 'eve' }],
+      },
+    });
+    const refused = await failure(core('eve-token').listNamespacedConfigMap({ namespace: 'other' }));
+    expect(refused.status.message).to.equal(
+      'configmaps is forbidden: User "eve" cannot list resource "configmaps" in API group "" in the namespace "other": RBAC: role.rbac.authorization.k8s.io "nonexistent" not found',
+    );
+  });
+
+  it('refuses roles and bindings that grant more than their author holds (RBAC escalation checks)', async () => {
+    await rbacApi().createNamespacedRole({
+      namespace: 'other',
+      body: {
+        metadata: { name: 'role-writer' },
+        rules: [{ apiGroups: [GROUP], resources: ['roles', 'rolebindings'], verbs: ['create'] }],
+      },
+    });
+    await rbacApi().createNamespacedRoleBinding({
+      namespace: 'other',
+      body: {
+        metadata: { name: 'eve-writes-roles' },
+        roleRef: { apiGroup: GROUP, kind: 'Role', name: 'role-writer' },
+        subjects: [{ kind: 'User', apiGroup: GROUP, name: 'eve' }],
+      },
+    });
+    const escalating = await failure(
+      as('eve-token')
+        .makeApiClient(RbacAuthorizationV1Api)
+        .createNamespacedRole({
+          namespace: 'other',
+          body: {
+            metadata: { name: 'more' },
+            rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }],
+          },
+        }),
+    );
+    expect(escalating.status.message).to.equal(
+      'roles.rbac.authorization.k8s.io "more" is forbidden: user "eve" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}',
+    );
+    const binding = await failure(
+      as('eve-token')
+        .makeApiClient(RbacAuthorizationV1Api)
+        .createNamespacedRoleBinding({
+          namespace: 'other',
+          body: {
+            metadata: { name: 'eve-admin' },
+            roleRef: { apiGroup: GROUP, kind: 'ClusterRole', name: 'cluster-admin' },
+            subjects: [{ kind: 'User', apiGroup: GROUP, name: 'eve' }],
+          },
+        }),
+    );
+    expect(binding.status.message).to.equal(
+      'rolebindings.rbac.authorization.k8s.io "eve-admin" is forbidden: user "eve" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}\n{NonResourceURLs:["*"], Verbs:["*"]}',
+    );
+    const modest = await as('eve-token')
+      .makeApiClient(RbacAuthorizationV1Api)
+      .createNamespacedRole({
+        namespace: 'other',
+        body: {
+          metadata: { name: 'modest' },
+          rules: [{ apiGroups: [GROUP], resources: ['roles'], verbs: ['create'] }],
+        },
+      });
+    expect(modest.metadata?.name).to.equal('modest');
+  });
+
+  it('stores the bootstrap cluster-admin ClusterRole, bound to system:masters', async () => {
+    const role = await rbacApi().readClusterRole({ name: 'cluster-admin' });
+    expect(role.rules).to.deep.equal([
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['*'] },
+    ]);
+    expect((await rbacApi().readClusterRoleBinding({ name: 'cluster-admin' })).subjects).to.deep.equal([
+      { apiGroup: GROUP, kind: 'Group', name: 'system:masters' },
+    ]);
   });
 
   it('refuses an unknown authorization mode', async () => {

@@ -28,10 +28,12 @@ describe('bearer tokens from --token-auth-file', function () {
     expect(() => parseTokenFile('only-a-token\n', 'tokens.csv')).to.throw(KubeEmulatorError, 'tokens.csv line 1');
   });
 
-  it('refuses requests without a known token (401) and records the user of the others', async () => {
-    const anonymous = await call(cluster.emulator, 'GET', '/api/v1/namespaces');
-    expect(anonymous.status).to.equal(401);
-    expect(anonymous.body).to.include({ kind: 'Status', reason: 'Unauthorized' });
+  it('refuses unknown tokens (401), takes requests without one as system:anonymous, records the users', async () => {
+    // As kube-apiserver with --anonymous-auth (its default) and AlwaysAllow: an anonymous request passes.
+    expect((await call(cluster.emulator, 'GET', '/api/v1/namespaces')).status).to.equal(200);
+    expect(cluster.emulator.stats.total({ verb: 'list', resource: 'namespaces', user: 'system:anonymous' })).to.equal(
+      1,
+    );
     expect(
       (await call(cluster.emulator, 'GET', '/api/v1/namespaces', undefined, { Authorization: 'Bearer wrong' })).status,
     ).to.equal(401);
@@ -45,6 +47,17 @@ describe('bearer tokens from --token-auth-file', function () {
     await cluster.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: 'default' });
     expect(cluster.emulator.stats.total({ verb: 'list', resource: 'namespaces', user: 'bob' })).to.equal(1);
     expect(cluster.emulator.stats.total({ verb: 'list', resource: 'configmaps', user: 'alice' })).to.equal(2);
+  });
+
+  it('answers requests without a token 401 with anonymousAuth off', async () => {
+    const strict = await startKubeEmulator({ tokenAuthFile: join(folder, 'tokens.csv'), anonymousAuth: false });
+    try {
+      const anonymous = await call(strict, 'GET', '/api/v1/namespaces');
+      expect(anonymous.status).to.equal(401);
+      expect(anonymous.body).to.include({ kind: 'Status', reason: 'Unauthorized' });
+    } finally {
+      await strict.stop();
+    }
   });
 
   it('fails to start with a clear error when the file is missing', async () => {
