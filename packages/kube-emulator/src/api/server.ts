@@ -207,7 +207,8 @@ function serveOpenApi(parts: ServerParts, route: Route, request: IncomingMessage
     return;
   }
   if (route.kind === 'openapi-v3-index') {
-    sendJson(response, 200, parts.openApi.index());
+    // kube-openapi writes the index without a Content-Type: Go's sniffing names it text.
+    sendJson(response, 200, parts.openApi.index(), { contentType: 'text/plain; charset=utf-8' });
     return;
   }
   if (route.kind !== 'openapi-v3') throw new PageNotFound();

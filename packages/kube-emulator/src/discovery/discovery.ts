@@ -13,16 +13,48 @@ interface Subresource {
 
 const TOKEN_REQUEST = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
 
+/** A resource's subresources by name, as kube-apiserver lists them. */
 const subresourcesOf = (resource: ResourceDef): Subresource[] => {
   const core = resource.group === '';
   return [
-    ...(resource.statusSubresource ? [{ name: 'status', verbs: SUBRESOURCE_VERBS }] : []),
     ...(core && resource.kind === 'Namespace' ? [{ name: 'finalize', verbs: ['update'] }] : []),
+    ...(resource.statusSubresource ? [{ name: 'status', verbs: SUBRESOURCE_VERBS }] : []),
     ...(core && resource.kind === 'ServiceAccount' ? [{ name: 'token', verbs: ['create'], kind: TOKEN_REQUEST }] : []),
   ];
 };
 
-/** Groups and their versions in the order discovery lists them: core first, then by first appearance. */
+/**
+ * The order kube-apiserver 1.33 lists its built-in groups in (their group priorities); custom groups
+ * (priority 1000, below all of these) follow by name.
+ */
+const GROUP_ORDER = [
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+];
+
+const groupRank = (name: string): number => {
+  const rank = GROUP_ORDER.indexOf(name);
+  return name === '' ? -1 : rank === -1 ? GROUP_ORDER.length : rank;
+};
+
+/** Groups and their versions in the order discovery lists them: core, the built-in groups, the others by name. */
 function groupsOf(registry: ResourceRegistry): Map<string, string[]> {
   const groups = new Map<string, string[]>();
   for (const resource of registry.all()) {
@@ -30,7 +62,7 @@ function groupsOf(registry: ResourceRegistry): Map<string, string[]> {
     if (!versions.includes(resource.version)) versions.push(resource.version);
     groups.set(resource.group, versions);
   }
-  return groups;
+  return new Map([...groups].sort(([a], [b]) => groupRank(a) - groupRank(b) || (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 const groupVersion = (group: string, version: string): JsonObject => ({
@@ -62,11 +94,15 @@ export function group(registry: ResourceRegistry, name: string): JsonObject | un
 
 /** The legacy discovery document of one group version (APIResourceList). */
 export function resourceList(registry: ResourceRegistry, group: string, version: string): JsonObject | undefined {
-  const resources = registry.all().filter((resource) => resource.group === group && resource.version === version);
+  const resources = registry
+    .all()
+    .filter((resource) => resource.group === group && resource.version === version)
+    .sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
   if (resources.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
-    apiVersion: 'v1',
+    // kube-apiserver leaves apiVersion out of the core group's list (/api/v1), not out of the others.
+    ...(group === '' ? {} : { apiVersion: 'v1' }),
     groupVersion: apiVersionOf({ group, version }),
     resources: resources.flatMap((resource) => [
       {
@@ -74,9 +110,10 @@ export function resourceList(registry: ResourceRegistry, group: string, version:
         singularName: resource.singular,
         namespaced: resource.namespaced,
         kind: resource.kind,
-        verbs: resource.verbs ?? VERBS,
+        verbs: verbsOf(resource),
         ...(resource.shortNames.length > 0 ? { shortNames: resource.shortNames } : {}),
         ...(resource.categories.length > 0 ? { categories: resource.categories } : {}),
+        ...(resource.storageVersionHash ? { storageVersionHash: resource.storageVersionHash } : {}),
       },
       ...subresourcesOf(resource).map(({ name, verbs, kind }) => ({
         name: `${resource.plural}/${name}`,
@@ -90,14 +127,25 @@ export function resourceList(registry: ResourceRegistry, group: string, version:
   };
 }
 
+/** Custom resources' verbs are listed in the order kube-apiserver's CRD handler gives them. */
+const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
+const verbsOf = (resource: ResourceDef): string[] =>
+  resource.verbs ?? (resource.crdName === undefined ? VERBS : CUSTOM_RESOURCE_VERBS);
+
 function discoveredResource(resource: ResourceDef): JsonObject {
-  const responseKind = { group: resource.group, version: resource.version, kind: resource.kind };
+  // Aggregated discovery of the core group leaves the version of its kinds empty.
+  const responseKind = {
+    group: resource.group,
+    version: resource.group === '' ? '' : resource.version,
+    kind: resource.kind,
+  };
   return {
     resource: resource.plural,
     responseKind,
     scope: resource.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: resource.singular,
-    verbs: resource.verbs ?? VERBS,
+    verbs: verbsOf(resource),
     ...(resource.shortNames.length > 0 ? { shortNames: resource.shortNames } : {}),
     ...(resource.categories.length > 0 ? { categories: resource.categories } : {}),
     ...(subresourcesOf(resource).length > 0
@@ -130,6 +178,7 @@ export function aggregatedDiscovery(
         resources: registry
           .all()
           .filter((resource) => resource.group === name && resource.version === version)
+          .sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0))
           .map(discoveredResource),
         freshness: 'Current',
       })),

@@ -48,3 +48,33 @@ export const objectMetaSchema: Schema = object(
     ),
   },
 );
+
+export const LIST_META_REF = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
+
+/** ListMeta, which every list's metadata refers to. */
+export const listMetaSchema: Schema = {
+  type: 'object',
+  description:
+    'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
+  properties: {
+    continue: {
+      type: 'string',
+      description: 'continue may be set if the user set a limit on the number of items returned.',
+    },
+    remainingItemCount: {
+      type: 'integer',
+      format: 'int64',
+      description:
+        'remainingItemCount is the number of subsequent items in the list which are not included in this list response.',
+    },
+    resourceVersion: {
+      type: 'string',
+      description:
+        "String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed.",
+    },
+    selfLink: {
+      type: 'string',
+      description: 'Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.',
+    },
+  },
+};

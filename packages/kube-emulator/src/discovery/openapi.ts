@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceDef } from '../resources/types.js';
-import { clone, type Json, type JsonObject } from '../util/json.js';
-import { OBJECT_META_REF, objectMetaSchema } from './object-meta.js';
+import { clone, isObject, type Json, type JsonObject } from '../util/json.js';
+import { LIST_META_REF, listMetaSchema, OBJECT_META_REF, objectMetaSchema } from './object-meta.js';
 
 /** `io.k8s.api.core.v1.Secret`, `dev.keymaster.infrastructure.v1beta1.AWSCluster`: OpenAPI definition names. */
 export function definitionName(
@@ -23,37 +23,68 @@ const gvk = (resource: ResourceDef, kind = resource.kind): JsonObject => ({
   kind,
 });
 
+const CONVENTIONS = 'https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md';
+
+/** The descriptions kube-apiserver publishes for every kind's apiVersion and kind, whatever a schema says. */
+const API_VERSION = {
+  type: 'string',
+  description: `APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: ${CONVENTIONS}#resources`,
+};
+const KIND = {
+  type: 'string',
+  description: `Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: ${CONVENTIONS}#types-kinds`,
+};
+
+/** A reference with a description: OpenAPI v3 wraps the $ref in allOf, v2 puts it beside the description. */
+const describedRef = (ref: string, description: string, v2: boolean): JsonObject =>
+  v2 ? { $ref: ref, description } : { description, allOf: [{ $ref: ref }] };
+
 /** A kind's schema as published: metadata refers to ObjectMeta, and the kind carries its GVK. */
-function publishedSchema(resource: ResourceDef, refPrefix: string): JsonObject {
+function publishedSchema(resource: ResourceDef, refPrefix: string, v2: boolean): JsonObject {
   const schema = clone(resource.schema as unknown as JsonObject);
   const properties = (schema.properties ?? {}) as JsonObject;
-  properties.metadata = {
-    description: "Standard object's metadata.",
-    allOf: [{ $ref: `${refPrefix}${OBJECT_META_REF}` }],
-  };
+  properties.apiVersion = API_VERSION;
+  properties.kind = KIND;
+  properties.metadata = describedRef(
+    `${refPrefix}${OBJECT_META_REF}`,
+    `Standard object's metadata. More info: ${CONVENTIONS}#metadata`,
+    v2,
+  );
   schema.properties = properties;
   schema['x-kubernetes-group-version-kind'] = [gvk(resource)];
-  return schema;
+  // Swagger 2.0 has no place for a structural default: kube-apiserver leaves them out of v2.
+  return v2 ? withoutDefaults(schema) : schema;
 }
 
-function listSchema(resource: ResourceDef, refPrefix: string): JsonObject {
+function withoutDefaults(value: JsonObject): JsonObject {
+  const result: JsonObject = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === 'default') continue;
+    result[key] = isObject(item)
+      ? withoutDefaults(item)
+      : Array.isArray(item)
+        ? item.map((entry) => (isObject(entry) ? withoutDefaults(entry) : entry))
+        : item;
+  }
+  return result;
+}
+
+function listSchema(resource: ResourceDef, refPrefix: string, v2: boolean): JsonObject {
   return {
     type: 'object',
-    description: `${resource.listKind} is a list of ${resource.kind}.`,
+    description: `${resource.listKind} is a list of ${resource.kind}`,
     required: ['items'],
     properties: {
-      apiVersion: {
-        type: 'string',
-        description: 'APIVersion defines the versioned schema of this representation of an object.',
-      },
-      kind: {
-        type: 'string',
-        description: 'Kind is a string value representing the REST resource this object represents.',
-      },
-      metadata: { type: 'object', description: 'Standard list metadata.' },
+      apiVersion: API_VERSION,
+      kind: KIND,
+      metadata: describedRef(
+        `${refPrefix}${LIST_META_REF}`,
+        `Standard list metadata. More info: ${CONVENTIONS}#types-kinds`,
+        v2,
+      ),
       items: {
         type: 'array',
-        description: `List of ${resource.plural}.`,
+        description: `List of ${resource.plural}. More info: ${CONVENTIONS}`,
         items: { $ref: `${refPrefix}${definitionName(resource, resource.kind)}` },
       },
     },
@@ -111,7 +142,7 @@ function pathsOf(resource: ResourceDef): JsonObject {
     requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true },
   });
   // Reviews are only created: one POST path.
-  if (resource.verbs) return { [`${prefix}${scope}/${resource.plural}`]: { post } };
+  if (resource.verbs && !resource.verbs.includes('get')) return { [`${prefix}${scope}/${resource.plural}`]: { post } };
   const patchTypes = PATCH_CONTENT.filter((type) => resource.strategicMergePatch || !type.includes('strategic'));
   const patch = operation(resource, 'patch', ref, {
     parameters: [...writeParameters, QUERY('force', 'Force is going to "force" Apply requests.')],
@@ -120,35 +151,45 @@ function pathsOf(resource: ResourceDef): JsonObject {
       required: true,
     },
   });
-  const item = {
+  const subresource = {
     get: operation(resource, 'get', ref),
     put: operation(resource, 'put', ref, {
       parameters: writeParameters,
       requestBody: { content: { '*/*': { schema: { $ref: ref } } }, required: true },
     }),
     patch,
-    delete: operation(resource, 'delete', ref),
     parameters: [PATH('name'), ...(resource.namespaced ? [PATH('namespace')] : [])],
   };
+  const item = { ...subresource, delete: operation(resource, 'delete', ref) };
+  const list = operation(resource, 'list', `#/components/schemas/${definitionName(resource, resource.listKind)}`);
   const collection = {
-    get: operation(resource, 'list', `#/components/schemas/${definitionName(resource, resource.listKind)}`),
+    get: list,
     post,
+    ...(resource.verbs?.includes('deletecollection') === false
+      ? {}
+      : { delete: operation(resource, 'deletecollection', ref) }),
     parameters: resource.namespaced ? [PATH('namespace')] : [],
   };
   const paths: JsonObject = {
+    // A namespaced kind is also listed across all namespaces.
+    ...(resource.namespaced ? { [`${prefix}/${resource.plural}`]: { get: list, parameters: [] } } : {}),
     [`${prefix}${scope}/${resource.plural}`]: collection,
     [`${prefix}${scope}/${resource.plural}/{name}`]: item,
   };
-  if (resource.statusSubresource) paths[`${prefix}${scope}/${resource.plural}/{name}/status`] = item;
+  if (resource.statusSubresource) paths[`${prefix}${scope}/${resource.plural}/{name}/status`] = subresource;
   return paths;
 }
 
 /** The definitions of a set of resources (kinds, lists, ObjectMeta), with refs under `refPrefix`. */
-function definitionsOf(resources: ResourceDef[], refPrefix: string): JsonObject {
-  const definitions: JsonObject = { [OBJECT_META_REF]: objectMetaSchema as unknown as Json };
+function definitionsOf(resources: ResourceDef[], refPrefix: string, v2 = false): JsonObject {
+  const definitions: JsonObject = {
+    [OBJECT_META_REF]: objectMetaSchema as unknown as Json,
+    [LIST_META_REF]: listMetaSchema as unknown as Json,
+  };
   for (const resource of resources) {
-    definitions[definitionName(resource, resource.kind)] = publishedSchema(resource, refPrefix);
-    if (!resource.verbs) definitions[definitionName(resource, resource.listKind)] = listSchema(resource, refPrefix);
+    definitions[definitionName(resource, resource.kind)] = publishedSchema(resource, refPrefix, v2);
+    if (!resource.verbs || resource.verbs.includes('list'))
+      definitions[definitionName(resource, resource.listKind)] = listSchema(resource, refPrefix, v2);
   }
   return definitions;
 }
@@ -187,7 +228,7 @@ export class OpenApi {
       swagger: '2.0',
       info: { title: 'Kubernetes', version: 'v1.33.0' },
       paths: {},
-      definitions: definitionsOf(this.registry.all(), '#/definitions/'),
+      definitions: definitionsOf(this.registry.all(), '#/definitions/', true),
     };
   }
 

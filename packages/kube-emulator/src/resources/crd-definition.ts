@@ -8,7 +8,7 @@ import { compileRule } from '../schema/cel.js';
 import type { Schema, ValidationRule } from '../schema/types.js';
 import { goPointer, goString } from '../util/go-format.js';
 import { dnsLabelCauses } from './names.js';
-import type { Column, ResourceDef } from './types.js';
+import { storageVersionHash, type Column, type ResourceDef } from './types.js';
 
 const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', field, message: 'Required value' });
 const invalid = (field: string, value: Json | undefined, why: string): StatusCause => ({
@@ -201,6 +201,8 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
   const group = text(spec.group);
   const plural = text(names.plural);
   const kind = text(names.kind);
+  const storage = (arrayAt(spec, 'versions') ?? []).find((version) => isObject(version) && version.storage === true);
+  const storedAs = isObject(storage) ? text(storage.name) : '';
   return (arrayAt(spec, 'versions') ?? [])
     .filter(isObject)
     .filter((version) => version.served !== false)
@@ -223,5 +225,6 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
       crdName: `${plural}.${group}`,
       returnsDeletedObject: false,
       strategicMergePatch: false,
+      storageVersionHash: storageVersionHash(group, storedAs, kind),
     }));
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { StatusCause } from '../api/status.js';
 import type { Schema } from '../schema/types.js';
 import type { Json, JsonObject } from '../util/json.js';
@@ -59,9 +60,15 @@ export interface ResourceDef {
   strategicMergePatch: boolean;
   /** Whether a delete that removes the object answers with it (Namespace, Service, ServiceAccount), not a Status. */
   returnsDeletedObject: boolean;
-  /** The verbs served, when not all of VERBS (reviews are only created). */
+  /** The verbs served, when not all of VERBS (reviews are only created, namespaces not deleted as a collection). */
   verbs?: string[];
+  /** Discovery's storageVersionHash: of the group, version and kind objects are stored as (none for reviews). */
+  storageVersionHash?: string;
 }
+
+/** What kube-apiserver publishes as a resource's storageVersionHash: 8 bytes of SHA-256 of `group/version/kind`. */
+export const storageVersionHash = (group: string, version: string, kind: string): string =>
+  createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 
 export const apiVersionOf = (resource: { group: string; version: string }): string =>
   resource.group ? `${resource.group}/${resource.version}` : resource.version;

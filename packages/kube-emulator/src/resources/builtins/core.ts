@@ -20,6 +20,8 @@ export const namespaces: ResourceDef = defineBuiltin({
   kind: 'Namespace',
   namespaced: false,
   shortNames: ['ns'],
+  // Namespaces are deleted one by one: DELETE on the collection is 405, and discovery says so.
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   statusSubresource: true,
   schema: kindSchema('Namespace provides a scope for Names.', {
     spec: object('Spec defines the behavior of the Namespace.', {

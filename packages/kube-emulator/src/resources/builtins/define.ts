@@ -1,5 +1,5 @@
 import type { Schema } from '../../schema/types.js';
-import type { Column, ResourceDef, Strategy } from '../types.js';
+import { storageVersionHash, type Column, type ResourceDef, type Strategy } from '../types.js';
 
 export interface BuiltinSpec {
   group: string;
@@ -17,6 +17,8 @@ export interface BuiltinSpec {
   strategy?: Strategy;
   returnsDeletedObject?: boolean;
   verbs?: string[];
+  /** The group version objects are stored as, when not their own (events.k8s.io Events are stored as v1 Events). */
+  storedAs?: { group: string; version: string };
 }
 
 /** A built-in resource, with the derived names filled in. */
@@ -39,4 +41,14 @@ export const defineBuiltin = (spec: BuiltinSpec): ResourceDef => ({
   strategicMergePatch: true,
   returnsDeletedObject: spec.returnsDeletedObject ?? false,
   ...(spec.verbs ? { verbs: spec.verbs } : {}),
+  // Kinds only created (reviews, TokenRequest) are never stored and have no storageVersionHash.
+  ...(spec.verbs && !spec.verbs.includes('get')
+    ? {}
+    : {
+        storageVersionHash: storageVersionHash(
+          spec.storedAs?.group ?? spec.group,
+          spec.storedAs?.version ?? spec.version,
+          spec.kind,
+        ),
+      }),
 });

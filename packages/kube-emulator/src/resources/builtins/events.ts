@@ -111,6 +111,7 @@ const eventResource = (group: string, fields: Record<string, Schema>, strategy?:
     namespaced: true,
     shortNames: ['ev'],
     storageKey: 'events',
+    storedAs: { group: '', version: 'v1' },
     schema: kindSchema('Event is a report of an event somewhere in the cluster.', { ...commonEventFields, ...fields }),
     columns: eventColumns,
     ...(strategy ? { strategy } : {}),
