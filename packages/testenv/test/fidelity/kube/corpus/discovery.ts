@@ -112,6 +112,8 @@ export const discovery: Sequence[] = [
       { request: 'GET /nothing/here' },
       { request: 'GET /api/v1/widgets' },
       { request: 'GET /apis/apps/v1/namespaces/{ns}/widgets/x' },
+      // Namespaces are not deleted as a collection.
+      { request: 'DELETE /api/v1/namespaces' },
     ],
   },
   {
@@ -120,6 +122,8 @@ export const discovery: Sequence[] = [
     steps: [
       {
         request: 'GET /openapi/v3',
+        // kube-apiserver publishes a new CRD's OpenAPI a moment after serving it.
+        until: ({ body }) => JSON.stringify(body).includes(GROUP),
         pick: (body) =>
           Object.keys((body as { paths: Json }).paths).filter((path) => path.includes(GROUP) || path === 'api/v1'),
       },
@@ -131,6 +135,7 @@ export const discovery: Sequence[] = [
     steps: [
       {
         request: `GET /openapi/v3/apis/${GROUP}/v1beta1`,
+        until: 200,
         pick: (body) => {
           const schemas = (body as { components: { schemas: Json } }).components.schemas;
           return Object.fromEntries(Object.entries(schemas).filter(([name]) => name.includes('keymaster')));
@@ -144,6 +149,7 @@ export const discovery: Sequence[] = [
     steps: [
       {
         request: `GET /openapi/v3/apis/${GROUP}/v1beta1`,
+        until: 200,
         pick: (body) =>
           Object.fromEntries(
             Object.entries((body as { paths: Record<string, Json> }).paths).map(([path, item]) => [
@@ -160,6 +166,7 @@ export const discovery: Sequence[] = [
     steps: [
       {
         request: 'GET /openapi/v2',
+        until: ({ body }) => JSON.stringify(body).includes('dev.keymaster.infrastructure'),
         pick: (body) =>
           Object.fromEntries(
             Object.entries((body as { definitions: Json }).definitions).filter(([name]) => name.includes('keymaster')),
