@@ -244,8 +244,12 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
       expect(status?.managedTags).not.to.have.key('tier');
     });
     for (const { arn } of web) expect(scenario.aws.tags(arn)).to.include({ tier: 'gold' });
-    // Someone else may own it now: editing it is not drift, while editing a managed key still is.
     const [instance] = web;
+    // A drift set back first: a reconcile that began after the edit has run (under load, one begun before
+    // it was once seen writing tier back; not explained yet, see the closing note of issue 11).
+    await scenario.aws.setTags(instance!.arn, { ...scenario.aws.tags(instance!.arn), team: 'hacked' });
+    await eventuallyTagged(scenario, [instance!], { team: 'frontend' });
+    // Someone else may own it now: editing it is not drift, while editing a managed key still is.
     await scenario.aws.setTags(instance!.arn, { ...scenario.aws.tags(instance!.arn), tier: 'silver', team: 'hacked' });
     await eventuallyTagged(scenario, [instance!], { team: 'frontend' });
     expect(scenario.aws.tags(instance!.arn)).to.include({ tier: 'silver' });
