@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { ApiError, badRequest } from './status.js';
+import { goJsonSyntaxError, goJsonType, summarizeData } from '../util/go-json.js';
+import { isObject } from '../util/json.js';
+import { ApiError, badRequest, storageError } from './status.js';
 
 /** The apiserver's request body limit. */
 const LIMIT = 3 * 1024 * 1024;
@@ -31,4 +33,53 @@ export function parseBody(text: string, contentType: string): unknown {
     const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     throw badRequest(`error decoding ${yaml ? 'YAML' : 'JSON'}: ${reason}`);
   }
+}
+
+/** The struct kube-apiserver's JSON serializer first decodes a body into, to find its kind. */
+const FIND_KIND =
+  'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/**
+ * Why kube-apiserver's JSON serializer cannot find the kind of a body, in Go's words: a syntax
+ * error, a value that is not an object, an apiVersion or kind that is not a string.
+ */
+function kindProblem(bytes: Buffer): { problem: string } | { value: unknown } {
+  const syntax = goJsonSyntaxError(bytes);
+  if (syntax) return { problem: syntax };
+  const value = JSON.parse(bytes.toString('utf8')) as unknown;
+  if (value === null) return { value: {} };
+  if (!isObject(value))
+    return { problem: `json: cannot unmarshal ${goJsonType(value)} into Go value of type ${FIND_KIND}` };
+  for (const field of ['apiVersion', 'kind']) {
+    const item = value[field];
+    if (item !== undefined && item !== null && typeof item !== 'string') {
+      return { problem: `json: cannot unmarshal ${goJsonType(item)} into Go struct field .${field} of type string` };
+    }
+  }
+  return { value };
+}
+
+/** A JSON object body of a create, update or review: kube-apiserver's 400 when its kind cannot be read. */
+export function decodeObjectBody(bytes: Buffer, kind: string): unknown {
+  const decoded = kindProblem(bytes);
+  if ('value' in decoded) return decoded.value;
+  throw badRequest(
+    `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${decoded.problem} (${summarizeData(bytes)})`,
+  );
+}
+
+/** A DELETE's DeleteOptions body: none is no options; one that is not JSON is kube-apiserver's 500. */
+export function decodeDeleteOptions(bytes: Buffer): unknown {
+  if (bytes.length === 0) return {};
+  const decoded = kindProblem(bytes);
+  if ('value' in decoded) return decoded.value;
+  throw storageError(`couldn't get version/kind; json parse error: ${decoded.problem}`);
+}
+
+/** A JSON patch, merge patch or strategic merge patch body; a syntax error as kube-apiserver words it. */
+export function decodePatchBody(bytes: Buffer, strategic: boolean): unknown {
+  const syntax = goJsonSyntaxError(bytes);
+  // The strategic merge patch's error is Go's alone; the others say what they were decoding.
+  if (syntax) throw badRequest(strategic ? syntax : `error decoding patch: ${syntax}`);
+  return JSON.parse(bytes.toString('utf8')) as unknown;
 }

@@ -13,7 +13,7 @@ import type { DeleteOptions, ListResult, Objects, Propagation, WriteOptions } fr
 import { partialObject, toTable } from '../table/table.js';
 import { isObject, objectAt, type Json, type JsonObject, text } from '../util/json.js';
 import type { WatchHub } from '../watch/watch.js';
-import { parseBody, readBody, readBytes } from './body.js';
+import { decodeDeleteOptions, decodeObjectBody, decodePatchBody, parseBody, readBody, readBytes } from './body.js';
 import { decodeKubernetesProtobuf } from './protobuf.js';
 import type { Representation } from './negotiate.js';
 import { sendJson } from './respond.js';
@@ -79,8 +79,11 @@ function fieldValidationOf(call: Call): FieldValidation {
 const goType = (value: unknown): string =>
   Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'boolean' ? 'bool' : typeof value;
 
+const goUnmarshalError = (value: unknown, into: string): string =>
+  `json: cannot unmarshal ${goType(value)} into Go value of type ${into}`;
+
 const undecodablePatch = (value: unknown, into: string): ApiError =>
-  badRequest(`error decoding patch: json: cannot unmarshal ${goType(value)} into Go value of type ${into}`);
+  badRequest(`error decoding patch: ${goUnmarshalError(value, into)}`);
 
 /** The field manager of a write: `?fieldManager=`, else the user agent's first word, as the apiserver does. */
 function managerOf(call: Call): string {
@@ -228,13 +231,17 @@ function watch(api: Api, call: Call): void {
   );
 }
 
-export async function bodyOf(call: Call): Promise<unknown> {
+export async function bodyOf(call: Call, patchType?: string): Promise<unknown> {
   const contentType = call.request.headers['content-type'] ?? 'application/json';
   if (contentType.startsWith('application/vnd.kubernetes.protobuf'))
     return decodeKubernetesProtobuf(await readBytes(call.request));
   if (contentType.includes('protobuf') || contentType.includes('cbor'))
     throw unsupportedMediaType('application/json, application/yaml');
-  return parseBody(await readBody(call.request), contentType);
+  if (contentType.includes('yaml')) return parseBody(await readBody(call.request), contentType);
+  const bytes = await readBytes(call.request);
+  return patchType === undefined
+    ? decodeObjectBody(bytes, call.resource.kind)
+    : decodePatchBody(bytes, patchType === 'application/strategic-merge-patch+json');
 }
 
 async function create(api: Api, call: Call): Promise<void> {
@@ -260,13 +267,19 @@ async function update(api: Api, call: Call): Promise<void> {
 function patchedObject(call: Call, current: JsonObject, patchType: string, patch: unknown): Json {
   switch (patchType) {
     case 'application/json-patch+json':
+      // Go decodes null as no operations, and a strategic merge patch of null as no change.
+      if (patch === null) return applyJsonPatch(current, []);
       if (!Array.isArray(patch)) throw undecodablePatch(patch, '[]handlers.jsonPatchOp');
       return applyJsonPatch(current, patch as Json[]);
     case 'application/merge-patch+json':
+      // json-patch's MergePatch refuses a null document before decoding it.
+      if (patch === null) throw badRequest('Invalid JSON Patch');
       if (!isObject(patch)) throw undecodablePatch(patch, 'map[string]interface {}');
       return applyMergePatch(current, patch);
     default:
-      if (!isObject(patch)) throw undecodablePatch(patch, 'map[string]interface {}');
+      // The strategic merge patch's decode error is Go's alone, without 'error decoding patch'.
+      if (patch === null) return strategicMergePatch(current, {}, call.resource.schema);
+      if (!isObject(patch)) throw badRequest(goUnmarshalError(patch, 'map[string]interface {}'));
       return strategicMergePatch(current, patch, call.resource.schema);
   }
 }
@@ -279,7 +292,7 @@ async function patch(api: Api, call: Call): Promise<void> {
     throw PATCH_TYPES.includes(patchType) ? unsupportedMediaType(accepted.join(', ')) : unsupportedPatchType();
   }
   const options = writeOptions(call);
-  const body = await bodyOf(call);
+  const body = await bodyOf(call, patchType);
   const { resource, namespace, name } = call;
   const write = { ...options, ...(call.subresource ? { subresource: call.subresource } : {}) };
   if (patchType === 'application/apply-patch+yaml') {
@@ -344,8 +357,8 @@ function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { su
 }
 
 async function deleteOptionsOf(call: Call): Promise<DeleteOptions> {
-  const text = await readBody(call.request);
-  const body: JsonObject = text.trim() === '' ? {} : (parseBody(text, 'application/json') as JsonObject);
+  const decoded = decodeDeleteOptions(await readBytes(call.request));
+  const body: JsonObject = isObject(decoded) ? decoded : {};
   const policy =
     call.query.get('propagationPolicy') ??
     (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined) ??

@@ -1,6 +1,8 @@
+import { posix } from 'node:path';
 import {
   alreadyExists,
   badRequest,
+  type ApiError,
   conflict,
   forbidden,
   notFound,
@@ -16,7 +18,8 @@ import type { ResourceRegistry } from '../resources/registry.js';
 import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import type { FieldMatcher } from '../selectors/fields.js';
 import type { LabelMatcher } from '../selectors/labels.js';
-import { arrayAt, clone, objectAt, stringAt, type JsonObject, text } from '../util/json.js';
+import { goJsonSyntaxError, goJsonType } from '../util/go-json.js';
+import { arrayAt, clone, isObject, objectAt, stringAt, type JsonObject, text } from '../util/json.js';
 import { writeEntries, type FieldManager, type ManagerEntry } from './field-manager.js';
 import type { Store } from './store.js';
 
@@ -68,16 +71,47 @@ export const ORPHAN = 'orphan';
 const metadataOf = (object: JsonObject): JsonObject => objectAt(object, 'metadata')!;
 const finalizersOf = (object: JsonObject): string[] => (arrayAt(metadataOf(object), 'finalizers') ?? []).map(String);
 
-const encodeContinue = (key: string): string => Buffer.from(JSON.stringify({ start: key })).toString('base64url');
+/** A continue token as kube-apiserver's etcd3 store writes it: base64url of {v, rv, start}. */
+const encodeContinue = (key: string, resourceVersion: number): string =>
+  Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: resourceVersion, start: key })).toString('base64url');
+
+/** The start key of a continue token, or kube-apiserver's error (storage.DecodeContinue's words). */
 function decodeContinue(token: string): string {
-  try {
-    const decoded: unknown = JSON.parse(Buffer.from(token, 'base64url').toString());
-    const start = (decoded as { start?: unknown }).start;
-    if (typeof start === 'string') return start;
-  } catch {
-    // reported below
+  const invalid = (why: string): ApiError => badRequest(`invalid continue token: continue key is not valid${why}`);
+  // base64.RawURLEncoding: no padding, no other alphabet; Go skips line breaks.
+  const compact = token.replace(/[\r\n]/g, '');
+  const illegal = compact.search(/[^A-Za-z0-9_-]/);
+  if (illegal !== -1) throw invalid(`: illegal base64 data at input byte ${illegal}`);
+  if (compact.length % 4 === 1) throw invalid(`: illegal base64 data at input byte ${compact.length - 1}`);
+  const data = Buffer.from(compact, 'base64url');
+  const syntax = goJsonSyntaxError(data);
+  if (syntax) throw invalid(`: ${syntax}`);
+  const decoded = JSON.parse(data.toString('utf8')) as unknown;
+  if (decoded !== null && !isObject(decoded)) {
+    throw invalid(`: json: cannot unmarshal ${goJsonType(decoded)} into Go value of type storage.continueToken`);
   }
-  throw badRequest(`invalid continue token: continue key is not valid: ${token}`);
+  const fields = { v: '', rv: 0, start: '' };
+  let typeError: string | undefined;
+  for (const [key, value] of Object.entries(decoded ?? {})) {
+    const field = (['v', 'rv', 'start'] as const).find((name) => name === key.toLowerCase());
+    if (field === undefined || value === null) continue;
+    if (field === 'rv' ? Number.isSafeInteger(value) : typeof value === 'string') {
+      (fields as Record<string, unknown>)[field] = value;
+      continue;
+    }
+    const shown = typeof value === 'number' ? `number ${value}` : goJsonType(value);
+    typeError ??= `json: cannot unmarshal ${shown} into Go struct field continueToken.${field} of type ${field === 'rv' ? 'int64' : 'string'}`;
+  }
+  if (typeError) throw invalid(`: ${typeError}`);
+  if (fields.v !== 'meta.k8s.io/v1') throw invalid(`: server does not recognize this encoded version ${fields.v}`);
+  if (fields.rv === 0) throw invalid(': incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (fields.start === '') throw invalid(': encoded start key empty (version meta.k8s.io/v1)');
+  // The key must be a clean path (path.Clean): no climbing out of the listed prefix.
+  const key = fields.start.startsWith('/') ? fields.start : `/${fields.start}`;
+  const normalized = posix.normalize(key);
+  const cleaned = normalized.length > 1 && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
+  if (cleaned !== key) throw invalid(`: ${fields.start}`);
+  return cleaned.slice(1);
 }
 
 /**
@@ -129,7 +163,7 @@ export class Objects {
     return {
       stored,
       resourceVersion,
-      continueToken: encodeContinue(lastKey),
+      continueToken: encodeContinue(lastKey, this.store.resourceVersion),
       ...(filtered ? {} : { remainingItemCount: remaining }),
     };
   }
