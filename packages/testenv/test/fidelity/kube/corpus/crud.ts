@@ -301,6 +301,35 @@ export const crud: Sequence[] = [
     ],
   },
   {
+    name: 'bodies that are not an object, or not JSON in other ways',
+    area: 'crud',
+    steps: [
+      { request: `POST ${configMaps}`, body: '"text"' },
+      { request: `POST ${configMaps}`, body: '12' },
+      { request: `POST ${configMaps}`, body: 'tru' },
+      { request: `POST ${configMaps}`, body: '{"metadata": {"name": "x"}} trailing' },
+      {
+        request: `POST ${configMaps}`,
+        body: '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late"}, "data": {"a": "1",}}',
+      },
+      { request: `POST ${clusters}`, body: '{"apiVersion": 1}' },
+      { request: `POST ${configMaps}`, body: '{"metadata": {"name": "x"}, "data": {"a": 1}}' },
+      { request: `POST ${configMaps}`, body: '' },
+      { request: `POST ${configMaps}`, body: 'null' },
+    ],
+  },
+  {
+    name: 'a PUT and a DELETE whose body is not JSON',
+    area: 'crud',
+    steps: [
+      { request: `POST ${configMaps}`, body: configMap('put-bad') },
+      { request: `PUT ${configMaps}/put-bad`, body: '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {' },
+      { request: `DELETE ${configMaps}/put-bad`, body: '{"propagationPolicy": ' },
+      { request: `DELETE ${configMaps}/put-bad`, body: '[1]' },
+      { request: `GET ${configMaps}/put-bad` },
+    ],
+  },
+  {
     name: 'cluster-scoped kinds under a namespace path, namespaced ones without one',
     area: 'crud',
     steps: [

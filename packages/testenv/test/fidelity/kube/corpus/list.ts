@@ -38,6 +38,21 @@ export const list: Sequence[] = [
     ],
   },
   {
+    name: 'list: continue tokens that decode to something else',
+    area: 'list',
+    steps: [
+      // Not base64url; padded; JSON of another version; without a resourceVersion; without a key;
+      // a key that climbs out; a resourceVersion that is a string.
+      { request: `GET ${configMaps}?limit=1&continue=a$b` },
+      { request: `GET ${configMaps}?limit=1&continue=eyJ2IjoieCJ9=` },
+      { request: `GET ${configMaps}?limit=1&continue=eyJ2Ijoib3RoZXIvdjkiLCJydiI6NSwic3RhcnQiOiJhIn0` },
+      { request: `GET ${configMaps}?limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MCwic3RhcnQiOiJhIn0` },
+      { request: `GET ${configMaps}?limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiIifQ` },
+      { request: `GET ${configMaps}?limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiIuLi8uLi94In0` },
+      { request: `GET ${configMaps}?limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6IjUiLCJzdGFydCI6ImEifQ` },
+    ],
+  },
+  {
     name: 'list: a continue token of another list',
     area: 'list',
     steps: [

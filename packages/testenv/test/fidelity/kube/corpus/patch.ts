@@ -44,6 +44,18 @@ export const patch: Sequence[] = [
     { request: 'PATCH @', type: 'merge', body: '[1]' },
     { request: 'PATCH @', type: 'merge', body: '{not json' },
   ]),
+  patches('patches that are not JSON, of each type', configMaps, configMap('bad-patches'), [
+    { request: 'PATCH @', type: 'json-patch', body: '[{"op": "add"' },
+    { request: 'PATCH @', type: 'json-patch', body: '{"op": "add"}' },
+    { request: 'PATCH @', type: 'strategic', body: '{"data": tru}' },
+    { request: 'PATCH @', type: 'strategic', body: '"text"' },
+    { request: 'PATCH @', type: 'merge', body: '' },
+    { request: 'PATCH @', type: 'merge', body: 'null' },
+    { request: 'PATCH @', type: 'json-patch', body: '' },
+    { request: 'PATCH @', type: 'json-patch', body: 'null' },
+    { request: 'PATCH @', type: 'strategic', body: '' },
+    { request: 'PATCH @', type: 'strategic', body: 'null' },
+  ]),
   patches('merge patch: a stale resourceVersion in the patch', configMaps, configMap('stale'), [
     { request: 'PATCH @', type: 'merge', body: { metadata: { resourceVersion: '1' }, data: { a: 'b' } } },
   ]),
