@@ -1,9 +1,8 @@
-import { createInspectContext } from '../inspect/context.js';
 import { explainCluster } from '../inspect/explain.js';
 import { renderExplanation } from '../inspect/explain-output.js';
 import { findClusters } from '../inspect/targets.js';
+import { inspectContextOf } from './inspect-context.js';
 import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
-import { loadKubeConfig } from './run.js';
 
 export const explainHelp = (): string =>
   inspectHelp(
@@ -18,12 +17,7 @@ export async function explain(args: string[]): Promise<void> {
     console.log(explainHelp());
     return;
   }
-  const context = createInspectContext({
-    kubeConfig: loadKubeConfig(flags.kubeconfig),
-    controllerNamespace: flags.namespace,
-    stsRegion: flags.stsRegion,
-    layerGracePeriodMs: flags.tagLayerGracePeriodMs,
-  });
+  const context = inspectContextOf(flags);
   const [cluster] = await findClusters(context, flags.targets);
   const explanation = await explainCluster(context, cluster!);
   context.resolver.clear();

@@ -1,9 +1,8 @@
-import { createInspectContext } from '../inspect/context.js';
 import { planClusters } from '../inspect/cluster-plan.js';
 import { renderPlans } from '../inspect/plan-output.js';
 import { findClusters } from '../inspect/targets.js';
+import { inspectContextOf } from './inspect-context.js';
 import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
-import { loadKubeConfig } from './run.js';
 
 export const planHelp = (): string =>
   inspectHelp(
@@ -18,12 +17,7 @@ export async function plan(args: string[]): Promise<void> {
     console.log(planHelp());
     return;
   }
-  const context = createInspectContext({
-    kubeConfig: loadKubeConfig(flags.kubeconfig),
-    controllerNamespace: flags.namespace,
-    stsRegion: flags.stsRegion,
-    layerGracePeriodMs: flags.tagLayerGracePeriodMs,
-  });
+  const context = inspectContextOf(flags);
   const clusters = await findClusters(context, flags.targets);
   // Many clusters take a while (each account's reads are rate limited): say how far it is, on a terminal.
   const progress =
