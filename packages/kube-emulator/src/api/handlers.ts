@@ -11,7 +11,7 @@ import { parseLabelSelector } from '../selectors/labels.js';
 import { readEntries, type FieldManager } from '../storage/field-manager.js';
 import type { DeleteOptions, ListResult, Objects, Propagation, WriteOptions } from '../storage/objects.js';
 import { partialObject, toTable } from '../table/table.js';
-import { isObject, objectAt, type Json, type JsonObject, text } from '../util/json.js';
+import { deepEqual, isObject, objectAt, type Json, type JsonObject, text } from '../util/json.js';
 import type { WatchHub } from '../watch/watch.js';
 import { decodeDeleteOptions, decodeObjectBody, decodePatchBody, parseBody, readBody, readBytes } from './body.js';
 import { decodeKubernetesProtobuf } from './protobuf.js';
@@ -306,6 +306,15 @@ async function patch(api: Api, call: Call): Promise<void> {
   respondObject(call, api, 200, updated, options.warnings);
 }
 
+/** Whether two versions of an object hold the same values (who manages them aside). */
+function sameValues(a: JsonObject, b: JsonObject): boolean {
+  const values = (object: JsonObject): JsonObject => ({
+    ...object,
+    metadata: { ...objectAt(object, 'metadata'), managedFields: null },
+  });
+  return deepEqual(values(a), values(b));
+}
+
 /** Server-side apply: creates the object when missing, else merges the configuration into it. */
 function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { subresource?: string }): void {
   if (!call.query.get('fieldManager')) {
@@ -330,7 +339,7 @@ function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { su
   const served = live && api.objects.serve(resource, live);
   const entries = readEntries(served);
   const force = call.query.get('force') === 'true';
-  const dropped = api.fieldManager.recordApply(
+  const ownership = api.fieldManager.recordApply(
     resource,
     served,
     config,
@@ -339,7 +348,8 @@ function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { su
     entries,
     call.subresource,
   );
-  const merged = mergeApplied(served, config, resource.schema, dropped);
+  const merged = mergeApplied(served, config, resource.schema, ownership.dropped);
+  if (served && sameValues(served, merged)) ownership.changedNothing();
   checkEscalation(api, call, merged);
   const applied = { ...options, appliedFields: entries };
   if (!served) {

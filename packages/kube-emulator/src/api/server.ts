@@ -36,6 +36,11 @@ type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 export const VERSION = {
   major: '1',
   minor: '33',
+  // Compatibility versions (KEP-4330): the emulated version, and the oldest it can be rolled back to.
+  emulationMajor: '1',
+  emulationMinor: '33',
+  minCompatibilityMajor: '1',
+  minCompatibilityMinor: '32',
   gitVersion: 'v1.33.0',
   gitCommit: 'kube-emulator',
   gitTreeState: 'clean',

@@ -11,9 +11,18 @@ export interface ManagerEntry {
   manager: string;
   operation: Operation;
   apiVersion: string;
+  /** Empty when the manager has none: an apply that changed nothing leaves a new manager without one. */
   time: string;
   subresource?: string;
   fields: Set<string>;
+}
+
+/** What an apply did to ownership. */
+export interface ApplyOwnership {
+  /** The fields the manager no longer applies and nobody else owns (to be removed). */
+  dropped: Set<string>;
+  /** For an apply that changes no value: its manager's time stays as it was (none for a new manager). */
+  changedNothing(): void;
 }
 
 const sameManager = (
@@ -58,7 +67,7 @@ export function writeEntries(object: JsonObject, entries: ManagerEntry[]): void 
     manager: entry.manager,
     operation: entry.operation,
     apiVersion: entry.apiVersion,
-    time: entry.time,
+    ...(entry.time ? { time: entry.time } : {}),
     fieldsType: 'FieldsV1',
     fieldsV1: toFieldsV1(entry.fields),
     ...(entry.subresource ? { subresource: entry.subresource } : {}),
@@ -158,8 +167,8 @@ export class FieldManager {
   }
 
   /**
-   * Ownership for a server-side apply of `config` over `live`: returns the fields the manager no longer
-   * applies and nobody else owns (to be removed), or throws 409 listing conflicts unless forced.
+   * Ownership for a server-side apply of `config` over `live`: the fields the manager no longer
+   * applies and nobody else owns (to be removed), or 409 listing conflicts unless forced.
    */
   recordApply(
     resource: ResourceDef,
@@ -169,7 +178,7 @@ export class FieldManager {
     force: boolean,
     entries: ManagerEntry[],
     subresource?: string,
-  ): Set<string> {
+  ): ApplyOwnership {
     const applied = fieldsOf(config, resource.schema);
     const conflicts: Conflict[] = [];
     for (const entry of entries) {
@@ -182,6 +191,8 @@ export class FieldManager {
       }
     }
     if (conflicts.length > 0) throw applyConflict(conflicts);
+    const previousTime =
+      entries.find((entry) => sameManager(entry, { manager, operation: 'Apply', subresource }))?.time ?? '';
     const mine = entryFor(entries, resource, manager, 'Apply', subresource);
     const dropped = new Set(
       [...mine.fields].filter(
@@ -189,7 +200,13 @@ export class FieldManager {
       ),
     );
     mine.fields = applied;
-    return dropped;
+    return {
+      dropped,
+      changedNothing: () => {
+        // kube-apiserver stamps the applier's time only when the apply changed the object.
+        mine.time = previousTime;
+      },
+    };
   }
 }
 

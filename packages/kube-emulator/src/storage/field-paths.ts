@@ -39,7 +39,9 @@ const granularList = (schema: Schema | undefined): boolean =>
 const granularMap = (schema: Schema | undefined): boolean => schema?.['x-kubernetes-map-type'] !== 'atomic';
 
 function collect(value: Json, schema: Schema | undefined, path: FieldPath, into: Set<string>): void {
-  if (Array.isArray(value) && granularList(schema) && value.length > 0) {
+  // An empty map or set list is no field of anyone's (structured-merge-diff sets nothing for it).
+  if (Array.isArray(value) && granularList(schema) && value.length === 0) return;
+  if (Array.isArray(value) && granularList(schema)) {
     for (const item of value) {
       const element = itemElement(item, schema!);
       if (element.startsWith('v:') || !isObject(item)) into.add(pathKey([...path, element]));

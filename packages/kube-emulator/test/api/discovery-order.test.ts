@@ -55,6 +55,9 @@ describe('discovery and OpenAPI as kube-apiserver 1.33 publishes them', function
     expect(hash(apps, 'deployments')).to.equal('8aSe+NMegvE=');
     const ours = await resourceList('/apis/infrastructure.keymaster.dev/v1beta1');
     expect(hash(ours, 'awsclustercontrolleridentities')).to.equal('9ufdgUjzLGk=');
+    // CustomResourceDefinitions are still stored as v1beta1 objects.
+    const extensions = await resourceList('/apis/apiextensions.k8s.io/v1');
+    expect(hash(extensions, 'customresourcedefinitions')).to.equal('jfWCUB31mvA=');
     expect(hash(await resourceList('/apis/authorization.k8s.io/v1'), 'selfsubjectaccessreviews')).to.equal(undefined);
   });
 

@@ -11,7 +11,15 @@ describe('discovery, OpenAPI and errors over HTTP', function () {
   after(() => cluster.stop());
 
   it('serves /version and health', async () => {
-    expect((await call(cluster.emulator, 'GET', '/version')).body).to.include({ major: '1', minor: '33' });
+    expect((await call(cluster.emulator, 'GET', '/version')).body).to.include({
+      major: '1',
+      minor: '33',
+      // kube-apiserver 1.33's compatibility versions: it emulates 1.33 and can be rolled back to 1.32.
+      emulationMajor: '1',
+      emulationMinor: '33',
+      minCompatibilityMajor: '1',
+      minCompatibilityMinor: '32',
+    });
     expect((await call(cluster.emulator, 'GET', '/readyz')).body).to.equal('ok');
   });
 

@@ -76,6 +76,24 @@ describe('managedFields and server-side apply', function () {
     expect(again.body.metadata.resourceVersion).to.equal(edited.body.metadata.resourceVersion);
   });
 
+  it('stamps an applier with a time only when its apply changes the object', async () => {
+    const entry = (answer: Answer, manager: string) =>
+      (answer.body.metadata.managedFields as { manager: string; time?: string }[]).find(
+        (field) => field.manager === manager,
+      );
+    const first = await applyMap('timed', 'bob', { a: '1' });
+    const bobTime = entry(first, 'bob')?.time;
+    expect(bobTime).to.be.a('string');
+    // A second applier of the values already there changes no value: its entry has no time.
+    const shared = await applyMap('timed', 'alice', { a: '1' });
+    expect(entry(shared, 'alice')).to.not.have.property('time');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await applyMap('timed', 'bob', { a: '1' });
+    expect(entry(again, 'bob')?.time).to.equal(bobTime);
+    const changed = await applyMap('timed', 'bob', { a: '2' }, '&force=true');
+    expect(entry(changed, 'bob')?.time).to.not.equal(bobTime);
+  });
+
   it('does not start managedFields on an update of an object that has none', async () => {
     await send('POST', CONFIG_MAPS, { metadata: { name: 'bare' } });
     const updated = await send('PATCH', `${CONFIG_MAPS}/bare`, { data: { a: '1' } }, MERGE);
@@ -111,5 +129,19 @@ describe('managedFields and server-side apply', function () {
     const emptied = await send('PATCH', `${POLICIES}/default?fieldManager=alice`, policy([]), APPLY);
     expect(emptied.status).to.equal(200);
     expect(emptied.body.spec!.resourceTags!.map(({ key }) => key)).to.deep.equal(['b']);
+  });
+
+  it('gives nobody an empty map list: a manager that stops applying it leaves it', async () => {
+    const policy = (spec: Record<string, unknown>) => ({
+      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+      kind: 'AWSTagPolicy',
+      metadata: { name: 'default' },
+      spec,
+    });
+    await send('DELETE', `${POLICIES}/default`);
+    await send('PATCH', `${POLICIES}/default?fieldManager=carol`, policy({ resourceTags: [] }), APPLY);
+    const dropped = await send('PATCH', `${POLICIES}/default?fieldManager=carol`, policy({}), APPLY);
+    expect(dropped.status).to.equal(200);
+    expect(dropped.body.spec!.resourceTags).to.deep.equal([]);
   });
 });

@@ -11,6 +11,8 @@ export const customResourceDefinitions: ResourceDef = defineBuiltin({
   plural: 'customresourcedefinitions',
   kind: 'CustomResourceDefinition',
   namespaced: false,
+  // kube-apiserver still stores CRDs as v1beta1 objects (their storageVersionHash says so).
+  storedAs: { group: 'apiextensions.k8s.io', version: 'v1beta1' },
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],
   statusSubresource: true,

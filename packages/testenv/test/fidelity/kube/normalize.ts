@@ -83,7 +83,9 @@ function normalizeMetadata(metadata: JsonObject, issued: Issued): JsonObject {
   }
   if (Array.isArray(metadata.managedFields)) {
     result.managedFields = metadata.managedFields.map((entry) =>
-      isObject(entry) ? { ...entry, time: '<time>', fieldsV1: '<fields>' } : entry,
+      isObject(entry)
+        ? { ...entry, ...(entry.time === undefined ? {} : { time: '<time>' }), fieldsV1: '<fields>' }
+        : entry,
     );
   }
   if (Array.isArray(metadata.ownerReferences)) {

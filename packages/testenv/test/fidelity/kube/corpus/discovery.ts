@@ -17,7 +17,14 @@ export const discovery: Sequence[] = [
     name: 'discovery: /version',
     area: 'discovery',
     steps: [
-      { request: 'GET /version', pick: (body) => ({ major: (body as Json).major, minor: (body as Json).minor }) },
+      {
+        request: 'GET /version',
+        pick: (body) => {
+          const { major, minor, emulationMajor, emulationMinor, minCompatibilityMajor, minCompatibilityMinor } =
+            body as Json;
+          return { major, minor, emulationMajor, emulationMinor, minCompatibilityMajor, minCompatibilityMinor };
+        },
+      },
     ],
   },
   {
