@@ -237,7 +237,7 @@ export interface LabelSelectorRequirement {
   key: string;
   /** How the key relates to the values. */
   operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  /** The values for In and NotIn; empty for Exists and DoesNotExist. */
+  /** The values for In and NotIn (at least one); absent or empty for Exists and DoesNotExist. */
   values?: string[];
 }
 

@@ -51,6 +51,23 @@ export const resourceTags = (description: string): JSONSchemaProps =>
 
 export const region = (description: string): JSONSchemaProps => string(description, { pattern: REGION, maxLength: 32 });
 
+// As Kubernetes validates a LabelSelector (ValidateLabelSelectorRequirement): an In or NotIn without
+// values would match nothing or, for NotIn, every namespace; values beside Exists are a mistake.
+const selectorOperatorRules = [
+  {
+    rule: "!(self.operator in ['In', 'NotIn']) || (has(self.values) && self.values.size() > 0)",
+    message: "must be specified when `operator` is 'In' or 'NotIn'",
+    reason: 'FieldValueRequired',
+    fieldPath: '.values',
+  },
+  {
+    rule: "!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || self.values.size() == 0",
+    message: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+    reason: 'FieldValueForbidden',
+    fieldPath: '.values',
+  },
+] as const;
+
 const labelSelector = named(
   'LabelSelector',
   object('A label query over namespaces. The requirements of matchLabels and matchExpressions are ANDed.', {
@@ -66,9 +83,12 @@ const labelSelector = named(
             operator: string('How the key relates to the values.', {
               enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
             }),
-            values: array('The values for In and NotIn; empty for Exists and DoesNotExist.', string('A label value.')),
+            values: array(
+              'The values for In and NotIn (at least one); absent or empty for Exists and DoesNotExist.',
+              string('A label value.'),
+            ),
           },
-          { required: ['key', 'operator'] },
+          { required: ['key', 'operator'], 'x-kubernetes-validations': [...selectorOperatorRules] },
         ),
       ),
     ),

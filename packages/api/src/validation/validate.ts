@@ -1,5 +1,5 @@
 import { characterCount } from '../characters.js';
-import type { JSONSchemaProps } from '../schema/openapi.js';
+import type { JSONSchemaProps, ValidationRule } from '../schema/openapi.js';
 import { compilePattern } from '../schema/patterns.js';
 import { evaluateRule, isTransitionRule } from './cel.js';
 import { quote, type FieldCause } from './cause.js';
@@ -66,6 +66,18 @@ function walk(
   if (isObject(value)) checkObject(schema, value, oldValue, path, unknownFields, causes);
   // Like the API server, CEL rules run only on values that are structurally valid.
   if (causes.length === before) checkRules(schema, value, oldValue, path, causes);
+}
+
+/** A failed rule's message as the API server words it for the rule's reason. */
+function ruleMessage(rule: ValidationRule, value: unknown): string {
+  switch (rule.reason) {
+    case 'FieldValueRequired':
+      return `Required value: ${rule.message}`;
+    case 'FieldValueForbidden':
+      return `Forbidden: ${rule.message}`;
+    default:
+      return `Invalid value: ${quote(value)}: ${rule.message}`;
+  }
 }
 
 type Add = (reason: FieldCause['reason'], message: string, field?: string) => void;
@@ -201,11 +213,7 @@ function checkRules(
       : path || '<root>';
     try {
       if (!evaluateRule(rule.rule, value, transition ? oldValue : undefined)) {
-        causes.push({
-          reason: rule.reason ?? 'FieldValueInvalid',
-          field,
-          message: `Invalid value: ${quote(value)}: ${rule.message}`,
-        });
+        causes.push({ reason: rule.reason ?? 'FieldValueInvalid', field, message: ruleMessage(rule, value) });
       }
     } catch (error) {
       causes.push({
