@@ -4,13 +4,14 @@ import { mergeApplied } from '../patch/apply.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { strategicMergePatch } from '../patch/strategic.js';
-import { checkBody, type FieldValidation } from '../resources/prepare.js';
+import { checkBody, type Admission, type FieldValidation } from '../resources/prepare.js';
 import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import { parseFieldSelector } from '../selectors/fields.js';
 import { parseLabelSelector } from '../selectors/labels.js';
 import { readEntries, type FieldManager } from '../storage/field-manager.js';
 import type { DeleteOptions, ListResult, Objects, Propagation, WriteOptions } from '../storage/objects.js';
 import { partialObject, toTable } from '../table/table.js';
+import { duplicateFields } from '../util/json-duplicates.js';
 import { deepEqual, isObject, objectAt, type Json, type JsonObject, text } from '../util/json.js';
 import type { WatchHub } from '../watch/watch.js';
 import { decodeDeleteOptions, decodeObjectBody, decodePatchBody, parseBody, readBody, readBytes } from './body.js';
@@ -231,7 +232,8 @@ function watch(api: Api, call: Call): void {
   );
 }
 
-export async function bodyOf(call: Call, patchType?: string): Promise<unknown> {
+/** A request body; for a create or update, `admission` learns the fields the JSON names twice. */
+export async function bodyOf(call: Call, patchType?: string, admission?: Admission): Promise<unknown> {
   const contentType = call.request.headers['content-type'] ?? 'application/json';
   if (contentType.startsWith('application/vnd.kubernetes.protobuf'))
     return decodeKubernetesProtobuf(await readBytes(call.request));
@@ -239,14 +241,15 @@ export async function bodyOf(call: Call, patchType?: string): Promise<unknown> {
     throw unsupportedMediaType('application/json, application/yaml');
   if (contentType.includes('yaml')) return parseBody(await readBody(call.request), contentType);
   const bytes = await readBytes(call.request);
-  return patchType === undefined
-    ? decodeObjectBody(bytes, call.resource.kind)
-    : decodePatchBody(bytes, patchType === 'application/strategic-merge-patch+json');
+  if (patchType !== undefined) return decodePatchBody(bytes, patchType === 'application/strategic-merge-patch+json');
+  const body = decodeObjectBody(bytes, call.resource.kind);
+  if (admission) admission.duplicateFields = duplicateFields(bytes.toString('utf8'));
+  return body;
 }
 
 async function create(api: Api, call: Call): Promise<void> {
   const options = writeOptions(call);
-  const body = await bodyOf(call);
+  const body = await bodyOf(call, undefined, options);
   checkEscalation(api, call, body);
   const created = api.objects.create(call.resource, call.namespace, body, options);
   respondObject(call, api, 201, created, options.warnings);
@@ -254,7 +257,7 @@ async function create(api: Api, call: Call): Promise<void> {
 
 async function update(api: Api, call: Call): Promise<void> {
   const options = writeOptions(call);
-  const body = await bodyOf(call);
+  const body = await bodyOf(call, undefined, options);
   checkEscalation(api, call, body);
   const updated = api.objects.update(call.resource, call.namespace, call.name!, body, {
     ...options,

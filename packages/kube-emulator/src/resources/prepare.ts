@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, badRequest, invalid, storageError, type StatusCause } from '../api/status.js';
 import { applyDefaults } from '../schema/default.js';
+import { goTypeError } from '../schema/go-types.js';
 import { decodeMicroTimes } from '../schema/micro-time.js';
 import { omitEmpty, omitEmptyMetadata } from '../schema/omit-empty.js';
 import { prune } from '../schema/prune.js';
@@ -17,6 +18,8 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 export interface Admission {
   fieldValidation: FieldValidation;
   warnings: string[];
+  /** The fields the JSON body names twice (`data`, `data.a`): unknown fields to the strict decoder. */
+  duplicateFields?: string[];
 }
 
 export const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -85,11 +88,14 @@ export function checkBody(resource: ResourceDef, body: unknown): JsonObject {
   return { ...clone(body), apiVersion, kind: resource.kind, metadata: clone(body.metadata ?? {}) };
 }
 
-/** Pruning with fieldValidation: Strict rejects unknown fields, Warn reports them, Ignore drops them silently. */
+/** Pruning with fieldValidation: Strict rejects unknown (and duplicate) fields, Warn reports them, Ignore drops them silently. */
 export function pruneUnknown(resource: ResourceDef, object: JsonObject, admission: Admission): void {
   const unknown = [...pruneMetadata(objectAt(object, 'metadata')!), ...prune(object, resource.schema, '', true)];
-  if (unknown.length === 0 || admission.fieldValidation === 'Ignore') return;
-  const listed = unknown.map((path) => `unknown field "${path}"`);
+  const listed = [
+    ...(admission.duplicateFields ?? []).map((path) => `duplicate field "${path}"`),
+    ...unknown.map((path) => `unknown field "${path}"`),
+  ];
+  if (listed.length === 0 || admission.fieldValidation === 'Ignore') return;
   if (admission.fieldValidation === 'Strict') {
     throw badRequest(
       `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: strict decoding error: ${listed.join(', ')}`,
@@ -137,11 +143,14 @@ function validate(resource: ResourceDef, object: JsonObject, old: JsonObject | u
 
 /** Normalizing, pruning and defaulting: the decoding half of a write. */
 function decode(resource: ResourceDef, object: JsonObject, admission: Admission): void {
-  // Built-in kinds only: no CRD schema declares a MicroTime.
-  const badTime = resource.crdName === undefined ? decodeMicroTimes(resource.schema, object) : undefined;
-  if (badTime) {
+  // Built-in kinds only: they decode into Go structs, and no CRD schema declares a MicroTime.
+  const undecodable =
+    resource.crdName === undefined
+      ? (goTypeError(resource.kind, resource.schema, object) ?? decodeMicroTimes(resource.schema, object))
+      : undefined;
+  if (undecodable) {
     throw badRequest(
-      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: ${badTime}`,
+      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: ${undecodable}`,
     );
   }
   resource.strategy.normalize?.(object);

@@ -150,8 +150,8 @@ export class FieldManager {
       writeEntries(next, []);
       return;
     }
-    const nextFields = fieldsOf(next, resource.schema);
-    const oldFields = old ? fieldsOf(old, resource.schema) : new Set<string>();
+    const nextFields = fieldsOf(next, resource.schema, true);
+    const oldFields = old ? fieldsOf(old, resource.schema, true) : new Set<string>();
     const changed = [...nextFields].filter(
       (key) => !oldFields.has(key) || !sameAt(old, next, pathOfKey(key), resource.schema),
     );

@@ -38,27 +38,40 @@ const granularList = (schema: Schema | undefined): boolean =>
 
 const granularMap = (schema: Schema | undefined): boolean => schema?.['x-kubernetes-map-type'] !== 'atomic';
 
-function collect(value: Json, schema: Schema | undefined, path: FieldPath, into: Set<string>): void {
-  // An empty map or set list is no field of anyone's (structured-merge-diff sets nothing for it).
-  if (Array.isArray(value) && granularList(schema) && value.length === 0) return;
+function collect(
+  value: Json,
+  schema: Schema | undefined,
+  path: FieldPath,
+  into: Set<string>,
+  emptyLists: boolean,
+): void {
+  if (Array.isArray(value) && granularList(schema) && value.length === 0) {
+    if (emptyLists) into.add(pathKey(path));
+    return;
+  }
   if (Array.isArray(value) && granularList(schema)) {
     for (const item of value) {
       const element = itemElement(item, schema!);
       if (element.startsWith('v:') || !isObject(item)) into.add(pathKey([...path, element]));
-      else collect(item, schema!.items, [...path, element], into);
+      else collect(item, schema!.items, [...path, element], into, emptyLists);
     }
     return;
   }
   if (isObject(value) && granularMap(schema) && Object.keys(value).length > 0) {
     for (const [key, item] of Object.entries(value))
-      collect(item, propertySchema(schema, key), [...path, `f:${key}`], into);
+      collect(item, propertySchema(schema, key), [...path, `f:${key}`], into, emptyLists);
     return;
   }
   into.add(pathKey(path));
 }
 
-/** The leaf fields an object sets, for field ownership. apiVersion, kind and identity metadata are nobody's. */
-export function fieldsOf(object: JsonObject, schema: Schema): Set<string> {
+/**
+ * The leaf fields an object sets, for field ownership. apiVersion, kind and identity metadata are
+ * nobody's. An empty map or set list is a field only when an update compares versions
+ * (`emptyLists`): structured-merge-diff's comparison makes it a leaf, while the field set of an
+ * applied configuration holds nothing for it.
+ */
+export function fieldsOf(object: JsonObject, schema: Schema, emptyLists = false): Set<string> {
   const fields = new Set<string>();
   for (const [key, value] of Object.entries(object)) {
     if (key === 'apiVersion' || key === 'kind') continue;
@@ -66,11 +79,11 @@ export function fieldsOf(object: JsonObject, schema: Schema): Set<string> {
       for (const metaKey of OWNED_METADATA) {
         const metaValue = isObject(value) ? value[metaKey] : undefined;
         if (metaValue !== undefined)
-          collect(metaValue, metadataSchema[metaKey], ['f:metadata', `f:${metaKey}`], fields);
+          collect(metaValue, metadataSchema[metaKey], ['f:metadata', `f:${metaKey}`], fields, emptyLists);
       }
       continue;
     }
-    collect(value, propertySchema(schema, key), [`f:${key}`], fields);
+    collect(value, propertySchema(schema, key), [`f:${key}`], fields, emptyLists);
   }
   return fields;
 }

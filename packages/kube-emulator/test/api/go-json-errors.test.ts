@@ -138,4 +138,25 @@ describe("bodies and tokens that are not JSON, answered in Go's words as kube-ap
     });
     expect(await list(first.metadata.continue)).to.equal('ok');
   });
+
+  it('refuses fields named twice under fieldValidation=Strict, and warns of them otherwise', async () => {
+    const strict = await message(
+      'POST',
+      `${CONFIG_MAPS}?fieldValidation=Strict`,
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1"},"data":{"b":"2"}}',
+    );
+    expect(strict).to.deep.include({
+      status: 400,
+      message:
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data"',
+    });
+    const warned = await call(
+      cluster.emulator,
+      'POST',
+      CONFIG_MAPS,
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup2"},"data":{"a":"1","a":"2"}}',
+    );
+    expect(warned.status).to.equal(201);
+    expect(warned.headers.get('warning')).to.include('duplicate field \\"data.a\\"');
+  });
 });

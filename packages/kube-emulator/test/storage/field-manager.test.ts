@@ -131,6 +131,24 @@ describe('managedFields and server-side apply', function () {
     expect(emptied.body.spec!.resourceTags!.map(({ key }) => key)).to.deep.equal(['b']);
   });
 
+  it('gives an update that sets an empty map list the list (a status write of no conditions has its entry)', async () => {
+    const identities = '/apis/infrastructure.keymaster.dev/v1beta1/awsclusterstaticidentities';
+    await send('POST', `${identities}?fieldManager=writer`, {
+      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+      kind: 'AWSClusterStaticIdentity',
+      metadata: { name: 'empty-conditions' },
+      spec: { secretRef: 'keys' },
+    });
+    const written = await send(
+      'PATCH',
+      `${identities}/empty-conditions/status?fieldManager=writer`,
+      { status: { conditions: [] } },
+      MERGE,
+    );
+    expect(written.status).to.equal(200);
+    expect(managers(written)).to.deep.equal(['writer/Update', 'writer/Update/status']);
+  });
+
   it('gives nobody an empty map list: a manager that stops applying it leaves it', async () => {
     const policy = (spec: Record<string, unknown>) => ({
       apiVersion: 'infrastructure.keymaster.dev/v1beta1',

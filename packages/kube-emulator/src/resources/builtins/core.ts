@@ -94,7 +94,10 @@ export const secrets: ResourceDef = defineBuiltin({
   kind: 'Secret',
   namespaced: true,
   schema: kindSchema('Secret holds secret data of a certain type.', {
-    data: stringMap('Data contains the secret data, base64 encoded.'),
+    data: {
+      ...stringMap('Data contains the secret data, base64 encoded.'),
+      additionalProperties: { type: 'string', format: 'byte' },
+    },
     stringData: stringMap('stringData allows specifying non-binary secret data in string form. It is write-only.'),
     type: string('Used to facilitate programmatic handling of secret data.'),
     immutable: boolean('Immutable, if set to true, ensures that data stored in the Secret cannot be updated.'),
