@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './api/server.js';
+import { WebhookAdmission } from './admission/dispatch.js';
 import { selfSignedCertificate } from './auth/certificate.js';
 import { Authenticator } from './auth/authenticator.js';
 import { BOOTSTRAP_OBJECTS } from './auth/bootstrap-policy.js';
@@ -161,6 +162,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     authenticator: new Authenticator(users, issuer, store, options.anonymousAuth ?? true),
     authorizer,
     ...(authorizer ? { escalation: escalationCheck(authorizer, store) } : {}),
+    admission: new WebhookAdmission(store),
     admin: adminHandler(stats, faults),
   });
   server.on('request', listener);

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookAdmission } from '../admission/dispatch.js';
+import { admitDelete, admitWrite, type AdmittedRequest } from '../admission/write.js';
 import type { User } from '../auth/tokens.js';
 import { mergeApplied } from '../patch/apply.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
@@ -35,7 +37,18 @@ export interface Api {
   fieldManager: FieldManager;
   /** With RBAC: refuses writes of roles and bindings that grant more than their author holds. */
   escalation?: (user: User, resource: ResourceDef, namespace: string | undefined, object: JsonObject) => void;
+  /** Admission webhooks, called on every write. */
+  admission?: WebhookAdmission;
 }
+
+/** The request, as admission names it. */
+const admitted = (call: Call): AdmittedRequest => ({
+  resource: call.resource,
+  subresource: call.subresource,
+  namespace: call.namespace,
+  name: call.name,
+  user: call.user,
+});
 
 /** The escalation check, on the object a write would store. */
 function checkEscalation(api: Api, call: Call, object: unknown): void {
@@ -114,7 +127,8 @@ function respondObject(call: Call, api: Api, code: number, object: JsonObject, w
     const stored = resource.strategy.toStorage?.(object) ?? object;
     body = toTable(resource, [stored], (o) => api.objects.serve(resource, o), representation.includeObject, {});
   }
-  sendJson(call.response, code, body, { warnings });
+  // kube-apiserver's warning recorder drops repeats (a field warned about by admission and by the write).
+  sendJson(call.response, code, body, { warnings: [...new Set(warnings)] });
 }
 
 function selectors(call: Call) {
@@ -249,7 +263,13 @@ export async function bodyOf(call: Call, patchType?: string, admission?: Admissi
 
 async function create(api: Api, call: Call): Promise<void> {
   const options = writeOptions(call);
-  const body = await bodyOf(call, undefined, options);
+  const body = await admitWrite(
+    api.admission,
+    { ...admitted(call), verb: 'create', old: undefined },
+    await bodyOf(call, undefined, options),
+    options,
+    (object) => api.objects.create(call.resource, call.namespace, object, { ...options, dryRun: true, warnings: [] }),
+  );
   checkEscalation(api, call, body);
   const created = api.objects.create(call.resource, call.namespace, body, options);
   respondObject(call, api, 201, created, options.warnings);
@@ -257,15 +277,26 @@ async function create(api: Api, call: Call): Promise<void> {
 
 async function update(api: Api, call: Call): Promise<void> {
   const options = writeOptions(call);
-  const body = await bodyOf(call, undefined, options);
-  checkEscalation(api, call, body);
-  const updated = api.objects.update(call.resource, call.namespace, call.name!, body, {
+  const write = {
     ...options,
     ...(call.subresource ? { subresource: call.subresource } : {}),
     requireResourceVersion: call.resource.crdName !== undefined,
-  });
+  };
+  const body = await admitWrite(
+    api.admission,
+    { ...admitted(call), verb: 'update', old: api.admission?.active ? current(api, call) : undefined },
+    await bodyOf(call, undefined, options),
+    options,
+    (object) =>
+      api.objects.update(call.resource, call.namespace, call.name!, object, { ...write, dryRun: true, warnings: [] }),
+  );
+  checkEscalation(api, call, body);
+  const updated = api.objects.update(call.resource, call.namespace, call.name!, body, write);
   respondObject(call, api, 200, updated, options.warnings);
 }
+
+/** The stored object a write replaces, as clients see it. */
+const current = (api: Api, call: Call): JsonObject => api.objects.get(call.resource, call.namespace, call.name!);
 
 function patchedObject(call: Call, current: JsonObject, patchType: string, patch: unknown): Json {
   switch (patchType) {
@@ -298,12 +329,15 @@ async function patch(api: Api, call: Call): Promise<void> {
   const body = await bodyOf(call, patchType);
   const { resource, namespace, name } = call;
   const write = { ...options, ...(call.subresource ? { subresource: call.subresource } : {}) };
-  if (patchType === 'application/apply-patch+yaml') {
-    apply(api, call, body, write);
-    return;
-  }
-  const current = api.objects.get(resource, namespace, name!);
-  const patched = patchedObject(call, current, patchType, body);
+  if (patchType === 'application/apply-patch+yaml') return apply(api, call, body, write);
+  const old = api.objects.get(resource, namespace, name!);
+  const patched = await admitWrite(
+    api.admission,
+    { ...admitted(call), verb: 'patch', old },
+    patchedObject(call, old, patchType, body),
+    options,
+    (object) => api.objects.update(resource, namespace, name!, object, { ...write, dryRun: true, warnings: [] }),
+  );
   checkEscalation(api, call, patched);
   const updated = api.objects.update(resource, namespace, name!, patched, write);
   respondObject(call, api, 200, updated, options.warnings);
@@ -319,7 +353,12 @@ function sameValues(a: JsonObject, b: JsonObject): boolean {
 }
 
 /** Server-side apply: creates the object when missing, else merges the configuration into it. */
-function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { subresource?: string }): void {
+async function apply(
+  api: Api,
+  call: Call,
+  body: unknown,
+  options: WriteOptions & { subresource?: string },
+): Promise<void> {
   if (!call.query.get('fieldManager')) {
     throw invalidOptions('PatchOptions', [
       { reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' },
@@ -351,17 +390,26 @@ function apply(api: Api, call: Call, body: unknown, options: WriteOptions & { su
     entries,
     call.subresource,
   );
-  const merged = mergeApplied(served, config, resource.schema, ownership.dropped);
-  if (served && sameValues(served, merged)) ownership.changedNothing();
-  checkEscalation(api, call, merged);
   const applied = { ...options, appliedFields: entries };
+  const named = (object: JsonObject): JsonObject => ({
+    ...object,
+    metadata: { ...objectAt(object, 'metadata'), name: name! },
+  });
+  const applying = mergeApplied(served, config, resource.schema, ownership.dropped);
+  if (served && sameValues(served, applying)) ownership.changedNothing();
+  const merged = (await admitWrite(
+    api.admission,
+    { ...admitted(call), verb: 'patch', old: served },
+    applying,
+    options,
+    (object) =>
+      served
+        ? api.objects.update(resource, namespace, name!, object, { ...applied, dryRun: true, warnings: [] })
+        : api.objects.create(resource, namespace, named(object), { ...applied, dryRun: true, warnings: [] }),
+  )) as JsonObject;
+  checkEscalation(api, call, merged);
   if (!served) {
-    const created = api.objects.create(
-      resource,
-      namespace,
-      { ...merged, metadata: { ...objectAt(merged, 'metadata'), name: name! } },
-      applied,
-    );
+    const created = api.objects.create(resource, namespace, named(merged), applied);
     respondObject(call, api, 201, created, options.warnings);
     return;
   }
@@ -414,28 +462,48 @@ const deletedStatus = (resource: ResourceDef, object: JsonObject): JsonObject =>
   },
 });
 
+/** Admission of one delete, before it is done. */
+async function admitRemoval(api: Api, call: Call, old: JsonObject, options: DeleteOptions, warnings: string[]) {
+  const { dryRun = false, ...sent } = options;
+  const metadata = objectAt(old, 'metadata');
+  const namespace = call.namespace ?? (metadata?.namespace as string | undefined);
+  const request = { ...admitted(call), namespace, name: text(metadata?.name) };
+  await admitDelete(api.admission, request, old, sent, dryRun, warnings);
+}
+
 async function remove(api: Api, call: Call): Promise<void> {
   const options = await deleteOptionsOf(call);
+  const warnings: string[] = [];
+  if (api.admission?.active) await admitRemoval(api, call, current(api, call), options, warnings);
   const { object, removed } = api.objects.delete(call.resource, call.namespace, call.name!, options);
   const returnsObject = !removed || call.resource.returnsDeletedObject;
-  sendJson(call.response, 200, returnsObject ? object : deletedStatus(call.resource, object));
+  sendJson(call.response, 200, returnsObject ? object : deletedStatus(call.resource, object), { warnings });
 }
 
 async function removeCollection(api: Api, call: Call): Promise<void> {
   const options = await deleteOptionsOf(call);
   const listed = api.objects.list(call.resource, call.namespace, selectors(call));
-  const items = listed.stored.map((object) => {
+  const warnings: string[] = [];
+  const items: JsonObject[] = [];
+  for (const object of listed.stored) {
     const metadata = objectAt(object, 'metadata')!;
+    const served = api.objects.serve(call.resource, object);
+    if (api.admission?.active) await admitRemoval(api, call, served, options, warnings);
     api.objects.delete(call.resource, metadata.namespace as string | undefined, text(metadata.name), options);
     // As kube-apiserver, the objects as they were listed, before the deletion.
-    return listItem(call.resource, api.objects.serve(call.resource, object));
-  });
-  sendJson(call.response, 200, {
-    kind: call.resource.listKind,
-    apiVersion: apiVersionOf(call.resource),
-    metadata: listMetadata(call.resource, listed),
-    items,
-  });
+    items.push(listItem(call.resource, served));
+  }
+  sendJson(
+    call.response,
+    200,
+    {
+      kind: call.resource.listKind,
+      apiVersion: apiVersionOf(call.resource),
+      metadata: listMetadata(call.resource, listed),
+      items,
+    },
+    { warnings },
+  );
 }
 
 /** Serves one resource request by verb. */

@@ -158,6 +158,16 @@ function decode(resource: ResourceDef, object: JsonObject, admission: Admission)
   applyDefaults(object, resource.schema);
 }
 
+/**
+ * The body as admission webhooks see it: decoded (unknown fields refused or warned about, as the
+ * write asks), pruned and defaulted, not yet validated nor named.
+ */
+export function decodeForAdmission(resource: ResourceDef, body: unknown, admission: Admission): JsonObject {
+  const object = checkBody(resource, body);
+  decode(resource, object, admission);
+  return object;
+}
+
 /** A new object, ready to store: names, server-set metadata, defaults, and validated. */
 export function prepareCreate(
   resource: ResourceDef,
