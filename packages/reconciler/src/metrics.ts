@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ResolverObserver } from '@keymaster/identity';
 import { RuntimeMetrics } from './runtime/metrics.js';
+import { KEYMASTER_VERSION } from './version.js';
 
 /** controller-runtime's metrics plus Keymaster's own, in one registry served on /metrics. */
 export class KeymasterMetrics {
@@ -11,6 +12,7 @@ export class KeymasterMetrics {
   readonly awsCalls: Counter<'service' | 'operation' | 'code'>;
   readonly driftedResources: Gauge;
   readonly controllerCredentials: Gauge<'source'>;
+  readonly buildInfo: Gauge<'version' | 'node_version' | 'platform'>;
   readonly #drifted = new Map<string, number>();
 
   constructor() {
@@ -45,6 +47,17 @@ export class KeymasterMetrics {
       labelNames: ['source'],
       registers,
     });
+    // Prometheus' *_build_info convention: constant 1, the build in labels (join it to any series by job).
+    this.buildInfo = new Gauge({
+      name: 'keymaster_build_info',
+      help: 'Always 1; labelled with the Keymaster version, the Node.js version and the platform it runs on',
+      labelNames: ['version', 'node_version', 'platform'],
+      registers,
+    });
+    this.buildInfo.set(
+      { version: KEYMASTER_VERSION, node_version: process.version, platform: `${process.platform}/${process.arch}` },
+      1,
+    );
   }
 
   /** Which source of the SDK's default chain gave the controller its credentials at start (`none`: none). */

@@ -256,5 +256,6 @@ export function runHelp(): string {
     '',
     'Flags:',
     ...lines,
+    `  --${'version'.padEnd(28)} print the version and exit`,
   ].join('\n');
 }

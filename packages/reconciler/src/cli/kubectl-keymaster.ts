@@ -9,9 +9,17 @@ const USAGE = `Usage: kubectl keymaster <command> [flags]
 Commands:
   plan   the tag plan of a cluster, a namespace or all, written nowhere (kubectl keymaster plan --help)
   why    why a cluster is as it is: its identity chain link by link, its tags, events, the fix
+
+kubectl keymaster --version prints the version.
 `;
 
-const PLUGIN_COMMANDS: Record<string, string> = { plan: 'plan', why: 'explain', explain: 'explain' };
+const PLUGIN_COMMANDS: Record<string, string> = {
+  plan: 'plan',
+  why: 'explain',
+  explain: 'explain',
+  '--version': '--version',
+  version: '--version',
+};
 
 const [command = '', ...args] = process.argv.slice(2);
 const target = PLUGIN_COMMANDS[command];

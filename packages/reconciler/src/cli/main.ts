@@ -6,6 +6,7 @@ import { explain } from './explain.js';
 import { parseRunFlags, runHelp } from './flags.js';
 import { plan } from './plan.js';
 import { startController } from './run.js';
+import { KEYMASTER_VERSION } from '../version.js';
 
 const USAGE = `Usage: keymaster <command> [flags]
 
@@ -15,12 +16,20 @@ Commands:
   emulate   start the kube-emulator and the aws-emulator for a controller to run against
   plan      the tag plan of a cluster, a namespace or all, written nowhere (the dry run)
   explain   why a cluster is as it is: its identity chain link by link, its tags, events, the fix
+
+keymaster --version (or keymaster run --version) prints the version.
 `;
+
+const printVersion = () => console.log(`keymaster ${KEYMASTER_VERSION}`);
 
 /** Runs until SIGTERM or SIGINT, then stops gracefully and exits 0; exits 1 if leadership is lost. */
 async function run(args: string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
     console.log(runHelp());
+    return;
+  }
+  if (args.includes('--version')) {
+    printVersion();
     return;
   }
   const controller = await startController(parseRunFlags(args), {
@@ -46,6 +55,10 @@ async function run(args: string[]): Promise<void> {
 const commands: Record<string, (args: string[]) => Promise<void>> = { run, demo, emulate, plan, explain };
 
 async function main([command = '', ...args]: string[]): Promise<void> {
+  if (command === '--version' || command === 'version') {
+    printVersion();
+    return;
+  }
   const handler = commands[command];
   if (!handler) {
     process.stderr.write(

@@ -6,6 +6,7 @@ import { createControllerLogger, type Logger } from '../logging.js';
 import { Manager } from '../manager.js';
 import { KeymasterMetrics } from '../metrics.js';
 import { serveMetrics, serveProbes } from '../servers.js';
+import { KEYMASTER_VERSION } from '../version.js';
 import { leaderIdentity, type RunFlags } from './flags.js';
 
 export interface RunningController {
@@ -36,6 +37,7 @@ export interface ControllerOverrides {
 
 export async function startController(flags: RunFlags, options: ControllerOverrides = {}): Promise<RunningController> {
   const logger = options.logger ?? createControllerLogger(flags.logLevel, flags.logFormat);
+  logger.info('keymaster', { version: KEYMASTER_VERSION, node: process.version });
   const metrics = new KeymasterMetrics();
   const kubeConfig = loadKubeConfig(flags.kubeconfig);
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
