@@ -1,5 +1,5 @@
 import type { ResourceRegistry } from '../resources/registry.js';
-import type { ResourceDef } from '../resources/types.js';
+import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import { FOREGROUND, ORPHAN, type Objects } from '../storage/objects.js';
 import type { StoreEvent } from '../storage/store.js';
 import { arrayAt, isObject, objectAt, type JsonObject, text } from '../util/json.js';
@@ -51,6 +51,7 @@ export class GarbageCollector {
       set.add(uid);
       this.dependents.set(owner, set);
     }
+    if (ownerUids(event.object).some((owner) => !this.objectsByUid.has(owner))) later(() => this.checkDangling(uid));
     const finalizers = (arrayAt(metadataOf(event.object), 'finalizers') ?? []).map(String);
     if (
       metadataOf(event.object).deletionTimestamp &&
@@ -77,10 +78,33 @@ export class GarbageCollector {
       const dependent = this.find(dependentUid);
       if (!dependent) continue;
       const remaining = ownerUids(dependent.object).filter((uid) => uid !== owner && this.objectsByUid.has(uid));
-      if (remaining.length > 0) this.dropReference(dependent.resource, dependent.object, owner);
+      if (remaining.length > 0) this.dropReferences(dependent.resource, dependent.object, [owner]);
       else this.deleteObject(dependent.resource, dependent.object);
     }
     this.dependents.delete(owner);
+  }
+
+  /**
+   * A dependent referring to owners that do not exist (of a kind that is served): collected when no
+   * owner is left, else those references are removed, as kube-controller-manager's collector does.
+   */
+  private checkDangling(uid: string): void {
+    const dependent = this.find(uid);
+    if (!dependent || metadataOf(dependent.object).deletionTimestamp) return;
+    const references = (arrayAt(metadataOf(dependent.object), 'ownerReferences') ?? []).filter(isObject);
+    const served = (reference: JsonObject): boolean =>
+      this.registry
+        .all()
+        .some((resource) => apiVersionOf(resource) === reference.apiVersion && resource.kind === reference.kind);
+    const dangling = references.filter((reference) => !this.objectsByUid.has(text(reference.uid)) && served(reference));
+    if (dangling.length === 0) return;
+    if (dangling.length === references.length) this.deleteObject(dependent.resource, dependent.object);
+    else
+      this.dropReferences(
+        dependent.resource,
+        dependent.object,
+        dangling.map((reference) => text(reference.uid)),
+      );
   }
 
   /** A deleting owner with foregroundDeletion or orphan finalizers: act on its dependents, then release it. */
@@ -92,7 +116,7 @@ export class GarbageCollector {
       .map((uid) => this.find(uid))
       .filter((item) => item !== undefined);
     if (finalizers.includes(ORPHAN)) {
-      for (const dependent of dependents) this.dropReference(dependent.resource, dependent.object, owner);
+      for (const dependent of dependents) this.dropReferences(dependent.resource, dependent.object, [owner]);
       this.release(found.resource, found.object, ORPHAN);
     } else if (finalizers.includes(FOREGROUND)) {
       if (dependents.length === 0) this.release(found.resource, found.object, FOREGROUND);
@@ -107,10 +131,10 @@ export class GarbageCollector {
     this.objects.delete(resource, namespace, name, { propagationPolicy: 'Background' });
   }
 
-  private dropReference(resource: ResourceDef, object: JsonObject, owner: string): void {
+  private dropReferences(resource: ResourceDef, object: JsonObject, owners: string[]): void {
     const metadata = metadataOf(object);
     const references = (arrayAt(metadata, 'ownerReferences') ?? []).filter(
-      (reference) => !isObject(reference) || reference.uid !== owner,
+      (reference) => !isObject(reference) || !owners.includes(text(reference.uid)),
     );
     const next: JsonObject = { ...object, metadata: { ...metadata, ownerReferences: references } };
     if (references.length === 0) delete (next.metadata as JsonObject).ownerReferences;

@@ -173,6 +173,8 @@ export class NamespaceController {
     const spec = objectAt(namespace, 'spec') ?? {};
     const finalizers = (arrayAt(spec, 'finalizers') ?? []).filter((finalizer) => finalizer !== NAMESPACE_FINALIZER);
     const next: JsonObject = { ...namespace, spec: { ...spec, finalizers } };
-    this.objects.settle(namespaces, next);
+    // Go's omitempty: a namespace without finalizers has an empty spec.
+    if (finalizers.length === 0) delete (next.spec as JsonObject).finalizers;
+    this.objects.settle(namespaces, next, 'finalize');
   }
 }

@@ -22,6 +22,8 @@ export interface Strategy {
   initialize?(object: JsonObject): void;
   /** Fields the server keeps up to date on every write (e.g. a CRD's status conditions). */
   derive?(object: JsonObject, old: JsonObject | undefined): void;
+  /** Finalizers the first delete adds (a CRD's cleanup finalizer: its objects go first). */
+  deletionFinalizers?: string[];
   /** Whether something besides metadata.finalizers holds a deleted object (a Namespace's spec.finalizers). */
   holdsDeletion?(object: JsonObject): boolean;
   /** Checks beyond the schema, as the built-in validation of the kind does. */

@@ -146,8 +146,9 @@ export class FieldManager {
     subresource: string | undefined,
   ): void {
     const entries = readEntries(old);
-    if (old && entries.length === 0) {
-      writeEntries(next, []);
+    // kube-apiserver tracks no fields for a namespace's /finalize (its writer gets no entry).
+    if ((old && entries.length === 0) || subresource === 'finalize') {
+      writeEntries(next, entries);
       return;
     }
     const nextFields = fieldsOf(next, resource.schema, true);

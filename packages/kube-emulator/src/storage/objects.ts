@@ -288,6 +288,8 @@ export class Objects {
       );
     }
     const finalizers = finalizersOf(stored);
+    for (const finalizer of resource.strategy.deletionFinalizers ?? [])
+      if (!finalizers.includes(finalizer)) finalizers.push(finalizer);
     const policy = options.propagationPolicy ?? 'Background';
     if (policy === 'Foreground' && !finalizers.includes(FOREGROUND)) finalizers.push(FOREGROUND);
     if (policy === 'Orphan' && !finalizers.includes(ORPHAN)) finalizers.push(ORPHAN);

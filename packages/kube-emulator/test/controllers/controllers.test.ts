@@ -58,6 +58,36 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
     expect(dependent.metadata).to.not.have.property('ownerReferences');
   });
 
+  it('collects a dependent whose only owner does not exist, and drops such a reference beside a live owner', async () => {
+    const ghost = { apiVersion: 'v1', kind: 'ConfigMap', name: 'ghost', uid: '6f1d3c4e-0000-4000-8000-000000000000' };
+    await call(cluster.emulator, 'POST', CMS, { metadata: { name: 'dangling', ownerReferences: [ghost] } });
+    await gone(`${CMS}/dangling`);
+    const live = await call(cluster.emulator, 'POST', CMS, { metadata: { name: 'live-owner' } });
+    const owner = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'live-owner',
+      uid: (live.body as { metadata: { uid: string } }).metadata.uid,
+    };
+    // A reference to a kind that is not served is left alone, as kube-controller-manager cannot look it up.
+    const unknown = {
+      apiVersion: 'example.com/v1',
+      kind: 'Nothing',
+      name: 'n',
+      uid: '6f1d3c4e-0000-4000-8000-000000000001',
+    };
+    await call(cluster.emulator, 'POST', CMS, { metadata: { name: 'half', ownerReferences: [ghost, owner, unknown] } });
+    const names = async () =>
+      (
+        (await call(cluster.emulator, 'GET', `${CMS}/half`)).body as {
+          metadata: { ownerReferences?: { name: string }[] };
+        }
+      ).metadata.ownerReferences?.map((reference) => reference.name);
+    for (let attempt = 0; attempt < 100 && (await names())?.length !== 2; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await names()).to.deep.equal(['live-owner', 'n']);
+  });
+
   it('serves a CRD at once, with Established, and removes its objects when it is deleted', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -91,6 +121,9 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
     const conditions = (created.body as { status: { conditions: { type: string; status: string }[] } }).status
       .conditions;
     expect(conditions.find((condition) => condition.type === 'Established')?.status).to.equal('True');
+    // Defaulted as kube-apiserver defaults it; the cleanup finalizer comes with the first delete.
+    expect(created.body).to.nested.include({ 'spec.conversion.strategy': 'None' });
+    expect(created.body).to.not.have.nested.property('metadata.finalizers');
     const widgets = '/apis/example.com/v1/namespaces/default/widgets';
     const widget = await call(cluster.emulator, 'POST', widgets, {
       apiVersion: 'example.com/v1',
@@ -99,11 +132,14 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
       spec: {},
     });
     expect(widget.body).to.nested.include({ 'spec.size': 3 });
-    await call(
+    const deleted = await call(
       cluster.emulator,
       'DELETE',
       '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com',
     );
+    expect((deleted.body as { metadata: { finalizers?: string[] } }).metadata.finalizers).to.deep.equal([
+      'customresourcecleanup.apiextensions.k8s.io',
+    ]);
     await gone('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com');
     expect((await call(cluster.emulator, 'GET', widgets)).status).to.equal(404);
     await call(cluster.emulator, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);

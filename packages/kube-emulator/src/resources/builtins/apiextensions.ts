@@ -35,10 +35,13 @@ export const customResourceDefinitions: ResourceDef = defineBuiltin({
   }),
   columns: [nameColumn(), createdAtColumn],
   strategy: {
-    initialize(crd: JsonObject) {
-      const metadata = objectAt(crd, 'metadata')!;
-      metadata.finalizers = ['customresourcecleanup.apiextensions.k8s.io'];
+    normalize(crd: JsonObject) {
+      // kube-apiserver's default: a CRD without conversion converts nothing between its versions.
+      const spec = objectAt(crd, 'spec');
+      if (spec && spec.conversion === undefined) spec.conversion = { strategy: 'None' };
     },
+    // As kube-apiserver's CRD storage: the first delete adds the cleanup finalizer (objects go first).
+    deletionFinalizers: ['customresourcecleanup.apiextensions.k8s.io'],
     validate: (crd) => crdCauses(crd),
     derive: (crd, old) => {
       crd.status = crdStatus(crd, old);

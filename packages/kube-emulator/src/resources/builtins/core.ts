@@ -45,8 +45,10 @@ export const namespaces: ResourceDef = defineBuiltin({
   ],
   strategy: {
     initialize(namespace) {
-      const spec = (namespace.spec ??= {}) as JsonObject;
-      spec.finalizers = ['kubernetes'];
+      // As kube-apiserver: the `kubernetes` finalizer is added to those the namespace asks for.
+      const spec = isObject(namespace.spec) ? namespace.spec : (namespace.spec = {});
+      const finalizers = arrayAt(spec, 'finalizers') ?? [];
+      spec.finalizers = finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'];
     },
     validate: (namespace) => [
       ...dnsLabelCauses(objectAt(namespace, 'metadata')?.name, 'metadata.name'),

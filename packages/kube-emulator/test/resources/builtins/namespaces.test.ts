@@ -1,6 +1,6 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { startTestCluster, type TestCluster } from '../../helpers/emulator.js';
+import { call, startTestCluster, type TestCluster } from '../../helpers/emulator.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -46,5 +46,67 @@ describe('Namespace label kubernetes.io/metadata.name', function () {
     expect(replaced.metadata?.labels).to.deep.equal({ [NAME_LABEL]: 'tenant-a' });
     // Nothing visible changed, so neither did the resourceVersion.
     expect(replaced.metadata?.resourceVersion).to.equal(resourceVersion);
+  });
+});
+
+describe('Namespace finalizers and /finalize as kube-apiserver 1.33 keeps them', function () {
+  this.timeout(20_000);
+  let cluster: TestCluster;
+  type Namespace = {
+    metadata: { managedFields?: { manager: string; subresource?: string }[] };
+    spec?: { finalizers?: string[] };
+    message?: string;
+  };
+  const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const answer = await call(cluster.emulator, method, path, body, headers);
+    return { status: answer.status, body: answer.body as Namespace };
+  };
+  const managers = (namespace: Namespace) =>
+    (namespace.metadata.managedFields ?? []).map(({ manager, subresource }) =>
+      [manager, subresource].filter(Boolean).join('/'),
+    );
+
+  before(async () => {
+    cluster = await startTestCluster();
+  });
+  after(() => cluster.stop());
+
+  it("adds the kubernetes finalizer to the namespace's own, and validates them", async () => {
+    const own = await send('POST', '/api/v1/namespaces', {
+      metadata: { name: 'own' },
+      spec: { finalizers: ['example.com/x'] },
+    });
+    expect(own.body.spec?.finalizers).to.deep.equal(['example.com/x', 'kubernetes']);
+    const bad = await send('POST', '/api/v1/namespaces', {
+      metadata: { name: 'bad' },
+      spec: { finalizers: ['not valid!'] },
+    });
+    expect(bad.status).to.equal(422);
+    expect(bad.body.message).to.match(
+      /^Namespace "bad" is invalid: \[spec.finalizers: Invalid value: "not valid!": name is neither a standard finalizer name nor is it fully qualified, spec.finalizers: Invalid value: "not valid!": name part must consist of/,
+    );
+  });
+
+  it('records no managedFields entry for /finalize, and empties the spec when the finalizers are gone', async () => {
+    await send('POST', '/api/v1/namespaces?fieldManager=creator', { metadata: { name: 'finalized' } });
+    const finalized = await send('PUT', '/api/v1/namespaces/finalized/finalize?fieldManager=finisher', {
+      metadata: { name: 'finalized' },
+      spec: { finalizers: [] },
+    });
+    expect(finalized.status).to.equal(200);
+    expect(finalized.body.spec).to.deep.equal({});
+    expect(managers(finalized.body)).to.deep.equal(['creator']);
+    // The namespace controller's own finalize is no entry either; its status conditions are.
+    await send('POST', '/api/v1/namespaces?fieldManager=creator', {
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+    });
+    await send('DELETE', '/api/v1/namespaces/held');
+    let held = await send('GET', '/api/v1/namespaces/held');
+    for (let tries = 0; held.body.spec?.finalizers && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      held = await send('GET', '/api/v1/namespaces/held');
+    }
+    expect(held.body.spec).to.deep.equal({});
+    expect(managers(held.body)).to.deep.equal(['creator', 'kube-controller-manager/status']);
   });
 });

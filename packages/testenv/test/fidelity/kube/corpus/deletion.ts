@@ -212,7 +212,9 @@ export const deletion: Sequence[] = [
       { request: `DELETE ${configMaps}/first` },
       {
         request: `GET ${configMaps}/shared-child`,
-        until: 200,
+        // The collector removes the reference to the deleted owner, a moment later.
+        until: ({ body }) =>
+          (body as { metadata?: { ownerReferences?: unknown[] } }).metadata?.ownerReferences?.length === 1,
         pick: (body) => (body as { metadata: { ownerReferences: unknown } }).metadata.ownerReferences,
       },
     ],
@@ -291,6 +293,12 @@ export const deletion: Sequence[] = [
     steps: [
       { request: `POST ${clusters}`, body: cluster('orphaned', { region: 'eu-west-1' }, { finalizers: [FINALIZER] }) },
       { request: `DELETE ${clusters}/orphaned?propagationPolicy=Orphan` },
+      {
+        // The collector orphans the (no) dependents and removes its orphan finalizer, a moment later.
+        request: `GET ${clusters}/orphaned`,
+        until: ({ body }) =>
+          !(body as { metadata?: { finalizers?: string[] } }).metadata?.finalizers?.includes('orphan'),
+      },
       {
         request: `PATCH ${clusters}/orphaned`,
         type: 'json-patch',

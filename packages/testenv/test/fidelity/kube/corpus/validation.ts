@@ -390,7 +390,11 @@ export const validation: Sequence[] = [
               type: 'object',
               properties: { size: { type: 'integer', minimum: 1, default: 3 } },
               'x-kubernetes-validations': [
-                { rule: 'self.size < 10', messageExpression: "'size ' + string(self.size) + ' is too big'" },
+                // string(self.size) would be over kube-apiserver's cost budget (an int's string has no bounded size).
+                {
+                  rule: 'self.size < 10',
+                  messageExpression: "self.size > 100 ? 'size is far too big' : 'size is too big'",
+                },
               ],
             },
           },
@@ -423,7 +427,12 @@ export const validation: Sequence[] = [
         request: `DELETE ${PATHS.crds}/widgets.fidelity.keymaster.dev`,
         pick: (body) => (body as { metadata: { name: unknown } }).metadata.name,
       },
-      { request: 'GET /apis/fidelity.keymaster.dev/v1/namespaces/{ns}/widgets/w', until: 404 },
+      {
+        request: 'GET /apis/fidelity.keymaster.dev/v1/namespaces/{ns}/widgets/w',
+        // Until the resource is no longer served (kube-apiserver serves it, without the object, while
+        // the CRD waits for its cleanup finalizer).
+        until: ({ status, body }) => status === 404 && typeof body === 'string',
+      },
       { request: `GET ${PATHS.crds}/widgets.fidelity.keymaster.dev`, until: 404 },
     ],
     cleanup: [`${PATHS.crds}/widgets.fidelity.keymaster.dev`],
