@@ -125,7 +125,8 @@ function respondObject(call: Call, api: Api, code: number, object: JsonObject, w
   if (representation.kind === 'table') {
     // Columns read the stored shape (core/v1 for both Event APIs).
     const stored = resource.strategy.toStorage?.(object) ?? object;
-    body = toTable(resource, [stored], (o) => api.objects.serve(resource, o), representation.includeObject, {});
+    const metadata = { resourceVersion: objectAt(object, 'metadata')?.resourceVersion ?? '' };
+    body = toTable(resource, [stored], (o) => api.objects.serve(resource, o), representation.includeObject, metadata);
   }
   // kube-apiserver's warning recorder drops repeats (a field warned about by admission and by the write).
   sendJson(call.response, code, body, { warnings: [...new Set(warnings)] });
@@ -149,6 +150,18 @@ function limitOf(query: URLSearchParams): number | undefined {
   const limit = Number(query.get('limit') ?? '');
   if (!Number.isInteger(limit) || limit <= 0 || query.get('resourceVersion') === '0') return undefined;
   return limit;
+}
+
+/**
+ * The resourceVersion a list reads exactly (from etcd, not the watch cache): one with
+ * resourceVersionMatch=Exact, or one other than 0 with a limit and no continue token.
+ */
+function exactVersionOf(query: URLSearchParams): number | undefined {
+  const version = query.get('resourceVersion') ?? '';
+  if (!/^[1-9][0-9]*$/.test(version)) return undefined;
+  const match = query.get('resourceVersionMatch');
+  const paged = !match && limitOf(query) !== undefined && !query.get('continue');
+  return match === 'Exact' || paged ? Number(version) : undefined;
 }
 
 /** A list's items as kube-apiserver writes them: built-in kinds without apiVersion and kind, custom resources with. */
@@ -200,6 +213,7 @@ function list(api: Api, call: Call): void {
     ...selectors(call),
     limit: limitOf(call.query),
     continueToken: call.query.get('continue') ?? undefined,
+    at: exactVersionOf(call.query),
   });
   const metadata = listMetadata(resource, result);
   const serve = (stored: JsonObject): JsonObject => api.objects.serve(resource, stored);

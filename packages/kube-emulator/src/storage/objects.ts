@@ -5,6 +5,7 @@ import {
   type ApiError,
   conflict,
   forbidden,
+  gone,
   notFound,
   preconditionFailed,
   resourceVersionRequired,
@@ -45,6 +46,8 @@ export interface ListQuery {
   selected?: boolean;
   limit?: number;
   continueToken?: string;
+  /** List the objects as they were at this resourceVersion (kube-apiserver's exact reads from etcd). */
+  at?: number;
 }
 
 export interface ListResult {
@@ -143,12 +146,17 @@ export class Objects {
   }
 
   list(resource: ResourceDef, namespace: string | undefined, query: ListQuery): ListResult {
-    const resourceVersion = String(this.store.resourceVersion);
+    // etcd compacts its history; the emulator keeps a bounded one.
+    if (query.at !== undefined && query.at < this.store.oldestResumable) {
+      throw gone('The resourceVersion for the provided list is too old.');
+    }
+    const version = query.at ?? this.store.resourceVersion;
+    const resourceVersion = String(version);
     const after = query.continueToken ? decodeContinue(query.continueToken) : undefined;
     const stored: JsonObject[] = [];
     let lastKey: string | undefined;
     let remaining = 0;
-    for (const [key, object] of this.store.list(resource.storageKey, namespace, after)) {
+    for (const [key, object] of this.store.list(resource.storageKey, namespace, after, query.at)) {
       if (!query.labels(labelsOf(object)) || !query.fields(object)) continue;
       if (query.limit !== undefined && stored.length >= query.limit) {
         remaining++;
@@ -163,7 +171,7 @@ export class Objects {
     return {
       stored,
       resourceVersion,
-      continueToken: encodeContinue(lastKey, this.store.resourceVersion),
+      continueToken: encodeContinue(lastKey, version),
       ...(filtered ? {} : { remainingItemCount: remaining }),
     };
   }

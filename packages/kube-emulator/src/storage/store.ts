@@ -84,15 +84,32 @@ export class Store {
   }
 
   /** Objects in key order, of one namespace or all, starting after `afterKey` when given. */
-  *list(storageKey: string, namespace?: string, afterKey?: string): Generator<[key: string, object: JsonObject]> {
-    const collection = this.collections.get(storageKey);
-    if (!collection) return;
+  *list(
+    storageKey: string,
+    namespace?: string,
+    afterKey?: string,
+    at?: number,
+  ): Generator<[key: string, object: JsonObject]> {
+    const objects = at === undefined ? this.collections.get(storageKey)?.objects : this.snapshot(storageKey, at);
+    if (!objects) return;
+    const keys = at === undefined ? this.collections.get(storageKey)!.keys() : [...objects.keys()].sort();
     const prefix = namespace ? `${namespace}/` : '';
-    for (const key of collection.keys()) {
+    for (const key of keys) {
       if (prefix && !key.startsWith(prefix)) continue;
       if (afterKey !== undefined && key <= afterKey) continue;
-      yield [key, collection.objects.get(key)!];
+      yield [key, objects.get(key)!];
     }
+  }
+
+  /** A collection's objects as they were at `resourceVersion`: today's, with the later changes undone. */
+  private snapshot(storageKey: string, resourceVersion: number): Map<string, JsonObject> {
+    const objects = new Map(this.collections.get(storageKey)?.objects);
+    for (const event of (this.eventsSince(resourceVersion) ?? []).reverse()) {
+      if (event.storageKey !== storageKey) continue;
+      if (event.previous) objects.set(keyOfObject(event.previous), event.previous);
+      else objects.delete(keyOfObject(event.object));
+    }
+    return objects;
   }
 
   count(storageKey: string): number {

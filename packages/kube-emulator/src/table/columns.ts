@@ -2,11 +2,16 @@ import type { Column } from '../resources/types.js';
 import { isObject, objectAt, text, type JsonObject } from '../util/json.js';
 import { age } from './age.js';
 
+/** ObjectMeta's creationTimestamp documentation, as kube-apiserver describes its age columns. */
+const CREATION_TIMESTAMP =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+
 export const nameColumn = (priority = 0): Column => ({
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace.',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
   priority,
   cell: (object) => objectAt(object, 'metadata')?.name ?? '',
 });
@@ -14,7 +19,7 @@ export const nameColumn = (priority = 0): Column => ({
 export const ageColumn: Column = {
   name: 'Age',
   type: 'string',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  description: CREATION_TIMESTAMP,
   priority: 0,
   cell: (object) => age(objectAt(object, 'metadata')?.creationTimestamp),
 };
@@ -23,7 +28,7 @@ export const ageColumn: Column = {
 export const createdAtColumn: Column = {
   name: 'Created At',
   type: 'date',
-  description: 'When the object was created',
+  description: CREATION_TIMESTAMP,
   priority: 0,
   cell: (object) => objectAt(object, 'metadata')?.creationTimestamp ?? null,
 };

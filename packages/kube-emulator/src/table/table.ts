@@ -21,10 +21,12 @@ export function toTable(
   includeObject: IncludeObject,
   listMetadata: JsonObject,
 ): JsonObject {
+  // The Table's ListMeta omits an empty continue (a custom resource list carries `continue: ""`).
+  const { continue: more, ...metadata } = listMetadata;
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
-    metadata: listMetadata,
+    metadata: more ? { ...metadata, continue: more } : metadata,
     columnDefinitions: resource.columns.map((column) => ({
       name: column.name,
       type: column.type,

@@ -178,6 +178,45 @@ describe('object semantics', function () {
     expect((await send('GET', '/api/v1/configmaps?fieldSelector=data.x%3Dy')).status).to.equal(400);
   });
 
+  it('lists at an exact resourceVersion of the past: the objects as they were then', async () => {
+    const CMS = '/api/v1/namespaces/default/configmaps';
+    const items = (answer: { body: Meta }) =>
+      answer.body
+        .items!.filter((item) => item.metadata.name.startsWith('past-'))
+        .map((item) => [item.metadata.name, item.metadata.resourceVersion]);
+    const then = await send('POST', CMS, { metadata: { name: 'past-then' }, data: { v: '1' } });
+    const before = await send('GET', CMS);
+    await send('POST', CMS, { metadata: { name: 'past-later' } });
+    await send('PATCH', `${CMS}/past-then`, { data: { v: '2' } }, MERGE);
+    const version = before.body.metadata.resourceVersion;
+    const exact = await send('GET', `${CMS}?resourceVersion=${version}&resourceVersionMatch=Exact`);
+    expect(exact.body.metadata.resourceVersion).to.equal(version);
+    expect(items(exact)).to.deep.equal([['past-then', then.body.metadata.resourceVersion]]);
+    // A resourceVersion with a limit reads exactly too; without, it is the latest (not older than it).
+    expect(items(await send('GET', `${CMS}?resourceVersion=${version}&limit=50`))).to.deep.equal(items(exact));
+    expect(items(await send('GET', `${CMS}?resourceVersion=${version}`)).map(([name]) => name)).to.deep.equal([
+      'past-later',
+      'past-then',
+    ]);
+    await send('DELETE', `${CMS}/past-then`);
+    const deleted = await send('GET', `${CMS}?resourceVersion=${version}&resourceVersionMatch=Exact`);
+    expect(items(deleted)).to.deep.equal(items(exact));
+    // Past the history the emulator keeps (etcd's compaction), the list is 410 Expired.
+    const small = await startTestCluster({ watchHistory: 5 });
+    try {
+      for (let index = 0; index < 10; index++)
+        await call(small.emulator, 'POST', CMS, { metadata: { name: `past-${index}` } });
+      const tooOld = await call(small.emulator, 'GET', `${CMS}?resourceVersion=2&resourceVersionMatch=Exact`);
+      expect(tooOld.status).to.equal(410);
+      expect(tooOld.body).to.deep.include({
+        reason: 'Expired',
+        message: 'The resourceVersion for the provided list is too old.',
+      });
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('pages unfiltered lists with remainingItemCount; resourceVersion=0 and negative limits do not page', async () => {
     await send('POST', '/api/v1/namespaces', { metadata: { name: 'paging' } });
     for (const name of ['a', 'b', 'c'])

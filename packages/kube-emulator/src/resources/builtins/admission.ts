@@ -57,7 +57,9 @@ const webhookConfiguration = (kind: string, plural: string): ResourceDef =>
     }),
     columns: [
       nameColumn(),
-      column('Webhooks', 'integer', 'The number of webhooks', (o) => countOf(o.webhooks)),
+      column('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration', (o) =>
+        countOf(o.webhooks),
+      ),
       ageColumn,
     ],
   });

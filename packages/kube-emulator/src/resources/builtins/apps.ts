@@ -113,19 +113,35 @@ export const deployments: ResourceDef = defineBuiltin({
   }),
   columns: [
     nameColumn(),
-    column('Ready', 'string', 'Ready pods out of desired', (o) => {
+    column('Ready', 'string', 'Number of the pod with ready state', (o) => {
       const ready = objectAt(o, 'status')?.readyReplicas ?? 0;
       return `${text(ready)}/${text(objectAt(o, 'spec')?.replicas ?? 0)}`;
     }),
-    column('Up-to-date', 'integer', 'Pods of the current template', (o) => objectAt(o, 'status')?.updatedReplicas ?? 0),
-    column('Available', 'integer', 'Pods available', (o) => objectAt(o, 'status')?.availableReplicas ?? 0),
+    column(
+      'Up-to-date',
+      'string',
+      'Total number of non-terminating pods targeted by this deployment that have the desired template spec.',
+      (o) => objectAt(o, 'status')?.updatedReplicas ?? 0,
+    ),
+    column(
+      'Available',
+      'string',
+      'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.',
+      (o) => objectAt(o, 'status')?.availableReplicas ?? 0,
+    ),
     ageColumn,
-    column('Containers', 'string', 'Names of the containers', (o) => containersOf(o, 'name'), 1),
-    column('Images', 'string', 'Images of the containers', (o) => containersOf(o, 'image'), 1),
+    column('Containers', 'string', 'Names of each container in the template.', (o) => containersOf(o, 'name'), 1),
+    column(
+      'Images',
+      'string',
+      'Images referenced by each container in the template.',
+      (o) => containersOf(o, 'image'),
+      1,
+    ),
     column(
       'Selector',
       'string',
-      'The label selector',
+      'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
       (o) => labelPairs(objectAt(objectAt(objectAt(o, 'spec'), 'selector'), 'matchLabels')),
       1,
     ),

@@ -28,7 +28,12 @@ export const leases: ResourceDef = defineBuiltin({
   }),
   columns: [
     nameColumn(),
-    column('Holder', 'string', 'The holder of the lease', (o) => objectAt(o, 'spec')?.holderIdentity ?? ''),
+    column(
+      'Holder',
+      'string',
+      'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.',
+      (o) => objectAt(o, 'spec')?.holderIdentity ?? '',
+    ),
     ageColumn,
   ],
 });

@@ -106,8 +106,18 @@ export const secrets: ResourceDef = defineBuiltin({
   }),
   columns: [
     nameColumn(),
-    column('Type', 'string', 'The type of the secret', (o) => o.type ?? ''),
-    column('Data', 'string', 'The number of entries in the secret', (o) => countOf(o.data)),
+    column(
+      'Type',
+      'string',
+      'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+      (o) => o.type ?? '',
+    ),
+    column(
+      'Data',
+      'string',
+      "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+      (o) => countOf(o.data),
+    ),
     ageColumn,
   ],
   strategy: {
@@ -206,7 +216,12 @@ export const configMaps: ResourceDef = defineBuiltin({
   }),
   columns: [
     nameColumn(),
-    column('Data', 'string', 'The number of entries in the ConfigMap', (o) => countOf(o.data, o.binaryData)),
+    column(
+      'Data',
+      'string',
+      "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+      (o) => countOf(o.data, o.binaryData),
+    ),
     ageColumn,
   ],
   strategy: {
@@ -233,5 +248,14 @@ export const serviceAccounts: ResourceDef = defineBuiltin({
       'Whether pods running as this service account should have an API token automatically mounted.',
     ),
   }),
-  columns: [nameColumn(), column('Secrets', 'string', 'The number of secrets', (o) => countOf(o.secrets)), ageColumn],
+  columns: [
+    nameColumn(),
+    column(
+      'Secrets',
+      'string',
+      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
+      (o) => countOf(o.secrets),
+    ),
+    ageColumn,
+  ],
 });

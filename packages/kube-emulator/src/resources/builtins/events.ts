@@ -72,22 +72,58 @@ function firstSeen(event: JsonObject): string {
 
 /** The columns of `kubectl get events`, computed on the stored (core/v1) shape. */
 const eventColumns: Column[] = [
-  column('Last Seen', 'string', 'Time since the last occurrence', (e) =>
+  column('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.', (e) =>
     e.lastTimestamp ? age(e.lastTimestamp) : firstSeen(e),
   ),
-  column('Type', 'string', 'Type of this event', (e) => e.type ?? ''),
-  column('Reason', 'string', 'Why the action was taken', (e) => e.reason ?? ''),
-  column('Object', 'string', 'The object this event is about', (e) => {
+  column(
+    'Type',
+    'string',
+    'Type of this event (Normal, Warning), new types could be added in the future',
+    (e) => e.type ?? '',
+  ),
+  column(
+    'Reason',
+    'string',
+    "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    (e) => e.reason ?? '',
+  ),
+  column('Object', 'string', 'The object that this event is about.', (e) => {
     const involved = objectAt(e, 'involvedObject');
     const kind = (stringAt(involved, 'kind') ?? '').toLowerCase();
     const name = stringAt(involved, 'name');
     return name ? `${kind}/${name}` : kind;
   }),
-  column('Subobject', 'string', 'The part of the object', (e) => objectAt(e, 'involvedObject')?.fieldPath ?? '', 1),
-  column('Source', 'string', 'Who reported the event', sourceOf, 1),
-  column('Message', 'string', 'A human-readable description', (e) => text(e.message ?? '').trim()),
-  column('First Seen', 'string', 'Time since the first occurrence', firstSeen, 1),
-  column('Count', 'integer', 'How many times it occurred', (e) => e.count ?? objectAt(e, 'series')?.count ?? 1, 1),
+  column(
+    'Subobject',
+    'string',
+    'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.',
+    (e) => objectAt(e, 'involvedObject')?.fieldPath ?? '',
+    1,
+  ),
+  column(
+    'Source',
+    'string',
+    'The component reporting this event. Should be a short machine understandable string.',
+    sourceOf,
+    1,
+  ),
+  column('Message', 'string', 'A human-readable description of the status of this operation.', (e) =>
+    text(e.message ?? '').trim(),
+  ),
+  column(
+    'First Seen',
+    'string',
+    'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+    firstSeen,
+    1,
+  ),
+  column(
+    'Count',
+    'string',
+    'The number of times this event has occurred.',
+    (e) => e.count ?? objectAt(e, 'series')?.count ?? 1,
+    1,
+  ),
   nameColumn(1),
 ];
 

@@ -153,11 +153,36 @@ const binding = (kind: string, namespaced: boolean): ResourceDef =>
     }),
     columns: [
       nameColumn(),
-      column('Role', 'string', 'The role the binding grants', roleOf),
+      column(
+        'Role',
+        'string',
+        namespaced
+          ? 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'
+          : 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+        roleOf,
+      ),
       ageColumn,
-      column('Users', 'string', 'The users bound', (o) => subjectsOf(o, 'User'), 1),
-      column('Groups', 'string', 'The groups bound', (o) => subjectsOf(o, 'Group'), 1),
-      column('ServiceAccounts', 'string', 'The service accounts bound', (o) => subjectsOf(o, 'ServiceAccount'), 1),
+      column(
+        'Users',
+        'string',
+        `Users in the ${namespaced ? 'roleBinding' : 'clusterRoleBinding'}`,
+        (o) => subjectsOf(o, 'User'),
+        1,
+      ),
+      column(
+        'Groups',
+        'string',
+        `Groups in the ${namespaced ? 'roleBinding' : 'clusterRoleBinding'}`,
+        (o) => subjectsOf(o, 'Group'),
+        1,
+      ),
+      column(
+        'ServiceAccounts',
+        'string',
+        `ServiceAccounts in the ${namespaced ? 'roleBinding' : 'clusterRoleBinding'}`,
+        (o) => subjectsOf(o, 'ServiceAccount'),
+        1,
+      ),
     ],
     strategy: { validate: (object, old) => bindingCauses(object, old, namespaced), validatesName: true },
   });
