@@ -406,7 +406,10 @@ export const validation: Sequence[] = [
       },
       {
         request: `GET ${PATHS.crds}/widgets.fidelity.keymaster.dev`,
-        until: 200,
+        // kube-apiserver's naming controller accepts the names a moment after the create.
+        until: ({ status, body }) =>
+          status === 200 &&
+          Boolean((body as { status?: { acceptedNames?: { kind?: string } } }).status?.acceptedNames?.kind),
         pick: (body) => (body as { status: { acceptedNames: unknown } }).status.acceptedNames,
       },
       { request: 'GET /apis/fidelity.keymaster.dev/v1/namespaces/{ns}/widgets', until: 200 },
