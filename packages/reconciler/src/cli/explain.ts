@@ -17,7 +17,7 @@ export async function explain(args: string[]): Promise<void> {
     console.log(explainHelp());
     return;
   }
-  const context = inspectContextOf(flags);
+  const context = await inspectContextOf(flags);
   const [cluster] = await findClusters(context, flags.targets);
   const explanation = await explainCluster(context, cluster!);
   context.resolver.clear();

@@ -1,12 +1,15 @@
 import { createInspectContext, type InspectContext } from '../inspect/context.js';
 import type { InspectFlags } from './inspect-flags.js';
-import { loadKubeConfig } from './run.js';
+import { checkApiServer, loadKubeConfig } from './startup.js';
 
 /** What `keymaster plan` and `keymaster explain` act with: the controller's set-up, from their flags. */
-export const inspectContextOf = (flags: InspectFlags): InspectContext =>
-  createInspectContext({
-    kubeConfig: loadKubeConfig(flags.kubeconfig),
+export async function inspectContextOf(flags: InspectFlags): Promise<InspectContext> {
+  const kubeConfig = loadKubeConfig(flags.kubeconfig);
+  await checkApiServer(kubeConfig);
+  return createInspectContext({
+    kubeConfig,
     controllerNamespace: flags.namespace,
     stsRegion: flags.stsRegion,
     layerGracePeriodMs: flags.tagLayerGracePeriodMs,
   });
+}

@@ -17,7 +17,7 @@ export async function plan(args: string[]): Promise<void> {
     console.log(planHelp());
     return;
   }
-  const context = inspectContextOf(flags);
+  const context = await inspectContextOf(flags);
   const clusters = await findClusters(context, flags.targets);
   // Many clusters take a while (each account's reads are rate limited): say how far it is, on a terminal.
   const progress =

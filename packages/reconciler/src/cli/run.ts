@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { createTagSync } from '../awscluster/tags.js';
 import { createControllerLogger, type Logger } from '../logging.js';
@@ -8,6 +7,7 @@ import { KeymasterMetrics } from '../metrics.js';
 import { serveMetrics, serveProbes } from '../servers.js';
 import { KEYMASTER_VERSION } from '../version.js';
 import { leaderIdentity, type RunFlags } from './flags.js';
+import { checkApiServer, listenFailure, loadKubeConfig } from './startup.js';
 
 export interface RunningController {
   manager: Manager;
@@ -17,14 +17,6 @@ export interface RunningController {
   probesUrl?: string;
   /** Graceful stop: drain the queues, release the lease, stop the informers, close the servers. */
   stop(): Promise<void>;
-}
-
-/** The management cluster's kubeconfig: the file given, else $KUBECONFIG, in-cluster or ~/.kube/config. */
-export function loadKubeConfig(path: string | undefined): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  if (path) kubeConfig.loadFromFile(path);
-  else kubeConfig.loadFromDefault();
-  return kubeConfig;
 }
 
 /** Starts the controller as `keymaster run` does (also used in-process by the demo and the benchmark). */
@@ -40,6 +32,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   logger.info('keymaster', { version: KEYMASTER_VERSION, node: process.version });
   const metrics = new KeymasterMetrics();
   const kubeConfig = loadKubeConfig(flags.kubeconfig);
+  await checkApiServer(kubeConfig);
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
   const manager = new Manager({
     kubeConfig,
@@ -80,12 +73,18 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     },
   };
   if (flags.metricsBindAddress) {
-    const { url, server } = await serveMetrics(metrics.registry, flags.metricsBindAddress);
+    const address = flags.metricsBindAddress;
+    const { url, server } = await serveMetrics(metrics.registry, address).catch((error: unknown) => {
+      throw listenFailure('metrics-bind-address', address, error);
+    });
     servers.push(server);
     running.metricsUrl = url;
   }
   if (flags.healthProbeBindAddress) {
-    const { url, server } = await serveProbes(() => manager.ready, flags.healthProbeBindAddress);
+    const address = flags.healthProbeBindAddress;
+    const { url, server } = await serveProbes(() => manager.ready, address).catch((error: unknown) => {
+      throw listenFailure('health-probe-bind-address', address, error);
+    });
     servers.push(server);
     running.probesUrl = url;
   }
