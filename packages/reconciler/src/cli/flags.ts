@@ -4,6 +4,7 @@ import { KeymasterError } from '@keymaster/api';
 import { parseDuration } from '../runtime/duration.js';
 import { parseBindAddress } from '../servers.js';
 import type { LogFormat, LogLevel } from '../logging.js';
+import { parseWebhookFlags, WEBHOOK_FLAGS, type WebhookFlags } from '../webhooks/flags.js';
 
 export class FlagError extends KeymasterError {
   constructor(flag: string, value: string, problem: string, fix: string) {
@@ -15,7 +16,7 @@ export class FlagError extends KeymasterError {
 export const FEATURE_GATES = { AutoControllerIdentityCreator: false } as const;
 export type FeatureGates = Record<keyof typeof FEATURE_GATES, boolean>;
 
-export interface RunFlags {
+export interface RunFlags extends WebhookFlags {
   kubeconfig: string | undefined;
   namespace: string;
   watchNamespace: string | undefined;
@@ -100,6 +101,7 @@ export const RUN_FLAGS = {
     default: 'us-east-1',
     help: 'region of the STS endpoint every session is obtained from',
   },
+  ...WEBHOOK_FLAGS,
 } as const;
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -238,6 +240,7 @@ export function parseRunFlags(args: string[]): RunFlags {
     logLevel: oneOf('log-level', values['log-level'], ['error', 'warn', 'info', 'debug']),
     logFormat: oneOf('log-format', values['log-format'], ['json', 'text']),
     stsRegion: values['sts-region'],
+    ...parseWebhookFlags(values),
   };
 }
 

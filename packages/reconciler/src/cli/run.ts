@@ -5,6 +5,7 @@ import { createControllerLogger, type Logger } from '../logging.js';
 import { Manager } from '../manager.js';
 import { KeymasterMetrics } from '../metrics.js';
 import { serveMetrics, serveProbes } from '../servers.js';
+import { startWebhooks } from '../webhooks/start.js';
 import { KEYMASTER_VERSION } from '../version.js';
 import { leaderIdentity, type RunFlags } from './flags.js';
 import { checkApiServer, listenFailure, loadKubeConfig } from './startup.js';
@@ -15,6 +16,7 @@ export interface RunningController {
   logger: Logger;
   metricsUrl?: string;
   probesUrl?: string;
+  webhooksUrl?: string;
   /** Graceful stop: drain the queues, release the lease, stop the informers, close the servers. */
   stop(): Promise<void>;
 }
@@ -88,8 +90,14 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     servers.push(server);
     running.probesUrl = url;
   }
+  if (flags.webhookPort !== undefined) {
+    const webhooks = await startWebhooks(flags, manager, kubeConfig, logger);
+    servers.push(webhooks.server);
+    running.webhooksUrl = webhooks.url;
+  }
   logger.info('starting', {
     namespace: flags.namespace,
+    webhooks: running.webhooksUrl,
     metrics: running.metricsUrl,
     probes: running.probesUrl,
     syncPeriodMs: flags.syncPeriodMs,

@@ -1,0 +1,39 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { RunFlags } from '../cli/flags.js';
+import type { Logger } from '../logging.js';
+import type { Manager } from '../manager.js';
+import { injectCaBundle } from './ca-bundle.js';
+import { serveWebhooks, type WebhookServer } from './server.js';
+import { IDENTITY_KINDS } from '@keymaster/api';
+
+/**
+ * The admission webhooks of `keymaster run`, answered from the manager's informer caches (served by
+ * every replica, leader or not, as controller-runtime's webhook server is).
+ */
+export function startWebhooks(
+  flags: RunFlags,
+  manager: Manager,
+  kubeConfig: KubeConfig,
+  logger: Logger,
+): Promise<WebhookServer> {
+  const { caches } = manager;
+  return serveWebhooks({
+    port: flags.webhookPort ?? 0,
+    certDir: flags.webhookCertDir,
+    context: {
+      store: caches.identityStore(),
+      clusters: () => caches.clusters.list(),
+      identities: () => IDENTITY_KINDS.flatMap((kind) => caches.identities[kind].list()),
+      controllerNamespace: flags.namespace,
+      privileged: flags.privileged,
+      tenancy: flags.tenancy,
+      logger,
+    },
+    ...(flags.injectCaBundle
+      ? {
+          onCertificate: (certificate) =>
+            void injectCaBundle(kubeConfig, flags.webhookConfigurationName, certificate.ca, logger),
+        }
+      : {}),
+  });
+}

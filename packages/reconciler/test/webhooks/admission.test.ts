@@ -1,0 +1,221 @@
+import { expect } from 'chai';
+import { API_VERSION } from '@keymaster/api';
+import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
+import { eventually } from '../integration/harness.js';
+import { writeServingCertificate } from './certificates.js';
+import { startAdmissionPlatform, type AdmissionPlatform } from './harness.js';
+
+const GROUP_PATH = '/apis/infrastructure.keymaster.dev/v1beta1';
+const namespace = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name, labels },
+});
+const cluster = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSCluster',
+  metadata: { name },
+  spec: { region: 'us-west-2', ...spec },
+});
+const role = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSClusterRoleIdentity',
+  metadata: { name },
+  spec: { roleARN: `arn:aws:iam::222222222222:role/${name}`, ...spec },
+});
+const ROLE_REF = (name: string) => ({ kind: 'AWSClusterRoleIdentity', name });
+
+describe('admission webhooks of keymaster run (kube-emulator)', function () {
+  this.timeout(60_000);
+  let platform: AdmissionPlatform;
+  let started = false;
+
+  before(async () => {
+    platform = await startAdmissionPlatform([
+      namespace('tenant-a', { 'keymaster.dev/tenant': 'tenant-a' }),
+      namespace('tenant-b', { 'keymaster.dev/tenant': 'tenant-b' }),
+      role('tenant-a', { allowedNamespaces: { selector: { matchLabels: { 'keymaster.dev/tenant': 'tenant-a' } } } }),
+    ]);
+    started = true;
+    // The controller injected its CA: every webhook is trusted from now on.
+    await eventually(async () => {
+      const api = platform.as('admin').kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+      const configuration = await api.readValidatingWebhookConfiguration({ name: 'keymaster' });
+      expect(configuration.webhooks?.every((webhook) => webhook.clientConfig.caBundle)).to.equal(true);
+    });
+  });
+  after(async () => {
+    if (started) await platform.stop();
+  });
+
+  const clusters = (ns: string) => `${GROUP_PATH}/namespaces/${ns}/awsclusters`;
+
+  it("refuses an AWSCluster whose identity does not allow its namespace, with the condition's message", async () => {
+    const refused = await platform.send(
+      'tenantB',
+      'POST',
+      clusters('tenant-b'),
+      cluster('steal', { identityRef: ROLE_REF('tenant-a') }),
+    );
+    expect(refused.status).to.equal(403);
+    expect(refused.body.message).to.equal(
+      'admission webhook "awsclusters.keymaster.dev" denied the request: namespace "tenant-b" may not use ' +
+        'AWSClusterRoleIdentity/tenant-a. Add "tenant-b" to spec.allowedNamespaces of AWSClusterRoleIdentity/tenant-a ' +
+        '(list or selector), or use another identity. Every link of a chain must allow the namespace.',
+    );
+    const allowed = await platform.send(
+      'tenantA',
+      'POST',
+      clusters('tenant-a'),
+      cluster('prod', { identityRef: ROLE_REF('tenant-a') }),
+    );
+    expect(allowed.status).to.equal(201);
+  });
+
+  it('accepts an AWSCluster naming a missing identity, with a warning, so that apply -f dir/ works in any order', async () => {
+    const created = await platform.send(
+      'tenantA',
+      'POST',
+      clusters('tenant-a'),
+      cluster('early', { identityRef: ROLE_REF('later') }),
+    );
+    expect(created.status).to.equal(201);
+    expect(created.warnings).to.deep.equal([
+      'AWSClusterRoleIdentity/later not found (referenced by AWSClusters in namespace tenant-a). Create ' +
+        'AWSClusterRoleIdentity/later, or point AWSClusters in namespace tenant-a at an identity that exists.',
+    ]);
+  });
+
+  it('refuses tag keys the CRD cannot refuse (outside its character classes), with the tag rule', async () => {
+    const refused = await platform.send(
+      'tenantA',
+      'POST',
+      clusters('tenant-a'),
+      cluster('emoji', { additionalTags: { 'team🔥': 'a' } }),
+    );
+    expect(refused.status).to.equal(422);
+    expect(refused.body.message).to.match(
+      /^admission webhook "awsclusters.keymaster.dev" denied the request: .*team🔥.*AWS allows letters, digits, spaces and _ \. : \/ = \+ - @/,
+    );
+  });
+
+  it('privileged principals bypass the cross-object check, and the bypass is logged with the user', async () => {
+    const created = await platform.send(
+      'platform',
+      'POST',
+      clusters('tenant-b'),
+      cluster('rescue', { identityRef: ROLE_REF('tenant-a') }),
+    );
+    expect(created.status).to.equal(201);
+    expect(created.warnings.filter((warning) => warning.startsWith('allowed as a privileged principal'))).to.deep.equal(
+      [
+        'allowed as a privileged principal although namespace "tenant-b" may not use AWSClusterRoleIdentity/tenant-a. ' +
+          'Add "tenant-b" to spec.allowedNamespaces of AWSClusterRoleIdentity/tenant-a (list or selector), or use ' +
+          'another identity. Every link of a chain must allow the namespace.',
+      ],
+    );
+    expect(platform.logs.some((line) => line.includes('bypassed') && line.includes('"user":"pat"'))).to.equal(true);
+  });
+
+  it('refuses deleting an identity that clusters use, naming them', async () => {
+    await eventually(async () => {
+      const refused = await platform.send('ops', 'DELETE', `${GROUP_PATH}/awsclusterroleidentities/tenant-a`);
+      expect(refused.status).to.equal(409);
+      expect(refused.body.message).to.match(
+        /denied the request: AWSClusterRoleIdentity\/tenant-a is used by 2 AWSClusters: tenant-a\/prod, tenant-b\/rescue\. /,
+      );
+    });
+  });
+
+  it('refuses an identity that would close a cycle, and tag keys AWS reserves', async () => {
+    expect(
+      (
+        await platform.send(
+          'ops',
+          'POST',
+          `${GROUP_PATH}/awsclusterroleidentities`,
+          role('hop-1', { sourceIdentityRef: ROLE_REF('hop-2') }),
+        )
+      ).status,
+    ).to.equal(201);
+    const cycle = await platform.send(
+      'ops',
+      'POST',
+      `${GROUP_PATH}/awsclusterroleidentities`,
+      role('hop-2', { sourceIdentityRef: ROLE_REF('hop-1') }),
+    );
+    expect(cycle.status).to.equal(422);
+    expect(cycle.body.message).to.include(
+      'identity chain has a cycle: AWSClusterRoleIdentity/hop-2 -> AWSClusterRoleIdentity/hop-1 -> AWSClusterRoleIdentity/hop-2',
+    );
+    const reserved = await platform.send(
+      'ops',
+      'POST',
+      `${GROUP_PATH}/awsclusterroleidentities`,
+      role('tags', { resourceTags: [{ key: 'kubernetes.io/cluster/x', value: 'owned' }] }),
+    );
+    expect(reserved.status).to.equal(422);
+  });
+
+  it('a tenant cannot set, change or remove the tenancy label; a mapped group gets its tenant; the platform may', async () => {
+    const merge = 'application/merge-patch+json';
+    const relabel = await platform.send(
+      'tenantA',
+      'PATCH',
+      '/api/v1/namespaces/tenant-a',
+      { metadata: { labels: { 'keymaster.dev/tenant': 'tenant-b' } } },
+      merge,
+    );
+    expect(relabel.status).to.equal(403);
+    expect(relabel.body.message).to.equal(
+      'admission webhook "tenant.namespaces.keymaster.dev" denied the request: alice may not change the label ' +
+        'keymaster.dev/tenant from tenant-a to tenant-b on namespace tenant-a: only the platform team (privileged users and groups of keymaster run) sets the tenant of a namespace',
+    );
+    const removed = await platform.send(
+      'tenantA',
+      'PATCH',
+      '/api/v1/namespaces/tenant-a',
+      { metadata: { labels: { 'keymaster.dev/tenant': null } } },
+      merge,
+    );
+    expect(removed.status).to.equal(403);
+    const claimed = await platform.send(
+      'tenantA',
+      'POST',
+      '/api/v1/namespaces',
+      namespace('sneaky', { 'keymaster.dev/tenant': 'tenant-b' }),
+    );
+    expect(claimed.status).to.equal(403);
+    const mapped = await platform.send('tenantA', 'POST', '/api/v1/namespaces', namespace('tenant-a-dev'));
+    expect(mapped.status).to.equal(201);
+    expect(mapped.body.metadata?.labels).to.include({ 'keymaster.dev/tenant': 'tenant-a' });
+    const moved = await platform.send(
+      'platform',
+      'PATCH',
+      '/api/v1/namespaces/tenant-a-dev',
+      { metadata: { labels: { 'keymaster.dev/tenant': 'tenant-b' } } },
+      merge,
+    );
+    expect(moved.status).to.equal(200);
+  });
+
+  it('reloads a rotated serving certificate without a restart, and injects the new CA', async () => {
+    const { ca } = await writeServingCertificate(platform.certDir, 'keymaster-webhook-ca-2');
+    const api = platform.as('admin').kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+    await eventually(async () => {
+      const configuration = await api.readMutatingWebhookConfiguration({ name: 'keymaster' });
+      expect(configuration.webhooks?.map((webhook) => webhook.clientConfig.caBundle)).to.deep.equal(
+        configuration.webhooks?.map(() => Buffer.from(ca).toString('base64')),
+      );
+    }, 30_000);
+    // The emulator now trusts only the new CA: a call that succeeds proves the new certificate is served.
+    const refused = await platform.send(
+      'tenantB',
+      'POST',
+      clusters('tenant-b'),
+      cluster('again', { identityRef: ROLE_REF('tenant-a') }),
+    );
+    expect(refused.status).to.equal(403);
+    expect(platform.logs.some((line) => line.includes('webhook serving certificate reloaded'))).to.equal(true);
+  });
+});
