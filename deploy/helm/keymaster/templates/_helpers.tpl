@@ -49,9 +49,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/* Fails the render for values that cannot work, naming the value and the fix. */}}
 {{- define "keymaster.validate" -}}
-{{- if .Values.webhooks.enabled -}}
-{{- fail "webhooks.enabled: Keymaster has no admission webhooks yet (a later release adds them). Leave webhooks.enabled false." -}}
-{{- end -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) -}}
 {{- fail (printf "replicaCount is %d with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, or replicaCount 1." (int .Values.replicaCount)) -}}
 {{- end -}}
@@ -65,4 +62,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [infrastructure.keymaster.dev]
   resources: [awsclusters/status]
   verbs: [update]
+{{- end -}}
+
+{{/* The webhook Service's name, and where clientConfig points. */}}
+{{- define "keymaster.webhookService" -}}
+{{ include "keymaster.fullname" . }}-webhook
+{{- end -}}
+
+{{- define "keymaster.webhookClientConfig" -}}
+service:
+  name: {{ include "keymaster.webhookService" .root }}
+  namespace: {{ .root.Release.Namespace }}
+  path: {{ .path }}
 {{- end -}}

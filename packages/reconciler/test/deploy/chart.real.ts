@@ -60,7 +60,9 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         },
         watch: { namespace: 'tenant-a', filter: 'shard-1' },
         featureGates: { AutoControllerIdentityCreator: true },
+        webhooks: { enabled: true, tenantGroups: { 'tenant-a-developers': 'tenant-a' } },
       },
+      { webhooks: { enabled: true, certManager: { enabled: true } } },
     ]) {
       const result = await helm(['lint', '--strict', CHART, '-f', await valuesFile(values)]);
       expect(result.code, `${result.stdout}${result.stderr}`).to.equal(0);
@@ -265,6 +267,47 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         ).to.not.include('PodDisruptionBudget');
     });
 
+    it("renders deploy/webhooks' admission webhooks, their Service, flags, certificate volume and CA injection", async () => {
+      const manifests = await render({
+        webhooks: { enabled: true, tenantGroups: { 'tenant-a-developers': 'tenant-a' } },
+      });
+      for (const kustomize of readManifests('deploy/webhooks/webhooks.yaml') as (Manifest & { webhooks: unknown })[]) {
+        const chart = only(manifests, kustomize.kind, 'keymaster') as Manifest & { webhooks: unknown };
+        expect(chart.webhooks, kustomize.kind).to.deep.equal(kustomize.webhooks);
+      }
+      const [kustomizeService] = readManifests('deploy/webhooks/service.yaml') as (Manifest & {
+        spec: { ports: unknown };
+      })[];
+      const service = only(manifests, 'Service', 'keymaster-webhook') as Manifest & { spec: { ports: unknown } };
+      expect(service.spec.ports).to.deep.equal(kustomizeService!.spec.ports);
+      const args = podSpec(manifests).containers[0]!.args;
+      expect(args).to.include.members([
+        '--webhook-port=9443',
+        '--webhook-cert-dir=/tmp/k8s-webhook-server/serving-certs',
+        '--webhook-inject-ca-bundle',
+        '--webhook-configuration-name=keymaster',
+        '--admission-privileged-groups=system:masters',
+        '--tenant-label=keymaster.dev/tenant',
+        '--tenant-groups=tenant-a-developers=tenant-a,',
+      ]);
+      expect(rules(only(manifests, 'ClusterRole', 'keymaster-webhook-ca-injector'))).to.deep.equal([
+        {
+          apiGroups: ['admissionregistration.k8s.io'],
+          resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+          resourceNames: ['keymaster'],
+          verbs: ['get', 'patch'],
+        },
+      ]);
+      const withCertManager = await render({ webhooks: { enabled: true, certManager: { enabled: true } } });
+      expect(podSpec(withCertManager).containers[0]!.args).to.not.include('--webhook-inject-ca-bundle');
+      expect(
+        (only(withCertManager, 'ValidatingWebhookConfiguration').metadata as { annotations?: object }).annotations,
+      ).to.deep.equal({
+        'cert-manager.io/inject-ca-from': 'keymaster-system/keymaster-webhook',
+      });
+      expect(withCertManager.map((object) => object.kind)).to.include.members(['Certificate', 'Issuer']);
+    });
+
     it('refuses values that cannot work, naming the value and the fix', async () => {
       const refusal = async (values: object) => {
         const result = await helm(['template', 'keymaster', CHART, '-f', await valuesFile(values)]);
@@ -276,8 +319,8 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
       );
       expect(await refusal({ image: { digest: 'sha256:abc' } })).to.include("at '/image/digest'");
       expect(await refusal({ controller: { syncPeriod: 'ten minutes' } })).to.include("at '/controller/syncPeriod'");
-      expect(await refusal({ webhooks: { enabled: true } })).to.include(
-        'webhooks.enabled: Keymaster has no admission webhooks yet (a later release adds them). Leave webhooks.enabled false.',
+      expect(await refusal({ webhooks: { enabled: true, tenantGroups: { devs: '' } } })).to.include(
+        "at '/webhooks/tenantGroups/devs'",
       );
       expect(await refusal({ replicaCount: 2, leaderElection: { enabled: false } })).to.include(
         'replicaCount is 2 with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, or replicaCount 1.',
