@@ -22,6 +22,8 @@ export interface StatusDetails {
  */
 export class ApiError extends Error {
   readonly details: StatusDetails;
+  /** The Status's ListMeta, when it has one (a 410 for a continue token carries a token to go on). */
+  listMeta?: JsonObject;
   /** Whether the Status carries `details` (kube-apiserver writes `{}` for some errors, nothing for others). */
   private readonly withDetails: boolean;
 
@@ -42,7 +44,7 @@ export class ApiError extends Error {
     const status: JsonObject = {
       kind: 'Status',
       apiVersion: 'v1',
-      metadata: {},
+      metadata: this.listMeta ?? {},
       status: 'Failure',
       message: this.message,
       ...(this.reason ? { reason: this.reason } : {}),

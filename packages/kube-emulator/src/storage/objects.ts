@@ -75,11 +75,15 @@ const metadataOf = (object: JsonObject): JsonObject => objectAt(object, 'metadat
 const finalizersOf = (object: JsonObject): string[] => (arrayAt(metadataOf(object), 'finalizers') ?? []).map(String);
 
 /** A continue token as kube-apiserver's etcd3 store writes it: base64url of {v, rv, start}. */
+/** kube-apiserver's 410 for a continue token past etcd's compaction (its Status carries a token to go on). */
+const INCONSISTENT_CONTINUE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
 const encodeContinue = (key: string, resourceVersion: number): string =>
   Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: resourceVersion, start: key })).toString('base64url');
 
 /** The start key of a continue token, or kube-apiserver's error (storage.DecodeContinue's words). */
-function decodeContinue(token: string): string {
+function decodeContinue(token: string): { key: string; resourceVersion: number } {
   const invalid = (why: string): ApiError => badRequest(`invalid continue token: continue key is not valid${why}`);
   // base64.RawURLEncoding: no padding, no other alphabet; Go skips line breaks.
   const compact = token.replace(/[\r\n]/g, '');
@@ -114,7 +118,7 @@ function decodeContinue(token: string): string {
   const normalized = posix.normalize(key);
   const cleaned = normalized.length > 1 && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
   if (cleaned !== key) throw invalid(`: ${fields.start}`);
-  return cleaned.slice(1);
+  return { key: cleaned.slice(1), resourceVersion: fields.rv };
 }
 
 /**
@@ -146,17 +150,24 @@ export class Objects {
   }
 
   list(resource: ResourceDef, namespace: string | undefined, query: ListQuery): ListResult {
+    // A continued list reads its next page at the first page's resourceVersion: the pages are one snapshot.
+    // (A token of resourceVersion -1, from a 410, continues at the latest.)
+    const continued = query.continueToken ? decodeContinue(query.continueToken) : undefined;
+    const at = continued ? (continued.resourceVersion > 0 ? continued.resourceVersion : undefined) : query.at;
     // etcd compacts its history; the emulator keeps a bounded one.
-    if (query.at !== undefined && query.at < this.store.oldestResumable) {
-      throw gone('The resourceVersion for the provided list is too old.');
+    if (at !== undefined && at < this.store.oldestResumable) {
+      if (!continued) throw gone('The resourceVersion for the provided list is too old.');
+      const error = gone(INCONSISTENT_CONTINUE);
+      error.listMeta = { continue: encodeContinue(continued.key, -1) };
+      throw error;
     }
-    const version = query.at ?? this.store.resourceVersion;
+    const version = at ?? this.store.resourceVersion;
     const resourceVersion = String(version);
-    const after = query.continueToken ? decodeContinue(query.continueToken) : undefined;
+    const after = continued?.key;
     const stored: JsonObject[] = [];
     let lastKey: string | undefined;
     let remaining = 0;
-    for (const [key, object] of this.store.list(resource.storageKey, namespace, after, query.at)) {
+    for (const [key, object] of this.store.list(resource.storageKey, namespace, after, at)) {
       if (!query.labels(labelsOf(object)) || !query.fields(object)) continue;
       if (query.limit !== undefined && stored.length >= query.limit) {
         remaining++;

@@ -217,6 +217,37 @@ describe('object semantics', function () {
     }
   });
 
+  it("serves the pages of a continued list from one snapshot, the first page's resourceVersion", async () => {
+    const CMS = '/api/v1/namespaces/default/configmaps';
+    for (const name of ['snap-a', 'snap-b', 'snap-c'])
+      await send('POST', CMS, { metadata: { name, labels: { snapshot: 'yes' } } });
+    const first = await send('GET', `${CMS}?labelSelector=snapshot&limit=2`);
+    const token = (first.body.metadata as unknown as { continue: string }).continue;
+    await send('POST', CMS, { metadata: { name: 'snap-bb', labels: { snapshot: 'yes' } } });
+    await send('DELETE', `${CMS}/snap-c`);
+    const second = await send('GET', `${CMS}?labelSelector=snapshot&limit=2&continue=${encodeURIComponent(token)}`);
+    expect(second.body.items!.map((item) => item.metadata.name)).to.deep.equal(['snap-c']);
+    expect(second.body.metadata.resourceVersion).to.equal(first.body.metadata.resourceVersion);
+    // Past the history, 410 with a token that continues at the latest state.
+    const small = await startTestCluster({ watchHistory: 5 });
+    try {
+      for (const name of ['old-a', 'old-b', 'old-c']) await call(small.emulator, 'POST', CMS, { metadata: { name } });
+      const page = (await call(small.emulator, 'GET', `${CMS}?limit=1`)).body as { metadata: { continue: string } };
+      for (let index = 0; index < 10; index++)
+        await call(small.emulator, 'POST', CMS, { metadata: { name: `new-${index}` } });
+      const expired = await call(small.emulator, 'GET', `${CMS}?limit=1&continue=${page.metadata.continue}`);
+      expect(expired.status).to.equal(410);
+      const status = expired.body as { message: string; metadata: { continue: string } };
+      expect(status.message).to.match(
+        /^The provided continue parameter is too old to display a consistent list result\./,
+      );
+      const rest = await call(small.emulator, 'GET', `${CMS}?continue=${status.metadata.continue}`);
+      expect((rest.body as Meta).items!.map((item) => item.metadata.name)).to.deep.equal(['old-b', 'old-c']);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('pages unfiltered lists with remainingItemCount; resourceVersion=0 and negative limits do not page', async () => {
     await send('POST', '/api/v1/namespaces', { metadata: { name: 'paging' } });
     for (const name of ['a', 'b', 'c'])
