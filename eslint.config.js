@@ -23,6 +23,16 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       // Rest siblings are how an object is copied without some keys.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
+      // A switch over a union (identity kinds above all) that misses a member fails, default case or not.
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+    },
+  },
+  {
+    // The emulators and testenv switch over values of parsed JSON (any kind, true, null...): there a
+    // default case is the exhaustive answer.
+    files: ['packages/kube-emulator/**', 'packages/aws-emulator/**', 'packages/testenv/**'],
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
     },
   },
   {

@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { stringify } from 'yaml';
-import { GROUP } from '../src/constants.js';
+import { GROUP, IDENTITY_KINDS } from '../src/constants.js';
 import { customResourceDefinitions } from '../src/crds.js';
 import { KINDS } from '../src/schema/index.js';
 import { renderApiReference } from './api-reference.js';
 import { renderTypes } from './typegen.js';
+import { renderClusterRole, renderHelmIdentityRules } from './rbac.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -14,7 +15,7 @@ async function formatted(path: string, text: string): Promise<string> {
   return format(text, { ...options, filepath: path });
 }
 
-/** Every file generated from the schemas, by absolute path: the CRDs (for Kustomize and the Helm chart), their kustomization, the TypeScript types and the API reference. */
+/** Every file generated from the schemas, by absolute path: the CRDs (for Kustomize and the Helm chart), their kustomization, the TypeScript types, the API reference and the controller's ClusterRole (its identity rules, also for the Helm chart). */
 export async function generatedFiles(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const crdFiles: string[] = [];
@@ -30,8 +31,14 @@ export async function generatedFiles(): Promise<Map<string, string>> {
     `${root}deploy/crds/kustomization.yaml`,
     stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: crdFiles }),
   );
-  files.set(`${root}packages/api/src/generated/types.ts`, renderTypes(KINDS));
+  files.set(`${root}packages/api/src/generated/types.ts`, renderTypes(KINDS, IDENTITY_KINDS));
   files.set(`${root}docs/api.md`, renderApiReference(KINDS));
+  files.set(`${root}deploy/rbac/cluster-role.yaml`, renderClusterRole(KINDS, IDENTITY_KINDS));
   for (const [path, text] of files) files.set(path, await formatted(path, text));
+  // A Go template (Helm), not YAML until rendered: prettier cannot read it.
+  files.set(
+    `${root}deploy/helm/keymaster/templates/_identity-rules.tpl`,
+    renderHelmIdentityRules(KINDS, IDENTITY_KINDS),
+  );
   return files;
 }

@@ -2,12 +2,7 @@ export const GROUP = 'infrastructure.keymaster.dev';
 export const VERSION = 'v1beta1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-export const IDENTITY_KINDS = [
-  'AWSClusterControllerIdentity',
-  'AWSClusterStaticIdentity',
-  'AWSClusterRoleIdentity',
-] as const;
-export type IdentityKind = (typeof IDENTITY_KINDS)[number];
+export { IDENTITY_KINDS } from './schema/identity-kinds.js';
 
 /** The only valid name of the singletons AWSClusterControllerIdentity and AWSTagPolicy. */
 export const SINGLETON_NAME = 'default';

@@ -1,4 +1,4 @@
-import { AwsCredentialError, AwsUnreachableError, type LinkName } from './errors.js';
+import { AwsCredentialError, AwsUnreachableError, type CredentialAction, type LinkName } from './errors.js';
 
 /**
  * Why an AWS call made no answer: the network (DNS, connection, TLS, time-out) never let the request
@@ -71,7 +71,7 @@ export const stsEndpoint = (region: string, override?: string): string =>
  */
 export function stsCallError(
   link: LinkName,
-  action: AwsCredentialError['action'],
+  action: CredentialAction,
   error: unknown,
   endpoint: string,
   refusedHint: string,

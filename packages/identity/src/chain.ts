@@ -3,9 +3,9 @@ import {
   validateObject,
   type IdentityKind,
   type IdentityLink,
+  type IdentityObject,
   type IdentityReference,
 } from '@keymaster/api';
-import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   ChainTooDeepError,
   IdentityCycleError,
@@ -14,14 +14,16 @@ import {
   IdentityNotFoundError,
   InvalidIdentityError,
   NamespaceNotAllowedError,
-  SecretInvalidError,
-  SecretNotFoundError,
   type LinkName,
 } from './errors.js';
 import { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
 import { namespaceAllowed } from './namespaces.js';
-import { credentialsFromSecret } from './secret.js';
-import type { IdentityObject, IdentityStore } from './store.js';
+import { CONTROLLER_IDENTITY } from './providers/controller.js';
+import { providerOf } from './providers/index.js';
+import type { ChainLink } from './providers/provider.js';
+import type { IdentityStore } from './store.js';
+
+export { CONTROLLER_IDENTITY, type ChainLink };
 
 // Informer caches hand out the same object until it changes, so its schema check is done once.
 const checked = new WeakMap<IdentityObject, string[]>();
@@ -37,17 +39,6 @@ function schemaCauses(identity: IdentityObject): string[] {
 /** The most identities one chain may hold, the cluster's own identity included. */
 export const MAX_CHAIN_LINKS = 5;
 
-export const CONTROLLER_IDENTITY: IdentityReference = { kind: 'AWSClusterControllerIdentity', name: 'default' };
-
-/** One identity of a resolved chain, with what its credentials are made from. */
-export interface ChainLink {
-  kind: IdentityKind;
-  name: string;
-  identity: IdentityObject;
-  /** Static identities: the keys from their Secret (never logged). */
-  staticKeys?: AwsCredentialIdentity;
-}
-
 export interface ChainRequest {
   /** The namespace of the AWSCluster: every link must allow it. */
   namespace: string;
@@ -59,17 +50,17 @@ export interface ChainRequest {
   usersAtDeletion?: UsersAtDeletion | undefined;
 }
 
-/** A link as status shows it: kind, name and, for role identities, the role. */
+/** A link as status shows it: kind, name and what its provider adds (a role's ARN). */
 export const identityLink = ({ kind, name, identity }: ChainLink): IdentityLink => ({
   kind,
   name,
-  ...(identity.kind === 'AWSClusterRoleIdentity' ? { roleARN: identity.spec.roleARN } : {}),
+  ...providerOf(kind).linkDetails(identity),
 });
 
 /**
  * Walks an identityRef through its sources, the cluster's own identity first and the root last,
  * checking on the way every link's existence, schema, allowedNamespaces and (for `request.cluster`)
- * deletion, and reading static keys.
+ * deletion, and loading what its provider needs (static keys).
  * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
  * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up. A
  * refusal carries the chain as far as it was checked (`IdentityError.chain`).
@@ -161,31 +152,31 @@ async function walkChain(
     const link: ChainLink = { kind: ref.kind, name: ref.name, identity };
     links.push(link);
 
-    if (identity.kind === 'AWSClusterStaticIdentity') {
-      const secretName = identity.spec.secretRef;
-      const secretKey = `${request.controllerNamespace}/${secretName}`;
-      touched.add(`Secret/${secretName}`);
-      const secret = await store.getSecret(request.controllerNamespace, secretName);
-      if (!secret) refuse(new SecretNotFoundError(ref, secretKey));
-      else {
-        try {
-          link.staticKeys = credentialsFromSecret(ref, secretKey, secret.data);
-        } catch (error) {
-          if (!(error instanceof SecretInvalidError)) throw error;
-          refuse(error);
-        }
+    const provider = providerOf(identity.kind);
+    for (const secret of provider.secrets(identity)) touched.add(`Secret/${secret}`);
+    if (provider.load) {
+      try {
+        link.material = await provider.load(identity, {
+          ref,
+          store,
+          controllerNamespace: request.controllerNamespace,
+        });
+      } catch (error) {
+        if (!(error instanceof IdentityError)) throw error;
+        refuse(error);
       }
     }
-    if (identity.kind !== 'AWSClusterRoleIdentity') return links;
+    const source = provider.source(identity);
+    if (!source) return links;
     referencedBy = `${ref.kind}/${ref.name}`;
-    ref = identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY;
+    ref = source;
   }
 }
 
 /**
  * Every link of a cluster's chain with its verdict, without stopping at the first refusal: each link's
- * existence, schema, allowedNamespaces, deletion (for `request.cluster`) and, for static identities,
- * its Secret, so that one look shows everything to fix. The store only: no STS call, no credentials
+ * existence, schema, allowedNamespaces, deletion (for `request.cluster`) and what its provider loads
+ * (a static identity's Secret), so that one look shows everything to fix. The store only: no STS call, no credentials
  * made. Unlike `resolveChain`, a link that refuses the namespace does not stop the walk, and its
  * Secret is still checked (the keys are read to be checked, never returned).
  */

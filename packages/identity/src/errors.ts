@@ -24,14 +24,33 @@ export class IdentityError extends KeymasterError {
    * that allowed the namespace, then the one at fault (missing, refusing, invalid) by kind and name.
    */
   chain: IdentityLink[] = [];
+  /** The reason of the cluster's PrincipalCredentialRetrieved condition, a CamelCase word. */
+  readonly reason: string;
+  /**
+   * Whether every link of the chain had allowed the namespace when this was thrown (the credentials
+   * are made only then): PrincipalUsageAllowed stays True. Otherwise it is Unknown.
+   */
+  readonly usageChecked: boolean;
+  /** Whether trying again later may help without anyone changing anything (AWS or network trouble). */
+  readonly transient: boolean;
 
   constructor(
     code: `ERR_KEYMASTER_${string}`,
     message: string,
-    options: { hint: string; link?: LinkName; cause?: unknown },
+    options: {
+      hint: string;
+      link?: LinkName;
+      cause?: unknown;
+      reason: string;
+      usageChecked?: boolean;
+      transient?: boolean;
+    },
   ) {
-    super(code, displayText(message), { ...options, hint: displayText(options.hint) });
+    super(code, displayText(message), { hint: displayText(options.hint), cause: options.cause });
     this.link = options.link;
+    this.reason = options.reason;
+    this.usageChecked = options.usageChecked ?? false;
+    this.transient = options.transient ?? false;
   }
 }
 
@@ -40,6 +59,7 @@ export class IdentityNotFoundError extends IdentityError {
     super('ERR_KEYMASTER_IDENTITY_NOT_FOUND', `${linkName(link)} not found (referenced by ${referencedBy})`, {
       hint: `Create ${linkName(link)}, or point ${referencedBy} at an identity that exists.`,
       link,
+      reason: 'IdentityNotFound',
     });
   }
 }
@@ -56,6 +76,7 @@ export class NamespaceNotAllowedError extends IdentityError {
       {
         hint: `Add "${namespace}" to spec.allowedNamespaces of ${linkName(link)} (list or selector), or use another identity. Every link of a chain must allow the namespace.`,
         link,
+        reason: depth === 0 ? 'PrincipalUsageUnauthorized' : 'SourcePrincipalUsageUnauthorized',
       },
     );
     this.depth = depth;
@@ -75,6 +96,7 @@ export class IdentityDeletingError extends IdentityError {
       {
         hint: `Point spec.identityRef at another identity that allows namespace "${namespace}" (ask the platform team which replaces ${linkName(link)}): an identity being deleted serves only the AWSClusters that used it before its deletion began.`,
         link,
+        reason: 'IdentityDeleting',
       },
     );
     this.depth = depth;
@@ -86,6 +108,8 @@ export class SecretNotFoundError extends IdentityError {
     super('ERR_KEYMASTER_SECRET_NOT_FOUND', `Secret ${secret} of ${linkName(link)} not found`, {
       hint: `Create the Secret ${secret} (static identities read Secrets only in the controller's namespace).`,
       link,
+      reason: 'SecretNotFound',
+      usageChecked: true,
     });
   }
 }
@@ -97,6 +121,8 @@ export class SecretInvalidError extends IdentityError {
     super('ERR_KEYMASTER_SECRET_INVALID', `Secret ${secret} of ${linkName(link)} is invalid: ${problems.join('; ')}`, {
       hint: 'The Secret must hold AccessKeyID and SecretAccessKey (and optionally SessionToken), or aws_access_key_id and aws_secret_access_key (and optionally aws_session_token).',
       link,
+      reason: 'SecretInvalid',
+      usageChecked: true,
     });
     this.problems = problems;
   }
@@ -109,6 +135,7 @@ export class IdentityCycleError extends IdentityError {
     super('ERR_KEYMASTER_IDENTITY_CYCLE', `identity chain has a cycle: ${cycle.map(linkName).join(' -> ')}`, {
       hint: 'Point one sourceIdentityRef of the cycle at an identity outside it (or omit it to use the controller identity).',
       link: cycle[0]!,
+      reason: 'IdentityChainInvalid',
     });
     this.cycle = cycle;
   }
@@ -122,6 +149,7 @@ export class ChainTooDeepError extends IdentityError {
       {
         hint: `Shorten the chain to at most ${limit} identities (the cluster's own identity included).`,
         link: chain[0]!,
+        reason: 'IdentityChainInvalid',
       },
     );
   }
@@ -134,20 +162,45 @@ export class InvalidIdentityError extends IdentityError {
     super('ERR_KEYMASTER_IDENTITY_INVALID', `${linkName(link)} is invalid: ${problems.join('; ')}`, {
       hint: `Fix the fields named above in ${linkName(link)}; kubectl explain ${link.kind.toLowerCase()}.spec describes them.`,
       link,
+      reason: 'IdentityChainInvalid',
     });
     this.problems = problems;
   }
 }
 
-/** AWS refused a call made to obtain or check credentials; `awsCode` is AWS's error code. */
+/** An STS action (`sts:AssumeRole`), or `credentials` for a failure to obtain them before any call. */
+export type CredentialAction = `sts:${string}` | 'credentials';
+
+/** `sts:AssumeRoleWithWebIdentity` -> `ASSUME_ROLE_WITH_WEB_IDENTITY`. */
+const constantCase = (action: string) =>
+  action
+    .replace(/^sts:/, '')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toUpperCase();
+
+/**
+ * AWS refused a call made to obtain or check credentials; `awsCode` is AWS's error code. A refused
+ * check (GetCallerIdentity) or set of keys is `CredentialsRejected`; a refused call that makes
+ * credentials is named after it (`AssumeRoleFailed`, `ERR_KEYMASTER_ASSUME_ROLE_FAILED`).
+ */
 export class AwsCredentialError extends IdentityError {
   readonly awsCode: string;
-  readonly action: 'sts:AssumeRole' | 'sts:GetCallerIdentity' | 'credentials';
+  readonly action: CredentialAction;
 
-  constructor(link: LinkName, action: AwsCredentialError['action'], awsCode: string, awsMessage: string, hint: string) {
-    const code =
-      action === 'sts:AssumeRole' ? 'ERR_KEYMASTER_ASSUME_ROLE_FAILED' : 'ERR_KEYMASTER_CREDENTIALS_REJECTED';
-    super(code, `${action} for ${linkName(link)} failed: ${awsCode}: ${awsMessage}`, { hint, link });
+  constructor(link: LinkName, action: CredentialAction, awsCode: string, awsMessage: string, hint: string) {
+    const rejected = action === 'sts:GetCallerIdentity' || action === 'credentials';
+    const code = rejected
+      ? 'ERR_KEYMASTER_CREDENTIALS_REJECTED'
+      : (`ERR_KEYMASTER_${constantCase(action)}_FAILED` as const);
+    const reason = rejected ? 'CredentialsRejected' : `${action.replace(/^sts:/, '')}Failed`;
+    // AWS is called only after every link allowed the namespace.
+    super(code, `${action} for ${linkName(link)} failed: ${awsCode}: ${awsMessage}`, {
+      hint,
+      link,
+      reason,
+      usageChecked: true,
+      transient: true,
+    });
     this.awsCode = awsCode;
     this.action = action;
   }
@@ -159,11 +212,11 @@ const UNREACHABLE_HINT =
 
 /** A call made to obtain or check credentials never reached AWS: DNS, connection, TLS or time-out. */
 export class AwsUnreachableError extends IdentityError {
-  readonly action: AwsCredentialError['action'];
+  readonly action: CredentialAction;
   /** The host (or address:port) that could not be reached. */
   readonly endpoint: string;
 
-  constructor(link: LinkName, action: AwsCredentialError['action'], endpoint: string, reason: string, cause?: unknown) {
+  constructor(link: LinkName, action: CredentialAction, endpoint: string, reason: string, cause?: unknown) {
     super(
       'ERR_KEYMASTER_AWS_UNREACHABLE',
       `${action} for ${linkName(link)} failed: AWS endpoint ${endpoint} unreachable: ${reason}`,
@@ -171,6 +224,9 @@ export class AwsUnreachableError extends IdentityError {
         hint: UNREACHABLE_HINT,
         link,
         cause,
+        reason: 'AWSUnreachable',
+        usageChecked: true,
+        transient: true,
       },
     );
     this.action = action;
@@ -191,6 +247,9 @@ export class ControllerCredentialsError extends IdentityError {
         hint: "These are the controller's credentials, not the tenant's: give the controller's pod a source of the AWS SDK's default chain (IRSA: the eks.amazonaws.com/role-arn annotation on its ServiceAccount; EKS Pod Identity: an association for its ServiceAccount; or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its environment). The controller logs at start which source it found (keymaster_controller_credentials, condition CredentialsAvailable of AWSClusterControllerIdentity/default).",
         link: { kind: 'AWSClusterControllerIdentity', name: 'default' },
         cause,
+        reason: 'ControllerCredentialsUnavailable',
+        usageChecked: true,
+        transient: true,
       },
     );
   }

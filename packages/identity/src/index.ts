@@ -17,7 +17,17 @@ export {
 } from './chain.js';
 export { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
 export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
-export { DEFAULT_DURATION_SECONDS } from './credential-sources.js';
+export { DEFAULT_DURATION_SECONDS } from './providers/role.js';
+export { PROVIDERS, providerOf } from './providers/index.js';
+export type {
+  ChainLink,
+  CredentialContext,
+  CredentialSource,
+  IdentityCondition,
+  IdentityProvider,
+  LoadContext,
+  Observed,
+} from './providers/provider.js';
 export { defaultSessionName } from './session-name.js';
 export type { SdkClient, SdkClientClass } from './clients.js';
 export { isNetworkFailure } from './aws-failures.js';
@@ -32,6 +42,7 @@ export {
 export {
   AwsCredentialError,
   AwsUnreachableError,
+  type CredentialAction,
   ControllerCredentialsError,
   ChainTooDeepError,
   IdentityCycleError,

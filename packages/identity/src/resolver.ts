@@ -5,7 +5,8 @@ import { LRUCache } from 'lru-cache';
 import { credentialKey } from './cache-key.js';
 import { identityLink, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
-import { fromAssumeRole, fromController, fromStaticKeys, type CredentialSource } from './credential-sources.js';
+import { providerOf } from './providers/index.js';
+import type { CredentialSource } from './providers/provider.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
 import { stsCallError, stsEndpoint } from './aws-failures.js';
 import { defaultControllerCredentials } from './controller-credentials.js';
@@ -15,7 +16,7 @@ import type { IdentityStore } from './store.js';
 
 export interface ResolverObserver {
   /** Every STS call made, with AWS's error code on failure. */
-  stsCall?(action: 'AssumeRole' | 'GetCallerIdentity', outcome: 'success' | 'error', awsCode?: string): void;
+  stsCall?(action: string, outcome: 'success' | 'error', awsCode?: string): void;
   /** Every lookup of a link's credential set in the cache. */
   cacheLookup?(hit: boolean): void;
   /** Every AWS call made by a session's clients (STS included): service, operation, AWS's code or `OK`. */
@@ -141,7 +142,7 @@ export class IdentityResolver {
     );
     const chain = links.map(identityLink);
     let set: CredentialSet | undefined;
-    for (const link of links.toReversed()) set = this.#credentialSet(link, set);
+    for (const link of links.toReversed()) set = this.#credentialSet(link, set, request.namespace);
     const session = set!;
     const { accountId, principalArn } = await this.#callerIdentity(session).catch((error: unknown) => {
       // AWS refused the chain: every link of it was checked.
@@ -190,8 +191,9 @@ export class IdentityResolver {
     return { credentialSets: this.#sets.size, clients: this.#clients.size };
   }
 
-  #credentialSet(link: ChainLink, source: CredentialSet | undefined): CredentialSet {
-    const key = credentialKey(link, source?.key, this.#stsRegion);
+  #credentialSet(link: ChainLink, source: CredentialSet | undefined, namespace: string): CredentialSet {
+    const { controllerNamespace } = this.#options;
+    const key = credentialKey(link, source?.key, this.#stsRegion, { namespace, controllerNamespace });
     const linkId = `${link.kind}/${link.name}`;
     const previous = this.#currentKey.get(linkId);
     if (previous !== undefined && previous !== key) this.#evictWhere((set) => set.chainKeys.has(previous));
@@ -200,34 +202,29 @@ export class IdentityResolver {
     const cached = this.#sets.get(key);
     this.#options.observer?.cacheLookup?.(cached !== undefined);
     if (cached) return cached;
-    const dependsOn = new Set([linkId, ...(source?.dependsOn ?? [])]);
-    if (link.identity.kind === 'AWSClusterStaticIdentity') dependsOn.add(`Secret/${link.identity.spec.secretRef}`);
+    const provider = providerOf(link.kind);
+    const secrets = provider.secrets(link.identity).map((name) => `Secret/${name}`);
     const set: CredentialSet = {
       key,
       chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
-      dependsOn,
+      dependsOn: new Set([linkId, ...secrets, ...(source?.dependsOn ?? [])]),
       link,
-      credentials: new RefreshingCredentials(this.#source(link, source), this.#clock),
+      credentials: new RefreshingCredentials(this.#source(link, source, namespace), this.#clock),
     };
     this.#sets.set(key, set);
     return set;
   }
 
-  #source(link: ChainLink, source: CredentialSet | undefined): CredentialSource {
-    const { identity } = link;
-    switch (identity.kind) {
-      case 'AWSClusterControllerIdentity':
-        return fromController(this.#controllerCredentials);
-      case 'AWSClusterStaticIdentity':
-        return fromStaticKeys(link.staticKeys!);
-      case 'AWSClusterRoleIdentity':
-        return fromAssumeRole(
-          this.#client(source!, STSClient, this.#stsRegion),
-          identity,
-          (error) => this.#options.observer?.stsCall?.('AssumeRole', error ? 'error' : 'success', error?.name),
-          stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
-        );
-    }
+  #source(link: ChainLink, source: CredentialSet | undefined, namespace: string): CredentialSource {
+    const observer = this.#options.observer;
+    return providerOf(link.kind).credentials(link, {
+      namespace,
+      controllerNamespace: this.#options.controllerNamespace,
+      controllerCredentials: this.#controllerCredentials,
+      sourceSts: () => this.#client(source!, STSClient, this.#stsRegion),
+      stsEndpoint: stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
+      stsCall: (action, error) => observer?.stsCall?.(action, error ? 'error' : 'success', error?.name),
+    });
   }
 
   /** One GetCallerIdentity per credential set; a failure is not cached. */

@@ -1,15 +1,8 @@
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import {
-  GROUP,
-  VERSION,
-  type AWSClusterControllerIdentity,
-  type AWSClusterRoleIdentity,
-  type AWSClusterStaticIdentity,
-  type IdentityKind,
-} from '@keymaster/api';
+import { GROUP, KINDS, VERSION, type IdentityKind, type IdentityObject } from '@keymaster/api';
 import type { NamespaceInfo } from './namespaces.js';
 
-export type IdentityObject = AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity;
+export type { IdentityObject };
 
 /** A Secret's data, base64-encoded as the API returns it. */
 export interface SecretData {
@@ -26,11 +19,7 @@ export interface IdentityStore {
   getNamespace(name: string): Promise<NamespaceInfo | undefined>;
 }
 
-const PLURALS: Record<IdentityKind, string> = {
-  AWSClusterControllerIdentity: 'awsclustercontrolleridentities',
-  AWSClusterStaticIdentity: 'awsclusterstaticidentities',
-  AWSClusterRoleIdentity: 'awsclusterroleidentities',
-};
+const PLURALS = new Map(KINDS.map(({ kind, plural }) => [kind, plural]));
 
 async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
   try {
@@ -51,7 +40,7 @@ export function kubeIdentityStore(kubeConfig: KubeConfig): IdentityStore {
         custom.getClusterCustomObject({
           group: GROUP,
           version: VERSION,
-          plural: PLURALS[kind],
+          plural: PLURALS.get(kind)!,
           name,
         }) as Promise<IdentityObject>,
       ),

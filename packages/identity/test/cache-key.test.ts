@@ -4,12 +4,13 @@ import type { ChainLink } from '../src/chain.js';
 import type { IdentityObject } from '../src/index.js';
 import { role, staticIdentity } from './fixtures.js';
 
-const link = (identity: IdentityObject, staticKeys?: ChainLink['staticKeys']): ChainLink => ({
+const link = (identity: IdentityObject, material?: ChainLink['material']): ChainLink => ({
   kind: identity.kind,
   name: identity.metadata.name!,
   identity,
-  ...(staticKeys ? { staticKeys } : {}),
+  ...(material ? { material } : {}),
 });
+const where = { namespace: 'tenant-a', controllerNamespace: 'keymaster-system' };
 const edit = (identity: IdentityObject, change: (copy: IdentityObject) => void): IdentityObject => {
   const copy = structuredClone(identity);
   change(copy);
@@ -18,7 +19,7 @@ const edit = (identity: IdentityObject, change: (copy: IdentityObject) => void):
 
 describe('credentialKey', () => {
   const base = role('tenant', { externalID: 'ext-1', sessionName: 'km' });
-  const key = credentialKey(link(base), 'source-key', 'us-east-1');
+  const key = credentialKey(link(base), 'source-key', 'us-east-1', where);
 
   it('ignores metadata, allowedNamespaces and resourceTags: they shape no credentials', () => {
     const relabeled = edit(base, (copy) => {
@@ -27,7 +28,7 @@ describe('credentialKey', () => {
       copy.spec.allowedNamespaces = { list: ['other'] };
       copy.spec.resourceTags = [{ key: 'a', value: 'b' }];
     });
-    expect(credentialKey(link(relabeled), 'source-key', 'us-east-1')).to.equal(key);
+    expect(credentialKey(link(relabeled), 'source-key', 'us-east-1', where)).to.equal(key);
   });
 
   it('changes with every AssumeRole input, the UID, the source and the STS region', () => {
@@ -36,11 +37,13 @@ describe('credentialKey', () => {
         link(edit(base, (copy) => ((copy.spec as { externalID: string }).externalID = 'ext-2'))),
         'source-key',
         'us-east-1',
+        where,
       ),
       credentialKey(
         link(edit(base, (copy) => ((copy.spec as { durationSeconds: number }).durationSeconds = 900))),
         'source-key',
         'us-east-1',
+        where,
       ),
       credentialKey(
         link(
@@ -48,10 +51,11 @@ describe('credentialKey', () => {
         ),
         'source-key',
         'us-east-1',
+        where,
       ),
-      credentialKey(link(edit(base, (copy) => (copy.metadata.uid = 'recreated'))), 'source-key', 'us-east-1'),
-      credentialKey(link(base), 'other-source', 'us-east-1'),
-      credentialKey(link(base), 'source-key', 'eu-west-1'),
+      credentialKey(link(edit(base, (copy) => (copy.metadata.uid = 'recreated'))), 'source-key', 'us-east-1', where),
+      credentialKey(link(base), 'other-source', 'us-east-1', where),
+      credentialKey(link(base), 'source-key', 'eu-west-1', where),
     ];
     expect(new Set([key, ...variants]).size).to.equal(variants.length + 1);
   });
@@ -62,11 +66,13 @@ describe('credentialKey', () => {
       link(identity, { accessKeyId: 'AKIAOLD', secretAccessKey: 'old-secret' }),
       undefined,
       'us-east-1',
+      where,
     );
     const after = credentialKey(
       link(identity, { accessKeyId: 'AKIANEW', secretAccessKey: 'new-secret' }),
       undefined,
       'us-east-1',
+      where,
     );
     expect(after).not.to.equal(before);
     expect(before).to.match(/^[0-9a-f]{64}$/);

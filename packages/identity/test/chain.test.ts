@@ -63,7 +63,7 @@ describe('resolveChain', () => {
       'keymaster-system/a-keys': keys('AKIAEXAMPLE000000001'),
     });
     const [link] = await resolveChain(store, request('a', 'AWSClusterStaticIdentity'));
-    expect(link!.staticKeys).to.deep.equal({ accessKeyId: 'AKIAEXAMPLE000000001', secretAccessKey: 'secret' });
+    expect(link!.material).to.deep.equal({ accessKeyId: 'AKIAEXAMPLE000000001', secretAccessKey: 'secret' });
     expect(reads.secrets).to.deep.equal(['keymaster-system/a-keys']);
   });
 

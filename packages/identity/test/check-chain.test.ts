@@ -77,7 +77,7 @@ describe('checkChain', () => {
     });
     const [link] = await checkChain(broken.store, request('a', 'AWSClusterStaticIdentity'));
     expect(link!.problems[0]).to.be.instanceOf(SecretInvalidError);
-    expect(JSON.stringify(link)).to.not.include('wJalrXUtnFEMI').and.not.include('staticKeys');
+    expect(JSON.stringify(link)).to.not.include('wJalrXUtnFEMI').and.not.include('material');
   });
 
   it('stops where the source is unknown: a missing or an invalid identity', async () => {

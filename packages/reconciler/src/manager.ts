@@ -3,6 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { IDENTITY_KINDS, type AWSCluster } from '@keymaster/api';
 import {
   IdentityResolver,
+  providerOf,
   SOURCE_DESCRIPTIONS,
   checkControllerCredentials,
   defaultControllerCredentials,
@@ -333,10 +334,11 @@ export class Manager {
       for (const key of keys) this.clusters.queue.add(key);
       if (dependency.startsWith('Secret/')) {
         const name = dependency.slice('Secret/'.length);
-        for (const identity of this.caches.identities.AWSClusterStaticIdentity.list()) {
-          if (identity.kind === 'AWSClusterStaticIdentity' && identity.spec.secretRef === name)
-            this.identities['AWSClusterStaticIdentity']?.enqueue({ name: identity.metadata.name ?? '' });
-        }
+        for (const kind of IDENTITY_KINDS)
+          for (const identity of this.caches.identities[kind].list()) {
+            if (providerOf(kind).secrets(identity).includes(name))
+              this.identities[kind]?.enqueue({ name: identity.metadata.name ?? '' });
+          }
       }
     });
   }

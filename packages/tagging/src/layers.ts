@@ -1,15 +1,8 @@
-import type {
-  AWSCluster,
-  AWSClusterControllerIdentity,
-  AWSClusterRoleIdentity,
-  AWSClusterStaticIdentity,
-  AWSTagPolicy,
-  ObjectMeta,
-  ResourceTag,
-} from '@keymaster/api';
+import type { AWSCluster, AWSTagPolicy, IdentityObject, ObjectMeta, ResourceTag } from '@keymaster/api';
 import type { LayerName } from './problems.js';
 
-export type AWSIdentity = AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity;
+/** Any identity kind's object: @keymaster/api's one union (`IdentityObject`), under tagging's name. */
+export type AWSIdentity = IdentityObject;
 
 /** The tags one object contributes, with the layer it belongs to. */
 export interface TagLayer {

@@ -47,6 +47,11 @@ export interface AWSTagPolicy {
   status?: AWSTagPolicyStatus;
 }
 
+/** Every identity kind's object (IDENTITY_KINDS): a `switch` on `kind` that misses one fails the lint. */
+export type IdentityObject = AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity;
+
+export type IdentityKind = IdentityObject['kind'];
+
 /** The cluster's region, identity and tags. */
 export interface AWSClusterSpec {
   /** The AWS region of the cluster, e.g. eu-west-1. */

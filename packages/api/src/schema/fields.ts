@@ -1,4 +1,4 @@
-import { IDENTITY_KINDS } from '../constants.js';
+import { IDENTITY_KINDS } from './identity-kinds.js';
 import { array, integer, map, named, object, string, type JSONSchemaProps } from './openapi.js';
 import { CONDITION_REASON, DNS_LABEL, DNS_SUBDOMAIN, LIMITS, REGION, TAG_CHARACTERS } from './patterns.js';
 

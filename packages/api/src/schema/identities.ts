@@ -209,3 +209,6 @@ export const roleIdentity: KindDefinition = {
   ],
   clusterctlMove: 'move-hierarchy',
 };
+
+/** Every identity kind's definition, in the order of IDENTITY_KINDS. */
+export const IDENTITY_DEFINITIONS: readonly KindDefinition[] = [controllerIdentity, staticIdentity, roleIdentity];

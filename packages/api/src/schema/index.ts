@@ -1,13 +1,7 @@
 import { awsCluster } from './cluster.js';
-import { controllerIdentity, roleIdentity, staticIdentity } from './identities.js';
+import { IDENTITY_DEFINITIONS } from './identities.js';
 import { tagPolicy } from './tag-policy.js';
 import type { KindDefinition } from './kind.js';
 
 /** Every kind of the API, in the order the docs and CRD files list them. */
-export const KINDS: readonly KindDefinition[] = [
-  awsCluster,
-  controllerIdentity,
-  staticIdentity,
-  roleIdentity,
-  tagPolicy,
-];
+export const KINDS: readonly KindDefinition[] = [awsCluster, ...IDENTITY_DEFINITIONS, tagPolicy];

@@ -8,6 +8,15 @@ export interface PrinterColumn {
   priority?: number;
 }
 
+/** A permission the controller needs for a kind beyond watching it and writing its status and finalizers. */
+export interface ControllerRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  /** Why the controller needs it, and how to narrow it: a comment in the generated RBAC. */
+  why: string;
+}
+
 /** Everything that makes one of our kinds: its names, scope, schema and how kubectl shows it. */
 export interface KindDefinition {
   kind: string;
@@ -29,6 +38,8 @@ export interface KindDefinition {
    * Cluster API Cluster's ownerReference hierarchy.
    */
   clusterctlMove?: 'move' | 'move-hierarchy';
+  /** Identity kinds: what else the controller must be allowed to do for the kind (generated into its RBAC). */
+  controllerRules?: ControllerRule[];
 }
 
 export const AGE_COLUMN: PrinterColumn = {

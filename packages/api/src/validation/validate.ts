@@ -75,7 +75,9 @@ function ruleMessage(rule: ValidationRule, value: unknown): string {
       return `Required value: ${rule.message}`;
     case 'FieldValueForbidden':
       return `Forbidden: ${rule.message}`;
-    default:
+    case 'FieldValueInvalid':
+    case 'FieldValueDuplicate':
+    case undefined:
       return `Invalid value: ${quote(value)}: ${rule.message}`;
   }
 }

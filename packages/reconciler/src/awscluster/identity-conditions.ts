@@ -1,14 +1,8 @@
 import type { IdentityLink } from '@keymaster/api';
 import {
-  AwsCredentialError,
-  AwsUnreachableError,
-  ControllerCredentialsError,
   IdentityDeletingError,
   IdentityError,
-  IdentityNotFoundError,
   NamespaceNotAllowedError,
-  SecretInvalidError,
-  SecretNotFoundError,
   type IdentitySession,
 } from '@keymaster/identity';
 import { deletingNotice } from '../identity/deletions.js';
@@ -90,12 +84,7 @@ function conditionsFor(failure: Error): IdentityVerdict {
   }
   if (failure instanceof NamespaceNotAllowedError) {
     return {
-      allowed: {
-        type: 'PrincipalUsageAllowed',
-        status: 'False',
-        reason: failure.depth === 0 ? 'PrincipalUsageUnauthorized' : 'SourcePrincipalUsageUnauthorized',
-        message,
-      },
+      allowed: { type: 'PrincipalUsageAllowed', status: 'False', reason: failure.reason, message },
       retrieved: {
         type: 'PrincipalCredentialRetrieved',
         status: 'Unknown',
@@ -105,32 +94,13 @@ function conditionsFor(failure: Error): IdentityVerdict {
       transient: false,
     };
   }
-  if (failure instanceof IdentityNotFoundError)
-    return { allowed: unknownUsage('IdentityNotFound'), retrieved: retrieved('IdentityNotFound'), transient: false };
-  // Static keys are read only after every link allowed the namespace.
-  if (failure instanceof SecretNotFoundError)
-    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('SecretNotFound'), transient: false };
-  if (failure instanceof SecretInvalidError)
-    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('SecretInvalid'), transient: false };
-  // Neither is the tenant's doing: the network, or the controller's own credentials. Both may pass.
-  if (failure instanceof AwsUnreachableError)
-    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved('AWSUnreachable'), transient: true };
-  if (failure instanceof ControllerCredentialsError)
-    return {
-      allowed: IDENTITY_OK.allowed,
-      retrieved: retrieved('ControllerCredentialsUnavailable'),
-      transient: true,
-    };
-  if (failure instanceof AwsCredentialError) {
-    // AWS is called only after every link allowed the namespace.
-    const reason = failure.action === 'sts:AssumeRole' ? 'AssumeRoleFailed' : 'CredentialsRejected';
-    return { allowed: IDENTITY_OK.allowed, retrieved: retrieved(reason), transient: true };
-  }
+  // Every other refusal names its reason (its kind's provider chose it); usage stays allowed when
+  // every link had allowed the namespace before it (keys, tokens and AWS come after).
   if (failure instanceof IdentityError)
     return {
-      allowed: unknownUsage('IdentityChainInvalid'),
-      retrieved: retrieved('IdentityChainInvalid'),
-      transient: false,
+      allowed: failure.usageChecked ? IDENTITY_OK.allowed : unknownUsage(failure.reason),
+      retrieved: retrieved(failure.reason),
+      transient: failure.transient,
     };
   return {
     allowed: unknownUsage('CredentialRetrievalFailed'),

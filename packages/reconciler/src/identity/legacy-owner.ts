@@ -11,10 +11,11 @@ import { API_VERSION } from '@keymaster/api';
 export function withoutLegacyOwner(
   owners: readonly V1OwnerReference[],
   identityName: string,
+  identityKind = 'AWSClusterStaticIdentity',
 ): V1OwnerReference[] | undefined {
   const ours = (owner: V1OwnerReference) =>
     owner.apiVersion === API_VERSION &&
-    owner.kind === 'AWSClusterStaticIdentity' &&
+    owner.kind === identityKind &&
     owner.name === identityName &&
     owner.controller === undefined &&
     owner.blockOwnerDeletion === undefined;

@@ -1,11 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { SINGLETON_NAME, type AWSCluster, type AWSClusterIdentityStatus, type IdentityKind } from '@keymaster/api';
-import {
-  SOURCE_DESCRIPTIONS,
-  servesCluster,
-  type ControllerCredentialsCheck,
-  type IdentityObject,
-} from '@keymaster/identity';
+import type { AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
+import { providerOf, servesCluster, type ControllerCredentialsCheck, type IdentityObject } from '@keymaster/identity';
 import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
 import type { SessionUsage } from '../awscluster/session-usage.js';
 import type { Caches } from '../kube/caches.js';
@@ -34,24 +29,7 @@ export interface IdentityReconcilerDeps {
   logger: Logger;
 }
 
-/** CredentialsAvailable of AWSClusterControllerIdentity/default: the source found at start, or why none was. */
-export function credentialsAvailable(check: ControllerCredentialsCheck): ConditionUpdate {
-  if (check.source === 'none')
-    return {
-      type: 'CredentialsAvailable',
-      status: 'False',
-      reason: 'NoCredentials',
-      message: `The controller found no AWS credentials of its own (${check.error ?? 'no source of the default chain'}): clusters whose chain starts from this identity fail. Give the controller's pod IRSA (eks.amazonaws.com/role-arn on its ServiceAccount), an EKS Pod Identity association, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then restart it`,
-    };
-  return {
-    type: 'CredentialsAvailable',
-    status: 'True',
-    reason: 'CredentialsFound',
-    message: `The controller's own credentials come from ${SOURCE_DESCRIPTIONS[check.source]} (source ${check.source})`,
-  };
-}
-
-/** The reconcile of one identity kind: in-use protection, status, and static identities' Secrets freed of earlier releases' owner. */
+/** The reconcile of one identity kind: in-use protection, status, and its Secrets freed of earlier releases' owner. */
 export class IdentityReconciler {
   constructor(
     private readonly kind: IdentityKind,
@@ -64,7 +42,7 @@ export class IdentityReconciler {
     const id = `${this.kind}/${request.name}`;
     if (!identity?.metadata.deletionTimestamp) this.deps.deletions.forget(id);
     if (!identity) return undefined;
-    if (identity.kind === 'AWSClusterStaticIdentity') await this.#releaseSecret(identity);
+    for (const secret of providerOf(identity.kind).secrets(identity)) await this.#releaseSecret(identity, secret);
     const users = await this.#users(identity, id);
     const finalizers = identity.metadata.finalizers ?? [];
     const held = finalizers.includes(IDENTITY_FINALIZER);
@@ -118,16 +96,20 @@ export class IdentityReconciler {
    * Removes the ownerReference earlier releases put on the identity's Secret, before anything else
    * (the in-use finalizer among it): while it is there, deleting the identity deletes the keys.
    */
-  async #releaseSecret(identity: Extract<IdentityObject, { kind: 'AWSClusterStaticIdentity' }>): Promise<void> {
+  async #releaseSecret(identity: IdentityObject, name: string): Promise<void> {
     const { caches, writer, controllerNamespace } = this.deps;
-    const secret = caches.secrets.get(identity.spec.secretRef, controllerNamespace);
+    const secret = caches.secrets.get(name, controllerNamespace);
     const resourceVersion = secret?.metadata?.resourceVersion;
-    const owners = withoutLegacyOwner(secret?.metadata?.ownerReferences ?? [], identity.metadata.name ?? '');
+    const owners = withoutLegacyOwner(
+      secret?.metadata?.ownerReferences ?? [],
+      identity.metadata.name ?? '',
+      identity.kind,
+    );
     if (!resourceVersion || !owners) return;
-    await writer.setSecretOwners(controllerNamespace, identity.spec.secretRef, resourceVersion, owners);
+    await writer.setSecretOwners(controllerNamespace, name, resourceVersion, owners);
     this.deps.logger.info('removed the ownerReference an earlier release set on the Secret of a static identity', {
       identity: identity.metadata.name,
-      secret: identity.spec.secretRef,
+      secret: name,
     });
   }
 
@@ -144,19 +126,21 @@ export class IdentityReconciler {
       clusterCount: users.clusters,
       namespaceCount: users.namespaces,
     };
-    const check = this.deps.controllerCredentials();
-    if (identity.kind === 'AWSClusterControllerIdentity' && identity.metadata.name === SINGLETON_NAME && check)
+    const own = providerOf(identity.kind).status(identity, {
+      renewedAt: sighting?.renewedAt,
+      controllerCredentials: this.deps.controllerCredentials(),
+    });
+    for (const condition of own.conditions ?? [])
       status.conditions = setCondition(
         status.conditions ?? [],
-        credentialsAvailable(check),
+        condition as ConditionUpdate,
         identity.metadata.generation ?? 0,
         this.deps.now().toISOString(),
       );
     if (sighting) {
       status.accountID = sighting.accountId;
       status.principalARN = sighting.principalArn;
-      if (identity.kind === 'AWSClusterRoleIdentity' && sighting.renewedAt)
-        status.lastAssumeRoleTime = sighting.renewedAt.toISOString();
+      if (own.lastAssumeRoleTime) status.lastAssumeRoleTime = own.lastAssumeRoleTime;
     }
     if (isDeepStrictEqual(identity.status ?? {}, status)) return;
     await this.deps.writer.replaceStatus({ ...identity, status });

@@ -7,7 +7,7 @@ import type {
   TagConflict,
   TagSource,
 } from '@keymaster/api';
-import { AwsCredentialError, CONTROLLER_IDENTITY, checkChain, type LinkCheck } from '@keymaster/identity';
+import { AwsCredentialError, CONTROLLER_IDENTITY, checkChain, providerOf, type LinkCheck } from '@keymaster/identity';
 import { resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
 import { clusterNameOf } from '../awscluster/name-claim.js';
 import { clusterUser } from '../identity/deletions.js';
@@ -85,18 +85,8 @@ export function describeAllowed(allowed: AllowedNamespaces | null | undefined): 
   ].join(' or ');
 }
 
-function actsWith({ identity }: LinkCheck): string | undefined {
-  switch (identity?.kind) {
-    case 'AWSClusterRoleIdentity':
-      return `role ${identity.spec.roleARN}`;
-    case 'AWSClusterStaticIdentity':
-      return `keys of Secret ${identity.spec.secretRef}`;
-    case 'AWSClusterControllerIdentity':
-      return "the controller's own credentials";
-    default:
-      return undefined;
-  }
-}
+const actsWith = ({ identity }: LinkCheck): string | undefined =>
+  identity && providerOf(identity.kind).actsWith(identity);
 
 const verdictOf = (check: LinkCheck): LinkVerdict => ({
   kind: check.kind,

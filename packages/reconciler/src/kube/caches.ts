@@ -1,5 +1,5 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Namespace, type V1Secret } from '@kubernetes/client-node';
-import { GROUP, VERSION, type AWSCluster, type AWSTagPolicy, type IdentityKind } from '@keymaster/api';
+import { GROUP, IDENTITY_KINDS, VERSION, type AWSCluster, type AWSTagPolicy, type IdentityKind } from '@keymaster/api';
 import type { IdentityObject, IdentityStore } from '@keymaster/identity';
 import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerHandlers } from '../runtime/informer.js';
@@ -27,7 +27,7 @@ type Handlers = {
 };
 
 /**
- * The informer caches the controller reads from: AWSClusters, the three identity kinds, the tag
+ * The informer caches the controller reads from: AWSClusters, every identity kind, the tag
  * policy, Secrets of the controller namespace and Namespaces (for allowedNamespaces selectors).
  */
 export class Caches {
@@ -85,11 +85,10 @@ export class Caches {
         () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL[kind]! }),
         handlers.identities,
       );
-    this.identities = {
-      AWSClusterControllerIdentity: identity('AWSClusterControllerIdentity'),
-      AWSClusterStaticIdentity: identity('AWSClusterStaticIdentity'),
-      AWSClusterRoleIdentity: identity('AWSClusterRoleIdentity'),
-    };
+    this.identities = Object.fromEntries(IDENTITY_KINDS.map((kind) => [kind, identity(kind)])) as Record<
+      IdentityKind,
+      Informer<IdentityObject>
+    >;
     this.tagPolicies = informer<AWSTagPolicy>(
       'AWSTagPolicies',
       resourcePath('AWSTagPolicy'),

@@ -1,0 +1,17 @@
+import type { IdentityKind, IdentityObject } from '@keymaster/api';
+import { controllerProvider } from './controller.js';
+import type { IdentityProvider } from './provider.js';
+import { roleProvider } from './role.js';
+import { staticProvider } from './static.js';
+
+type ProviderOf<K extends IdentityKind> = IdentityProvider<Extract<IdentityObject, { kind: K }>, unknown>;
+
+/** The provider of every identity kind: a kind without one fails to compile. */
+export const PROVIDERS: { readonly [K in IdentityKind]: ProviderOf<K> } = {
+  AWSClusterControllerIdentity: controllerProvider,
+  AWSClusterStaticIdentity: staticProvider,
+  AWSClusterRoleIdentity: roleProvider,
+};
+
+/** The provider of a kind, for an identity of that kind (what it is given must be of the kind). */
+export const providerOf = (kind: IdentityKind): IdentityProvider<IdentityObject, unknown> => PROVIDERS[kind];

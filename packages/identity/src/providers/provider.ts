@@ -1,0 +1,90 @@
+import type { STSClient } from '@aws-sdk/client-sts';
+import type { IdentityLink, IdentityObject, IdentityReference } from '@keymaster/api';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { ControllerCredentialsCheck } from '../controller-credentials.js';
+import type { LinkName } from '../errors.js';
+import type { IdentityStore } from '../store.js';
+
+/** Obtains a fresh set of credentials for one link; RefreshingCredentials decides when. */
+export type CredentialSource = () => Promise<AwsCredentialIdentity>;
+
+/** One identity of a resolved chain, with what its provider read for it when the chain was walked. */
+export interface ChainLink<I extends IdentityObject = IdentityObject> {
+  kind: I['kind'];
+  name: string;
+  identity: I;
+  /** What `load` returned (static identities: the keys of their Secret). Never logged. */
+  material?: unknown;
+}
+
+/** Where a link is walked: for `load`, which may read the store and refuse. */
+export interface LoadContext {
+  ref: LinkName;
+  store: IdentityStore;
+  controllerNamespace: string;
+}
+
+/** What a link's credentials may be made with. */
+export interface CredentialContext {
+  /** The namespace of the AWSCluster asking. */
+  namespace: string;
+  controllerNamespace: string;
+  /** The controller's own credentials. */
+  controllerCredentials: AwsCredentialIdentityProvider;
+  /** An STS client that signs with the source link's live credentials (kinds with a source only). */
+  sourceSts(): STSClient;
+  /** The STS endpoint, for messages when a call never reached it. */
+  stsEndpoint: string;
+  /** Told about every STS call made to obtain credentials, with AWS's error on failure. */
+  stsCall(action: string, error?: Error): void;
+}
+
+/** What the identity reconciler saw of an identity, for its status. */
+export interface Observed {
+  /** When its credentials were last obtained (by any cluster). */
+  renewedAt?: Date | undefined;
+  /** The start-up check of the controller's own credentials, once done. */
+  controllerCredentials?: ControllerCredentialsCheck | undefined;
+}
+
+/** A condition an identity's status carries besides the controller's counts. */
+export interface IdentityCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+}
+
+/**
+ * Everything Keymaster knows of one identity kind: where its credentials come from, what they
+ * depend on, and how it shows. One per kind (`PROVIDERS`); the resolver, the chain walk, the cache key
+ * and the reconciler ask the provider and never name a kind.
+ */
+export interface IdentityProvider<I extends IdentityObject, M = undefined> {
+  readonly kind: I['kind'];
+  /** The identity whose credentials make this one's (a role's sourceIdentityRef), or undefined for a root. */
+  source(identity: I): IdentityReference | undefined;
+  /**
+   * Secrets of the controller's namespace its credentials are made from: watched (a change renews the
+   * credentials of every cluster reaching it) and counted in `dependsOn` as `Secret/<name>`.
+   */
+  secrets(identity: I): string[];
+  /**
+   * Reads what the credentials need besides the identity, when the chain is walked (after every
+   * check of the link): throws an IdentityError to refuse the link. Never returned to callers.
+   */
+  load?(identity: I, context: LoadContext): Promise<M>;
+  /**
+   * What the credentials depend on, and nothing else, for the cache key: never a secret (a digest of
+   * one at most). allowedNamespaces and resourceTags shape no credentials and belong to none.
+   */
+  credentialInputs(link: ChainLink<I> & { material?: M }, namespace: string, controllerNamespace: string): unknown;
+  /** Makes the link's credentials (called once per credential set, then on every renewal). */
+  credentials(link: ChainLink<I> & { material?: M }, context: CredentialContext): CredentialSource;
+  /** What status.identityChain shows of the link beside kind and name. */
+  linkDetails(identity: I): Omit<IdentityLink, 'kind' | 'name'>;
+  /** What the identity acts with, for people (`keymaster explain`). */
+  actsWith(identity: I): string;
+  /** Its status beyond the counts, account and principal: conditions and times of its own. */
+  status(identity: I, observed: Observed): { conditions?: IdentityCondition[]; lastAssumeRoleTime?: string };
+}

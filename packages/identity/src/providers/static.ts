@@ -1,0 +1,28 @@
+import type { AWSClusterStaticIdentity } from '@keymaster/api';
+import type { AwsCredentialIdentity } from '@smithy/types';
+import { digest } from '../digest.js';
+import { SecretNotFoundError } from '../errors.js';
+import { credentialsFromSecret } from '../secret.js';
+import type { IdentityProvider } from './provider.js';
+
+/** Long-lived keys from a Secret of the controller's namespace, read when the chain is walked. */
+export const staticProvider: IdentityProvider<AWSClusterStaticIdentity, AwsCredentialIdentity> = {
+  kind: 'AWSClusterStaticIdentity',
+  source: () => undefined,
+  secrets: (identity) => [identity.spec.secretRef],
+  load: async (identity, { ref, store, controllerNamespace }) => {
+    const secretKey = `${controllerNamespace}/${identity.spec.secretRef}`;
+    const secret = await store.getSecret(controllerNamespace, identity.spec.secretRef);
+    if (!secret) throw new SecretNotFoundError(ref, secretKey);
+    return credentialsFromSecret(ref, secretKey, secret.data);
+  },
+  // The Secret's name and a digest of the keys (never the keys): rotated keys make a new credential set.
+  credentialInputs: ({ identity, material }) => ({ secretRef: identity.spec.secretRef, keys: digest(material) }),
+  credentials:
+    ({ material }) =>
+    () =>
+      Promise.resolve(material!),
+  linkDetails: () => ({}),
+  actsWith: (identity) => `keys of Secret ${identity.spec.secretRef}`,
+  status: () => ({}),
+};
