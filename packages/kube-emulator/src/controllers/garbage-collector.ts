@@ -51,7 +51,10 @@ export class GarbageCollector {
       set.add(uid);
       this.dependents.set(owner, set);
     }
-    if (ownerUids(event.object).some((owner) => !this.objectsByUid.has(owner))) later(() => this.checkDangling(uid));
+    // New owner references are resolved, as the collector resolves them when they appear.
+    const references = JSON.stringify(ownerUids(event.object));
+    if (references !== '[]' && references !== JSON.stringify(event.previous ? ownerUids(event.previous) : []))
+      later(() => this.checkDangling(uid));
     const finalizers = (arrayAt(metadataOf(event.object), 'finalizers') ?? []).map(String);
     if (
       metadataOf(event.object).deletionTimestamp &&
@@ -85,18 +88,24 @@ export class GarbageCollector {
   }
 
   /**
-   * A dependent referring to owners that do not exist (of a kind that is served): collected when no
-   * owner is left, else those references are removed, as kube-controller-manager's collector does.
+   * A dependent referring to owners that do not exist where kube-controller-manager's collector looks
+   * them up (by name, a namespaced owner in the dependent's namespace, then by uid): collected when no
+   * owner is left, else those references are removed. A reference to a kind that is not served, or
+   * from a cluster-scoped dependent to a namespaced kind, is left alone (the collector cannot resolve it).
    */
   private checkDangling(uid: string): void {
     const dependent = this.find(uid);
     if (!dependent || metadataOf(dependent.object).deletionTimestamp) return;
+    const namespace = metadataOf(dependent.object).namespace;
     const references = (arrayAt(metadataOf(dependent.object), 'ownerReferences') ?? []).filter(isObject);
-    const served = (reference: JsonObject): boolean =>
-      this.registry
+    const dangling = references.filter((reference) => {
+      const kind = this.registry
         .all()
-        .some((resource) => apiVersionOf(resource) === reference.apiVersion && resource.kind === reference.kind);
-    const dangling = references.filter((reference) => !this.objectsByUid.has(text(reference.uid)) && served(reference));
+        .find((resource) => apiVersionOf(resource) === reference.apiVersion && resource.kind === reference.kind);
+      if (!kind || (kind.namespaced && !namespace)) return false;
+      const owner = this.objectsByUid.get(text(reference.uid));
+      return !owner || owner.name !== reference.name || (kind.namespaced && owner.namespace !== namespace);
+    });
     if (dangling.length === 0) return;
     if (dangling.length === references.length) this.deleteObject(dependent.resource, dependent.object);
     else

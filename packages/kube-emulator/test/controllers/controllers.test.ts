@@ -88,6 +88,29 @@ describe('controllers: garbage collection and CRD lifecycle', function () {
     expect(await names()).to.deep.equal(['live-owner', 'n']);
   });
 
+  it("resolves a namespaced owner in its dependent's namespace only, and leaves a cluster-scoped dependent's", async () => {
+    await call(cluster.emulator, 'POST', '/api/v1/namespaces', { metadata: { name: 'elsewhere' } });
+    const live = await call(cluster.emulator, 'POST', CMS, { metadata: { name: 'here-owner' } });
+    const uid = (live.body as { metadata: { uid: string } }).metadata.uid;
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'here-owner', uid };
+    // The same owner from another namespace is absent there: the dependent is collected.
+    await call(cluster.emulator, 'POST', '/api/v1/namespaces/elsewhere/configmaps', {
+      metadata: { name: 'across', ownerReferences: [owner] },
+    });
+    await gone('/api/v1/namespaces/elsewhere/configmaps/across');
+    // A cluster-scoped dependent cannot have a namespaced owner: the collector leaves it.
+    await call(cluster.emulator, 'POST', '/api/v1/namespaces', {
+      metadata: { name: 'owned-namespace', ownerReferences: [{ ...owner, name: 'nowhere' }] },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await exists('/api/v1/namespaces/owned-namespace')).to.equal(true);
+    // A reference whose name is not the owner's with that uid is dangling too.
+    await call(cluster.emulator, 'POST', CMS, {
+      metadata: { name: 'misnamed', ownerReferences: [{ ...owner, name: 'other' }] },
+    });
+    await gone(`${CMS}/misnamed`);
+  });
+
   it('serves a CRD at once, with Established, and removes its objects when it is deleted', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
