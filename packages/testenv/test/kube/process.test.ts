@@ -57,6 +57,8 @@ describe('ServerProcess', () => {
       ['-c', 'echo warming up; exec sleep 600'],
       join(dir, 'slow.log'),
     );
+    // Under load the shell may not have written yet: the message quotes the log, so wait for it.
+    await eventually(() => expect(slow.log()).to.equal('warming up\n'));
     const late = await slow.waitReady(300, () => false).catch((error: unknown) => error);
     expect(late)
       .to.be.instanceOf(TestEnvError)
