@@ -2,6 +2,7 @@ export { testEnvCacheDir } from './cache.js';
 export { TestEnvError } from './errors.js';
 export { kubeBinaries, PROVISION_SCRIPT, requireKubeBinaries, type KubeBinaries } from './kube/binaries.js';
 export { startRealKube, type RealKube, type RealKubeOptions } from './kube/real-kube.js';
+export { writeServingCertificate } from './kube/serving-certificate.js';
 export { ADMIN_USER, type TokenUser } from './kube/tokens.js';
 export { MOTO_PROVISION_SCRIPT, motoInstallation, requireMoto, type MotoInstallation } from './moto/installation.js';
 export { startMoto, type Moto, type StartMotoOptions } from './moto/server.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { API_VERSION } from '@keymaster/api';
 import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { eventually } from '../integration/harness.js';
-import { writeServingCertificate } from './certificates.js';
+import { writeServingCertificate } from '@keymaster/testenv';
 import { startAdmissionPlatform, type AdmissionPlatform } from './harness.js';
 
 const GROUP_PATH = '/apis/infrastructure.keymaster.dev/v1beta1';

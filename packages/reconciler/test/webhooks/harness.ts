@@ -12,7 +12,7 @@ import { parseRunFlags } from '../../src/cli/flags.js';
 import { startController, type RunningController } from '../../src/cli/run.js';
 import { createControllerLogger } from '../../src/logging.js';
 import { CONTROLLER_KEYS, world } from '../integration/harness.js';
-import { writeServingCertificate } from './certificates.js';
+import { writeServingCertificate } from '@keymaster/testenv';
 
 const DEPLOY = fileURLToPath(new URL('../../../../deploy', import.meta.url));
 
