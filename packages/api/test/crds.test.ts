@@ -87,13 +87,16 @@ describe('CRDs', () => {
       crds
         .find((crd) => crd.spec.names.kind === kind)!
         .spec.versions[0]!.additionalPrinterColumns.map((column) => column.name);
-    expect(columns('AWSCluster')).to.include.members([
-      'Region',
-      'Identity-Kind',
-      'Identity',
-      'Account',
+    expect(columns('AWSCluster')).to.deep.equal([
       'Ready',
+      'Reason',
+      'Account',
+      'In-Sync',
+      'Drifted',
       'Age',
+      'Region',
+      'Identity',
+      'Chain',
     ]);
     expect(columns('AWSClusterRoleIdentity')).to.include.members(['Role', 'Age']);
     expect(columns('AWSClusterStaticIdentity')).to.include.members(['Secret', 'Age']);

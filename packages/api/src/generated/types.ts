@@ -94,6 +94,8 @@ export interface AWSClusterStatus {
   principalARN?: string;
   /** The resolved identity chain, the cluster's own identity first. */
   identityChain?: IdentityLink[];
+  /** The identity chain's names joined by commas, e.g. tenant-b,hub,default: the Chain column of `kubectl get awsclusters -o wide` (a printer column shows one item of a list). */
+  identityChainSummary?: string;
   /** The latest observations of the object's state (metav1.Condition). */
   conditions?: Condition[];
   /** The metadata.generation that the controller last acted on. */
@@ -144,6 +146,8 @@ export interface ClusterTaggingStatus {
   managedTags?: Record<string, string>;
   /** When the tags were last reconciled successfully. */
   lastSyncTime?: string;
+  /** resourcesInSync/resourcesDiscovered as text, e.g. 18/20: the In-Sync column of `kubectl get awsclusters` (a printer column shows one field and cannot join two). */
+  summary?: string;
   /** The dry run (spec.tagging.dryRun): what a reconcile would change, from the tags discovery read. Bounded: counts, and the first 10 changes in ARN and key order. `keymaster plan` shows all of them. */
   plan?: TagPlanStatus;
 }

@@ -133,6 +133,11 @@ const taggingStatus = named(
       string('The value applied.'),
     ),
     lastSyncTime: string('When the tags were last reconciled successfully.', { format: 'date-time' }),
+    summary: string(
+      'resourcesInSync/resourcesDiscovered as text, e.g. 18/20: the In-Sync column of `kubectl get awsclusters` ' +
+        '(a printer column shows one field and cannot join two).',
+      { maxLength: 32 },
+    ),
     plan: planStatus,
   }),
 );
@@ -208,23 +213,20 @@ export const awsCluster: KindDefinition = {
       accountID: string("The AWS account the cluster's identity acts in.", { pattern: ACCOUNT_ID }),
       principalARN: string("The caller ARN of the cluster's credentials."),
       identityChain: array("The resolved identity chain, the cluster's own identity first.", identityLink),
+      identityChainSummary: string(
+        "The identity chain's names joined by commas, e.g. tenant-b,hub,default: the Chain column of " +
+          '`kubectl get awsclusters -o wide` (a printer column shows one item of a list).',
+        { maxLength: 1024 },
+      ),
       conditions,
       observedGeneration,
       tagging: taggingStatus,
     }),
   ),
   specRequired: true,
+  // What an operator scans for: is it Ready, and if not why; which account; are its resources tagged.
+  // -o wide adds where it is and which identities it acts through.
   printerColumns: [
-    { name: 'Region', type: 'string', jsonPath: '.spec.region', description: 'AWS region.' },
-    {
-      name: 'Identity-Kind',
-      type: 'string',
-      jsonPath: '.spec.identityRef.kind',
-      description: 'Identity kind.',
-      priority: 1,
-    },
-    { name: 'Identity', type: 'string', jsonPath: '.spec.identityRef.name', description: 'Identity name.' },
-    { name: 'Account', type: 'string', jsonPath: '.status.accountID', description: 'AWS account.' },
     {
       name: 'Ready',
       type: 'string',
@@ -235,10 +237,37 @@ export const awsCluster: KindDefinition = {
       name: 'Reason',
       type: 'string',
       jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
-      description: 'Why not Ready.',
-      priority: 1,
+      description: "The Ready condition's reason: Ready, or the first failing input.",
+    },
+    { name: 'Account', type: 'string', jsonPath: '.status.accountID', description: 'AWS account.' },
+    {
+      name: 'In-Sync',
+      type: 'string',
+      jsonPath: '.status.tagging.summary',
+      description: 'Resources carrying the effective tags / resources discovered.',
+    },
+    {
+      name: 'Drifted',
+      type: 'integer',
+      jsonPath: '.status.tagging.resourcesDrifted',
+      description: 'Resources whose tags still differ after the last reconcile.',
     },
     AGE_COLUMN,
+    { name: 'Region', type: 'string', jsonPath: '.spec.region', description: 'AWS region.', priority: 1 },
+    {
+      name: 'Identity',
+      type: 'string',
+      jsonPath: '.spec.identityRef.name',
+      description: "The cluster's own identity (spec.identityRef.name).",
+      priority: 1,
+    },
+    {
+      name: 'Chain',
+      type: 'string',
+      jsonPath: '.status.identityChainSummary',
+      description: "The identity chain's names, the cluster's own identity first.",
+      priority: 1,
+    },
   ],
   // Keymaster's AWSClusters have no Cluster API Cluster above them: they move with their namespace.
   clusterctlMove: 'move',

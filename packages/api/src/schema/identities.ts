@@ -42,6 +42,7 @@ const identityStatus = named(
 );
 
 const identityColumns = [
+  { name: 'Account', type: 'string', jsonPath: '.status.accountID', description: 'AWS account of the credentials.' },
   { name: 'Clusters', type: 'integer', jsonPath: '.status.clusterCount', description: 'AWSClusters using it.' },
   {
     name: 'Namespaces',

@@ -163,6 +163,9 @@ export class AWSClusterReconciler {
         set(tags.condition);
         // lastSyncTime moves when a sync that ends in sync wrote tags or changed the figures; a quiet
         // resync (nothing written, nothing new) leaves it, so that it writes nothing to Kubernetes.
+        // kubectl's In-Sync column: a printer column shows one field, so the controller writes the ratio.
+        const { resourcesInSync, resourcesDiscovered } = tags.status;
+        if (resourcesDiscovered !== undefined) tags.status.summary = `${resourcesInSync ?? 0}/${resourcesDiscovered}`;
         const { lastSyncTime, ...before } = status.tagging ?? {};
         const changed = tags.condition.status === 'True' && (tags.wrote || !isDeepStrictEqual(tags.status, before));
         const syncedAt = changed ? time : lastSyncTime;
@@ -172,6 +175,8 @@ export class AWSClusterReconciler {
         transient ||= tags.transient;
       }
     }
+    // kubectl's Chain column (-o wide): a printer column shows one value of a list, so the names are joined here.
+    if (status.identityChain) status.identityChainSummary = status.identityChain.map(({ name }) => name).join(',');
     // keymaster_drifted_resources is the sum of what status says; a refused cluster counts none.
     this.deps.metrics.setDrifted(key, session ? (status.tagging?.resourcesDrifted ?? 0) : 0);
     set(readyCondition(conditions));

@@ -5,8 +5,8 @@ import type { TagPlan } from '../plan/types.js';
 import { entry } from '../records.js';
 import { planStatus } from './plan-status.js';
 
-/** The figures of one reconcile for `status.tagging` (the controller adds `lastSyncTime`); `plan` after a dry run. */
-export type TaggingStatus = Required<Omit<ClusterTaggingStatus, 'lastSyncTime' | 'plan'>> &
+/** The figures of one reconcile for `status.tagging` (the controller adds `lastSyncTime` and `summary`); `plan` after a dry run. */
+export type TaggingStatus = Required<Omit<ClusterTaggingStatus, 'lastSyncTime' | 'summary' | 'plan'>> &
   Pick<ClusterTaggingStatus, 'plan'>;
 
 /** The ARNs of the plan's resources that cannot carry every effective tag: failed, or over the limit. */
