@@ -5,16 +5,17 @@ import { AGE_COLUMN, type KindDefinition } from './kind.js';
 
 // Map keys cannot carry a `pattern`, so the key rules are CEL. CEL's `matches` is RE2 on the API
 // server but a RegExp without Unicode classes in JavaScript engines, so the CRD cannot name AWS's
-// allow-list (`\\p{L}`); it refuses what both read alike: control and format characters (a tab,
-// U+202E), ASCII punctuation AWS refuses and the common symbol and punctuation blocks. The admission
-// webhook and the controller check the full allow-list (TAG_CHARACTERS). Code points above U+00FF are
-// CEL escapes, turned into the characters before either regex engine sees them.
+// allow-list (`\\p{L}`); it refuses what both read alike: control characters (a tab), ASCII
+// punctuation AWS refuses and the common symbol and punctuation blocks. Invisible format characters
+// (U+202E) are left to the admission webhook and the controller, which check the full allow-list
+// (TAG_CHARACTERS) and show them escaped. Code points above U+00FF are CEL escapes, turned into the
+// characters before either regex engine sees them.
 export const REFUSED_KEY_CHARACTERS =
   '[\\\\x00-\\\\x1f\\\\x7f-\\\\x9f!"#$%&\\\'()*,;<>?\\\\[\\\\]^`{|}~\\\\\\\\' +
   '\\\\xa1-\\\\xa9\\\\xab-\\\\xb1\\\\xb4\\\\xb6-\\\\xb8\\\\xbb\\\\xbf\\\\xd7\\\\xf7' +
-  '\\u200b-\\u2027\\u202a-\\u202e\\u2030-\\u205e\\u2060-\\u206f\\u20a0-\\u20cf\\u2190-\\u245f' +
+  '\\u2010-\\u2027\\u2030-\\u205e\\u20a0-\\u20cf\\u2190-\\u245f' +
   '\\u2500-\\u2775\\u2794-\\u2bff\\u3001-\\u3004\\u3008-\\u3020\\ue000-\\uf8ff\\ufe10-\\ufe19' +
-  '\\ufe30-\\ufe6f\\ufeff\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65\\ufff9-\\ufffd]';
+  '\\ufe30-\\ufe6f\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65\\ufff9-\\ufffd]';
 
 const additionalTagKeyRules = [
   {
