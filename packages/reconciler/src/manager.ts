@@ -19,6 +19,7 @@ import { SessionUsage } from './awscluster/session-usage.js';
 import { clusterDependencies, dependentClusters } from './identity/dependents.js';
 import { DeletingIdentities } from './identity/deletions.js';
 import { IdentityReconciler } from './identity/reconciler.js';
+import { DEFAULT_TENANT_LABEL } from './webhooks/tenancy.js';
 import { Caches } from './kube/caches.js';
 import { describeKubeError, isStaleRead } from './kube/errors.js';
 import { EventRecorder } from './kube/events.js';
@@ -31,6 +32,8 @@ import { LeaderElector } from './runtime/leader-election.js';
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
+  /** --tenant-label: on identities, whose account an identity's is (default keymaster.dev/tenant). */
+  tenantLabel?: string;
   controllerNamespace: string;
   watchNamespace?: string;
   watchFilter?: string;
@@ -193,6 +196,7 @@ export class Manager {
       metrics,
       now: () => new Date(clock.now()),
       logger,
+      tenantLabel: options.tenantLabel ?? DEFAULT_TENANT_LABEL,
     });
     this.clusters = new Controller({
       name: 'awscluster',

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   API_VERSION,
+  IDENTITY_KINDS,
   PAUSED_ANNOTATION,
   SINGLETON_NAME,
   type AWSCluster,
@@ -22,6 +23,7 @@ import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { Request, Result } from '../runtime/controller.js';
+import { accountOwnership } from './account-owner.js';
 import type { AccountSlots } from './account-slots.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import { newFailures, readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
@@ -34,6 +36,8 @@ import type { SyncTags } from './tags.js';
 export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
 /** How soon a cluster whose account is busy is tried again. */
 const ACCOUNT_BUSY_RETRY_MS = 250;
+/** How soon a cluster whose identity just claimed its account goes on (the claim is in the caches by then). */
+const ACCOUNT_CLAIM_SETTLE_MS = 1000;
 /** Tag reconciles at once per account and region: enough to keep its rate limiter busy. */
 export const TAG_RECONCILES_PER_ACCOUNT = 2;
 
@@ -66,6 +70,8 @@ export interface AWSClusterReconcilerDeps {
   metrics: Pick<KeymasterMetrics, 'setDrifted'>;
   now: () => Date;
   logger: Logger;
+  /** The namespace label naming a tenant, also on identities: whose account an identity's is. */
+  tenantLabel: string;
 }
 
 /** The reconcile of one AWSCluster: identity, tags, status, events. */
@@ -138,7 +144,23 @@ export class AWSClusterReconciler {
       });
     }
 
-    if (session) {
+    const accountRefusal = session && (await this.#accountRefusal(session, log));
+    if (accountRefusal === 'claimed') return { requeueAfterMs: ACCOUNT_CLAIM_SETTLE_MS };
+    if (session && accountRefusal) {
+      // Another tenant's account: nothing is tagged; the event (a new failure) names both identities.
+      set(accountRefusal);
+      set(IDENTITY_OK.retrieved);
+      set({
+        type: 'TagsInSync',
+        status: 'Unknown',
+        reason: accountRefusal.reason,
+        message: 'Nothing is tagged in an account another tenant claimed',
+      });
+      status.accountID = session.accountId;
+      status.principalARN = session.principalArn;
+      status.identityChain = session.chain;
+      for (const other of this.deps.clusterNames.refuse(key, clusterNameOf(cluster))) this.deps.enqueue(other);
+    } else if (session) {
       set(usageAllowed(session));
       set(IDENTITY_OK.retrieved);
       sessions.use(key, session);
@@ -188,6 +210,34 @@ export class AWSClusterReconciler {
     for (const event of events) await this.deps.events.record(cluster, event.type, event.reason, event.message);
     // A transient failure is retried with backoff; a refusal waits for a change to what it refers to.
     return transient ? { requeue: true } : undefined;
+  }
+
+  /**
+   * Refuses the cluster when its own identity's tenant does not own the account it resolved into; an
+   * identity of a tenant that finds the account unclaimed claims it ('claimed': reconcile again once
+   * the caches hold the claim, so that of two identities claiming at once only the earlier acts).
+   */
+  async #accountRefusal(session: IdentitySession, log: Logger): Promise<ConditionUpdate | 'claimed' | undefined> {
+    const { caches, tenantLabel, now } = this.deps;
+    const own = session.chain[0];
+    const identity = own && caches.identity(own.kind as IdentityObject['kind'], own.name);
+    if (!identity) return undefined;
+    const identities = IDENTITY_KINDS.flatMap((kind) => caches.identities[kind].list());
+    const ownership = accountOwnership(identity, session.accountId, identities, tenantLabel, now());
+    if (ownership.verdict === 'Claim') {
+      await this.deps.writer.setAnnotations(identity, ownership.annotations);
+      log.info('account claimed for its tenant', {
+        identity: `${identity.kind}/${identity.metadata.name ?? ''}`,
+        accountID: session.accountId,
+      });
+      return 'claimed';
+    }
+    if (ownership.verdict !== 'Claimed') return undefined;
+    log.warn('account claimed by another tenant', {
+      accountID: session.accountId,
+      owner: `${ownership.owner.kind}/${ownership.owner.metadata.name ?? ''}`,
+    });
+    return { type: 'PrincipalUsageAllowed', status: 'False', reason: 'AccountClaimed', message: ownership.message };
   }
 
   /** Writes status only when it changed: a resync that finds nothing new writes nothing. */

@@ -39,6 +39,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   const manager = new Manager({
     kubeConfig,
     controllerNamespace: flags.namespace,
+    tenantLabel: flags.tenancy.label,
     ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
     ...(flags.watchFilter ? { watchFilter: flags.watchFilter } : {}),
     syncPeriodMs: flags.syncPeriodMs,

@@ -48,6 +48,21 @@ export class KubeWriter {
       : this.#custom.patchClusterCustomObject(target, mergePatch))) as T;
   }
 
+  /** Merges annotations into a cluster-scoped object (an identity's account claim), guarded by its resourceVersion. */
+  async setAnnotations<T extends KeymasterObject>(object: T, annotations: Record<string, string>): Promise<T> {
+    const { name = '', resourceVersion } = object.metadata;
+    return (await this.#custom.patchClusterCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL[object.kind]!,
+        name,
+        body: { metadata: { annotations, resourceVersion } },
+      },
+      mergePatch,
+    )) as T;
+  }
+
   async createClusterScoped<T extends KeymasterObject>(object: T): Promise<T> {
     this.counts.create += 1;
     return (await this.#custom.createClusterCustomObject({

@@ -74,6 +74,8 @@ export interface Platform {
   core: CoreV1Api;
   custom: CustomObjectsApi;
   controller: RunningController;
+  /** The kubeconfig file the controller was started with (to start another). */
+  kubeconfig: string;
   cluster(namespace: string, name: string): Promise<AWSCluster>;
   get<T>(plural: string, name: string): Promise<T>;
   stop(): Promise<void>;
@@ -113,13 +115,14 @@ export async function startPlatform(
     logger: options.logger ?? createControllerLogger('error', 'json', new PassThrough().resume()),
   });
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  return {
+  const platform: Platform = {
     kube,
     aws,
     objects: api,
     core: kubeConfig.makeApiClient(CoreV1Api),
     custom,
     controller,
+    kubeconfig,
     cluster: async (namespace, name) =>
       (await custom.getNamespacedCustomObject({
         group: GROUP,
@@ -131,11 +134,12 @@ export async function startPlatform(
     get: async <T>(plural: string, name: string) =>
       (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as T,
     stop: async () => {
-      await controller.stop();
+      await platform.controller.stop();
       await kube.stop();
       await aws.stop();
     },
   };
+  return platform;
 }
 
 export const condition = (cluster: AWSCluster, type: string) =>
