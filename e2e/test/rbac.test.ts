@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { startAwsEmulator, type AwsEmulator } from '@keymaster/aws-emulator';
 import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
+import { awsCluster, serviceAccount, webIdentity, webRef } from './support/objects.js';
 import { RbacManagementCluster } from './support/rbac-management-cluster.js';
 import { CONTROLLER_SERVICE_ACCOUNT as SERVICE_ACCOUNT, manifests } from './support/rbac-manifests.js';
 
@@ -55,7 +56,17 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
     aws = await startAwsEmulator({ world: join(REPO_ROOT, 'packages/reconciler/demo/world.yaml') });
     // Without AWSClusterControllerIdentity "default": the controller creates it (AutoControllerIdentityCreator).
     const examples = (await manifests('deploy/examples')).filter(({ kind }) => kind !== 'AWSClusterControllerIdentity');
-    management = await RbacManagementCluster.start({ tenants: [], objects: examples });
+    // A web identity's cluster, for the one TokenRequest permission (AWS refuses it: the demo world trusts no issuer).
+    const web = [
+      serviceAccount('tenant-b', 'keymaster'),
+      webIdentity('tenant-b-web', {
+        roleARN: 'arn:aws:iam::333333333333:role/tenant-b-web',
+        serviceAccount: { name: 'keymaster' },
+        allowedNamespaces: { list: ['tenant-b'] },
+      }),
+      awsCluster('tenant-b', 'web', { region: 'eu-west-1', identityRef: webRef('tenant-b-web') }),
+    ];
+    management = await RbacManagementCluster.start({ tenants: [], objects: [...examples, ...web] });
     root = new KubeConfig();
     root.loadFromString(management.opsKubeConfig());
     // An upgrade: releases before this one made each static identity the owner of its Secret.

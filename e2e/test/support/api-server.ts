@@ -16,9 +16,16 @@ export interface ApiUser {
 /** The requests an API server answered, per user, verb and resource, RBAC's refusals apart. */
 export type RequestStats = Pick<Stats, 'requests' | 'total' | 'forbidden' | 'reset'>;
 
-/** What the tests need of an API server: kubeconfigs for its users, its request counts, and stopping it. */
+/** The `--service-account-issuer` of an API server: the `iss` of its tokens, and the CA of its discovery. */
+export interface ServiceAccountIssuer {
+  url: string;
+  ca: string;
+}
+
+/** What the tests need of an API server: kubeconfigs for its users, its request counts, its issuer, and stopping it. */
 export interface ApiServer {
   kubeConfig(options: { token: string }): string;
+  readonly issuer: ServiceAccountIssuer;
   writeKubeConfig(path: string, options: { token: string }): Promise<void>;
   readonly requests: RequestStats;
   stop(): Promise<void>;
@@ -27,6 +34,11 @@ export interface ApiServer {
 export interface ApiServerOptions {
   /** Install deploy/crds at start (the default); false leaves them to the test (`kubectl apply -k deploy`). */
   crds?: boolean;
+  /**
+   * The time service-account tokens are issued at (ms), for tests that move the aws-emulator's clock:
+   * the kube-emulator follows it; a real kube-apiserver keeps its own (its tests do not move the clock).
+   */
+  tokenClock?: () => number;
 }
 
 const BACKENDS = ['emulator', 'real'] as const;
@@ -56,7 +68,7 @@ const csvLine = ({ token, user, uid, groups = [] }: ApiUser) =>
 export async function startRbacApiServer(
   dir: string,
   users: ApiUser[],
-  { crds = true }: ApiServerOptions = {},
+  { crds = true, tokenClock }: ApiServerOptions = {},
 ): Promise<ApiServer> {
   const tokenAuthFile = join(dir, 'tokens.csv');
   await writeFile(tokenAuthFile, `${users.map(csvLine).join('\n')}\n`);
@@ -71,14 +83,22 @@ export async function startRbacApiServer(
       kubeConfig: (options) => kube.kubeConfig(options),
       writeKubeConfig: (path, options) => kube.writeKubeConfig(path, options),
       requests: new AuditStats(kube.auditLog!),
+      issuer: { url: kube.issuer, ca: kube.caCertificate },
       stop: () => kube.stop(),
     };
   }
-  const emulator = await startKubeEmulator({ ...crdFolder, tokenAuthFile, authorization: 'RBAC', tls: true });
+  const emulator = await startKubeEmulator({
+    ...crdFolder,
+    tokenAuthFile,
+    authorization: 'RBAC',
+    tls: true,
+    ...(tokenClock ? { serviceAccountTokenClock: tokenClock } : {}),
+  });
   return {
     kubeConfig: (options) => emulator.kubeConfig(options),
     writeKubeConfig: (path, options) => emulator.writeKubeConfig(path, options),
     requests: emulator.stats,
+    issuer: { url: emulator.serviceAccountIssuer, ca: emulator.caCertificate! },
     stop: () => emulator.stop(),
   };
 }

@@ -23,8 +23,10 @@ export class ManagementCluster {
   private constructor(private readonly cluster: RbacManagementCluster) {}
 
   /** Starts the API server, installs Keymaster's namespace and RBAC, then creates `objects` in order. */
-  static async start(objects: KubeObject[] = []): Promise<ManagementCluster> {
-    return new ManagementCluster(await RbacManagementCluster.start({ tenants: [], objects }));
+  static async start(objects: KubeObject[] = [], tokenClock?: () => number): Promise<ManagementCluster> {
+    return new ManagementCluster(
+      await RbacManagementCluster.start({ tenants: [], objects, ...(tokenClock ? { tokenClock } : {}) }),
+    );
   }
 
   /** The test's client: ops. */

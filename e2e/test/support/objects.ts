@@ -5,11 +5,19 @@ import type {
   AWSClusterRoleIdentity,
   AWSClusterSpec,
   AWSClusterStaticIdentity,
+  AWSClusterWebIdentity,
+  AWSClusterWebIdentitySpec,
   AWSTagPolicy,
   AllowedNamespaces,
   ResourceTag,
 } from '@keymaster/api';
-import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
+import type {
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1Namespace,
+  V1Secret,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
 import type { AccessKey } from './aws-world.js';
 
 /** The controller's namespace, where static identities' Secrets live. */
@@ -19,10 +27,14 @@ const API_VERSION = 'infrastructure.keymaster.dev/v1beta1';
 export type KubeObject =
   | V1Namespace
   | V1Secret
+  | V1ServiceAccount
+  | V1ClusterRole
+  | V1ClusterRoleBinding
   | AWSCluster
   | AWSClusterControllerIdentity
   | AWSClusterStaticIdentity
   | AWSClusterRoleIdentity
+  | AWSClusterWebIdentity
   | AWSTagPolicy;
 
 export const namespace = (name: string, labels: Record<string, string> = {}): V1Namespace => ({
@@ -69,6 +81,40 @@ export const roleIdentity = (name: string, spec: AWSClusterRoleIdentitySpec): AW
   spec,
 });
 
+export const webIdentity = (name: string, spec: AWSClusterWebIdentitySpec): AWSClusterWebIdentity => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSClusterWebIdentity',
+  metadata: { name },
+  spec,
+});
+
+export const serviceAccount = (namespace: string, name: string): V1ServiceAccount => ({
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { name, namespace },
+});
+
+/**
+ * The API server's OIDC discovery documents readable without credentials, as IAM needs them to fetch
+ * the issuer's keys (kube-apiserver grants them to ServiceAccounts only, by default). A role of its
+ * own: the kube-emulator does not store kube-apiserver's system:service-account-issuer-discovery.
+ */
+export const publicIssuerDiscovery = (): [V1ClusterRole, V1ClusterRoleBinding] => [
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'issuer-discovery-public' },
+    rules: [{ nonResourceURLs: ['/.well-known/openid-configuration', '/openid/v1/jwks'], verbs: ['get'] }],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'issuer-discovery-public' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'issuer-discovery-public' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:unauthenticated' }],
+  },
+];
+
 export const tagPolicy = (resourceTags: ResourceTag[]): AWSTagPolicy => ({
   apiVersion: API_VERSION,
   kind: 'AWSTagPolicy',
@@ -85,3 +131,4 @@ export const awsCluster = (namespace: string, name: string, spec: AWSClusterSpec
 
 export const staticRef = (name: string) => ({ kind: 'AWSClusterStaticIdentity', name }) as const;
 export const roleRef = (name: string) => ({ kind: 'AWSClusterRoleIdentity', name }) as const;
+export const webRef = (name: string) => ({ kind: 'AWSClusterWebIdentity', name }) as const;

@@ -84,6 +84,7 @@ export class RbacManagementCluster {
     tenants: TenantSpec[];
     objects?: KubeObject[];
     bindTenants?: boolean;
+    tokenClock?: () => number;
   }): Promise<RbacManagementCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-rbac-'));
     const users: ApiUser[] = [
@@ -96,7 +97,7 @@ export class RbacManagementCluster {
         groups: [`${name}-developers`],
       })),
     ];
-    const server = await startRbacApiServer(dir, users);
+    const server = await startRbacApiServer(dir, users, options.tokenClock ? { tokenClock: options.tokenClock } : {});
     const cluster = new RbacManagementCluster(server, dir, options.tenants);
     try {
       await server.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });

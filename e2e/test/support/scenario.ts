@@ -1,4 +1,5 @@
 import { startAwsEmulator, type World } from '@keymaster/aws-emulator';
+import type { ServiceAccountIssuer } from './api-server.js';
 import { AwsFacts } from './aws-facts.js';
 import type { ControllerProcess } from './controller-process.js';
 import type { Kube } from './kube.js';
@@ -6,8 +7,8 @@ import { ManagementCluster } from './management-cluster.js';
 import type { KubeObject } from './objects.js';
 
 export interface ScenarioOptions {
-  /** The AWS accounts, users, roles and resources. */
-  world: World;
+  /** The AWS accounts, users, roles and resources; a function when they trust the API server's issuer. */
+  world: World | ((issuer: ServiceAccountIssuer) => World);
   /** Created in order before the controller starts (namespaces first). */
   objects: KubeObject[];
   syncPeriod?: string;
@@ -31,11 +32,15 @@ export async function stopScenarios(): Promise<void> {
 
 /** Both emulators, the scenario's objects, and one `keymaster run` process, ready. */
 export async function startScenario(options: ScenarioOptions): Promise<Scenario> {
-  const emulator = await startAwsEmulator({ world: options.world });
-  const management = await ManagementCluster.start(options.objects).catch(async (error: unknown) => {
-    await emulator.stop();
+  // Tokens are issued on the aws-emulator's clock (kube-emulator backend), so that moving it keeps them fresh.
+  let now = () => Date.now();
+  const management = await ManagementCluster.start(options.objects, () => now());
+  const world = typeof options.world === 'function' ? options.world(management.server.issuer) : options.world;
+  const emulator = await startAwsEmulator({ world }).catch(async (error: unknown) => {
+    await management.stop();
     throw error;
   });
+  now = () => emulator.clock.nowMs();
   const controller = await management
     .startController({
       awsUrl: emulator.url,

@@ -1,6 +1,19 @@
 import { GROUP } from '../src/constants.js';
 import type { ControllerRule, KindDefinition } from '../src/schema/kind.js';
 
+/** A comment wrapped at about 100 columns, each line starting `# `. */
+const comment = (text: string): string =>
+  text
+    .split(' ')
+    .reduce<string[]>((lines, word) => {
+      const last = lines.at(-1);
+      if (last !== undefined && `${last} ${word}`.length <= 98) lines[lines.length - 1] = `${last} ${word}`;
+      else lines.push(word);
+      return lines;
+    }, [])
+    .map((line) => `# ${line}\n`)
+    .join('');
+
 const flow = (items: readonly string[]) => `[${items.map((item) => (item === '' ? "''" : item)).join(', ')}]`;
 
 /** The identity kinds' rules as YAML list items (indented by two): watch, finalizer, status, then each kind's own. */
@@ -14,7 +27,7 @@ function identityRules(kinds: readonly KindDefinition[], identityKinds: readonly
   const own = identities.flatMap(({ kind, controllerRules = [] }) =>
     controllerRules.map(
       (rule: ControllerRule) =>
-        `# ${kind}: ${rule.why}\n` +
+        comment(`${kind}: ${rule.why}`) +
         `- apiGroups: ${flow(rule.apiGroups)}\n  resources: ${flow(rule.resources)}\n  verbs: ${flow(rule.verbs)}\n`,
     ),
   );

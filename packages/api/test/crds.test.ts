@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { customResourceDefinitions, GROUP, KINDS, type JSONSchemaProps } from '../src/index.js';
+import { customResourceDefinitions, GROUP, IDENTITY_KINDS, KINDS, type JSONSchemaProps } from '../src/index.js';
 
 /** Yields every schema node under a root, with its path. */
 function* nodes(schema: JSONSchemaProps, path = ''): Generator<[string, JSONSchemaProps]> {
@@ -35,9 +35,7 @@ describe('CRDs', () => {
     );
     expect(moves).to.deep.equal({
       AWSCluster: { 'clusterctl.cluster.x-k8s.io/move': '' },
-      AWSClusterControllerIdentity: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
-      AWSClusterStaticIdentity: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
-      AWSClusterRoleIdentity: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
+      ...Object.fromEntries(IDENTITY_KINDS.map((kind) => [kind, { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' }])),
       AWSTagPolicy: {},
     });
   });

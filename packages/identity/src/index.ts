@@ -19,6 +19,8 @@ export { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletio
 export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 export { DEFAULT_DURATION_SECONDS } from './providers/role.js';
 export { PROVIDERS, providerOf } from './providers/index.js';
+export { DEFAULT_AUDIENCE, TOKEN_EXPIRATION_SECONDS, ServiceAccountTokenError } from './providers/web.js';
+export { kubeServiceAccountTokens } from './service-account-tokens.js';
 export type {
   ChainLink,
   CredentialContext,
@@ -27,6 +29,7 @@ export type {
   IdentityProvider,
   LoadContext,
   Observed,
+  ServiceAccountTokens,
 } from './providers/provider.js';
 export { defaultSessionName } from './session-name.js';
 export type { SdkClient, SdkClientClass } from './clients.js';

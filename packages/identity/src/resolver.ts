@@ -6,7 +6,7 @@ import { credentialKey } from './cache-key.js';
 import { identityLink, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { providerOf } from './providers/index.js';
-import type { CredentialSource } from './providers/provider.js';
+import type { CredentialSource, ServiceAccountTokens } from './providers/provider.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
 import { stsCallError, stsEndpoint } from './aws-failures.js';
 import { defaultControllerCredentials } from './controller-credentials.js';
@@ -29,6 +29,8 @@ export interface IdentityResolverOptions {
   controllerNamespace: string;
   /** The controller's own credentials. Default: the AWS SDK's default chain. */
   controllerCredentials?: AwsCredentialIdentityProvider;
+  /** The TokenRequest API, for web identities (the reconciler's is its API server's). */
+  serviceAccountTokens?: ServiceAccountTokens;
   /** Endpoint for every AWS client (default: the SDK's, which honours AWS_ENDPOINT_URL) and the STS region. */
   aws?: { endpoint?: string; stsRegion?: string };
   clock?: Clock;
@@ -84,6 +86,14 @@ interface CredentialSet {
 
 const DEFAULT_STS_REGION = 'us-east-1';
 
+/** Without a TokenRequest API, web identities fail naming what is missing. */
+const NO_TOKENS: ServiceAccountTokens = {
+  request: () =>
+    Promise.reject(
+      new Error('this resolver has no Kubernetes TokenRequest API (IdentityResolverOptions.serviceAccountTokens)'),
+    ),
+};
+
 /**
  * Turns AWSClusters' identityRefs into sessions. Credential sets are shared by every cluster whose
  * chain is the same, bounded (LRU), renewed before expiry, and evicted when what they were made of
@@ -96,7 +106,9 @@ export class IdentityResolver {
   readonly #controllerCredentials: AwsCredentialIdentityProvider;
   readonly #sets: LRUCache<string, CredentialSet>;
   readonly #clients: LRUCache<string, SdkClient>;
+  /** The key each link (`Kind/name`) last had, per namespace (a kind's credentials may depend on it). */
   readonly #currentKey = new Map<string, string>();
+  #unsignedSts: STSClient | undefined;
 
   constructor(options: IdentityResolverOptions) {
     this.#options = options;
@@ -167,7 +179,8 @@ export class IdentityResolver {
   /** Drops every credential set that depends on an identity (deleted, or no longer used). */
   forgetIdentity(kind: string, name: string): void {
     this.#evictWhere((set) => set.dependsOn.has(`${kind}/${name}`));
-    this.#currentKey.delete(`${kind}/${name}`);
+    for (const current of [...this.#currentKey.keys()])
+      if (current.startsWith(`${kind}/${name}|`)) this.#currentKey.delete(current);
   }
 
   /** Drops every credential set made from a Secret of the controller's namespace. */
@@ -184,6 +197,8 @@ export class IdentityResolver {
   clear(): void {
     this.#sets.clear();
     this.#clients.clear();
+    this.#unsignedSts?.destroy();
+    this.#unsignedSts = undefined;
     this.#currentKey.clear();
   }
 
@@ -195,9 +210,11 @@ export class IdentityResolver {
     const { controllerNamespace } = this.#options;
     const key = credentialKey(link, source?.key, this.#stsRegion, { namespace, controllerNamespace });
     const linkId = `${link.kind}/${link.name}`;
-    const previous = this.#currentKey.get(linkId);
+    // Per namespace: a web identity's sessions differ by namespace, and one must not evict another's.
+    const current = `${linkId}|${namespace}`;
+    const previous = this.#currentKey.get(current);
     if (previous !== undefined && previous !== key) this.#evictWhere((set) => set.chainKeys.has(previous));
-    this.#currentKey.set(linkId, key);
+    this.#currentKey.set(current, key);
 
     const cached = this.#sets.get(key);
     this.#options.observer?.cacheLookup?.(cached !== undefined);
@@ -222,9 +239,18 @@ export class IdentityResolver {
       controllerNamespace: this.#options.controllerNamespace,
       controllerCredentials: this.#controllerCredentials,
       sourceSts: () => this.#client(source!, STSClient, this.#stsRegion),
+      unsignedSts: () => this.#unsigned(),
+      serviceAccountTokens: this.#options.serviceAccountTokens ?? NO_TOKENS,
       stsEndpoint: stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
       stsCall: (action, error) => observer?.stsCall?.(action, error ? 'error' : 'success', error?.name),
     });
+  }
+
+  /** The one STS client that signs nothing (AssumeRoleWithWebIdentity needs no credentials). */
+  #unsigned(): STSClient {
+    const endpoint = this.#options.aws?.endpoint;
+    this.#unsignedSts ??= new STSClient({ region: this.#stsRegion, ...(endpoint ? { endpoint } : {}) });
+    return this.#unsignedSts;
   }
 
   /** One GetCallerIdentity per credential set; a failure is not cached. */

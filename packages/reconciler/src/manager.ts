@@ -3,6 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { IDENTITY_KINDS, type AWSCluster } from '@keymaster/api';
 import {
   IdentityResolver,
+  kubeServiceAccountTokens,
   providerOf,
   SOURCE_DESCRIPTIONS,
   checkControllerCredentials,
@@ -168,6 +169,8 @@ export class Manager {
       controllerNamespace,
       aws: options.aws,
       controllerCredentials: this.#controllerCredentials,
+      // Web identities' tokens: the one write the controller makes to ServiceAccounts (serviceaccounts/token).
+      serviceAccountTokens: kubeServiceAccountTokens(kubeConfig),
       usersAtDeletion: deletions.usersOf,
       observer: metrics.resolverObserver(),
     });

@@ -2,12 +2,19 @@
 {{- define "keymaster.identityRules" -}}
 # Identities: watched, the in-use finalizer, status (clusters using them, account, principal).
 - apiGroups: [infrastructure.keymaster.dev]
-  resources: [awsclustercontrolleridentities, awsclusterstaticidentities, awsclusterroleidentities]
+  resources: [awsclustercontrolleridentities, awsclusterstaticidentities, awsclusterroleidentities, awsclusterwebidentities]
   verbs: [list, watch, patch]
 - apiGroups: [infrastructure.keymaster.dev]
   resources:
     - awsclustercontrolleridentities/status
     - awsclusterstaticidentities/status
     - awsclusterroleidentities/status
+    - awsclusterwebidentities/status
   verbs: [update]
+# AWSClusterWebIdentity: tokens for the ServiceAccount it names, in each namespace it serves
+# (TokenRequest; no other verb on ServiceAccounts, no Secret). To narrow it, drop this rule and
+# grant it by a RoleBinding in each tenant namespace (docs/security.md).
+- apiGroups: ['']
+  resources: [serviceaccounts/token]
+  verbs: [create]
 {{- end }}

@@ -38,6 +38,15 @@ export interface AWSClusterRoleIdentity {
   status?: AWSClusterIdentityStatus;
 }
 
+/** An IAM role assumed with STS AssumeRoleWithWebIdentity, with a token the controller requests (TokenRequest) for a ServiceAccount of the AWSCluster's own namespace: the role's trust policy can require that namespace's subject, so that AWS itself refuses every other namespace. Chains may start from it. */
+export interface AWSClusterWebIdentity {
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1';
+  kind: 'AWSClusterWebIdentity';
+  metadata: ObjectMeta;
+  spec: AWSClusterWebIdentitySpec;
+  status?: AWSClusterIdentityStatus;
+}
+
 /** The global tag layer: tags for every resource of every cluster. A singleton: the only valid name is "default". */
 export interface AWSTagPolicy {
   apiVersion: 'infrastructure.keymaster.dev/v1beta1';
@@ -48,7 +57,8 @@ export interface AWSTagPolicy {
 }
 
 /** Every identity kind's object (IDENTITY_KINDS): a `switch` on `kind` that misses one fails the lint. */
-export type IdentityObject = AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity;
+export type IdentityObject =
+  AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity | AWSClusterWebIdentity;
 
 export type IdentityKind = IdentityObject['kind'];
 
@@ -69,7 +79,8 @@ export interface AWSClusterSpec {
 /** The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set. */
 export interface IdentityReference {
   /** The kind of the identity. */
-  kind: 'AWSClusterControllerIdentity' | 'AWSClusterStaticIdentity' | 'AWSClusterRoleIdentity';
+  kind:
+    'AWSClusterControllerIdentity' | 'AWSClusterStaticIdentity' | 'AWSClusterRoleIdentity' | 'AWSClusterWebIdentity';
   /** The name of the identity (identities are cluster-scoped). */
   name: string;
 }
@@ -274,7 +285,7 @@ export interface AWSClusterIdentityStatus {
   accountID?: string;
   /** The caller ARN that STS GetCallerIdentity returned for the credentials. */
   principalARN?: string;
-  /** When the role was last assumed successfully (role identities). */
+  /** When the role was last assumed successfully (role and web identities). */
   lastAssumeRoleTime?: string;
 }
 
@@ -294,7 +305,7 @@ export interface AWSClusterRoleIdentitySpec {
   roleARN: string;
   /** RoleSessionName sent to STS (2-64 characters of letters, digits and `_+=,.@-`). Default: derived from the identity name. */
   sessionName?: string;
-  /** Session length in seconds (900-43200, and at most the role's maximum session duration; at most 3600 when the source is a role). Default: 3600. */
+  /** Session length in seconds (900-43200, and at most the role's maximum session duration; at most 3600 when the source is a role or web identity). Default: 3600. */
   durationSeconds?: number;
   /** A session policy (JSON) that narrows the role's permissions. */
   inlinePolicy?: string;
@@ -320,6 +331,36 @@ export interface SessionTag {
   key: string;
   /** The session tag value. */
   value: string;
+}
+
+/** The role, the ServiceAccount whose token assumes it, and who may use it. */
+export interface AWSClusterWebIdentitySpec {
+  /** ARN of the IAM role to assume. */
+  roleARN: string;
+  /** The audience of the ServiceAccount token: a client ID of the IAM OIDC identity provider of the cluster issuer. */
+  audience?: string;
+  /** The ServiceAccount the controller requests a token for. */
+  serviceAccount: WebIdentityServiceAccount;
+  /** RoleSessionName sent to STS (2-64 characters of letters, digits and `_+=,.@-`). Default: derived from the identity name. */
+  sessionName?: string;
+  /** Session length in seconds (900-43200, and at most the role's maximum session duration). Default: 3600. */
+  durationSeconds?: number;
+  /** A session policy (JSON) that narrows the role's permissions. */
+  inlinePolicy?: string;
+  /** ARNs of managed policies used as session policies (they narrow the role's permissions). */
+  policyARNs?: string[];
+  /** Which namespaces may use this identity. Absent: no namespace. `{}`: every namespace. Otherwise a namespace is allowed when it is in `list` or matches `selector`; a field that is present but empty (`list: []`, `selector: {}`) allows nothing through that field. Every link of an identity chain is checked. */
+  allowedNamespaces?: AllowedNamespaces;
+  /** Account-level tags put on every resource of every cluster that uses this identity. In a chain, the link nearest the cluster wins for a key, unless a farther link says overridePolicy: Deny. */
+  resourceTags?: ResourceTag[];
+}
+
+/** The ServiceAccount the controller requests a token for. */
+export interface WebIdentityServiceAccount {
+  /** The name of the ServiceAccount. */
+  name: string;
+  /** Where the ServiceAccount is: Cluster, the namespace of each AWSCluster that uses the identity (its trust policy then names each tenant's subject), or Controller, the controller's namespace (one subject for a platform-wide identity). */
+  namespace?: 'Cluster' | 'Controller';
 }
 
 /** The global tags. */

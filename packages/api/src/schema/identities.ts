@@ -34,7 +34,7 @@ const identityStatus = named(
       namespaceCount: integer('How many namespaces those AWSClusters are in.', { minimum: 0 }),
       accountID: string('The AWS account of the credentials.', { pattern: ACCOUNT_ID }),
       principalARN: string('The caller ARN that STS GetCallerIdentity returned for the credentials.'),
-      lastAssumeRoleTime: string('When the role was last assumed successfully (role identities).', {
+      lastAssumeRoleTime: string('When the role was last assumed successfully (role and web identities).', {
         format: 'date-time',
       }),
     },
@@ -115,13 +115,38 @@ export const staticIdentity: KindDefinition = {
   clusterctlMove: 'move-hierarchy',
 };
 
+const roleARN = string('ARN of the IAM role to assume.', { pattern: ROLE_ARN, maxLength: 2048 });
+
+const sessionName = string(
+  'RoleSessionName sent to STS (2-64 characters of letters, digits and `_+=,.@-`). Default: derived from the identity name.',
+  {
+    minLength: LIMITS.sessionNameLength[0],
+    maxLength: LIMITS.sessionNameLength[1],
+    pattern: ROLE_SESSION_NAME,
+  },
+);
+
+const inlinePolicy = string("A session policy (JSON) that narrows the role's permissions.", {
+  minLength: 1,
+  maxLength: LIMITS.inlinePolicyLength,
+});
+
+const policyARNs = array(
+  "ARNs of managed policies used as session policies (they narrow the role's permissions).",
+  string('A managed policy ARN.', { pattern: POLICY_ARN, maxLength: 2048 }),
+  { maxItems: LIMITS.policyArns, 'x-kubernetes-list-type': 'set' },
+);
+
+/** Kinds whose credentials are a role session: a role assumed with them is chained (AWS caps it at one hour). */
+const ROLE_SESSION_KINDS = ['AWSClusterRoleIdentity', 'AWSClusterWebIdentity'];
+
 const chainedDurationRule = {
   rule:
-    "!has(self.sourceIdentityRef) || self.sourceIdentityRef.kind != 'AWSClusterRoleIdentity' || " +
+    `!has(self.sourceIdentityRef) || !(self.sourceIdentityRef.kind in ${JSON.stringify(ROLE_SESSION_KINDS).replaceAll('"', "'")}) || ` +
     `!has(self.durationSeconds) || self.durationSeconds <= ${LIMITS.chainedDurationSeconds}`,
   message:
-    `durationSeconds may be at most ${LIMITS.chainedDurationSeconds} when sourceIdentityRef is a role: AWS caps ` +
-    "sessions of a role assumed with another role's session (role chaining)",
+    `durationSeconds may be at most ${LIMITS.chainedDurationSeconds} when sourceIdentityRef is a role or web identity: AWS ` +
+    "caps sessions of a role assumed with another role's session (role chaining)",
   fieldPath: '.durationSeconds',
 };
 
@@ -145,29 +170,15 @@ export const roleIdentity: KindDefinition = {
     object(
       'The role to assume, how, and who may use it.',
       {
-        roleARN: string('ARN of the IAM role to assume.', { pattern: ROLE_ARN, maxLength: 2048 }),
-        sessionName: string(
-          'RoleSessionName sent to STS (2-64 characters of letters, digits and `_+=,.@-`). Default: derived from the identity name.',
-          {
-            minLength: LIMITS.sessionNameLength[0],
-            maxLength: LIMITS.sessionNameLength[1],
-            pattern: ROLE_SESSION_NAME,
-          },
-        ),
+        roleARN,
+        sessionName,
         durationSeconds: integer(
           "Session length in seconds (900-43200, and at most the role's maximum session duration; at most 3600 when " +
-            'the source is a role). Default: 3600.',
+            'the source is a role or web identity). Default: 3600.',
           { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
         ),
-        inlinePolicy: string("A session policy (JSON) that narrows the role's permissions.", {
-          minLength: 1,
-          maxLength: LIMITS.inlinePolicyLength,
-        }),
-        policyARNs: array(
-          "ARNs of managed policies used as session policies (they narrow the role's permissions).",
-          string('A managed policy ARN.', { pattern: POLICY_ARN, maxLength: 2048 }),
-          { maxItems: LIMITS.policyArns, 'x-kubernetes-list-type': 'set' },
-        ),
+        inlinePolicy,
+        policyARNs,
         externalID: string(
           "ExternalId sent to STS; the role's trust policy should require it (confused-deputy protection).",
           { minLength: LIMITS.externalIdLength[0], maxLength: LIMITS.externalIdLength[1], pattern: EXTERNAL_ID },
@@ -211,5 +222,86 @@ export const roleIdentity: KindDefinition = {
   clusterctlMove: 'move-hierarchy',
 };
 
+export const webIdentity: KindDefinition = {
+  kind: 'AWSClusterWebIdentity',
+  plural: 'awsclusterwebidentities',
+  singular: 'awsclusterwebidentity',
+  shortNames: ['kmwi'],
+  scope: 'Cluster',
+  description:
+    'An IAM role assumed with STS AssumeRoleWithWebIdentity, with a token the controller requests (TokenRequest) ' +
+    "for a ServiceAccount of the AWSCluster's own namespace: the role's trust policy can require that namespace's " +
+    'subject, so that AWS itself refuses every other namespace. Chains may start from it.',
+  spec: named(
+    'AWSClusterWebIdentitySpec',
+    object(
+      'The role, the ServiceAccount whose token assumes it, and who may use it.',
+      {
+        roleARN,
+        audience: string(
+          'The audience of the ServiceAccount token: a client ID of the IAM OIDC identity provider of the cluster issuer.',
+          { minLength: 1, maxLength: 253, default: 'sts.amazonaws.com' },
+        ),
+        serviceAccount: named(
+          'WebIdentityServiceAccount',
+          object(
+            'The ServiceAccount the controller requests a token for.',
+            {
+              name: string('The name of the ServiceAccount.', {
+                minLength: 1,
+                maxLength: 253,
+                pattern: DNS_SUBDOMAIN,
+              }),
+              namespace: string(
+                'Where the ServiceAccount is: Cluster, the namespace of each AWSCluster that uses the identity (its trust ' +
+                  "policy then names each tenant's subject), or Controller, the controller's namespace (one subject for " +
+                  'a platform-wide identity).',
+                { enum: ['Cluster', 'Controller'], default: 'Cluster' },
+              ),
+            },
+            { required: ['name'] },
+          ),
+        ),
+        sessionName,
+        durationSeconds: integer(
+          "Session length in seconds (900-43200, and at most the role's maximum session duration). Default: 3600.",
+          { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
+        ),
+        inlinePolicy,
+        policyARNs,
+        ...commonSpec,
+      },
+      { required: ['roleARN', 'serviceAccount'] },
+    ),
+  ),
+  status: identityStatus,
+  specRequired: true,
+  printerColumns: [
+    { name: 'Role', type: 'string', jsonPath: '.spec.roleARN', description: 'IAM role assumed.' },
+    {
+      name: 'ServiceAccount',
+      type: 'string',
+      jsonPath: '.spec.serviceAccount.name',
+      description: 'ServiceAccount whose token assumes the role.',
+    },
+    ...identityColumns,
+    AGE_COLUMN,
+  ],
+  clusterctlMove: 'move-hierarchy',
+  controllerRules: [
+    {
+      apiGroups: [''],
+      resources: ['serviceaccounts/token'],
+      verbs: ['create'],
+      why: 'tokens for the ServiceAccount it names, in each namespace it serves (TokenRequest; no other verb on ServiceAccounts, no Secret). To narrow it, drop this rule and grant it by a RoleBinding in each tenant namespace (docs/security.md).',
+    },
+  ],
+};
+
 /** Every identity kind's definition, in the order of IDENTITY_KINDS. */
-export const IDENTITY_DEFINITIONS: readonly KindDefinition[] = [controllerIdentity, staticIdentity, roleIdentity];
+export const IDENTITY_DEFINITIONS: readonly KindDefinition[] = [
+  controllerIdentity,
+  staticIdentity,
+  roleIdentity,
+  webIdentity,
+];

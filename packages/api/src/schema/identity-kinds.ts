@@ -7,4 +7,5 @@ export const IDENTITY_KINDS = [
   'AWSClusterControllerIdentity',
   'AWSClusterStaticIdentity',
   'AWSClusterRoleIdentity',
+  'AWSClusterWebIdentity',
 ] as const;

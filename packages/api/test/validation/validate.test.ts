@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   API_VERSION,
+  IDENTITY_KINDS,
   assertValidObject,
   characterCount,
   formatCause,
@@ -65,7 +66,7 @@ describe('validateObject', () => {
       'spec.durationSeconds: Invalid value: "3600": must be of type integer',
     ]);
     expect(messages(cluster({ identityRef: { kind: 'AWSClusterSecretIdentity', name: 'x' } }))).to.deep.equal([
-      'spec.identityRef.kind: Unsupported value: "AWSClusterSecretIdentity": supported values: "AWSClusterControllerIdentity", "AWSClusterStaticIdentity", "AWSClusterRoleIdentity"',
+      `spec.identityRef.kind: Unsupported value: "AWSClusterSecretIdentity": supported values: ${IDENTITY_KINDS.map((kind) => `"${kind}"`).join(', ')}`,
     ]);
   });
 

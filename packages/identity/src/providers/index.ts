@@ -3,6 +3,7 @@ import { controllerProvider } from './controller.js';
 import type { IdentityProvider } from './provider.js';
 import { roleProvider } from './role.js';
 import { staticProvider } from './static.js';
+import { webProvider } from './web.js';
 
 type ProviderOf<K extends IdentityKind> = IdentityProvider<Extract<IdentityObject, { kind: K }>, unknown>;
 
@@ -11,6 +12,7 @@ export const PROVIDERS: { readonly [K in IdentityKind]: ProviderOf<K> } = {
   AWSClusterControllerIdentity: controllerProvider,
   AWSClusterStaticIdentity: staticProvider,
   AWSClusterRoleIdentity: roleProvider,
+  AWSClusterWebIdentity: webProvider,
 };
 
 /** The provider of a kind, for an identity of that kind (what it is given must be of the kind). */

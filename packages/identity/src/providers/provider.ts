@@ -33,10 +33,25 @@ export interface CredentialContext {
   controllerCredentials: AwsCredentialIdentityProvider;
   /** An STS client that signs with the source link's live credentials (kinds with a source only). */
   sourceSts(): STSClient;
+  /** An STS client that signs nothing, for calls AWS takes unsigned (AssumeRoleWithWebIdentity). */
+  unsignedSts(): STSClient;
+  /** Requests ServiceAccount tokens (the Kubernetes TokenRequest API). */
+  serviceAccountTokens: ServiceAccountTokens;
   /** The STS endpoint, for messages when a call never reached it. */
   stsEndpoint: string;
   /** Told about every STS call made to obtain credentials, with AWS's error on failure. */
   stsCall(action: string, error?: Error): void;
+}
+
+/** The Kubernetes TokenRequest API, as the controller may use it: a token, and nothing else of ServiceAccounts. */
+export interface ServiceAccountTokens {
+  /** A token of `namespace/name` for one audience, valid for `expirationSeconds` (never logged). */
+  request(
+    namespace: string,
+    name: string,
+    audience: string,
+    expirationSeconds: number,
+  ): Promise<{ token: string; expiresAt: Date }>;
 }
 
 /** What the identity reconciler saw of an identity, for its status. */

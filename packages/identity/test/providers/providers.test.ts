@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { IDENTITY_KINDS, KINDS } from '@keymaster/api';
-import { PROVIDERS, providerOf } from '../../src/index.js';
-import { controller, role, staticIdentity } from '../fixtures.js';
+import { PROVIDERS, providerOf, type IdentityObject } from '../../src/index.js';
+import { controller, identity, role, staticIdentity } from '../fixtures.js';
 
 describe('identity providers', () => {
   it('one per identity kind of the API, each of its kind', () => {
@@ -40,5 +40,39 @@ describe('identity providers', () => {
       lastAssumeRoleTime: '2026-11-23T08:00:00.000Z',
     });
     expect(providerOf('AWSClusterStaticIdentity').status(staticIdentity('s', 'k'), { renewedAt })).to.deep.equal({});
+  });
+});
+
+describe('the web identity provider', () => {
+  const spec = { roleARN: 'arn:aws:iam::111111111111:role/web', serviceAccount: { name: 'keymaster' } };
+  const inputs = (identity: IdentityObject, namespace: string) =>
+    providerOf(identity.kind).credentialInputs(
+      { kind: identity.kind, name: identity.metadata.name!, identity },
+      namespace,
+      'keymaster-system',
+    );
+
+  it("keys its sessions by the token's namespace: the cluster's, or the controller's for Controller", () => {
+    const perCluster = identity('AWSClusterWebIdentity', 'web', { ...spec, allowedNamespaces: {} });
+    expect(inputs(perCluster, 'tenant-a')).to.deep.include({ tokenNamespace: 'tenant-a' });
+    expect(inputs(perCluster, 'tenant-a')).to.not.deep.equal(inputs(perCluster, 'tenant-b'));
+    expect(inputs(perCluster, 'tenant-a')).to.not.have.any.keys('allowedNamespaces', 'resourceTags');
+    const platform = identity('AWSClusterWebIdentity', 'platform', {
+      ...spec,
+      serviceAccount: { name: 'keymaster', namespace: 'Controller' },
+    });
+    expect(inputs(platform, 'tenant-a')).to.deep.equal(inputs(platform, 'tenant-b'));
+    expect(inputs(platform, 'tenant-a')).to.deep.include({ tokenNamespace: 'keymaster-system' });
+  });
+
+  it('is a root of chains, shows its role, and says which ServiceAccount acts', () => {
+    const web = identity('AWSClusterWebIdentity', 'web', spec);
+    const provider = providerOf(web.kind);
+    expect(provider.source(web)).to.equal(undefined);
+    expect(provider.secrets(web)).to.deep.equal([]);
+    expect(provider.linkDetails(web)).to.deep.equal({ roleARN: spec.roleARN });
+    expect(provider.actsWith(web)).to.equal(
+      "role arn:aws:iam::111111111111:role/web with a token of ServiceAccount keymaster in the cluster's namespace",
+    );
   });
 });

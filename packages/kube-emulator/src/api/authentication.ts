@@ -156,7 +156,7 @@ export async function createToken(parts: AuthenticationParts, call: Call): Promi
     options.warnings.push(`requested expiration of ${requested} seconds shortened to ${expirationSeconds} seconds`);
   }
   const audiences = strings(spec.audiences).length > 0 ? strings(spec.audiences) : parts.issuer.settings.apiAudiences;
-  const issuedAt = Math.floor(Date.now() / 1000);
+  const issuedAt = Math.floor(parts.issuer.settings.now() / 1000);
   const token = parts.issuer.sign({
     aud: audiences,
     exp: issuedAt + expirationSeconds,

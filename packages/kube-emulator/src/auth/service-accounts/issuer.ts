@@ -17,6 +17,8 @@ export interface IssuerSettings {
   apiAudiences: string[];
   /** `--service-account-max-token-expiration`, in seconds: longer requests are shortened to it. */
   maxExpirationSeconds?: number;
+  /** The time tokens are issued at, in milliseconds (the wall clock unless a test moves it, with the aws-emulator's). */
+  now: () => number;
 }
 
 /** What the signature and envelope checks say about a bearer token, before the validator looks at the cluster. */

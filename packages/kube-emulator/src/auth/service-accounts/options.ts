@@ -11,6 +11,11 @@ export interface IssuerOptions {
   apiAudiences?: string[];
   /** `--service-account-max-token-expiration`, in seconds (3600 to 2^32): longer TokenRequests are shortened. */
   serviceAccountMaxTokenExpirationSeconds?: number;
+  /**
+   * The clock TokenRequest issues tokens by, in milliseconds (no kube-apiserver flag: for tests that
+   * move the aws-emulator's clock, so that the tokens it checks are fresh on its time). Default: Date.now.
+   */
+  serviceAccountTokenClock?: () => number;
 }
 
 const usage = (message: string, hint: string): KubeEmulatorError =>
@@ -51,6 +56,7 @@ export function issuerSettings(options: IssuerOptions, url: string): IssuerSetti
     issuer,
     jwksUri: options.serviceAccountJwksUri ?? `${url}${JWKS_PATH}`,
     apiAudiences: options.apiAudiences && options.apiAudiences.length > 0 ? options.apiAudiences : [issuer],
+    now: options.serviceAccountTokenClock ?? Date.now,
     ...(options.serviceAccountMaxTokenExpirationSeconds === undefined
       ? {}
       : { maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds }),

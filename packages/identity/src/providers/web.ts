@@ -1,0 +1,131 @@
+import { AssumeRoleWithWebIdentityCommand } from '@aws-sdk/client-sts';
+import type { AWSClusterWebIdentity } from '@keymaster/api';
+import { ApiException } from '@kubernetes/client-node';
+import { stsCallError } from '../aws-failures.js';
+import { IdentityError, type LinkName } from '../errors.js';
+import { defaultSessionName } from '../session-name.js';
+import type { IdentityProvider } from './provider.js';
+import { DEFAULT_DURATION_SECONDS } from './role.js';
+import { sessionCredentials } from './session-credentials.js';
+
+export const DEFAULT_AUDIENCE = 'sts.amazonaws.com';
+/**
+ * How long the ServiceAccount token lives: the shortest TokenRequest grants. It is sent to STS at
+ * once and never kept; the role session it buys lives durationSeconds.
+ */
+export const TOKEN_EXPIRATION_SECONDS = 600;
+
+/** The namespace of the ServiceAccount: the cluster's own, or the controller's for a platform-wide identity. */
+export const tokenNamespace = (identity: AWSClusterWebIdentity, namespace: string, controllerNamespace: string) =>
+  identity.spec.serviceAccount.namespace === 'Controller' ? controllerNamespace : namespace;
+
+/** The Kubernetes TokenRequest for a web identity's ServiceAccount failed: no STS call was made. */
+export class ServiceAccountTokenError extends IdentityError {
+  /** The HTTP status of the API server's answer, when there was one. */
+  readonly status: number | undefined;
+
+  constructor(link: LinkName, serviceAccount: string, status: number | undefined, reason: string, cause?: unknown) {
+    const hints: Record<number, string> = {
+      404: `Create the ServiceAccount ${serviceAccount} (the web identity asks for a token of this name in the namespace of each AWSCluster that uses it, unless spec.serviceAccount.namespace is Controller).`,
+      403: 'The controller may not create tokens for it: its ClusterRole needs create on serviceaccounts/token (deploy/rbac), in this namespace at least (docs/security.md shows how to narrow it).',
+    };
+    super(
+      'ERR_KEYMASTER_SERVICE_ACCOUNT_TOKEN_FAILED',
+      `TokenRequest for ServiceAccount ${serviceAccount} of ${link.kind}/${link.name} failed: ${reason}`,
+      {
+        hint:
+          (status === undefined ? undefined : hints[status]) ??
+          'The controller retries with backoff; check the API server if it persists.',
+        link,
+        cause,
+        reason: 'ServiceAccountTokenFailed',
+        usageChecked: true,
+        transient: status === undefined || status >= 500 || status === 429,
+      },
+    );
+    this.status = status;
+  }
+}
+
+function assumeHint(code: string, identity: AWSClusterWebIdentity, subject: string): string {
+  const { roleARN } = identity.spec;
+  if (code === 'AccessDenied')
+    return `The trust policy of ${roleARN} must trust the cluster's OIDC provider (sts:AssumeRoleWithWebIdentity) for the subject ${subject}: a role that trusts another namespace's ServiceAccount refuses this one, whatever allowedNamespaces says.`;
+  if (code === 'InvalidIdentityTokenException' || code === 'InvalidIdentityToken')
+    return `The role's account needs an IAM OIDC identity provider for the cluster's service-account issuer, with ${identity.spec.audience ?? DEFAULT_AUDIENCE} among its audiences, and its keys must be reachable (the issuer's discovery documents public).`;
+  if (code === 'IDPRejectedClaim' || code === 'IDPRejectedClaimException')
+    return `The OIDC provider refused the token's claims: check that its audiences include ${identity.spec.audience ?? DEFAULT_AUDIENCE}.`;
+  if (code === 'ValidationError')
+    return "Check durationSeconds against the role's maximum session duration, and the session parameters.";
+  return "See AWS's message above; the controller retries with backoff.";
+}
+
+/**
+ * An IAM role assumed with sts:AssumeRoleWithWebIdentity (unsigned), with a token of a Kubernetes
+ * ServiceAccount in the cluster's own namespace: the role's trust policy can name that namespace's
+ * subject, so AWS itself refuses every other namespace, whatever allowedNamespaces says.
+ */
+export const webProvider: IdentityProvider<AWSClusterWebIdentity> = {
+  kind: 'AWSClusterWebIdentity',
+  source: () => undefined,
+  secrets: () => [],
+  // The fields sent to STS and TokenRequest, and where the token comes from: one session per namespace.
+  credentialInputs: ({ identity }, namespace, controllerNamespace) => {
+    const { allowedNamespaces, resourceTags, ...assume } = identity.spec;
+    return { ...assume, tokenNamespace: tokenNamespace(identity, namespace, controllerNamespace) };
+  },
+  credentials:
+    ({ kind, name, identity }, context) =>
+    async () => {
+      const { spec } = identity;
+      const link = { kind, name };
+      const namespace = tokenNamespace(identity, context.namespace, context.controllerNamespace);
+      const serviceAccount = `${namespace}/${spec.serviceAccount.name}`;
+      let token: string;
+      try {
+        ({ token } = await context.serviceAccountTokens.request(
+          namespace,
+          spec.serviceAccount.name,
+          spec.audience ?? DEFAULT_AUDIENCE,
+          TOKEN_EXPIRATION_SECONDS,
+        ));
+      } catch (error) {
+        if (error instanceof IdentityError) throw error;
+        const status = error instanceof ApiException ? error.code : undefined;
+        const reason = status === undefined ? (error as Error).message : `the API server answered ${status}`;
+        throw new ServiceAccountTokenError(link, serviceAccount, status, reason, error);
+      }
+      let output;
+      try {
+        output = await context.unsignedSts().send(
+          new AssumeRoleWithWebIdentityCommand({
+            RoleArn: spec.roleARN,
+            RoleSessionName: spec.sessionName ?? defaultSessionName(name),
+            WebIdentityToken: token,
+            DurationSeconds: spec.durationSeconds ?? DEFAULT_DURATION_SECONDS,
+            ...(spec.inlinePolicy === undefined ? {} : { Policy: spec.inlinePolicy }),
+            ...(spec.policyARNs?.length ? { PolicyArns: spec.policyARNs.map((arn) => ({ arn })) } : {}),
+          }),
+        );
+      } catch (error) {
+        context.stsCall('AssumeRoleWithWebIdentity', error as Error);
+        const subject = `system:serviceaccount:${namespace}:${spec.serviceAccount.name}`;
+        throw stsCallError(
+          link,
+          'sts:AssumeRoleWithWebIdentity',
+          error,
+          context.stsEndpoint,
+          assumeHint((error as Error).name, identity, subject),
+        );
+      }
+      context.stsCall('AssumeRoleWithWebIdentity');
+      return sessionCredentials(link, 'sts:AssumeRoleWithWebIdentity', output.Credentials);
+    },
+  linkDetails: (identity) => ({ roleARN: identity.spec.roleARN }),
+  actsWith: (identity) =>
+    `role ${identity.spec.roleARN} with a token of ServiceAccount ${identity.spec.serviceAccount.name} in ` +
+    (identity.spec.serviceAccount.namespace === 'Controller'
+      ? "the controller's namespace"
+      : "the cluster's namespace"),
+  status: (_identity, { renewedAt }) => (renewedAt ? { lastAssumeRoleTime: renewedAt.toISOString() } : {}),
+};
