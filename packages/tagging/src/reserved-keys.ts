@@ -1,4 +1,4 @@
-import { quoteText } from '@keymaster/api';
+import { quoteText, RESERVED_TAG_DOMAINS, RESERVED_TAG_KEYS } from '@keymaster/api';
 import { foldKey } from './key-fold.js';
 
 /** Keys the platform writes itself, so no tag layer may set them (nor a variant of them in another case). */
@@ -9,11 +9,8 @@ export interface ReservedKeys {
   keys: readonly string[];
 }
 
-export const DEFAULT_RESERVED_KEYS: ReservedKeys = {
-  domains: ['kubernetes.io', 'sigs.k8s.io', 'openshift.io', 'keymaster.dev'],
-  // EC2's console shows `Name`; the tools that create the resources set it.
-  keys: ['Name'],
-};
+// The API's list, which the CRDs refuse at admission; EC2's console shows `Name`, set by the tools that create the resources.
+export const DEFAULT_RESERVED_KEYS: ReservedKeys = { domains: RESERVED_TAG_DOMAINS, keys: RESERVED_TAG_KEYS };
 
 /** Why a key is reserved (e.g. `keys under kubernetes.io/ are reserved for the platform`), or undefined. */
 export function reservation(key: string, reserved: ReservedKeys): string | undefined {

@@ -2,6 +2,7 @@ import { ACCOUNT_ID, CLUSTER_NAME, LIMITS } from './patterns.js';
 import { conditions, identityRef, observedGeneration, region, TAG_KEY_TRIMMED, tagSource, tagValue } from './fields.js';
 import { array, boolean, integer, map, named, object, string } from './openapi.js';
 import { AGE_COLUMN, type KindDefinition } from './kind.js';
+import { reservedTagKeyRules } from './reserved-tags.js';
 
 // Map keys cannot carry a `pattern`, so the key rules are CEL. CEL's `matches` is RE2 on the API
 // server but a RegExp without Unicode classes in JavaScript engines, so the CRD cannot name AWS's
@@ -31,6 +32,7 @@ const additionalTagKeyRules = [
     rule: `self.all(k, !k.matches('${REFUSED_KEY_CHARACTERS}'))`,
     message: 'tag keys may hold only letters, digits, spaces and _ . : / = + - @',
   },
+  ...reservedTagKeyRules('map'),
 ];
 
 const tagging = named(

@@ -1,5 +1,6 @@
 import { IDENTITY_KINDS } from './identity-kinds.js';
 import { array, integer, map, named, object, string, type JSONSchemaProps } from './openapi.js';
+import { reservedTagKeyRules } from './reserved-tags.js';
 import { CONDITION_REASON, DNS_LABEL, DNS_SUBDOMAIN, LIMITS, REGION, TAG_CHARACTERS } from './patterns.js';
 
 /**
@@ -12,7 +13,7 @@ export const TAG_KEY_TRIMMED = {
   message: 'tag keys may not start or end with whitespace',
 };
 
-/** A tag key: AWS's length and characters, no whitespace around it, never under the reserved `aws:` prefix. */
+/** A tag key: AWS's length and characters, no whitespace around it, never `aws:` nor a key the platform reserves. */
 export const tagKey = (description: string): JSONSchemaProps =>
   string(description, {
     minLength: 1,
@@ -21,6 +22,7 @@ export const tagKey = (description: string): JSONSchemaProps =>
     'x-kubernetes-validations': [
       { rule: "!self.lowerAscii().startsWith('aws:')", message: 'tag keys starting with "aws:" are reserved by AWS' },
       TAG_KEY_TRIMMED,
+      ...reservedTagKeyRules('key'),
     ],
   });
 

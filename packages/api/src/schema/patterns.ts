@@ -5,7 +5,14 @@
 
 /** AWS's general tag character set: letters, separators and digits of any script, and `_ . : / = + - @`. */
 export const TAG_CHARACTERS = '^[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*$';
-export const REGION = '^[a-z]{2}(-[a-z]+)+-[0-9]+$';
+/**
+ * An AWS region's name: partition prefix (`us`, `eu`, `ap`, ..., `cn`; `eusc-de` for the European
+ * Sovereign Cloud), an optional `-gov` or `-iso*` (GovCloud, ISO partitions), a direction and a number
+ * from 1 to 9 (us-east-1, us-gov-west-1, cn-northwest-1, ap-southeast-7, us-isob-east-1). Refuses
+ * typos such as `us-west-22` or `eu-wset-1`, which AWS would answer only with an unknown endpoint.
+ */
+export const REGION =
+  '^(af|ap|ca|cn|eu|il|me|mx|sa|us|eusc-de)(-gov|-iso[a-z]?)?-(central|north|south|east|west|northeast|northwest|southeast|southwest)-[1-9]$';
 export const ACCOUNT_ID = '^[0-9]{12}$';
 export const ROLE_ARN = '^arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[\\w+=,.@/-]+$';
 export const POLICY_ARN = '^arn:aws(-[a-z]+)*:iam::([0-9]{12}|aws):policy/[\\w+=,.@/-]+$';

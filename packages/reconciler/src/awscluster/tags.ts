@@ -1,5 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AWSCluster, AWSTagPolicy, ClusterTaggingStatus, TagConflict, TagPlanStatus } from '@keymaster/api';
+import {
+  ownershipTagKeys,
+  type AWSCluster,
+  type AWSTagPolicy,
+  type ClusterTaggingStatus,
+  type TagConflict,
+  type TagPlanStatus,
+} from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
 import {
   ClusterNameClaimedError,
@@ -13,6 +20,7 @@ import {
 import type { Logger } from '../logging.js';
 import type { ConditionUpdate } from './conditions.js';
 import type { TagOutcome } from './reconciler.js';
+import { clusterNameOf, regionsOf } from './name-claim.js';
 import { clusterTagInput } from './tag-input.js';
 
 export type SyncTags = (
@@ -62,8 +70,23 @@ function dryRunCondition(plan: TagPlanStatus | undefined, resources: number, ign
   );
 }
 
+/**
+ * TagsInSync's message when discovery found nothing: still in sync (a cluster being created has no
+ * resources yet, which is no failure), but a region or cluster name that is wrong looks the same, so
+ * it says where it looked and what to check.
+ */
+export function nothingFoundMessage(cluster: AWSCluster, accountId: string): string {
+  const name = clusterNameOf(cluster);
+  const extra = cluster.spec.tagging?.extraRegions?.length ? ' (or spec.tagging.extraRegions)' : '';
+  return (
+    `No resource found with the ownership tags of cluster name "${name}" (${ownershipTagKeys(name).join(', ')}) ` +
+    `in ${regionsOf(cluster).join(', ')} of account ${accountId}: nothing to tag. If the cluster has resources, ` +
+    `check spec.region${extra} and spec.clusterName (default: metadata.name)`
+  );
+}
+
 /** TagsInSync for a finished tag reconcile: the worst outcome wins. */
-function tagCondition(result: TagReconcileResult, ignored: string): ConditionUpdate {
+function tagCondition(result: TagReconcileResult, ignored: string, nothingFound: string): ConditionUpdate {
   const { status, failed, plan } = result;
   if (result.dryRun) return dryRunCondition(status.plan, status.resourcesDiscovered, ignored);
   const denied = failed.filter(({ kind }) => kind === 'AccessDenied');
@@ -92,6 +115,7 @@ function tagCondition(result: TagReconcileResult, ignored: string): ConditionUpd
       'TagDrift',
       `Tags of ${unverified.length} resource(s) still differ after writing: something else is changing them. Retrying.`,
     );
+  if (status.resourcesDiscovered === 0) return inSync(`${nothingFound}${ignored}`);
   return inSync(
     `${status.resourcesInSync} of ${status.resourcesDiscovered} resource(s) carry the effective tags (${Object.keys(status.managedTags).length} managed keys)${ignored}`,
   );
@@ -165,8 +189,13 @@ export function createTagSync(deps: {
     const drifted = result.plan.resources.filter(
       ({ outcome }) => outcome === 'Change' || outcome === 'OverLimit',
     ).length;
-    const condition = tagCondition(result, ignored);
+    const nothingFound = nothingFoundMessage(cluster, session.accountId);
+    const condition = tagCondition(result, ignored, nothingFound);
     const events: TagOutcome['events'] = [...result.events];
+    // Normal, not Warning: an empty cluster is no failure; told once, when TagsInSync first says so.
+    const before = cluster.status?.conditions?.find(({ type }) => type === 'TagsInSync')?.message;
+    if (condition.message.startsWith(nothingFound) && !before?.startsWith(nothingFound))
+      events.push({ type: 'Normal', reason: 'NoResourcesFound', message: nothingFound });
     if (!isDeepStrictEqual(result.status.conflicts, previous.conflicts ?? [])) {
       const known = new Set((previous.conflicts ?? []).map((conflict) => JSON.stringify(conflict)));
       for (const conflict of result.status.conflicts)
