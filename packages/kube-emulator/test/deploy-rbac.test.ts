@@ -169,6 +169,24 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
     );
   });
 
+  it('creates tokens of ServiceAccounts in any namespace (web identities), and nothing else of ServiceAccounts', async () => {
+    const root = cluster.kubeConfig.makeApiClient(CoreV1Api);
+    await root.createNamespacedServiceAccount({ namespace: 'tenant-a', body: { metadata: { name: 'keymaster' } } });
+    const answer = await core.createNamespacedServiceAccountToken({
+      namespace: 'tenant-a',
+      name: 'keymaster',
+      body: { spec: { audiences: ['sts.amazonaws.com'], expirationSeconds: 600 } },
+    });
+    expect(answer.status?.token).to.be.a('string').and.not.be.empty;
+    await expectRefused(
+      () => core.readNamespacedServiceAccount({ namespace: 'tenant-a', name: 'keymaster' }),
+      () => core.listServiceAccountForAllNamespaces(),
+      () => core.createNamespacedServiceAccount({ namespace: 'tenant-a', body: { metadata: { name: 'mine' } } }),
+      () => core.patchNamespacedServiceAccount({ namespace: 'tenant-a', name: 'keymaster', body: {} }, merge),
+      () => core.deleteNamespacedServiceAccount({ namespace: 'tenant-a', name: 'keymaster' }),
+    );
+  });
+
   it('keeps its Lease in keymaster-system and records Events in any namespace', async () => {
     const lease = await leases.createNamespacedLease({
       namespace: 'keymaster-system',
