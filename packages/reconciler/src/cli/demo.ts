@@ -53,6 +53,29 @@ export const demoHelp = (): string =>
     DEMO_FLAGS,
   );
 
+const CTRL_C = 0x03;
+
+/**
+ * On a terminal, Ctrl-C (or q) is read as a key rather than sent as SIGINT to the whole foreground
+ * process group: run through `pnpm demo`, pnpm would get the signal too and report ELIFECYCLE although
+ * the demo stops cleanly and exits 0. Raw mode keeps output as it is (newlines included).
+ */
+function readStopKeys(stop: () => void): { release: () => void } {
+  const input = process.stdin;
+  if (!input.isTTY) return { release: () => undefined };
+  input.setRawMode(true);
+  const onKey = (chunk: Buffer) => {
+    if (chunk.includes(CTRL_C) || chunk.includes('q')) stop();
+  };
+  input.on('data', onKey).resume();
+  return {
+    release: () => {
+      input.off('data', onKey).setRawMode(false);
+      input.pause();
+    },
+  };
+}
+
 /** `keymaster demo`: until SIGINT or SIGTERM, or with --once until convergence (exit 1 if it does not converge). */
 export async function demo(args: string[]): Promise<void> {
   const flags = parseDemoFlags(args);
@@ -64,13 +87,14 @@ export async function demo(args: string[]): Promise<void> {
   const stop = () => interrupt.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const keys = readStopKeys(stop);
   const { kubeconfig, help: _help, ...options } = flags;
   const result = await runDemo({
     ...options,
     ...(kubeconfig ? { kubeconfig } : {}),
     out: process.stdout,
     signal: interrupt.signal,
-  });
+  }).finally(keys.release);
   if (result.log) process.stdout.write(`\nStopped. The controller's log is kept: ${result.log}\n`);
   // Clients keep sockets alive for a while: exit now rather than wait for them.
   process.exit(flags.once && !result.converged ? 1 : 0);

@@ -12,6 +12,7 @@ import { createControllerLogger } from '../logging.js';
 import { formatDuration } from '../runtime/duration.js';
 import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
 import { startEmulators, type Emulators } from './emulators.js';
+import { driftCorrected, makeDrift, renderDrift, type Drift } from './drift.js';
 import { renderInsights } from './insights.js';
 import { LiveView, type Output } from './live.js';
 import { createObjects, readManifests } from './manifests.js';
@@ -44,13 +45,14 @@ export interface DemoResult {
 
 const POLL_MS = 250;
 
-async function listClusters(emulators: Emulators): Promise<ClusterRow[]> {
-  const list = (await emulators.kubeConfig
+async function listClusters(emulators: Emulators): Promise<{ items: AWSCluster[]; rows: ClusterRow[] }> {
+  const { items } = (await emulators.kubeConfig
     .makeApiClient(CustomObjectsApi)
     .listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'awsclusters' })) as { items: AWSCluster[] };
-  return list.items
+  const rows = items
     .map(clusterRow)
     .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  return { items, rows };
 }
 
 /**
@@ -101,8 +103,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
     const view = new LiveView(options.out);
     let summary: DemoSummary | undefined;
+    // The explanations of refused clusters, made again only when the set of refused clusters changes.
+    let insights: { refused: string; lines: string[] } | undefined;
+    // Interactive only: once converged, one managed tag edited on AWS, then seen put back.
+    let drift: Drift | undefined;
+    let driftTried = options.once;
     while (!options.signal.aborted) {
-      const rows = await listClusters(emulators);
+      const { items, rows } = await listClusters(emulators);
       const elapsedMs = performance.now() - started;
       const justConverged = !summary && converged(rows);
       if (justConverged)
@@ -114,17 +121,27 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           tagChange: minimumTagWrites(before, emulators.aws.world.listResources()),
         };
       view.update(rows, summary ? 'Converged.' : `Converging… ${(elapsedMs / 1000).toFixed(1)} s`);
-      if (justConverged)
+      if (summary && !driftTried) {
+        driftTried = true;
+        drift = await makeDrift(emulators, items, performance.now());
+      }
+      if (drift && drift.correctedAt === undefined && driftCorrected(emulators, drift))
+        drift.correctedAt = performance.now();
+      if (summary) {
+        // Recomputed on every refresh, so that a fix made after convergence shows at once.
+        const refused = rows.filter(isRefused).map((row) => `${row.namespace}/${row.name}`);
+        if (insights?.refused !== refused.join()) {
+          insights = { refused: refused.join(), lines: await renderInsights(emulators, refused) };
+        }
         view.setFooter([
-          ...renderSummary(summary!),
-          ...(await renderInsights(
-            emulators,
-            rows.filter(isRefused).map((row) => `${row.namespace}/${row.name}`),
-          )),
+          ...renderSummary(summary, rows),
+          ...(drift ? renderDrift(drift, options.syncPeriod ?? RUN_FLAGS['sync-period'].default) : []),
+          ...insights.lines,
           ...(options.once
             ? []
             : ['', 'The controller keeps running: change objects with kubectl and watch. Ctrl-C stops the demo.']),
         ]);
+      }
       if (options.once && summary) {
         keepLog = false;
         return { converged: true, summary };

@@ -135,6 +135,8 @@ export interface Emulators {
   /** For clients of the emulated cluster. */
   kubeConfig: KubeConfig;
   controller: AccessKeys;
+  /** Keys of a user of the account allowed to tag (tag:TagResources), as a tenant's automation has. */
+  taggerKeys(accountId: string): AccessKeys | undefined;
   stop(): Promise<void>;
 }
 
@@ -155,6 +157,14 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
     aws,
     kubeConfig: new KubeConfig(),
     controller,
+    taggerKeys: (accountId) => {
+      const account = world.accounts.find(({ id }) => id === accountId);
+      const user = account?.users?.find(
+        ({ allow, accessKeys }) => allow?.includes('tag:TagResources') && accessKeys?.length,
+      );
+      const key = user?.accessKeys?.[0];
+      return user && key && { ...key, arn: `arn:aws:iam::${accountId}:user/${user.name}` };
+    },
     stop: async () => {
       await Promise.all([kube.stop(), aws.stop()]);
     },

@@ -41,8 +41,9 @@ export class LiveView {
     }
   }
 
-  /** Lines shown below the table from now on (on a terminal), or printed once (elsewhere). */
+  /** Lines shown below the table from now on (on a terminal), or printed when they change (elsewhere). */
   setFooter(lines: readonly string[]): void {
+    if (lines.join('\n') === this.#footer.join('\n')) return;
     this.#footer = [...lines];
     if (this.out.isTTY) this.#draw();
     else this.out.write(`${lines.join('\n')}\n`);

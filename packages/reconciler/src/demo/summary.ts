@@ -24,8 +24,14 @@ export interface DemoSummary {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
-/** What happened, for a person: STS and tag write calls against their minimum, conflicts, refusals. */
-export function renderSummary({ elapsedMs, rows, calls, stsMinimum, tagChange }: DemoSummary): string[] {
+/**
+ * What happened, for a person: STS and tag write calls until convergence against their minimum; and
+ * the clusters as they are now (`rows`, on every refresh: a fix made after convergence shows).
+ */
+export function renderSummary(
+  { elapsedMs, calls, stsMinimum, tagChange, ...converged }: DemoSummary,
+  rows: readonly ClusterRow[] = converged.rows,
+): string[] {
   const refused = rows.filter(isRefused);
   const conflicts = rows.flatMap((row) => row.conflicts.map((conflict) => ({ row, conflict })));
   const sts = calls.assumeRole + calls.getCallerIdentity;

@@ -49,6 +49,31 @@ describe('keymaster demo and emulate (the CLI)', function () {
     expect(stdout).not.to.include('\x1b');
   });
 
+  it("`pnpm demo` on a terminal: shows drift made and corrected; Ctrl-C stops it, says where the log is, exits 0 without pnpm's ELIFECYCLE", async () => {
+    // A terminal of 200 columns (script(1) gives the demo a pseudo-terminal); Ctrl-C is typed into it.
+    const child = spawn('script', ['-qfec', `stty cols 200 rows 60; ${PNPM} demo --sync-period 1s`, '/dev/null'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let typed = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (typed || !output.includes('Drift:      corrected')) return;
+      typed = true;
+      child.stdin.write('\x03');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const tail = output.slice(-2000);
+    expect(output).to.match(/Drift: {6}Drifted\. Keymaster sets it back at its next sync \(--sync-period 1s\):/);
+    expect(code, tail).to.equal(0);
+    expect(output).to.not.include('ELIFECYCLE');
+    const log = /Stopped\. The controller's log is kept: (\S+)/.exec(output)?.[1];
+    expect(log, output).to.be.a('string');
+    expect(existsSync(log!)).to.equal(true);
+    await rm(join(log!, '..'), { recursive: true, force: true });
+  });
+
   it('`keymaster demo` refuses a bad flag with exit code 2, naming it', async () => {
     const { code, stderr } = await run(process.execPath, keymaster('demo', '--timeout', 'soon'));
     expect(code).to.equal(2);

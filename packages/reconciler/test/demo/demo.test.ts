@@ -100,4 +100,43 @@ describe('keymaster demo (in-process)', function () {
     expect(existsSync(join(result.log!, '..', 'kubeconfig'))).to.equal(false);
     await rm(join(result.log!, '..'), { recursive: true, force: true });
   });
+
+  it("once converged, edits a managed tag on AWS itself (AWS SDK, the account's keys), shows it Drifted, then corrected at the next sync", async () => {
+    const { out, text } = capture();
+    const interrupt = new AbortController();
+    const result = await runDemo(
+      demoOptions({
+        once: false,
+        syncPeriod: '1s',
+        signal: interrupt.signal,
+        out: {
+          write: (chunk: string) => (chunk.includes('Drift:      corrected') && interrupt.abort(), out.write(chunk)),
+        },
+      }),
+    );
+    expect(result.converged, text()).to.equal(true);
+    const drifted =
+      /^Drift: {6}Drifted\. Keymaster sets it back at its next sync \(--sync-period 1s\):\n {2}(\S+): (\S+)="([^"]*)" set to "([^"]*)" on (\S+) by (\S+) \(tag:TagResources\)$/m.exec(
+        text(),
+      );
+    expect(drifted, text()).to.not.equal(null);
+    const [, cluster, key, applied, written, arn, by] = drifted!;
+    // Tenant A's automation user: the only account of the world with a user allowed to tag.
+    expect({ cluster, by }).to.deep.equal({
+      cluster: 'tenant-a/payments-prod',
+      by: 'arn:aws:iam::222222222222:user/tenant-a-automation',
+    });
+    expect(written).to.equal(`${applied}-edited-by-hand`);
+    expect(arn).to.match(/^arn:aws:ec2:us-west-2:222222222222:/);
+    // The footer was drawn again (non-TTY: printed again when it changed) with the correction.
+    expect(text()).to.match(
+      new RegExp(
+        `^Drift: {6}corrected by Keymaster \\d+\\.\\d s after it was made \\(event TagDriftCorrected on tenant-a/payments-prod\\):\\n {2}tenant-a/payments-prod: ${key}=`,
+        'm',
+      ),
+    );
+    const log = await readFile(result.log!, 'utf8');
+    expect(log).to.match(/tags reconciled.*drifted=1/);
+    await rm(join(result.log!, '..'), { recursive: true, force: true });
+  });
 });

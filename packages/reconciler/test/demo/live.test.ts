@@ -91,13 +91,16 @@ describe('demo: live view', () => {
       expect(out.writes.join('')).not.to.include('\x1b');
     });
 
-    it('prints the footer once', () => {
+    it('prints the footer once, and again only when it changes', () => {
       const out = new Capture(false);
       const view = new LiveView(out);
       view.update([ready], 'Converged.');
       view.setFooter(['Converged in 0.3 s', 'Refused:    0']);
       view.update([ready], 'Converged.');
+      view.setFooter(['Converged in 0.3 s', 'Refused:    0']);
       expect(out.writes.slice(1)).to.deep.equal(['Converged in 0.3 s\nRefused:    0\n']);
+      view.setFooter(['Converged in 0.3 s', 'Refused:    1']);
+      expect(out.writes.slice(2)).to.deep.equal(['Converged in 0.3 s\nRefused:    1\n']);
     });
   });
 });

@@ -49,6 +49,14 @@ describe('demo: summary', () => {
     );
   });
 
+  it('tells the clusters as they are now: a refused cluster fixed after convergence is counted Ready', () => {
+    const fixed = [rows[0]!, clusterRow(awsCluster('tenant-c', 'reporting-prod', readyStatus))];
+    const lines = renderSummary(summary({ assumeRole: 2, getCallerIdentity: 1, tagWrites: 1 }), fixed);
+    expect(lines[0]).to.equal('Converged in 2.3 s: 2 of 2 clusters Ready, 0 refused.');
+    expect(lines).to.include('Refused:    0');
+    expect(lines.join('\n')).to.not.include('PrincipalUsageUnauthorized');
+  });
+
   it('shows calls beyond the minimum as they are', () => {
     const lines = renderSummary(summary({ assumeRole: 5, getCallerIdentity: 4, tagWrites: 2 }));
     expect(lines[1]).to.match(/^STS calls: {2}9 .*; minimum 3 /);
