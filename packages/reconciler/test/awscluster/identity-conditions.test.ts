@@ -10,6 +10,7 @@ import {
   NamespaceNotAllowedError,
   SecretInvalidError,
   SecretNotFoundError,
+  ServiceAccountTokenError,
 } from '@keymaster/identity';
 import { readyCondition, setCondition, type ConditionUpdate } from '../../src/awscluster/conditions.js';
 import { identityVerdict, usageAllowed } from '../../src/awscluster/identity-conditions.js';
@@ -80,6 +81,20 @@ describe('identityVerdict', () => {
       'True/PrincipalUsageAllowed',
       'False/AssumeRoleFailed',
       true,
+    ],
+    [
+      "a web identity's role refusing the namespace's subject (its trust policy)",
+      new AwsCredentialError(link, 'sts:AssumeRoleWithWebIdentity', 'AccessDenied', 'no', 'name the subject'),
+      'True/PrincipalUsageAllowed',
+      'False/AssumeRoleWithWebIdentityFailed',
+      true,
+    ],
+    [
+      "a web identity's ServiceAccount missing in the namespace",
+      new ServiceAccountTokenError(link, 'tenant-c/keymaster', 404, 'the API server answered 404'),
+      'True/PrincipalUsageAllowed',
+      'False/ServiceAccountTokenFailed',
+      false,
     ],
     [
       'keys refused',
