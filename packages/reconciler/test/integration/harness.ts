@@ -81,14 +81,35 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
+interface PlatformOptions {
+  logger?: Logger;
+  defaultCredentialChain?: boolean;
+}
+
 /** Both emulators, the given objects applied, and the controller running in-process against them. */
 export async function startPlatform(
   objects: object[],
   runArgs: string[] = [],
-  options: { logger?: Logger; defaultCredentialChain?: boolean } = {},
+  options: PlatformOptions = {},
 ): Promise<Platform> {
   const kube = await startKubeEmulator({ crds: CRDS });
   const aws = await startAwsEmulator({ world: world() });
+  try {
+    return await platformOn(kube, aws, objects, runArgs, options);
+  } catch (error) {
+    // A set-up that fails stops what it started: a server left listening keeps mocha from exiting.
+    await Promise.all([kube.stop(), aws.stop()]);
+    throw error;
+  }
+}
+
+async function platformOn(
+  kube: KubeEmulator,
+  aws: AwsEmulator,
+  objects: object[],
+  runArgs: string[],
+  options: PlatformOptions,
+): Promise<Platform> {
   const kubeconfig = join(await mkdtemp(join(tmpdir(), 'keymaster-')), 'kubeconfig');
   await writeFile(kubeconfig, kube.kubeConfig());
   const kubeConfig = new KubeConfig();
