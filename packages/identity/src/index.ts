@@ -19,7 +19,7 @@ export { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletio
 export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 export { DEFAULT_DURATION_SECONDS } from './providers/role.js';
 export { PROVIDERS, providerOf } from './providers/index.js';
-export { DEFAULT_AUDIENCE, TOKEN_EXPIRATION_SECONDS, ServiceAccountTokenError } from './providers/web.js';
+export { ServiceAccountTokenError } from './providers/web.js';
 export { kubeServiceAccountTokens } from './service-account-tokens.js';
 export type {
   ChainLink,

@@ -8,15 +8,15 @@ import type { IdentityProvider } from './provider.js';
 import { DEFAULT_DURATION_SECONDS } from './role.js';
 import { sessionCredentials } from './session-credentials.js';
 
-export const DEFAULT_AUDIENCE = 'sts.amazonaws.com';
+const DEFAULT_AUDIENCE = 'sts.amazonaws.com';
 /**
  * How long the ServiceAccount token lives: the shortest TokenRequest grants. It is sent to STS at
  * once and never kept; the role session it buys lives durationSeconds.
  */
-export const TOKEN_EXPIRATION_SECONDS = 600;
+const TOKEN_EXPIRATION_SECONDS = 600;
 
 /** The namespace of the ServiceAccount: the cluster's own, or the controller's for a platform-wide identity. */
-export const tokenNamespace = (identity: AWSClusterWebIdentity, namespace: string, controllerNamespace: string) =>
+const tokenNamespace = (identity: AWSClusterWebIdentity, namespace: string, controllerNamespace: string) =>
   identity.spec.serviceAccount.namespace === 'Controller' ? controllerNamespace : namespace;
 
 /** The Kubernetes TokenRequest for a web identity's ServiceAccount failed: no STS call was made. */
