@@ -5,6 +5,7 @@ import { defaultAWSCluster, validateAWSCluster } from './awscluster.js';
 import { readCertificate, watchCertificate, type ServingCertificate } from './certificate.js';
 import type { WebhookContext } from './context.js';
 import { validateIdentity } from './identities.js';
+import { validateTagPolicy } from './tag-policy.js';
 import { reviewResponse, type AdmissionRequest, type Verdict } from './review.js';
 import { defaultNamespace, validateNamespace } from './tenancy.js';
 
@@ -13,6 +14,7 @@ export const WEBHOOK_PATHS = {
   mutateAWSCluster: '/mutate-infrastructure-keymaster-dev-v1beta1-awscluster',
   validateAWSCluster: '/validate-infrastructure-keymaster-dev-v1beta1-awscluster',
   validateIdentity: '/validate-infrastructure-keymaster-dev-v1beta1-identity',
+  validateTagPolicy: '/validate-infrastructure-keymaster-dev-v1beta1-awstagpolicy',
   mutateNamespace: '/mutate--v1-namespace',
   validateNamespace: '/validate--v1-namespace',
 } as const;
@@ -23,6 +25,7 @@ const HANDLERS = new Map<string, Handler>([
   [WEBHOOK_PATHS.mutateAWSCluster, defaultAWSCluster],
   [WEBHOOK_PATHS.validateAWSCluster, validateAWSCluster],
   [WEBHOOK_PATHS.validateIdentity, validateIdentity],
+  [WEBHOOK_PATHS.validateTagPolicy, validateTagPolicy],
   [WEBHOOK_PATHS.mutateNamespace, defaultNamespace],
   [WEBHOOK_PATHS.validateNamespace, validateNamespace],
 ]);

@@ -157,6 +157,26 @@ describe('admission webhooks of keymaster run (kube-emulator)', function () {
     expect(reserved.status).to.equal(422);
   });
 
+  it('refuses global tags of the tag policy that AWS would refuse', async () => {
+    const policy = {
+      apiVersion: API_VERSION,
+      kind: 'AWSTagPolicy',
+      metadata: { name: 'default' },
+      // Two keys IAM reads as one: the CRD's list map tells them apart, AWS does not.
+      spec: {
+        resourceTags: [
+          { key: 'Team', value: 'a' },
+          { key: 'team', value: 'b' },
+        ],
+      },
+    };
+    const refused = await platform.send('ops', 'POST', `${GROUP_PATH}/awstagpolicies`, policy);
+    expect(refused.status).to.equal(422);
+    expect(refused.body.message).to.match(
+      /^admission webhook "awstagpolicies.keymaster.dev" denied the request: .*"team".*IAM reads as the same key/,
+    );
+  });
+
   it('a tenant cannot set, change or remove the tenancy label; a mapped group gets its tenant; the platform may', async () => {
     const merge = 'application/merge-patch+json';
     const relabel = await platform.send(
