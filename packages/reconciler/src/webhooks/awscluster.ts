@@ -1,6 +1,7 @@
 import type { AWSCluster } from '@keymaster/api';
 import { checkChain, CONTROLLER_IDENTITY, NamespaceNotAllowedError } from '@keymaster/identity';
-import { describeObject } from '@keymaster/tagging';
+import { CLAIM_KEY, describeObject, LAYERS, resolveEffectiveTags, tagLayers } from '@keymaster/tagging';
+import { LIMITS } from '@keymaster/api';
 import { bypassed, explain, schemaProblems, specUnchanged, tagProblems } from './checks.js';
 import type { WebhookContext } from './context.js';
 import { allow, deny, type AdmissionRequest, type Verdict } from './review.js';
@@ -35,13 +36,41 @@ export async function validateAWSCluster(request: AdmissionRequest, context: Web
     controllerNamespace: context.controllerNamespace,
   });
   const problems = links.flatMap((link) => link.problems);
+  const budget = tagBudgetWarning(cluster, links, context);
   const refusals = problems.filter((problem) => problem instanceof NamespaceNotAllowedError).map(explain);
   // Everything else (a missing identity, a Secret not there yet) may be fixed after the cluster is applied.
-  const warnings = problems.filter((problem) => !(problem instanceof NamespaceNotAllowedError)).map(explain);
+  const warnings = [
+    ...problems.filter((problem) => !(problem instanceof NamespaceNotAllowedError)).map(explain),
+    ...budget,
+  ];
   if (refusals.length === 0) return allow(warnings);
   const refusal = refusals.join('; ');
   if (bypassed(request, context.privileged, context.logger, refusal)) {
     return allow([...warnings, `allowed as a privileged principal although ${refusal}`]);
   }
   return deny(403, refusal, warnings);
+}
+
+/** What every resource carries besides the layers' keys: its ownership tag and Keymaster's bookkeeping (claim, one memory per layer). */
+const RESERVED_SLOTS = 1 + [CLAIM_KEY, ...LAYERS].length;
+
+/**
+ * AWS's 50-tag budget: the keys the layers give this cluster (global, every link of its chain, its
+ * own), with the tags every resource carries anyway, over 50 is a warning (the controller withholds
+ * the excess, reason TagLimit) rather than a refusal: what is left depends on each resource's other tags.
+ */
+function tagBudgetWarning(
+  cluster: AWSCluster,
+  links: Awaited<ReturnType<typeof checkChain>>,
+  context: WebhookContext,
+): string[] {
+  const identities = links.flatMap((link) => (link.identity ? [link.identity] : []));
+  const effective = resolveEffectiveTags(tagLayers({ policy: context.tagPolicy(), identities, cluster }));
+  const keys = Object.keys(effective.tags).length;
+  if (keys + RESERVED_SLOTS <= LIMITS.tagsPerResource) return [];
+  return [
+    `the tag layers give this cluster ${keys} keys; with the ownership tag and Keymaster's ${RESERVED_SLOTS - 1} ` +
+      `bookkeeping tags that is over AWS's ${LIMITS.tagsPerResource} tags per resource: the keys beyond are withheld ` +
+      '(TagLimit). Drop some additionalTags, or account or global tags.',
+  ];
 }

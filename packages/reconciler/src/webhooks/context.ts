@@ -1,4 +1,4 @@
-import type { AWSCluster } from '@keymaster/api';
+import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
 import type { IdentityObject, IdentityStore } from '@keymaster/identity';
 import type { Logger } from '../logging.js';
 import type { Privileged } from './privileged.js';
@@ -9,6 +9,8 @@ export interface WebhookContext {
   store: IdentityStore;
   clusters: () => readonly AWSCluster[];
   identities: () => readonly IdentityObject[];
+  /** The AWSTagPolicy `default`, when there is one: the global tags of every cluster. */
+  tagPolicy: () => AWSTagPolicy | undefined;
   controllerNamespace: string;
   privileged: Privileged;
   tenancy: Tenancy;
