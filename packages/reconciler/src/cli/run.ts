@@ -65,14 +65,16 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     logger,
     ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
   });
-  const servers: Server[] = [];
+  // What stop() closes: the servers, and for the webhooks their certificate watch too.
+  const closers: (() => Promise<unknown>)[] = [];
+  const closing = (server: Server) => () => new Promise((resolve) => server.close(resolve));
   const running: RunningController = {
     manager,
     metrics,
     logger,
     stop: async () => {
       await manager.stop();
-      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+      await Promise.all(closers.map((close) => close()));
     },
   };
   if (flags.metricsBindAddress) {
@@ -80,7 +82,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     const { url, server } = await serveMetrics(metrics.registry, address).catch((error: unknown) => {
       throw listenFailure('metrics-bind-address', address, error);
     });
-    servers.push(server);
+    closers.push(closing(server));
     running.metricsUrl = url;
   }
   if (flags.healthProbeBindAddress) {
@@ -88,12 +90,12 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     const { url, server } = await serveProbes(() => manager.ready, address).catch((error: unknown) => {
       throw listenFailure('health-probe-bind-address', address, error);
     });
-    servers.push(server);
+    closers.push(closing(server));
     running.probesUrl = url;
   }
   if (flags.webhookPort !== undefined) {
     const webhooks = await startWebhooks(flags, manager, kubeConfig, logger);
-    servers.push(webhooks.server);
+    closers.push(() => webhooks.stop());
     running.webhooksUrl = webhooks.url;
   }
   logger.info('starting', {

@@ -133,6 +133,9 @@ export async function serveWebhooks(options: WebhookServerOptions): Promise<Webh
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', resolve);
+  }).catch((error: unknown) => {
+    stopWatching();
+    throw error;
   });
   const { address, port } = server.address() as AddressInfo;
   return {
