@@ -1,17 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import type { ApiException } from '@kubernetes/client-node';
 import { CoreV1Api, CustomObjectsApi, type CoreV1Event } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
-import { parseRunFlags } from '../../src/cli/flags.js';
-import { startController, type RunningController } from '../../src/cli/run.js';
-import { startEmulators, type Emulators } from '../../src/demo/emulators.js';
-import { createObjects, readManifests } from '../../src/demo/manifests.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
-import { createControllerLogger } from '../../src/logging.js';
+import type { RunningController } from '../../src/cli/run.js';
+import type { Emulators } from '../../src/demo/emulators.js';
+import { startExamples, type ExamplesPlatform } from '../integration/examples.js';
 import { eventually } from '../integration/harness.js';
 
 const cluster = (name: string, spec: Record<string, unknown>) => ({
@@ -23,7 +16,7 @@ const cluster = (name: string, spec: Record<string, unknown>) => ({
 
 describe('AWSCluster input a user trips on, against the kube-emulator and the controller', function () {
   this.timeout(120_000);
-  let dir: string;
+  let platform: ExamplesPlatform;
   let emulators: Emulators;
   let controller: RunningController;
   let custom: CustomObjectsApi;
@@ -45,34 +38,14 @@ describe('AWSCluster input a user trips on, against the kube-emulator and the co
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'keymaster-hints-test-'));
-    emulators = await startEmulators({
-      world: DEMO_WORLD,
-      kubeconfig: join(dir, 'kubeconfig'),
-      namespace: 'keymaster-system',
-    });
-    await createObjects(emulators.kubeConfig, await readManifests(EXAMPLES_DIR));
+    platform = await startExamples('hints');
+    emulators = platform.emulators;
     custom = emulators.kubeConfig.makeApiClient(CustomObjectsApi);
-    const { accessKeyId, secretAccessKey } = emulators.controller;
-    controller = await startController(
-      parseRunFlags([
-        '--kubeconfig',
-        join(dir, 'kubeconfig'),
-        '--metrics-bind-address',
-        '0',
-        '--health-probe-bind-address',
-        '0',
-      ]),
-      {
-        logger: createControllerLogger('error', 'json', new PassThrough().resume()),
-        aws: { endpoint: emulators.aws.url, credentials: () => Promise.resolve({ accessKeyId, secretAccessKey }) },
-      },
-    );
+    controller = await platform.startController();
   });
   after(async () => {
     await controller.stop();
-    await emulators.stop();
-    await rm(dir, { recursive: true, force: true });
+    await platform.stop();
   });
 
   it('refuses an ownership key in additionalTags at admission, instead of dropping it later', async () => {

@@ -1,19 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
-import { parseRunFlags } from '../../src/cli/flags.js';
-import { startController, type RunningController } from '../../src/cli/run.js';
-import { startEmulators, type Emulators } from '../../src/demo/emulators.js';
-import { createObjects, readManifests } from '../../src/demo/manifests.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
-import { createControllerLogger } from '../../src/logging.js';
+import type { RunningController } from '../../src/cli/run.js';
+import type { Emulators } from '../../src/demo/emulators.js';
 import { kubectl133 } from '../cli/kubectl.js';
+import { startExamples, type ExamplesPlatform } from '../integration/examples.js';
 import { eventually } from '../integration/harness.js';
 
 /** kubectl's table as rows of cells, cut where the header's columns start (an empty cell is ''). */
@@ -25,36 +18,17 @@ function rowsOf(table: string): string[][] {
 
 describe('kubectl get awsclusters: the printer columns, with the values the controller wrote (kubectl 1.33, kube-emulator)', function () {
   this.timeout(120_000);
-  let dir: string;
+  let platform: ExamplesPlatform;
   let emulators: Emulators;
   let controller: RunningController;
   let clusters: AWSCluster[];
   const kubectl = async (...args: string[]) =>
-    (await promisify(execFile)(kubectl133(), ['--kubeconfig', join(dir, 'kubeconfig'), ...args])).stdout;
+    (await promisify(execFile)(kubectl133(), ['--kubeconfig', platform.kubeconfig, ...args])).stdout;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'keymaster-columns-test-'));
-    emulators = await startEmulators({
-      world: DEMO_WORLD,
-      kubeconfig: join(dir, 'kubeconfig'),
-      namespace: 'keymaster-system',
-    });
-    await createObjects(emulators.kubeConfig, await readManifests(EXAMPLES_DIR));
-    const { accessKeyId, secretAccessKey } = emulators.controller;
-    controller = await startController(
-      parseRunFlags([
-        '--kubeconfig',
-        join(dir, 'kubeconfig'),
-        '--metrics-bind-address',
-        '0',
-        '--health-probe-bind-address',
-        '0',
-      ]),
-      {
-        logger: createControllerLogger('error', 'json', new PassThrough().resume()),
-        aws: { endpoint: emulators.aws.url, credentials: () => Promise.resolve({ accessKeyId, secretAccessKey }) },
-      },
-    );
+    platform = await startExamples('columns');
+    emulators = platform.emulators;
+    controller = await platform.startController();
     // Converged: every cluster has a Ready condition on its current spec (the refused one False).
     clusters = await eventually(async () => {
       const { items } = (await emulators.kubeConfig.makeApiClient(CustomObjectsApi).listClusterCustomObject({
@@ -73,8 +47,7 @@ describe('kubectl get awsclusters: the printer columns, with the values the cont
   });
   after(async () => {
     await controller.stop();
-    await emulators.stop();
-    await rm(dir, { recursive: true, force: true });
+    await platform.stop();
   });
 
   it('shows Ready, Reason, Account, In-Sync (in sync / discovered), Drifted and Age', async () => {

@@ -1,20 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, loadYaml } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
-import { parseRunFlags } from '../../src/cli/flags.js';
-import { startController } from '../../src/cli/run.js';
-import { startEmulators, type Emulators } from '../../src/demo/emulators.js';
-import { createObjects, readManifests } from '../../src/demo/manifests.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
+import type { Emulators } from '../../src/demo/emulators.js';
 import type { ClusterPlanReport } from '../../src/inspect/cluster-plan.js';
 import type { Explanation } from '../../src/inspect/explain.js';
-import { createControllerLogger } from '../../src/logging.js';
+import { startExamples, type ExamplesPlatform } from '../integration/examples.js';
 import { eventually } from '../integration/harness.js';
 import { kubectl133 } from './kubectl.js';
 
@@ -47,6 +41,7 @@ const READS = ['sts:AssumeRole', 'sts:GetCallerIdentity', 'tag:GetResources'];
 
 describe('keymaster plan and explain, and the kubectl plugin, against both emulators', function () {
   this.timeout(120_000);
+  let platform: ExamplesPlatform;
   let dir: string;
   let emulators: Emulators;
   let env: NodeJS.ProcessEnv;
@@ -79,10 +74,8 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
   }
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'keymaster-inspect-test-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    emulators = await startEmulators({ world: DEMO_WORLD, kubeconfig, namespace: 'keymaster-system' });
-    await createObjects(emulators.kubeConfig, await readManifests(EXAMPLES_DIR));
+    platform = await startExamples('inspect');
+    ({ dir, kubeconfig, emulators } = platform);
     // The controller's credentials from the environment, as for `keymaster run`; no other AWS setting.
     env = {
       PATH: process.env['PATH'],
@@ -96,8 +89,7 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
     };
   });
   after(async () => {
-    await emulators.stop();
-    await rm(dir, { recursive: true, force: true });
+    await platform.stop();
   });
 
   describe('before the controller has run', () => {
@@ -151,14 +143,7 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
 
   describe('once the controller has converged', () => {
     before(async () => {
-      const { accessKeyId, secretAccessKey } = emulators.controller;
-      const controller = await startController(
-        parseRunFlags(['--kubeconfig', kubeconfig, '--metrics-bind-address', '0', '--health-probe-bind-address', '0']),
-        {
-          logger: createControllerLogger('error', 'json', new PassThrough().resume()),
-          aws: { endpoint: emulators.aws.url, credentials: () => Promise.resolve({ accessKeyId, secretAccessKey }) },
-        },
-      );
+      const controller = await platform.startController();
       try {
         // Converged: every cluster has a Ready condition on its current spec, True but for the refused one.
         await eventually(async () => {
