@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KeymasterError } from '@keymaster/api';
+import { DEFAULT_BURST, DEFAULT_RATE_PER_SECOND } from '@keymaster/tagging';
 import { parseDuration } from '../runtime/duration.js';
 import { parseBindAddress } from '../servers.js';
 import type { LogFormat, LogLevel } from '../logging.js';
@@ -32,10 +33,14 @@ export interface RunFlags extends WebhookFlags {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /** --shards: 0 when not sharded. */
+  shards: number;
   featureGates: FeatureGates;
   logLevel: LogLevel;
   logFormat: LogFormat;
   stsRegion: string;
+  /** --aws-tagging-rate: the tagging budget of each AWS account and region. */
+  awsTaggingRate: TaggingRate;
 }
 
 /** The flags of `keymaster run`, named as controller-runtime's, with their defaults and what they do. */
@@ -87,6 +92,11 @@ export const RUN_FLAGS = {
     default: '2s',
     help: 'how often replicas try to acquire or renew the Lease',
   },
+  shards: {
+    type: 'string',
+    default: '0',
+    help: 'split AWSClusters into this many shards, each reconciled by the replica holding its Lease <leader-election-id>-shard-<i> (replaces --leader-elect; the --leader-elect-* timings apply); 0: one process reconciles all',
+  },
   'feature-gates': {
     type: 'string',
     default: '',
@@ -101,8 +111,75 @@ export const RUN_FLAGS = {
     default: 'us-east-1',
     help: 'region of the STS endpoint every session is obtained from',
   },
+  'aws-tagging-rate': {
+    type: 'string',
+    default: `${DEFAULT_RATE_PER_SECOND},${DEFAULT_BURST}`,
+    help: "tagging requests per second and burst per AWS account and region (AWS's budget), e.g. 50,100; unlimited lifts it (benchmarks, raised quotas)",
+  },
   ...WEBHOOK_FLAGS,
 } as const;
+
+/** The tagging budget of each AWS account and region: what the controller's `RateLimiters` are made with. */
+export interface TaggingRate {
+  ratePerSecond: number;
+  burst: number;
+}
+
+/** `unlimited`: a bucket too large to run dry. AWS may still throttle; the limiters back off when it does. */
+const UNLIMITED_TAGGING_RATE: TaggingRate = {
+  ratePerSecond: Number.MAX_SAFE_INTEGER,
+  burst: Number.MAX_SAFE_INTEGER,
+};
+
+/** `<requests/s>[,<burst>]` (burst defaults to twice the rate, as AWS's 5,10) or `unlimited`. */
+function taggingRate(text: string): TaggingRate {
+  if (text === 'unlimited') return UNLIMITED_TAGGING_RATE;
+  const fix = `Write requests per second and optionally a burst: ${DEFAULT_RATE_PER_SECOND},${DEFAULT_BURST} (AWS's budget, the default), 50, 50,100, or unlimited.`;
+  const [rateText = '', burstText, ...extra] = text.split(',');
+  if (extra.length > 0) throw new FlagError('aws-tagging-rate', text, 'has more than two numbers', fix);
+  const ratePerSecond = Number(rateText);
+  if (rateText.trim() === '' || !Number.isFinite(ratePerSecond) || ratePerSecond <= 0)
+    throw new FlagError('aws-tagging-rate', text, `the rate "${rateText}" is not a number above 0`, fix);
+  const burst = burstText === undefined ? Math.max(1, Math.ceil(2 * ratePerSecond)) : Number(burstText);
+  if (burstText?.trim() === '' || !Number.isInteger(burst) || burst < 1)
+    throw new FlagError(
+      'aws-tagging-rate',
+      text,
+      `the burst "${burstText ?? ''}" is not a whole number of at least 1`,
+      fix,
+    );
+  return { ratePerSecond, burst };
+}
+
+/** Shards above this make every replica write too many Leases per retry period for no gain. */
+const MAX_SHARDS = 256;
+
+function parseShards(text: string, leaderElect: boolean, leaseId: string): number {
+  const shards = Number(text);
+  if (!/^\d+$/.test(text) || shards > MAX_SHARDS)
+    throw new FlagError(
+      'shards',
+      text,
+      `is not a whole number from 0 to ${MAX_SHARDS}`,
+      'Use 0 (not sharded) or a few shards per replica, e.g. 6 for 3 replicas.',
+    );
+  if (shards > 0 && leaderElect)
+    throw new FlagError(
+      'shards',
+      text,
+      'cannot be combined with --leader-elect',
+      "Drop --leader-elect: with --shards each shard's Lease elects its own holder, and shard 0's holder does the cluster-scoped work.",
+    );
+  // The Leases' names: <id>-shard-<i> and <id>-replica-<12 hex digits>, each a DNS label; the id is also a label value.
+  if (shards > 0 && !/^[a-z0-9]([-a-z0-9]{0,37}[a-z0-9])?$/.test(leaseId))
+    throw new FlagError(
+      'leader-election-id',
+      leaseId,
+      'with --shards, names the shard Leases and must be lowercase letters, digits and dashes, at most 39 characters',
+      'Use e.g. keymaster (the default).',
+    );
+  return shards;
+}
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
@@ -213,6 +290,7 @@ export function parseRunFlags(args: string[]): RunFlags {
       `must be less than --leader-elect-renew-deadline (${values['leader-elect-renew-deadline']})`,
       'The leader must try to renew several times before its deadline: e.g. 2s, the default.',
     );
+  const shards = parseShards(values.shards, values['leader-elect'], values['leader-election-id']);
   const bind = (flag: 'metrics-bind-address' | 'health-probe-bind-address') => {
     const text = values[flag];
     const address = parseBindAddress(text);
@@ -236,10 +314,12 @@ export function parseRunFlags(args: string[]): RunFlags {
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
+    shards,
     featureGates: featureGates(values['feature-gates']),
     logLevel: oneOf('log-level', values['log-level'], ['error', 'warn', 'info', 'debug']),
     logFormat: oneOf('log-format', values['log-format'], ['json', 'text']),
     stsRegion: values['sts-region'],
+    awsTaggingRate: taggingRate(values['aws-tagging-rate']),
     ...parseWebhookFlags(values),
   };
 }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { RateLimiters } from '@keymaster/tagging';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { createTagSync } from '../awscluster/tags.js';
 import { createControllerLogger, type Logger } from '../logging.js';
@@ -57,10 +58,26 @@ export async function startController(flags: RunFlags, options: ControllerOverri
           },
         }
       : {}),
+    ...(flags.shards > 0
+      ? {
+          shards: {
+            count: flags.shards,
+            namespace: flags.leaderElectionNamespace,
+            prefix: flags.leaderElectionId,
+            identity: leaderIdentity(),
+            leaseDurationMs: flags.leaseDurationMs,
+            renewDeadlineMs: flags.renewDeadlineMs,
+            retryPeriodMs: flags.retryPeriodMs,
+          },
+        }
+      : {}),
     // The AWS endpoint and the controller's own credentials come from the standard AWS environment.
     aws: { stsRegion: flags.stsRegion, ...(endpoint ? { endpoint } : {}) },
     ...(options.aws?.credentials ? { controllerCredentials: options.aws.credentials } : {}),
-    syncTags: createTagSync({ layerGracePeriodMs: flags.tagLayerGracePeriodMs }),
+    syncTags: createTagSync({
+      limiters: new RateLimiters(flags.awsTaggingRate),
+      layerGracePeriodMs: flags.tagLayerGracePeriodMs,
+    }),
     metrics,
     logger,
     ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),

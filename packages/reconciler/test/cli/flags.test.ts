@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { RateLimiter } from '@keymaster/tagging';
 import { parseRunFlags, runHelp } from '../../src/cli/flags.js';
 
 function refusal(args: string[]): Error & { code: string; hint?: string } {
@@ -73,6 +74,34 @@ describe('keymaster run flags', () => {
     expect(refusal(['--no-such-flag']).code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
   });
 
+  it("reads --aws-tagging-rate: AWS's 5/s burst 10 by default, a rate with an optional burst, or unlimited", async () => {
+    expect(parseRunFlags([]).awsTaggingRate).to.deep.equal({ ratePerSecond: 5, burst: 10 });
+    expect(parseRunFlags(['--aws-tagging-rate=50,80']).awsTaggingRate).to.deep.equal({ ratePerSecond: 50, burst: 80 });
+    expect(parseRunFlags(['--aws-tagging-rate=2.5']).awsTaggingRate).to.deep.equal({ ratePerSecond: 2.5, burst: 5 });
+    const unlimited = parseRunFlags(['--aws-tagging-rate=unlimited']).awsTaggingRate;
+    expect(unlimited.ratePerSecond).to.be.above(1e15);
+    // A limiter made with it never waits: a clock that cannot sleep would throw.
+    const clock = { now: () => 0, sleep: () => Promise.reject(new Error('waited')) };
+    const limiter = new RateLimiter({ ...unlimited, clock });
+    const grants = await Promise.all(Array.from({ length: 10_000 }, () => limiter.acquire()));
+    expect(grants.at(-1)?.sequence).to.equal(10_000);
+    for (const [value, problem] of [
+      ['0', /the rate "0" is not a number above 0/],
+      ['fast', /the rate "fast" is not a number above 0/],
+      [',10', /the rate "" is not a number above 0/],
+      ['5,0', /the burst "0" is not a whole number of at least 1/],
+      ['5,2.5', /the burst "2.5" is not a whole number/],
+      ['5,', /the burst "" is not a whole number/],
+      ['5,10,20', /has more than two numbers/],
+    ] as const) {
+      const error = refusal([`--aws-tagging-rate=${value}`]);
+      expect(error.code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
+      expect(error.message.startsWith(`--aws-tagging-rate=${JSON.stringify(value)}: `), error.message).to.equal(true);
+      expect(error.message).to.match(problem);
+      expect(error.hint).to.include('unlimited');
+    }
+  });
+
   it('documents every flag in --help', () => {
     for (const flag of [
       '--kubeconfig',
@@ -90,6 +119,7 @@ describe('keymaster run flags', () => {
       '--leader-elect-lease-duration',
       '--leader-elect-renew-deadline',
       '--leader-elect-retry-period',
+      '--aws-tagging-rate',
     ]) {
       expect(runHelp()).to.include(flag);
     }
