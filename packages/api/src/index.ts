@@ -5,6 +5,21 @@ export { displayText, quoteText } from './display.js';
 export type { ObjectMeta, OwnerReference } from './meta.js';
 export type * from './generated/types.js';
 export { KINDS } from './schema/index.js';
+export { UNNARROWABLE_KINDS } from './schema/credentials-request.js';
+export {
+  DEFAULT_CREDENTIALS_DURATION_SECONDS,
+  DEFAULT_RENEW_AT_PERCENT,
+  SESSION_POLICY_MAX_CHARACTERS,
+  sessionPolicyDocument,
+  sessionPolicyOf,
+  type SessionPolicy,
+} from './credentials/session-policy.js';
+export {
+  checkCredentialsRequest,
+  InvalidCredentialsRequestError,
+  type CredentialsRequestContext,
+  type CredentialsRequestProblem,
+} from './credentials/check.js';
 export type { KindDefinition, PrinterColumn } from './schema/kind.js';
 export type { JSONSchemaProps, ValidationRule } from './schema/openapi.js';
 export { LIMITS, TAG_CHARACTERS, REGION, ROLE_ARN, ACCOUNT_ID, compilePattern } from './schema/patterns.js';

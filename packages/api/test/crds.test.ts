@@ -37,6 +37,7 @@ describe('CRDs', () => {
       AWSCluster: { 'clusterctl.cluster.x-k8s.io/move': '' },
       ...Object.fromEntries(IDENTITY_KINDS.map((kind) => [kind, { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' }])),
       AWSTagPolicy: {},
+      AWSCredentialsRequest: { 'clusterctl.cluster.x-k8s.io/move': '' },
     });
   });
 

@@ -56,6 +56,15 @@ export interface AWSTagPolicy {
   status?: AWSTagPolicyStatus;
 }
 
+/** AWS credentials for workloads of this namespace, written to a Secret of this namespace that the request owns: a role session of identityRef narrowed by the request's session policy (Session mode) or an AWS config for pods that assume the role with their own ServiceAccount token (WebIdentity mode). Never long-lived keys: no passthrough, no minted IAM users (docs/credentials.md). */
+export interface AWSCredentialsRequest {
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1';
+  kind: 'AWSCredentialsRequest';
+  metadata: ObjectMeta;
+  spec: AWSCredentialsRequestSpec;
+  status?: AWSCredentialsRequestStatus;
+}
+
 /** Every identity kind's object (IDENTITY_KINDS): a `switch` on `kind` that misses one fails the lint. */
 export type IdentityObject =
   AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity | AWSClusterWebIdentity;
@@ -375,4 +384,62 @@ export interface AWSTagPolicyStatus {
   conditions?: Condition[];
   /** The metadata.generation that the controller last acted on. */
   observedGeneration?: number;
+}
+
+/** Which identity, what the credentials may do, and where and how they are written. */
+export interface AWSCredentialsRequestSpec {
+  /** The identity whose role the credentials are a session of. Every link of its chain must allow this namespace. Session mode: a role or web identity (a session policy can narrow only a role session). WebIdentity mode: an AWSClusterWebIdentity whose serviceAccount is in the namespace using it (Cluster). */
+  identityRef: IdentityReference;
+  /** Session policy statements: the credentials may do only what these allow AND the identity's role allows. */
+  statements?: PolicyStatement[];
+  /** Managed policies used as session policies (PolicyArns), besides statements. */
+  policyARNs?: string[];
+  /** Session mode: lifetime of each credential set (900-43200, at most the role's maximum session duration, at most 3600 when the role is assumed with another role session). Default: 3600. */
+  durationSeconds?: number;
+  /** Session mode: renew the credentials when this share of their lifetime has passed (10-90). Default: 50. */
+  renewAtPercent?: number;
+  /** The Secret to write, in the namespace of the request (there is no namespace field: never another one). */
+  secretRef: CredentialsSecretReference;
+  /** The keys of the Secret. Environment (default): AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN (WebIdentity: AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME), for envFrom. CredentialsFile: one key, `credentials`, an AWS shared credentials file (WebIdentity: `config`, an AWS config file). CloudCredentialOperator: as OpenShift's CCO writes them: aws_access_key_id, aws_secret_access_key (and aws_session_token) plus `credentials` (WebIdentity: `credentials` with role_arn and web_identity_token_file). */
+  format?: 'Environment' | 'CredentialsFile' | 'CloudCredentialOperator';
+  /** Session (default): short-lived keys written to the Secret and renewed. WebIdentity: no secret material; the Secret holds the role ARN and the token path for pods that mount a projected ServiceAccount token (CCO's STS mode). */
+  mode?: 'Session' | 'WebIdentity';
+}
+
+/** One IAM policy statement, sent in the session policy as {"Sid", "Effect", "Action", "Resource", "Condition"}. */
+export interface PolicyStatement {
+  /** Sid: an optional name for the statement (letters and digits). */
+  sid?: string;
+  /** Effect: Allow or Deny. */
+  effect: 'Allow' | 'Deny';
+  /** Action: IAM actions as service:Action, wildcards * and ? allowed (e.g. tag:GetResources, s3:Get*). */
+  actions: string[];
+  /** Resource: ARNs (wildcards allowed) or * for every resource. */
+  resources: string[];
+  /** Condition: operator (e.g. StringEquals, ForAnyValue:StringLike) -> condition key -> values. */
+  condition?: Record<string, Record<string, string[]>>;
+}
+
+/** The Secret to write, in the namespace of the request (there is no namespace field: never another one). */
+export interface CredentialsSecretReference {
+  /** The name of the Secret. The request creates and owns it; it never takes over an existing one. */
+  name: string;
+}
+
+/** What the controller observed and wrote. */
+export interface AWSCredentialsRequestStatus {
+  /** The latest observations of the object's state (metav1.Condition). */
+  conditions?: Condition[];
+  /** The metadata.generation that the controller last acted on. */
+  observedGeneration?: number;
+  /** The caller ARN of the credentials (the role session). */
+  principalARN?: string;
+  /** The AWS account of the credentials. */
+  accountID?: string;
+  /** When the credentials in the Secret expire (Session mode). */
+  expiration?: string;
+  /** When the credentials in the Secret were last obtained. */
+  lastRenewalTime?: string;
+  /** When the controller renews them. */
+  nextRenewalTime?: string;
 }

@@ -16,6 +16,10 @@ export const REGION =
 export const ACCOUNT_ID = '^[0-9]{12}$';
 export const ROLE_ARN = '^arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[\\w+=,.@/-]+$';
 export const POLICY_ARN = '^arn:aws(-[a-z]+)*:iam::([0-9]{12}|aws):policy/[\\w+=,.@/-]+$';
+/** An IAM action in a policy statement: `*`, or service:Action with wildcards (tag:GetResources, s3:Get*). */
+export const IAM_ACTION = '^(\\*|[a-z0-9-]+:[A-Za-z0-9*?]+)$';
+/** A policy statement's resource: `*`, or an ARN (wildcards allowed), no whitespace. */
+export const IAM_RESOURCE = '^(\\*|arn:\\S+)$';
 export const ROLE_SESSION_NAME = '^[\\w+=,.@-]*$';
 export const EXTERNAL_ID = '^[\\w+=,.@:/-]*$';
 export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
