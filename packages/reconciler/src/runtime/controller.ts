@@ -40,6 +40,8 @@ export interface ControllerOptions {
    * counted as `requeue`, not in reconcile_errors_total, so that alerts on errors mean something.
    */
   isExpected?: (error: unknown) => boolean;
+  /** Which requests this replica reconciles (--shards); others are not queued. Default: all. */
+  owns?: (request: Request) => boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export class Controller {
   }
 
   enqueue(request: Request): void {
+    if (this.#options.owns?.(request) === false) return;
     this.queue.add(keyOf(request));
   }
 

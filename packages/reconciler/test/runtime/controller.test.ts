@@ -41,6 +41,25 @@ describe('Controller', () => {
     expect(keyOf({ namespace: 'a', name: 'b' })).to.equal('a/b');
   });
 
+  it('queues only the requests this replica owns (--shards)', async () => {
+    const seen: string[] = [];
+    const controller = new Controller({
+      name: 'awscluster',
+      workers: 1,
+      clock: new FakeClock(),
+      owns: (request) => request.namespace === 'mine',
+      reconcile: (request) => {
+        seen.push(keyOf(request));
+        return Promise.resolve(undefined);
+      },
+    });
+    controller.enqueue({ namespace: 'mine', name: 'a' });
+    controller.enqueue({ namespace: 'theirs', name: 'b' });
+    controller.start();
+    await controller.stop();
+    expect(seen).to.deep.equal(['mine/a']);
+  });
+
   it('shows the error counter at 0 before any reconcile, as controller-runtime does', async () => {
     const { metrics, controller } = harness(() => Promise.resolve(undefined));
     const errors = (await metrics.registry.getMetricsAsJSON()).find(
