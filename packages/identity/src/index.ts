@@ -2,9 +2,19 @@ export {
   IdentityResolver,
   type IdentityResolverOptions,
   type IdentitySession,
+  type NarrowedRequest,
+  type NarrowedSession,
+  type Requester,
   type ResolveRequest,
   type ResolverObserver,
 } from './resolver.js';
+export {
+  checkNarrowing,
+  PassthroughRefusedError,
+  roleChained,
+  ROLE_SESSION_KINDS,
+  SessionPolicyWouldBroadenError,
+} from './narrowing.js';
 export { kubeIdentityStore, type IdentityStore, type IdentityObject, type SecretData } from './store.js';
 export { namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
 export {

@@ -1,22 +1,37 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import type { IdentityLink, IdentityReference } from '@keymaster/api';
-import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import {
+  checkCredentialsRequest,
+  InvalidCredentialsRequestError,
+  sessionPolicyOf,
+  type AWSCredentialsRequestSpec,
+  type IdentityLink,
+  type IdentityReference,
+  type SessionPolicy,
+} from '@keymaster/api';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { LRUCache } from 'lru-cache';
-import { credentialKey } from './cache-key.js';
+import { credentialKey, digest } from './cache-key.js';
 import { identityLink, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { providerOf } from './providers/index.js';
-import type { CredentialSource, ServiceAccountTokens } from './providers/provider.js';
+import type { CredentialContext, CredentialSource, ServiceAccountTokens } from './providers/provider.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
 import { stsCallError, stsEndpoint } from './aws-failures.js';
 import { defaultControllerCredentials } from './controller-credentials.js';
 import { IdentityError, type LinkName } from './errors.js';
+import { checkNarrowing, roleChained } from './narrowing.js';
 import { RefreshingCredentials, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
 import type { IdentityStore } from './store.js';
 
+/** The kind of object whose credentials an STS call was made for. */
+export type Requester = 'AWSCluster' | 'AWSCredentialsRequest';
+
 export interface ResolverObserver {
-  /** Every STS call made, with AWS's error code on failure. */
-  stsCall?(action: string, outcome: 'success' | 'error', awsCode?: string): void;
+  /**
+   * Every STS call made, with AWS's error code on failure, and the kind of object whose credential set
+   * it made (a chain's source links are shared, and counted for the kind that first needed them).
+   */
+  stsCall?(action: string, outcome: 'success' | 'error', awsCode: string | undefined, requester: Requester): void;
   /** Every lookup of a link's credential set in the cache. */
   cacheLookup?(hit: boolean): void;
   /** Every AWS call made by a session's clients (STS included): service, operation, AWS's code or `OK`. */
@@ -73,8 +88,32 @@ export interface IdentitySession {
   client<C extends SdkClient>(Client: SdkClientClass<C>, region?: string): C;
 }
 
+/** An AWSCredentialsRequest's identity and what its credentials may do. */
+export interface NarrowedRequest {
+  /** The request's namespace: every link must allow it. */
+  namespace: string;
+  spec: AWSCredentialsRequestSpec;
+}
+
+/** A role session narrowed by a request's session policy, shared by the requests of one namespace that ask alike. */
+export interface NarrowedSession {
+  /** The credential set's cache key: equal for requests of one namespace with the same identity and session policy. */
+  key: string;
+  accountId: string;
+  principalArn: string;
+  chain: IdentityLink[];
+  /** `Kind/name` of every identity and `Secret/name` of every Secret the chain is made of. */
+  dependsOn: string[];
+  /**
+   * The credentials, renewed first (once for every request sharing them) when `renewAtPercent` of
+   * their lifetime has passed; `obtainedAt` is when STS was asked for them.
+   */
+  fresh(renewAtPercent: number): Promise<{ credentials: AwsCredentialIdentity; obtainedAt: Date }>;
+}
+
 interface CredentialSet {
   key: string;
+  requester: Requester;
   /** This key and the keys of every source below it. */
   chainKeys: Set<string>;
   /** `Kind/name` of every identity and Secret the set depends on. */
@@ -154,7 +193,7 @@ export class IdentityResolver {
     );
     const chain = links.map(identityLink);
     let set: CredentialSet | undefined;
-    for (const link of links.toReversed()) set = this.#credentialSet(link, set, request.namespace);
+    for (const link of links.toReversed()) set = this.#credentialSet(link, set, request.namespace, 'AWSCluster');
     const session = set!;
     const { accountId, principalArn } = await this.#callerIdentity(session).catch((error: unknown) => {
       // AWS refused the chain: every link of it was checked.
@@ -174,6 +213,103 @@ export class IdentityResolver {
       renewedAt: () => session.credentials.renewedAt,
       client: (Client, region = request.region) => this.#client(session, Client, region),
     };
+  }
+
+  /**
+   * An AWSCredentialsRequest's session: the chain checked as for clusters (every link must allow the
+   * namespace), then the request's own identity assumed with the request's session policy and
+   * duration. Refused when that would not only narrow: keys that take no session policy
+   * (PassthroughRefusedError), an identity with session policies of its own that the request's would
+   * widen (SessionPolicyWouldBroadenError), or what AWS would refuse (InvalidCredentialsRequestError).
+   */
+  async resolveNarrowed(request: NarrowedRequest): Promise<NarrowedSession> {
+    const touched = new Set<string>();
+    try {
+      return await this.#resolveNarrowed(request, touched);
+    } catch (error) {
+      if (error instanceof IdentityError) error.dependsOn = [...touched];
+      throw error;
+    }
+  }
+
+  async #resolveNarrowed({ namespace, spec }: NarrowedRequest, touched: Set<string>): Promise<NarrowedSession> {
+    const links = await resolveChain(
+      this.#options.store,
+      {
+        namespace,
+        identityRef: spec.identityRef,
+        controllerNamespace: this.#options.controllerNamespace,
+        ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
+      },
+      touched,
+    );
+    const chain = links.map(identityLink);
+    const [own, ...sources] = links;
+    const session = sessionPolicyOf(spec);
+    try {
+      checkNarrowing(own!, session);
+    } catch (error) {
+      if (error instanceof IdentityError) error.chain = chain;
+      throw error;
+    }
+    const problems = checkCredentialsRequest(spec, { chained: roleChained(links) });
+    if (problems.length > 0) throw new InvalidCredentialsRequestError(problems);
+    let source: CredentialSet | undefined;
+    for (const link of sources.toReversed())
+      source = this.#credentialSet(link, source, namespace, 'AWSCredentialsRequest');
+    const set = this.#narrowedSet(own!, source, namespace, session);
+    const { accountId, principalArn } = await this.#callerIdentity(set).catch((error: unknown) => {
+      if (error instanceof IdentityError) error.chain = chain;
+      throw error;
+    });
+    return {
+      key: set.key,
+      accountId,
+      principalArn,
+      chain,
+      dependsOn: [...touched],
+      fresh: (renewAtPercent) => this.#fresh(set.credentials, renewAtPercent),
+    };
+  }
+
+  /** The credential set of a request's own link with its session policy: one per namespace, link and policy. */
+  #narrowedSet(link: ChainLink, source: CredentialSet | undefined, namespace: string, session: SessionPolicy) {
+    const { controllerNamespace } = this.#options;
+    const linkKey = credentialKey(link, source?.key, this.#stsRegion, { namespace, controllerNamespace });
+    const key = digest({ narrowed: linkKey, namespace, session });
+    const cached = this.#sets.get(key);
+    this.#options.observer?.cacheLookup?.(cached !== undefined);
+    if (cached) return cached;
+    const set: CredentialSet = {
+      key,
+      requester: 'AWSCredentialsRequest',
+      chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
+      dependsOn: new Set([`${link.kind}/${link.name}`, ...(source?.dependsOn ?? [])]),
+      link,
+      credentials: new RefreshingCredentials(
+        this.#source(link, source, namespace, 'AWSCredentialsRequest', session),
+        this.#clock,
+      ),
+    };
+    this.#sets.set(key, set);
+    return set;
+  }
+
+  /** Credentials not yet past `renewAtPercent` of their lifetime; renewed first otherwise (single flight). */
+  async #fresh(
+    credentials: RefreshingCredentials,
+    renewAtPercent: number,
+  ): Promise<{ credentials: AwsCredentialIdentity; obtainedAt: Date }> {
+    let current = await credentials.get();
+    const due = (obtainedAt: number, expiration: Date | undefined) =>
+      expiration !== undefined &&
+      this.#clock() >= obtainedAt + ((expiration.getTime() - obtainedAt) * renewAtPercent) / 100;
+    if (due(credentials.renewedAt!.getTime(), current.expiration)) {
+      // Every request sharing the set that finds it due names the same generation: one renewal.
+      credentials.invalidate(credentials.generation);
+      current = await credentials.get();
+    }
+    return { credentials: current, obtainedAt: credentials.renewedAt! };
   }
 
   /** Drops every credential set that depends on an identity (deleted, or no longer used). */
@@ -206,7 +342,12 @@ export class IdentityResolver {
     return { credentialSets: this.#sets.size, clients: this.#clients.size };
   }
 
-  #credentialSet(link: ChainLink, source: CredentialSet | undefined, namespace: string): CredentialSet {
+  #credentialSet(
+    link: ChainLink,
+    source: CredentialSet | undefined,
+    namespace: string,
+    requester: Requester,
+  ): CredentialSet {
     const { controllerNamespace } = this.#options;
     const key = credentialKey(link, source?.key, this.#stsRegion, { namespace, controllerNamespace });
     const linkId = `${link.kind}/${link.name}`;
@@ -223,18 +364,26 @@ export class IdentityResolver {
     const secrets = provider.secrets(link.identity).map((name) => `Secret/${name}`);
     const set: CredentialSet = {
       key,
+      requester,
       chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
       dependsOn: new Set([linkId, ...secrets, ...(source?.dependsOn ?? [])]),
       link,
-      credentials: new RefreshingCredentials(this.#source(link, source, namespace), this.#clock),
+      credentials: new RefreshingCredentials(this.#source(link, source, namespace, requester), this.#clock),
     };
     this.#sets.set(key, set);
     return set;
   }
 
-  #source(link: ChainLink, source: CredentialSet | undefined, namespace: string): CredentialSource {
+  #source(
+    link: ChainLink,
+    source: CredentialSet | undefined,
+    namespace: string,
+    requester: Requester,
+    session?: SessionPolicy,
+  ): CredentialSource {
     const observer = this.#options.observer;
-    return providerOf(link.kind).credentials(link, {
+    const provider = providerOf(link.kind);
+    const context: CredentialContext = {
       namespace,
       controllerNamespace: this.#options.controllerNamespace,
       controllerCredentials: this.#controllerCredentials,
@@ -242,8 +391,10 @@ export class IdentityResolver {
       unsignedSts: () => this.#unsigned(),
       serviceAccountTokens: this.#options.serviceAccountTokens ?? NO_TOKENS,
       stsEndpoint: stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
-      stsCall: (action, error) => observer?.stsCall?.(action, error ? 'error' : 'success', error?.name),
-    });
+      stsCall: (action, error) => observer?.stsCall?.(action, error ? 'error' : 'success', error?.name, requester),
+    };
+    // checkNarrowing let only role sessions through, and every role session kind narrows.
+    return session ? provider.narrowed!(link, context, session) : provider.credentials(link, context);
   }
 
   /** The one STS client that signs nothing (AssumeRoleWithWebIdentity needs no credentials). */
@@ -259,13 +410,13 @@ export class IdentityResolver {
       .send(new GetCallerIdentityCommand({}))
       .then(
         (output) => {
-          this.#options.observer?.stsCall?.('GetCallerIdentity', 'success');
+          this.#options.observer?.stsCall?.('GetCallerIdentity', 'success', undefined, set.requester);
           return { accountId: output.Account ?? '', principalArn: output.Arn ?? '' };
         },
         (error: unknown) => {
           set.caller = undefined;
           if (error instanceof IdentityError) throw error;
-          this.#options.observer?.stsCall?.('GetCallerIdentity', 'error', (error as Error).name);
+          this.#options.observer?.stsCall?.('GetCallerIdentity', 'error', (error as Error).name, set.requester);
           throw stsCallError(
             set.link,
             'sts:GetCallerIdentity',

@@ -7,7 +7,7 @@ import { KEYMASTER_VERSION } from './version.js';
 export class KeymasterMetrics {
   readonly registry = new Registry();
   readonly runtime = new RuntimeMetrics(this.registry);
-  readonly stsCalls: Counter<'action' | 'outcome' | 'code'>;
+  readonly stsCalls: Counter<'action' | 'outcome' | 'code' | 'requester'>;
   readonly credentialCache: Counter<'result'>;
   readonly awsCalls: Counter<'service' | 'operation' | 'code'>;
   readonly driftedResources: Gauge;
@@ -20,8 +20,8 @@ export class KeymasterMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.stsCalls = new Counter({
       name: 'keymaster_sts_calls_total',
-      help: 'STS calls made to obtain or check credentials, by action and outcome',
-      labelNames: ['action', 'outcome', 'code'],
+      help: 'STS calls made to obtain or check credentials, by action, outcome and requester kind (AWSCluster, AWSCredentialsRequest)',
+      labelNames: ['action', 'outcome', 'code', 'requester'],
       registers,
     });
     this.credentialCache = new Counter({
@@ -69,7 +69,8 @@ export class KeymasterMetrics {
   /** The resolver's observer, feeding the STS, cache and AWS call metrics. */
   resolverObserver(): ResolverObserver {
     return {
-      stsCall: (action, outcome, code) => this.stsCalls.inc({ action, outcome, code: code ?? 'OK' }),
+      stsCall: (action, outcome, code, requester) =>
+        this.stsCalls.inc({ action, outcome, code: code ?? 'OK', requester }),
       cacheLookup: (hit) => this.credentialCache.inc({ result: hit ? 'hit' : 'miss' }),
       awsCall: (service, operation, code) => this.awsCalls.inc({ service, operation, code }),
     };

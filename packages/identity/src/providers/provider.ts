@@ -1,5 +1,5 @@
 import type { STSClient } from '@aws-sdk/client-sts';
-import type { IdentityLink, IdentityObject, IdentityReference } from '@keymaster/api';
+import type { IdentityLink, IdentityObject, IdentityReference, SessionPolicy } from '@keymaster/api';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { ControllerCredentialsCheck } from '../controller-credentials.js';
 import type { LinkName } from '../errors.js';
@@ -96,6 +96,15 @@ export interface IdentityProvider<I extends IdentityObject, M = undefined> {
   credentialInputs(link: ChainLink<I> & { material?: M }, namespace: string, controllerNamespace: string): unknown;
   /** Makes the link's credentials (called once per credential set, then on every renewal). */
   credentials(link: ChainLink<I> & { material?: M }, context: CredentialContext): CredentialSource;
+  /**
+   * Role sessions only: the link's credentials with a request's session policy and duration instead of
+   * its own (AWSCredentialsRequest; `checkNarrowing` decides when that only narrows).
+   */
+  narrowed?(
+    link: ChainLink<I> & { material?: M },
+    context: CredentialContext,
+    session: SessionPolicy,
+  ): CredentialSource;
   /** What status.identityChain shows of the link beside kind and name. */
   linkDetails(identity: I): Omit<IdentityLink, 'kind' | 'name'>;
   /** What the identity acts with, for people (`keymaster explain`). */

@@ -1,11 +1,11 @@
 import { AssumeRoleWithWebIdentityCommand } from '@aws-sdk/client-sts';
-import type { AWSClusterWebIdentity } from '@keymaster/api';
+import type { AWSClusterWebIdentity, SessionPolicy } from '@keymaster/api';
 import { ApiException } from '@kubernetes/client-node';
 import { stsCallError } from '../aws-failures.js';
 import { IdentityError, type LinkName } from '../errors.js';
 import { defaultSessionName } from '../session-name.js';
-import type { IdentityProvider } from './provider.js';
-import { DEFAULT_DURATION_SECONDS } from './role.js';
+import type { ChainLink, CredentialContext, CredentialSource, IdentityProvider } from './provider.js';
+import { PACKED_POLICY_HINT, sessionInput } from './role.js';
 import { sessionCredentials } from './session-credentials.js';
 
 const DEFAULT_AUDIENCE = 'sts.amazonaws.com';
@@ -57,7 +57,59 @@ function assumeHint(code: string, identity: AWSClusterWebIdentity, subject: stri
     return `The OIDC provider refused the token's claims: check that its audiences include ${identity.spec.audience ?? DEFAULT_AUDIENCE}.`;
   if (code === 'ValidationError')
     return "Check durationSeconds against the role's maximum session duration, and the session parameters.";
+  if (code === 'PackedPolicyTooLarge') return PACKED_POLICY_HINT;
   return "See AWS's message above; the controller retries with backoff.";
+}
+
+/** sts:AssumeRoleWithWebIdentity with a fresh token of the ServiceAccount (its own session policy, or a request's). */
+function assumeWithToken(
+  { kind, name, identity }: ChainLink<AWSClusterWebIdentity>,
+  context: CredentialContext,
+  session?: SessionPolicy,
+): CredentialSource {
+  return async () => {
+    const { spec } = identity;
+    const link = { kind, name };
+    const namespace = tokenNamespace(identity, context.namespace, context.controllerNamespace);
+    const serviceAccount = `${namespace}/${spec.serviceAccount.name}`;
+    let token: string;
+    try {
+      ({ token } = await context.serviceAccountTokens.request(
+        namespace,
+        spec.serviceAccount.name,
+        spec.audience ?? DEFAULT_AUDIENCE,
+        TOKEN_EXPIRATION_SECONDS,
+      ));
+    } catch (error) {
+      if (error instanceof IdentityError) throw error;
+      const status = error instanceof ApiException ? error.code : undefined;
+      const reason = status === undefined ? (error as Error).message : `the API server answered ${status}`;
+      throw new ServiceAccountTokenError(link, serviceAccount, status, reason, error);
+    }
+    let output;
+    try {
+      output = await context.unsignedSts().send(
+        new AssumeRoleWithWebIdentityCommand({
+          RoleArn: spec.roleARN,
+          RoleSessionName: spec.sessionName ?? defaultSessionName(name),
+          WebIdentityToken: token,
+          ...sessionInput(spec, session),
+        }),
+      );
+    } catch (error) {
+      context.stsCall('AssumeRoleWithWebIdentity', error as Error);
+      const subject = `system:serviceaccount:${namespace}:${spec.serviceAccount.name}`;
+      throw stsCallError(
+        link,
+        'sts:AssumeRoleWithWebIdentity',
+        error,
+        context.stsEndpoint,
+        assumeHint((error as Error).name, identity, subject),
+      );
+    }
+    context.stsCall('AssumeRoleWithWebIdentity');
+    return sessionCredentials(link, 'sts:AssumeRoleWithWebIdentity', output.Credentials);
+  };
 }
 
 /**
@@ -74,53 +126,8 @@ export const webProvider: IdentityProvider<AWSClusterWebIdentity> = {
     const { allowedNamespaces, resourceTags, ...assume } = identity.spec;
     return { ...assume, tokenNamespace: tokenNamespace(identity, namespace, controllerNamespace) };
   },
-  credentials:
-    ({ kind, name, identity }, context) =>
-    async () => {
-      const { spec } = identity;
-      const link = { kind, name };
-      const namespace = tokenNamespace(identity, context.namespace, context.controllerNamespace);
-      const serviceAccount = `${namespace}/${spec.serviceAccount.name}`;
-      let token: string;
-      try {
-        ({ token } = await context.serviceAccountTokens.request(
-          namespace,
-          spec.serviceAccount.name,
-          spec.audience ?? DEFAULT_AUDIENCE,
-          TOKEN_EXPIRATION_SECONDS,
-        ));
-      } catch (error) {
-        if (error instanceof IdentityError) throw error;
-        const status = error instanceof ApiException ? error.code : undefined;
-        const reason = status === undefined ? (error as Error).message : `the API server answered ${status}`;
-        throw new ServiceAccountTokenError(link, serviceAccount, status, reason, error);
-      }
-      let output;
-      try {
-        output = await context.unsignedSts().send(
-          new AssumeRoleWithWebIdentityCommand({
-            RoleArn: spec.roleARN,
-            RoleSessionName: spec.sessionName ?? defaultSessionName(name),
-            WebIdentityToken: token,
-            DurationSeconds: spec.durationSeconds ?? DEFAULT_DURATION_SECONDS,
-            ...(spec.inlinePolicy === undefined ? {} : { Policy: spec.inlinePolicy }),
-            ...(spec.policyARNs?.length ? { PolicyArns: spec.policyARNs.map((arn) => ({ arn })) } : {}),
-          }),
-        );
-      } catch (error) {
-        context.stsCall('AssumeRoleWithWebIdentity', error as Error);
-        const subject = `system:serviceaccount:${namespace}:${spec.serviceAccount.name}`;
-        throw stsCallError(
-          link,
-          'sts:AssumeRoleWithWebIdentity',
-          error,
-          context.stsEndpoint,
-          assumeHint((error as Error).name, identity, subject),
-        );
-      }
-      context.stsCall('AssumeRoleWithWebIdentity');
-      return sessionCredentials(link, 'sts:AssumeRoleWithWebIdentity', output.Credentials);
-    },
+  credentials: (link, context) => assumeWithToken(link, context),
+  narrowed: (link, context, session) => assumeWithToken(link, context, session),
   linkDetails: (identity) => ({ roleARN: identity.spec.roleARN }),
   actsWith: (identity) =>
     `role ${identity.spec.roleARN} with a token of ServiceAccount ${identity.spec.serviceAccount.name} in ` +

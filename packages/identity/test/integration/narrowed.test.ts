@@ -1,0 +1,173 @@
+import {
+  GetResourcesCommand,
+  ResourceGroupsTaggingAPIClient,
+  TagResourcesCommand,
+} from '@aws-sdk/client-resource-groups-tagging-api';
+import type { AWSCredentialsRequestSpec } from '@keymaster/api';
+import type { AwsCredentialIdentity } from '@smithy/types';
+import { expect } from 'chai';
+import {
+  IdentityResolver,
+  NamespaceNotAllowedError,
+  PassthroughRefusedError,
+  type NarrowedRequest,
+  type Requester,
+} from '../../src/index.js';
+import { role } from '../fixtures.js';
+import { startHarness, type Harness } from './harness.js';
+import { CONTROLLER_KEYS, EXTERNAL_ID, ROLE, TENANT_B } from './world.js';
+
+const HUB_SESSION = 'arn:aws:sts::111111111111:assumed-role/keymaster-hub/keymaster-keymaster-hub';
+const WORKLOADS = { kind: 'AWSClusterRoleIdentity' as const, name: 'tenant-b-workloads' };
+
+const readTags = (fields: Partial<AWSCredentialsRequestSpec> = {}): NarrowedRequest => ({
+  namespace: 'tenant-b',
+  spec: {
+    identityRef: WORKLOADS,
+    statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
+    secretRef: { name: 'aws' },
+    ...fields,
+  },
+});
+
+const tagging = (h: Harness, credentials: AwsCredentialIdentity) =>
+  new ResourceGroupsTaggingAPIClient({ region: 'eu-west-1', endpoint: h.aws.url, credentials });
+
+async function refusal(promise: Promise<unknown>): Promise<Error & { code?: string; name: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { name: string };
+  }
+  return expect.fail('expected a refusal');
+}
+
+describe('IdentityResolver.resolveNarrowed against the aws-emulator', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let resolver: IdentityResolver;
+  let sts: { action: string; requester: Requester }[];
+
+  beforeEach(async () => {
+    h = await startHarness();
+    h.platform.put(
+      role('tenant-b-workloads', {
+        roleARN: ROLE.tenantB,
+        externalID: EXTERNAL_ID,
+        sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'keymaster-hub' },
+        sessionTags: [{ key: 'tenant', value: 'tenant-b' }],
+        allowedNamespaces: { list: ['tenant-b'] },
+      }),
+    );
+    sts = [];
+    resolver = new IdentityResolver({
+      store: h.platform,
+      controllerNamespace: 'keymaster-system',
+      controllerCredentials: () => Promise.resolve(CONTROLLER_KEYS),
+      aws: { endpoint: h.aws.url, stsRegion: 'us-east-1' },
+      clock: () => h.aws.clock.nowMs(),
+      observer: { stsCall: (action, _outcome, _code, requester) => sts.push({ action, requester }) },
+    });
+  });
+  afterEach(async () => {
+    resolver.clear();
+    await h.aws.stop();
+  });
+
+  it('vends credentials that do what the statements allow and nothing else the role allows', async () => {
+    const session = await resolver.resolveNarrowed(readTags());
+    expect(session.accountId).to.equal(TENANT_B);
+    expect(session.principalArn).to.match(/assumed-role\/tenant-b-admin\//);
+    expect(session.chain.map(({ name }) => name)).to.deep.equal(['tenant-b-workloads', 'keymaster-hub', 'default']);
+    const { credentials } = await session.fresh(50);
+    const client = tagging(h, credentials);
+    await client.send(new GetResourcesCommand({}));
+    // The role allows tag:*; the session policy does not allow TagResources.
+    const denied = await refusal(
+      client.send(
+        new TagResourcesCommand({
+          ResourceARNList: [`arn:aws:ec2:eu-west-1:${TENANT_B}:instance/i-1`],
+          Tags: { a: 'b' },
+        }),
+      ),
+    );
+    expect(denied.name).to.equal('AccessDeniedException');
+    client.destroy();
+  });
+
+  it('shares one session between requests of a namespace that ask alike, and counts STS calls for AWSCredentialsRequest', async () => {
+    const sessions = await Promise.all(Array.from({ length: 20 }, () => resolver.resolveNarrowed(readTags())));
+    await Promise.all(sessions.map((session) => session.fresh(50)));
+    expect(new Set(sessions.map(({ key }) => key)).size).to.equal(1);
+    expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole'), 'tenant-b-admin assumed once').to.equal(1);
+
+    const other = await resolver.resolveNarrowed(readTags({ durationSeconds: 900 }));
+    await other.fresh(50);
+    expect(other.key).not.to.equal(sessions[0]!.key);
+    expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole'), 'another duration is another session').to.equal(2);
+    expect(sts.filter(({ action }) => action === 'AssumeRole').map(({ requester }) => requester)).to.deep.equal([
+      'AWSCredentialsRequest',
+      'AWSCredentialsRequest',
+      'AWSCredentialsRequest',
+    ]);
+  });
+
+  it('renews once, for every request sharing the session, when renewAtPercent of the lifetime has passed', async () => {
+    const session = await resolver.resolveNarrowed(readTags());
+    const first = await session.fresh(50);
+    h.aws.clock.advance(1700);
+    expect((await session.fresh(50)).credentials.accessKeyId, 'before half of 3600 s').to.equal(
+      first.credentials.accessKeyId,
+    );
+    h.aws.clock.advance(100);
+    const renewed = await Promise.all(Array.from({ length: 10 }, () => session.fresh(50)));
+    expect(new Set(renewed.map(({ credentials }) => credentials.accessKeyId)).size).to.equal(1);
+    expect(renewed[0]!.credentials.accessKeyId).not.to.equal(first.credentials.accessKeyId);
+    expect(renewed[0]!.obtainedAt.getTime()).to.be.closeTo(h.aws.clock.nowMs(), 5_000);
+    expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole')).to.equal(2);
+    // A request that renews later (75 %) takes the fresh set as it is.
+    await session.fresh(75);
+    expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole')).to.equal(2);
+  });
+
+  it('checks allowedNamespaces on every link', async () => {
+    const error = await refusal(resolver.resolveNarrowed({ ...readTags(), namespace: 'tenant-c' }));
+    expect(error).to.be.instanceOf(NamespaceNotAllowedError);
+    h.platform.edit('AWSClusterRoleIdentity', 'tenant-b-workloads', (identity) => {
+      identity.spec.allowedNamespaces = { list: ['tenant-b', 'tenant-c'] };
+    });
+    const source = await refusal(resolver.resolveNarrowed({ ...readTags(), namespace: 'tenant-c' }));
+    expect(source).to.be.instanceOf(NamespaceNotAllowedError);
+    expect((source as NamespaceNotAllowedError).reason).to.equal('SourcePrincipalUsageUnauthorized');
+    expect(h.calls('sts:AssumeRole')).to.equal(0);
+  });
+
+  it('refuses static keys (passthrough) and a chained duration over one hour before any STS call', async () => {
+    const elsewhere = await refusal(
+      resolver.resolveNarrowed(readTags({ identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' } })),
+    );
+    expect(elsewhere, "tenant-a's keys do not allow tenant-b").to.be.instanceOf(NamespaceNotAllowedError);
+    const own = await refusal(
+      resolver.resolveNarrowed({
+        namespace: 'tenant-a',
+        spec: { ...readTags().spec, identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' } },
+      }),
+    );
+    expect(own).to.be.instanceOf(PassthroughRefusedError);
+    const long = await refusal(resolver.resolveNarrowed(readTags({ durationSeconds: 7200 })));
+    expect(long.message).to.contain('spec.durationSeconds');
+    expect(h.calls('sts:AssumeRole')).to.equal(0);
+
+    // tenant-a-tagger is assumed with long-lived keys: not chained, 7200 s is AWS's to judge (its maximum is 7200).
+    const unchained = await resolver.resolveNarrowed({
+      namespace: 'tenant-a',
+      spec: {
+        ...readTags().spec,
+        identityRef: { kind: 'AWSClusterRoleIdentity', name: 'tenant-a-tagger' },
+        durationSeconds: 7200,
+      },
+    });
+    const { credentials, obtainedAt } = await unchained.fresh(50);
+    expect(credentials.expiration!.getTime() - obtainedAt.getTime()).to.be.closeTo(7_200_000, 5_000);
+  });
+});
