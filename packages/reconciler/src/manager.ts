@@ -12,8 +12,8 @@ import {
   type IdentityObject,
 } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { AccountSlots } from './awscluster/account-slots.js';
-import { AWSClusterReconciler, TAG_RECONCILES_PER_ACCOUNT } from './awscluster/reconciler.js';
+import { AWSClusterReconciler, type TagOutcome } from './awscluster/reconciler.js';
+import { DEFAULT_TAG_WORK_PER_SLOT, DEFAULT_TAG_WORK_RUNNING, TagScheduler } from './awscluster/tag-scheduler.js';
 import type { SyncTags } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
 import { SessionUsage } from './awscluster/session-usage.js';
@@ -53,6 +53,8 @@ export interface ManagerOptions {
   aws: { endpoint?: string; stsRegion: string };
   controllerCredentials?: AwsCredentialIdentityProvider;
   syncTags: SyncTags;
+  /** Tag work running at once per AWS account and region, and in all (default 20 and 500). */
+  tagWork?: { perSlot?: number; maxRunning?: number };
   metrics: KeymasterMetrics;
   logger: Logger;
   clock?: Clock;
@@ -98,6 +100,8 @@ export class Manager {
   readonly #options: ManagerOptions;
   readonly #elector: LeaderElector | undefined;
   readonly #controllerCredentials: AwsCredentialIdentityProvider;
+  /** Tag work, a queue per AWS account and region: its end enqueues the cluster, whose reconcile writes status. */
+  readonly #tagWork: TagScheduler<TagOutcome>;
   #credentialsCheck: ControllerCredentialsCheck | undefined;
   #credentialsChecked: Promise<void> | undefined;
   #started = false;
@@ -185,6 +189,13 @@ export class Manager {
         else logger.error('reconcile failed', { key: keyOf(key), error: describeKubeError(error) });
       },
     };
+    this.#tagWork = new TagScheduler<TagOutcome>({
+      perSlot: options.tagWork?.perSlot ?? DEFAULT_TAG_WORK_PER_SLOT,
+      maxRunning: options.tagWork?.maxRunning ?? DEFAULT_TAG_WORK_RUNNING,
+      finished: (key) => this.clusters.queue.add(key),
+      clock,
+      observer: metrics.tagWorkObserver(),
+    });
     const clusterReconciler = new AWSClusterReconciler({
       caches: this.caches,
       writer: this.writer,
@@ -192,7 +203,7 @@ export class Manager {
       resolver: this.resolver,
       syncTags: options.syncTags,
       clusterNames: new ClusterNames(),
-      accountSlots: new AccountSlots(TAG_RECONCILES_PER_ACCOUNT),
+      tagWork: this.#tagWork,
       sessions,
       enqueue: (key) => this.clusters.queue.add(key),
       autoControllerIdentity: options.autoControllerIdentity,
@@ -276,6 +287,8 @@ export class Manager {
         this.clusters.stop(),
         ...Object.values(this.identities).map((controller) => controller.stop()),
       ]);
+    // Running tag work ends before the lease goes (its results are dropped: the next leader redoes it).
+    await this.#tagWork.stop();
     await this.#elector?.release();
     if (this.#elector) this.#leading(false);
     await this.caches.stop();

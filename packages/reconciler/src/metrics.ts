@@ -1,5 +1,6 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ResolverObserver } from '@keymaster/identity';
+import type { TagSchedulerObserver } from './awscluster/tag-scheduler.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
 import { KEYMASTER_VERSION } from './version.js';
 
@@ -13,6 +14,9 @@ export class KeymasterMetrics {
   readonly driftedResources: Gauge;
   readonly controllerCredentials: Gauge<'source'>;
   readonly buildInfo: Gauge<'version' | 'node_version' | 'platform'>;
+  readonly tagWorkQueued: Gauge<'account' | 'region'>;
+  readonly tagWorkRunning: Gauge<'account' | 'region'>;
+  readonly tagWorkWait: Histogram;
   readonly #drifted = new Map<string, number>();
 
   constructor() {
@@ -54,6 +58,25 @@ export class KeymasterMetrics {
       labelNames: ['version', 'node_version', 'platform'],
       registers,
     });
+    // Labelled by account and region, never by cluster: the label set is as small as the accounts in use.
+    this.tagWorkQueued = new Gauge({
+      name: 'keymaster_tag_work_queued',
+      help: "Clusters whose tag work waits in its AWS account and region's queue",
+      labelNames: ['account', 'region'],
+      registers,
+    });
+    this.tagWorkRunning = new Gauge({
+      name: 'keymaster_tag_work_running',
+      help: 'Clusters whose tag work runs now (waiting on the rate limiter included), by AWS account and region',
+      labelNames: ['account', 'region'],
+      registers,
+    });
+    this.tagWorkWait = new Histogram({
+      name: 'keymaster_tag_work_wait_seconds',
+      help: "Time a cluster's tag work waited in its queue before it started",
+      buckets: [0.01, 0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800],
+      registers,
+    });
     this.buildInfo.set(
       { version: KEYMASTER_VERSION, node_version: process.version, platform: `${process.platform}/${process.arch}` },
       1,
@@ -73,6 +96,17 @@ export class KeymasterMetrics {
         this.stsCalls.inc({ action, outcome, code: code ?? 'OK', requester }),
       cacheLookup: (hit) => this.credentialCache.inc({ result: hit ? 'hit' : 'miss' }),
       awsCall: (service, operation, code) => this.awsCalls.inc({ service, operation, code }),
+    };
+  }
+
+  /** The tag scheduler's observer: queue depth and running work per account and region, and waits. */
+  tagWorkObserver(): TagSchedulerObserver {
+    return {
+      depth: ({ accountId, region }, queued, running) => {
+        this.tagWorkQueued.set({ account: accountId, region }, queued);
+        this.tagWorkRunning.set({ account: accountId, region }, running);
+      },
+      waited: (seconds) => this.tagWorkWait.observe(seconds),
     };
   }
 

@@ -24,22 +24,19 @@ import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { Request, Result } from '../runtime/controller.js';
 import { accountOwnership } from './account-owner.js';
-import type { AccountSlots } from './account-slots.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import { newFailures, readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { clusterUser } from '../identity/deletions.js';
 import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-conditions.js';
 import { clusterNameOf, nameClaim, nameCondition, regionsOf } from './name-claim.js';
 import type { SessionUsage } from './session-usage.js';
+import type { TagScheduler } from './tag-scheduler.js';
+import { tagTicket } from './tag-ticket.js';
 import type { SyncTags } from './tags.js';
 
 export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
-/** How soon a cluster whose account is busy is tried again. */
-const ACCOUNT_BUSY_RETRY_MS = 250;
 /** How soon a cluster whose identity just claimed its account goes on (the claim is in the caches by then). */
 const ACCOUNT_CLAIM_SETTLE_MS = 1000;
-/** Tag reconciles at once per account and region: enough to keep its rate limiter busy. */
-export const TAG_RECONCILES_PER_ACCOUNT = 2;
 
 /** What tagging reports back to the reconcile. */
 export interface TagOutcome {
@@ -61,8 +58,8 @@ export interface AWSClusterReconcilerDeps {
   resolver: IdentityResolver;
   syncTags: SyncTags;
   clusterNames: ClusterNames;
-  /** Tag reconciles at once per account and region (see AccountSlots). */
-  accountSlots: AccountSlots;
+  /** Runs the tag step outside the workers, a queue per account and region; `finished` enqueues the cluster. */
+  tagWork: TagScheduler<TagOutcome>;
   sessions: SessionUsage;
   /** Enqueues another AWSCluster (namespace/name): a duplicate clusterName concerns both. */
   enqueue: (key: string) => void;
@@ -89,6 +86,7 @@ export class AWSClusterReconciler {
     }
     if (cluster.metadata.deletionTimestamp) return this.#delete(cluster, key, log);
     if (cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined) {
+      this.deps.tagWork.cancel(key);
       log.debug('paused by annotation', { annotation: PAUSED_ANNOTATION });
       return undefined;
     }
@@ -136,6 +134,7 @@ export class AWSClusterReconciler {
       delete status.principalARN;
       status.identityChain = verdict.chain;
       transient = verdict.transient;
+      this.deps.tagWork.cancel(key);
       sessions.release(key);
       for (const other of this.deps.clusterNames.refuse(key, clusterNameOf(cluster))) this.deps.enqueue(other);
       log.warn('identity refused', {
@@ -159,6 +158,7 @@ export class AWSClusterReconciler {
       status.accountID = session.accountId;
       status.principalARN = session.principalArn;
       status.identityChain = session.chain;
+      this.deps.tagWork.cancel(key);
       for (const other of this.deps.clusterNames.refuse(key, clusterNameOf(cluster))) this.deps.enqueue(other);
     } else if (session) {
       set(usageAllowed(session));
@@ -176,11 +176,13 @@ export class AWSClusterReconciler {
       for (const other of this.deps.clusterNames.record(claimant)) this.deps.enqueue(other);
       const claim = nameClaim(cluster, claimant, this.deps.clusterNames, this.deps.caches.clusters.list());
       if ('wait' in claim) {
+        this.deps.tagWork.cancel(key);
         set(claim.wait);
         set({ type: 'TagsInSync', status: 'Unknown', reason: claim.wait.reason, message: claim.wait.message });
       } else {
-        const tags = await this.#syncTags(cluster, session, claim.check, log);
-        if (tags === undefined) return { requeueAfterMs: ACCOUNT_BUSY_RETRY_MS };
+        const tags = await this.#syncTags(cluster, key, session, claim, log);
+        // Status is written when the tag work is done: its end enqueues the cluster again.
+        if (tags === 'queued') return undefined;
         set(nameCondition(claimant, claim.rivals, tags.claimRefused));
         set(tags.condition);
         // lastSyncTime moves when a sync that ends in sync wrote tags or changed the figures; a quiet
@@ -246,25 +248,38 @@ export class AWSClusterReconciler {
     await this.deps.writer.replaceStatus({ ...cluster, status });
   }
 
-  /** The tag step, with a slot of the account's budget; undefined when the account is busy. */
+  /**
+   * The tag step: the outcome of the cluster's tag work on these very inputs if it has finished, else
+   * the work is handed to the scheduler ('queued'). Paused tagging makes no AWS call and runs here.
+   */
   async #syncTags(
     cluster: AWSCluster,
+    key: string,
     session: IdentitySession,
-    claim: ClaimCheck,
+    claim: { check: ClaimCheck; rivals: number },
     log: Logger,
-  ): Promise<TagOutcome | undefined> {
-    const { caches, accountSlots, syncTags } = this.deps;
+  ): Promise<TagOutcome | 'queued'> {
+    const { caches, tagWork, syncTags } = this.deps;
     const chain = session.chain
       .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
       .filter((object) => object !== undefined);
-    // Paused tagging makes no AWS call; otherwise wait for a slot of the account's budget.
-    const slot = cluster.spec.tagging?.paused ? undefined : `${session.accountId}/${cluster.spec.region}`;
-    if (slot && !accountSlots.tryEnter(slot)) return undefined;
-    try {
-      return await syncTags(cluster, session, chain, caches.tagPolicies.get(SINGLETON_NAME), claim, log);
-    } finally {
-      if (slot) accountSlots.leave(slot);
+    const policy = caches.tagPolicies.get(SINGLETON_NAME);
+    const sync = () => syncTags(cluster, session, chain, policy, claim.check, log);
+    if (cluster.spec.tagging?.paused) {
+      tagWork.cancel(key);
+      return sync();
     }
+    const ticket = tagTicket({ cluster, session, chain, policy, rivals: claim.rivals });
+    const done = tagWork.take(key, ticket);
+    if (done && 'error' in done) throw done.error;
+    if (done) return done.outcome;
+    tagWork.submit({
+      cluster: key,
+      slot: { accountId: session.accountId, region: cluster.spec.region },
+      ticket,
+      run: sync,
+    });
+    return 'queued';
   }
 
   /**
@@ -305,6 +320,7 @@ export class AWSClusterReconciler {
   }
 
   #forget(key: string): void {
+    this.deps.tagWork.cancel(key);
     this.deps.metrics.setDrifted(key, 0);
     const unused = this.deps.sessions.release(key);
     if (unused !== undefined) this.deps.resolver.forgetSession(unused);

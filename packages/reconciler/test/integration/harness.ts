@@ -83,6 +83,8 @@ export interface Platform {
 
 interface PlatformOptions {
   logger?: Logger;
+  /** The aws-emulator's accounts (default: `world()`). */
+  world?: World;
   defaultCredentialChain?: boolean;
 }
 
@@ -93,7 +95,7 @@ export async function startPlatform(
   options: PlatformOptions = {},
 ): Promise<Platform> {
   const kube = await startKubeEmulator({ crds: CRDS });
-  const aws = await startAwsEmulator({ world: world() });
+  const aws = await startAwsEmulator({ world: options.world ?? world() });
   try {
     return await platformOn(kube, aws, objects, runArgs, options);
   } catch (error) {

@@ -1,0 +1,32 @@
+import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
+import type { IdentityObject, IdentitySession } from '@keymaster/identity';
+
+type Versioned = { metadata: { uid?: string; generation?: number } };
+
+/** An object's spec as of now: a re-created object has another uid, an edited one another generation. */
+const versionOf = (object: Versioned | undefined) =>
+  object ? `${object.metadata.uid ?? ''}@${object.metadata.generation ?? 0}` : '-';
+
+/**
+ * Names the inputs of a cluster's tag work: its spec, who acts in which account, the identity chain's
+ * and the tag policy's specs (their generations, not their resourceVersions, which every status write
+ * moves), and how many rival clusters claim its name. Work finished on the same ticket is what a
+ * reconcile now would do; any change makes another ticket, and the work is done again.
+ */
+export function tagTicket(input: {
+  cluster: AWSCluster;
+  session: IdentitySession;
+  chain: readonly IdentityObject[];
+  policy: AWSTagPolicy | undefined;
+  rivals: number;
+}): string {
+  const { cluster, session, chain, policy, rivals } = input;
+  return JSON.stringify([
+    versionOf(cluster),
+    session.accountId,
+    session.principalArn,
+    chain.map(versionOf),
+    versionOf(policy),
+    rivals,
+  ]);
+}

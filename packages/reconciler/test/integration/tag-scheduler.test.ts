@@ -1,0 +1,132 @@
+import { API_VERSION, type AWSCluster } from '@keymaster/api';
+import type { World } from '@keymaster/aws-emulator';
+import { expect } from 'chai';
+import { CONTROLLER_KEYS, TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+
+const BUSY = '111111111111';
+const OTHER = '222222222222';
+/** Account 111111111111 has many clusters; 222222222222 two. Both tag in us-west-2. */
+const busyClusters = Array.from({ length: 12 }, (_, index) => `busy-${index}`);
+const otherClusters = ['other-0', 'other-1'];
+const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'sts:GetCallerIdentity'];
+
+function schedulerWorld(): World {
+  const resources = (account: string, clusters: string[]) =>
+    clusters.map((cluster, index) => ({
+      arn: `arn:aws:ec2:us-west-2:${account}:instance/i-${String(index).padStart(17, '0')}`,
+      tags: { [`sigs.k8s.io/cluster-api-provider-aws/cluster/${cluster}`]: 'owned' },
+    }));
+  return {
+    accounts: [
+      {
+        id: BUSY,
+        users: [{ name: 'keymaster-controller', accessKeys: [CONTROLLER_KEYS], allow: TAGGER }],
+        resources: resources(BUSY, busyClusters),
+      },
+      {
+        id: OTHER,
+        users: [{ name: 'tenant-a', accessKeys: [TENANT_KEYS], allow: TAGGER }],
+        resources: resources(OTHER, otherClusters),
+      },
+    ],
+  };
+}
+
+const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+const cluster = (ns: string, name: string, identityRef?: { kind: string; name: string }) => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSCluster',
+  metadata: { name, namespace: ns },
+  spec: { region: 'us-west-2', additionalTags: { team: ns }, ...(identityRef ? { identityRef } : {}) },
+});
+
+describe('the tag scheduler, against both emulators', function () {
+  this.timeout(120_000);
+  let platform: Platform;
+  before(async () => {
+    platform = await startPlatform(
+      [
+        namespace('a-busy'),
+        namespace('b-other'),
+        {
+          apiVersion: API_VERSION,
+          kind: 'AWSClusterControllerIdentity',
+          metadata: { name: 'default' },
+          spec: { allowedNamespaces: { list: ['a-busy'] } },
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
+          stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
+        },
+        {
+          apiVersion: API_VERSION,
+          kind: 'AWSClusterStaticIdentity',
+          metadata: { name: 'tenant-a' },
+          spec: { secretRef: 'tenant-a-keys', allowedNamespaces: { list: ['b-other'] } },
+        },
+        // Listed first (namespaces sort), the busy account's clusters reach the one worker first.
+        ...busyClusters.map((name) => cluster('a-busy', name)),
+        ...otherClusters.map((name) =>
+          cluster('b-other', name, { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' }),
+        ),
+      ],
+      // One worker, AWS's own budget (5 calls a second, burst 10) and no resync during the test.
+      ['--max-concurrent-reconciles=1', '--aws-tagging-rate=5,10', '--sync-period=10m'],
+      { world: schedulerWorld() },
+    );
+  });
+  after(() => platform.stop());
+
+  const ready = async (ns: string, name: string) => {
+    const found: AWSCluster = await platform.cluster(ns, name);
+    return condition(found, 'Ready')?.status === 'True';
+  };
+  /** Tagging calls the aws-emulator saw, by account. */
+  const taggingCalls = () => {
+    const counts: Record<string, number> = {};
+    for (const call of platform.aws.calls.summary().recent)
+      if (call.service === 'tagging') counts[call.account ?? ''] = (counts[call.account ?? ''] ?? 0) + 1;
+    return counts;
+  };
+
+  it("tags another account's clusters while one account's budget is spent, with its one worker free", async () => {
+    // 12 clusters x 4 calls (2 discovery, TagResources, read-back) = 48 calls wait on the busy account's limiter.
+    const callsWhenOthersReady = await eventually(async () => {
+      const calls = taggingCalls();
+      for (const name of otherClusters) expect(await ready('b-other', name), name).to.equal(true);
+      return calls;
+    }, 60_000);
+    expect(callsWhenOthersReady[OTHER], 'the other account: 2 clusters x 4 calls').to.equal(8);
+    // Tagged before the busy account's clusters were, not after all 48 of their calls.
+    expect(callsWhenOthersReady[BUSY] ?? 0).to.be.below(48);
+    const busyReady = await Promise.all(busyClusters.map((name) => ready('a-busy', name)));
+    expect(busyReady.filter(Boolean).length, 'busy clusters Ready by then').to.be.below(busyClusters.length);
+  });
+
+  it('then tags every cluster of the busy account, each once, with no requeue bounce', async () => {
+    await eventually(async () => {
+      for (const name of busyClusters) expect(await ready('a-busy', name), name).to.equal(true);
+    }, 60_000);
+    const { byAction } = platform.aws.calls.summary();
+    expect(byAction['tag:TagResources'], 'one write per cluster').to.equal(busyClusters.length + otherClusters.length);
+    const reconciles = (await platform.controller.metrics.runtime.reconcileTotal.get()).values.filter(
+      ({ labels }) => labels['controller'] === 'awscluster',
+    );
+    const bounces = reconciles.filter(({ labels }) => labels['result'] === 'requeue_after');
+    expect(bounces.reduce((sum, { value }) => sum + value, 0)).to.equal(0);
+  });
+
+  it('shows the queue per account and region, and the waits, in the metrics', async () => {
+    const { metrics } = platform.controller;
+    const series = async (gauge: typeof metrics.tagWorkQueued) =>
+      Object.fromEntries(
+        (await gauge.get()).values.map(({ labels, value }) => [`${labels.account}/${labels.region}`, value]),
+      );
+    expect(await series(metrics.tagWorkQueued)).to.deep.equal({ [`${BUSY}/us-west-2`]: 0, [`${OTHER}/us-west-2`]: 0 });
+    expect(await series(metrics.tagWorkRunning)).to.deep.equal({ [`${BUSY}/us-west-2`]: 0, [`${OTHER}/us-west-2`]: 0 });
+    const waits = (await metrics.tagWorkWait.get()).values.find(({ metricName }) => metricName?.endsWith('_count'));
+    expect(waits?.value, 'one wait per cluster').to.equal(busyClusters.length + otherClusters.length);
+  });
+});
