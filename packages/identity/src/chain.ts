@@ -70,9 +70,22 @@ export async function resolveChain(
   request: ChainRequest,
   touched = new Set<string>(),
 ): Promise<ChainLink[]> {
+  return resolveVisiting(store, request, {
+    identity: ({ kind, name }) => touched.add(`${kind}/${name}`),
+    secret: (name) => touched.add(`Secret/${name}`),
+  });
+}
+
+/** What a walk looks up, told as it goes: each identity (before it is read) and each Secret. */
+interface Visitor {
+  identity(ref: IdentityReference): void;
+  secret(name: string): void;
+}
+
+async function resolveVisiting(store: IdentityStore, request: ChainRequest, visit: Visitor): Promise<ChainLink[]> {
   const links: ChainLink[] = [];
   try {
-    return await walkChain(store, request, touched, links);
+    return await walkChain(store, request, visit, links);
   } catch (error) {
     if (error instanceof IdentityError) error.chain = checkedChain(links, error.link);
     throw error;
@@ -105,7 +118,7 @@ export interface LinkCheck {
 async function walkChain(
   store: IdentityStore,
   request: ChainRequest,
-  touched: Set<string>,
+  visit: Visitor,
   links: ChainLink[],
   checks?: LinkCheck[],
 ): Promise<ChainLink[]> {
@@ -130,7 +143,7 @@ async function walkChain(
       return links;
     }
 
-    touched.add(`${ref.kind}/${ref.name}`);
+    visit.identity(ref);
     const identity = await store.getIdentity(ref.kind, ref.name);
     if (!identity) {
       refuse(new IdentityNotFoundError(ref, referencedBy));
@@ -153,7 +166,7 @@ async function walkChain(
     links.push(link);
 
     const provider = providerOf(identity.kind);
-    for (const secret of provider.secrets(identity)) touched.add(`Secret/${secret}`);
+    for (const secret of provider.secrets(identity)) visit.secret(secret);
     if (provider.load) {
       try {
         link.material = await provider.load(identity, {
@@ -182,7 +195,7 @@ async function walkChain(
  */
 export async function checkChain(store: IdentityStore, request: ChainRequest): Promise<LinkCheck[]> {
   const checks: LinkCheck[] = [];
-  await walkChain(store, request, new Set(), [], checks);
+  await walkChain(store, request, { identity: () => undefined, secret: () => undefined }, [], checks);
   return checks;
 }
 
@@ -195,4 +208,20 @@ export async function chainDependencies(store: IdentityStore, request: ChainRequ
   const touched = new Set<string>();
   await resolveChain(store, request, touched).catch(() => undefined);
   return [...touched];
+}
+
+/** What a cluster's chain reaches, typed: the identities (in chain order) and the Secrets' names. */
+export interface ChainReach {
+  identities: IdentityReference[];
+  secrets: string[];
+}
+
+/** `chainDependencies`, typed: for indexes that map an identity or a Secret to the clusters reaching it. */
+export async function chainReach(store: IdentityStore, request: ChainRequest): Promise<ChainReach> {
+  const reach: ChainReach = { identities: [], secrets: [] };
+  await resolveVisiting(store, request, {
+    identity: (ref) => reach.identities.push({ kind: ref.kind, name: ref.name }),
+    secret: (name) => reach.secrets.push(name),
+  }).catch(() => undefined);
+  return reach;
 }

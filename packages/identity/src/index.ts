@@ -21,7 +21,9 @@ export {
   CONTROLLER_IDENTITY,
   MAX_CHAIN_LINKS,
   chainDependencies,
+  chainReach,
   checkChain,
+  type ChainReach,
   type ChainRequest,
   type LinkCheck,
 } from './chain.js';

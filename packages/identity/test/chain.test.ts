@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { resolveChain } from '../src/chain.js';
 import {
   chainDependencies,
+  chainReach,
   ChainTooDeepError,
   IdentityCycleError,
   IdentityDeletingError,
@@ -212,6 +213,43 @@ describe('chainDependencies', () => {
       'AWSClusterRoleIdentity/r',
       'AWSClusterRoleIdentity/hub',
       'AWSClusterControllerIdentity/default',
+    ]);
+  });
+});
+
+describe('chainReach', () => {
+  it('gives the identities in chain order and the Secrets, typed, up to a missing link', async () => {
+    const { store } = memoryStore(
+      [
+        staticIdentity('s', 's-keys'),
+        role('r', { sourceIdentityRef: { kind: 'AWSClusterStaticIdentity', name: 's' } }),
+      ],
+      { 'keymaster-system/s-keys': keys('AKIAEXAMPLE000000001') },
+    );
+    expect(await chainReach(store, request('r'))).to.deep.equal({
+      identities: [
+        { kind: ROLE, name: 'r' },
+        { kind: 'AWSClusterStaticIdentity', name: 's' },
+      ],
+      secrets: ['s-keys'],
+    });
+    expect(await chainReach(memoryStore([role('r')]).store, request('r'))).to.deep.equal({
+      identities: [
+        { kind: ROLE, name: 'r' },
+        { kind: 'AWSClusterControllerIdentity', name: 'default' },
+      ],
+      secrets: [],
+    });
+  });
+
+  it('stops at a cycle, each identity once', async () => {
+    const { store } = memoryStore([
+      role('a', { sourceIdentityRef: { kind: ROLE, name: 'b' } }),
+      role('b', { sourceIdentityRef: { kind: ROLE, name: 'a' } }),
+    ]);
+    expect((await chainReach(store, request('a'))).identities).to.deep.equal([
+      { kind: ROLE, name: 'a' },
+      { kind: ROLE, name: 'b' },
     ]);
   });
 });
