@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
+import type { IdentityObject, IdentitySession } from '@keymaster/identity';
+import { tagTicket } from '../../src/awscluster/tag-ticket.js';
+
+const cluster = (generation: number, resourceVersion = '1') =>
+  ({
+    metadata: { name: 'prod', namespace: 'team-a', uid: 'c-1', generation, resourceVersion },
+    spec: { region: 'us-west-2' },
+  }) as AWSCluster;
+const identity = (generation: number, uid = 'i-1', resourceVersion = '1') =>
+  ({
+    kind: 'AWSClusterStaticIdentity',
+    metadata: { name: 'tenant-a', uid, generation, resourceVersion },
+    spec: {},
+  }) as unknown as IdentityObject;
+const policy = (generation: number) =>
+  ({ metadata: { name: 'default', uid: 'p-1', generation }, spec: {} }) as unknown as AWSTagPolicy;
+const session = (accountId = '111111111111') =>
+  ({ accountId, principalArn: `arn:aws:iam::${accountId}:user/u`, chain: [] }) as unknown as IdentitySession;
+
+describe('tagTicket', () => {
+  const base = { cluster: cluster(1), session: session(), chain: [identity(1)], policy: policy(1), rivals: 0 };
+  const ticket = tagTicket(base);
+
+  it('stays the same when only status or metadata moved (resourceVersion): finished work still applies', () => {
+    expect(tagTicket({ ...base, cluster: cluster(1, '99'), chain: [identity(1, 'i-1', '42')] })).to.equal(ticket);
+  });
+
+  it('changes with any input of the tag work: specs, a re-created object, the account, rivals', () => {
+    const changed = [
+      { ...base, cluster: cluster(2) },
+      { ...base, chain: [identity(2)] },
+      { ...base, chain: [identity(1, 'i-2')] },
+      { ...base, chain: [] },
+      { ...base, policy: policy(2) },
+      { ...base, policy: undefined },
+      { ...base, session: session('222222222222') },
+      { ...base, rivals: 1 },
+    ].map((input) => tagTicket(input));
+    for (const other of changed) expect(other).to.not.equal(ticket);
+    expect(new Set(changed).size).to.equal(changed.length);
+  });
+});
