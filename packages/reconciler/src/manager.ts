@@ -30,6 +30,8 @@ import type { KeymasterMetrics } from './metrics.js';
 import { realClock, type Clock } from './runtime/clock.js';
 import { Controller, keyOf } from './runtime/controller.js';
 import { LeaderElector } from './runtime/leader-election.js';
+import { shardOf } from './runtime/shard-assignment.js';
+import { ShardOwner } from './runtime/shards.js';
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
@@ -44,6 +46,16 @@ export interface ManagerOptions {
   leaderElection?: {
     namespace: string;
     name: string;
+    identity: string;
+    leaseDurationMs?: number;
+    renewDeadlineMs?: number;
+    retryPeriodMs?: number;
+  };
+  /** --shards: this replica reconciles the clusters of the shards whose Lease it holds (docs/reconciler.md#shards). */
+  shards?: {
+    count: number;
+    namespace: string;
+    prefix: string;
     identity: string;
     leaseDurationMs?: number;
     renewDeadlineMs?: number;
@@ -99,6 +111,7 @@ export class Manager {
   readonly identities: Record<string, Controller>;
   readonly #options: ManagerOptions;
   readonly #elector: LeaderElector | undefined;
+  readonly #shards: ShardOwner | undefined;
   readonly #controllerCredentials: AwsCredentialIdentityProvider;
   /** Tag work, a queue per AWS account and region: its end enqueues the cluster, whose reconcile writes status. */
   readonly #tagWork: TagScheduler<TagOutcome>;
@@ -115,6 +128,11 @@ export class Manager {
     this.writer = new KubeWriter(kubeConfig);
     const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
     const sessions = new SessionUsage();
+    this.#shards = options.shards && this.#shardOwner(options.shards, clock);
+    const shardOfCluster = ({ namespace = '', name }: { namespace?: string; name: string }) =>
+      shardOf(namespace, name, options.shards?.count ?? 1);
+    // Cluster-scoped work (identities, and what their reconciles write) is shard 0's holder's.
+    const identityShard = () => 0;
     const deletions = new DeletingIdentities();
 
     this.caches = new Caches(
@@ -215,8 +233,11 @@ export class Manager {
     this.clusters = new Controller({
       name: 'awscluster',
       workers: options.maxConcurrentReconciles,
-      reconcile: clusterReconciler.reconcile,
+      reconcile: this.#shards?.guard(clusterReconciler.reconcile, shardOfCluster) ?? clusterReconciler.reconcile,
       ...controllerOptions,
+      ...(this.#shards
+        ? { owns: (key: { namespace?: string; name: string }) => this.#shards!.owns(shardOfCluster(key)) }
+        : {}),
     });
     this.identities = Object.fromEntries(
       IDENTITY_KINDS.map((kind) => {
@@ -236,8 +257,9 @@ export class Manager {
           new Controller({
             name: kind.toLowerCase(),
             workers: 1,
-            reconcile: reconciler.reconcile,
+            reconcile: this.#shards?.guard(reconciler.reconcile, identityShard) ?? reconciler.reconcile,
             ...controllerOptions,
+            ...(this.#shards ? { owns: () => this.#shards!.owns(identityShard()) } : {}),
           }),
         ];
       }),
@@ -262,6 +284,7 @@ export class Manager {
     };
     if (!this.#elector) {
       begin();
+      this.#shards?.start();
       return;
     }
     this.#leading(false);
@@ -289,6 +312,7 @@ export class Manager {
       ]);
     // Running tag work ends before the lease goes (its results are dropped: the next leader redoes it).
     await this.#tagWork.stop();
+    await this.#shards?.stop();
     await this.#elector?.release();
     if (this.#elector) this.#leading(false);
     await this.caches.stop();
@@ -313,6 +337,28 @@ export class Manager {
       });
     else logger.info('controller credentials', { source: check.source, from: SOURCE_DESCRIPTIONS[check.source] });
     this.identities['AWSClusterControllerIdentity']?.enqueue({ name: 'default' });
+  }
+
+  /** Takes shard Leases; a shard taken enqueues its clusters (and for shard 0, every identity). */
+  #shardOwner(shards: NonNullable<ManagerOptions['shards']>, clock: Clock): ShardOwner {
+    const { kubeConfig, logger, metrics } = this.#options;
+    return new ShardOwner({
+      kubeConfig,
+      ...shards,
+      shards: shards.count,
+      clock,
+      registry: metrics.registry,
+      log: (level, message, fields) => logger[level](message, fields),
+      onAcquired: (shard) => {
+        for (const cluster of this.caches.clusters.list())
+          if (shardOf(cluster.metadata.namespace ?? '', cluster.metadata.name ?? '', shards.count) === shard)
+            this.clusters.enqueue(request(cluster));
+        if (shard === 0)
+          for (const kind of IDENTITY_KINDS)
+            for (const identity of this.caches.identities[kind].list())
+              this.identities[kind]?.enqueue({ name: identity.metadata.name ?? '' });
+      },
+    });
   }
 
   /** leader_election_master_status: whether this replica reconciles, for the "no leader" alert. */
