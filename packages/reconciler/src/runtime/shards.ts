@@ -25,6 +25,10 @@ export interface ShardOwnerOptions {
   registry?: Registry;
   /** A shard was taken: its objects are now this replica's to reconcile. */
   onAcquired?: (shard: number) => void;
+  /** A shard was given up or lost: drop its work queued outside the reconciles (tag work). */
+  onGivenUp?: (shard: number) => void;
+  /** Whether work of the shard runs outside the reconciles: its Lease is released only once none does. */
+  busy?: (shard: number) => boolean;
   log?: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -168,7 +172,7 @@ export class ShardOwner {
     await this.#renewReplica(byName.get(this.#replicaName()));
     await Promise.all(
       [...this.#held].map(([shard, held]) =>
-        held.releasing && held.inFlight === 0
+        held.releasing && held.inFlight === 0 && this.#options.busy?.(shard) !== true
           ? this.#release(shard, byName.get(this.#shardName(shard)))
           : this.#renew(shard, byName.get(this.#shardName(shard))),
       ),
@@ -355,6 +359,7 @@ export class ShardOwner {
     if (!held) return;
     held.releasing = true;
     this.#metrics?.owned.set({ shard: String(shard) }, 0);
+    this.#options.onGivenUp?.(shard);
     this.#options.log?.('info', 'shard given up', { shard, inFlight: held.inFlight });
   }
 
@@ -376,6 +381,7 @@ export class ShardOwner {
     this.#options.clock.clearTimeout(held.deadline);
     this.#held.delete(shard);
     this.#count(shard, event, 0);
+    if (!held.releasing) this.#options.onGivenUp?.(shard);
     this.#options.log?.(event === 'lost' ? 'warn' : 'info', `shard ${event}`, { shard, why, inFlight: held.inFlight });
   }
 

@@ -2,7 +2,7 @@ import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-nod
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { ShardOwner } from '../../src/runtime/shards.js';
+import { ShardOwner, type ShardOwnerOptions } from '../../src/runtime/shards.js';
 import { FakeClock } from '../fake-clock.js';
 
 const NAMESPACE = 'keymaster-system';
@@ -33,8 +33,9 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
   afterEach(() => kube.faults.clear());
   after(() => kube.stop());
 
-  const owner = (identity: string, registry?: Registry) =>
+  const owner = (identity: string, registry?: Registry, hooks: Partial<ShardOwnerOptions> = {}) =>
     new ShardOwner({
+      ...hooks,
       kubeConfig,
       namespace: NAMESPACE,
       prefix,
@@ -126,6 +127,24 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
     expect(b.owned).to.deep.equal([1]);
     finish();
     await inHand;
+    await round(a, b);
+    expect(b.owned).to.deep.equal([1, 3]);
+  });
+
+  it('drops the work of a shard given up that runs outside the reconciles, and keeps its Lease while it runs', async () => {
+    const busy = new Set([3]);
+    const givenUp: number[] = [];
+    const a = owner('replica-a', undefined, {
+      busy: (shard) => busy.has(shard),
+      onGivenUp: (shard) => givenUp.push(shard),
+    });
+    const b = owner('replica-b');
+    await round(a);
+    for (let index = 0; index < 3; index += 1) await round(b, a);
+    expect(givenUp.sort()).to.deep.equal([1, 3]);
+    expect(await holder(3), 'kept while its work runs').to.equal('replica-a');
+    expect(b.owned).to.deep.equal([1]);
+    busy.clear();
     await round(a, b);
     expect(b.owned).to.deep.equal([1, 3]);
   });
