@@ -71,3 +71,4 @@ export {
   type RateLimiterStats,
 } from './rate-limit/rate-limiter.js';
 export { RateLimiters } from './rate-limit/rate-limiters.js';
+export { SessionBatchers } from './batch/session-batchers.js';

@@ -4,6 +4,7 @@ import type { GoneResource, TagFailure, Write } from './apply/types.js';
 import { verifyWrites } from './apply/verify.js';
 import { retryPolicy, type RetryPolicy } from './aws/retry.js';
 import type { CallContext, TaggingSession } from './aws/tagging-api.js';
+import { SessionBatchers } from './batch/session-batchers.js';
 import { claimsFound, type ClaimCheck } from './claim.js';
 import { discoverResources } from './discovery.js';
 import type { EffectiveTags } from './effective.js';
@@ -45,6 +46,11 @@ export interface ReconcileTagsInput {
   dryRun?: boolean;
   /** The controller's one registry: clusters of one account share its limiter per region. */
   limiters: RateLimiters;
+  /**
+   * The controller's one registry of shared calls: clusters of the same credentials share writes of
+   * the same content and read-backs per region. Default: a registry of this reconcile alone.
+   */
+  batchers?: SessionBatchers;
   /** Default: the system clock. */
   clock?: TaggingClock;
   retry?: Partial<RetryPolicy>;
@@ -88,6 +94,7 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
   const context: CallContext = {
     session: input.session,
     limiters: input.limiters,
+    batchers: input.batchers ?? new SessionBatchers(),
     clock: input.clock ?? systemClock,
     retry: retryPolicy(input.retry),
     requests: {},

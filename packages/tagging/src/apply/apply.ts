@@ -1,7 +1,9 @@
-import { awsFailureOf, failureKind, isRetriable, type AwsFailure } from '../aws/codes.js';
+import { awsFailureOf, failureKind, isRetriable, type AwsFailure, type FailureKind } from '../aws/codes.js';
 import { backoffMs } from '../aws/retry.js';
 import { resourceFailure, TaggingApi, type CallContext } from '../aws/tagging-api.js';
+import type { WriteOutcome } from '../batch/session-batchers.js';
 import { mapConcurrently, perRegion } from '../concurrency.js';
+import type { Grant } from '../rate-limit/rate-limiter.js';
 import { chunks, MAX_ARNS_PER_CALL, writeGroups } from '../plan/batches.js';
 import type { TagPlan } from '../plan/types.js';
 import { reportedKeys } from '../memory.js';
@@ -60,7 +62,7 @@ async function applyInRegion(
   let pending = writes;
   for (let attempt = 1; pending.length > 0; attempt++) {
     const calls = pending.flatMap((write) => chunks(write.arns, MAX_ARNS_PER_CALL).map((arns) => ({ ...write, arns })));
-    const answers = await mapConcurrently(calls, concurrency, (call) => send(api, call));
+    const answers = await mapConcurrently(calls, concurrency, (call) => send(api, context, call));
     const retry = new Map<string, Write>();
     calls.forEach((call, index) => {
       const { accepted, failures } = answers[index]!;
@@ -87,22 +89,60 @@ async function applyInRegion(
   return outcome;
 }
 
-/** One call; its failures, whole or per ARN, come back as values. */
-async function send(api: TaggingApi, call: Write): Promise<{ accepted: string[]; failures: [string, AwsFailure][] }> {
+/**
+ * One write's calls, shared with the writes of other clusters of the same credentials and content
+ * that wait for the rate limiter at the same time (`SessionBatchers`); its failures, whole or per
+ * ARN, come back as values, for its own ARNs only.
+ */
+async function send(api: TaggingApi, context: CallContext, call: Write): Promise<CallAnswer> {
+  const content = JSON.stringify([
+    context.batchers.scope(context.session, call.region),
+    call.action,
+    call.tags ?? call.keys,
+  ]);
+  const answer = await context.batchers.writes.submit(content, call.arns, api.limiter, (arns, grant, parts) =>
+    sendBatch(api, call, arns, grant, parts),
+  );
+  const failures = call.arns.flatMap((arn): [string, AwsFailure][] => {
+    const failure = answer.get(arn);
+    return failure === undefined ? [] : [[arn, failure]];
+  });
+  return { accepted: call.arns.filter((arn) => answer.get(arn) === undefined), failures };
+}
+
+interface CallAnswer {
+  accepted: string[];
+  failures: [string, AwsFailure][];
+}
+
+/**
+ * One call for `arns`. A whole call refused for a reason that may lie in one ARN (a malformed ARN,
+ * a refused value: not throttling, AWS inside or the credentials' access, which every part shares) is
+ * sent again part by part, so that no cluster is told of another's failure.
+ */
+async function sendBatch(
+  api: TaggingApi,
+  call: Write,
+  arns: string[],
+  grant: Grant | undefined,
+  parts: readonly (readonly string[])[],
+): Promise<Map<string, WriteOutcome>> {
   try {
     const output =
       call.action === 'tag:TagResources'
-        ? await api.tagResources({ ResourceARNList: call.arns, Tags: call.tags })
-        : await api.untagResources({ ResourceARNList: call.arns, TagKeys: call.keys });
+        ? await api.tagResources({ ResourceARNList: arns, Tags: call.tags }, grant)
+        : await api.untagResources({ ResourceARNList: arns, TagKeys: call.keys }, grant);
     const failed = output.FailedResourcesMap ?? {};
-    return {
-      accepted: call.arns.filter((arn) => !Object.hasOwn(failed, arn)),
-      failures: call.arns
-        .filter((arn) => Object.hasOwn(failed, arn))
-        .map((arn) => [arn, resourceFailure(failed[arn]!)]),
-    };
+    return new Map(arns.map((arn) => [arn, Object.hasOwn(failed, arn) ? resourceFailure(failed[arn]!) : undefined]));
   } catch (error) {
     const failure = awsFailureOf(error);
-    return { accepted: [], failures: call.arns.map((arn) => [arn, failure]) };
+    if (parts.length > 1 && !SHARED_FAILURES.has(failureKind(failure))) {
+      const apart = await Promise.all(parts.map((part) => sendBatch(api, call, [...part], undefined, [part])));
+      return new Map(apart.flatMap((answer) => [...answer]));
+    }
+    return new Map(arns.map((arn) => [arn, failure]));
   }
 }
+
+/** Failures of a whole call that every ARN of it shares: the account's throttling, AWS's inside, the credentials' access. */
+const SHARED_FAILURES: ReadonlySet<FailureKind> = new Set(['Throttled', 'Unavailable', 'AccessDenied']);

@@ -1,7 +1,8 @@
-import type { AwsFailure } from '../aws/codes.js';
 import { getAllResources, MAX_RESOURCES_PER_PAGE } from '../aws/get-resources.js';
 import { TaggingApi, type CallContext } from '../aws/tagging-api.js';
+import type { ReadOutcome } from '../batch/session-batchers.js';
 import { mapConcurrently, perRegion } from '../concurrency.js';
+import type { Grant } from '../rate-limit/rate-limiter.js';
 import { chunks } from '../plan/batches.js';
 import { AwsCallError } from '../errors.js';
 import { reportedKeys } from '../memory.js';
@@ -36,25 +37,37 @@ export async function verifyWrites(
   };
 }
 
-/** What reading one resource back gave: its tags, or why they could not be read. */
-type Read = { tags: Record<string, string> } | { failure: AwsFailure };
-
-/** ARN -> what reading it back gave; ARNs that GetResources did not list are absent. */
+/**
+ * ARN -> what reading it back gave; ARNs that GetResources did not list are absent. The reads are
+ * shared with other clusters of the same credentials reading back at the same time (`SessionBatchers`).
+ */
 async function readBack(api: TaggingApi, context: CallContext, writes: readonly Write[], concurrency: number) {
   const arns = [...new Set(writes.flatMap((write) => write.arns))];
-  const live = new Map<string, Read>();
-  await mapConcurrently(chunks(arns, MAX_RESOURCES_PER_PAGE), concurrency, async (ResourceARNList) => {
-    try {
-      for (const { arn, tags } of await getAllResources(api, context, { ResourceARNList })) live.set(arn, { tags });
-    } catch (error) {
-      if (!(error instanceof AwsCallError)) throw error;
-      for (const arn of ResourceARNList) live.set(arn, { failure: { code: error.awsCode, message: error.message } });
-    }
+  const content = JSON.stringify([context.batchers.scope(context.session, api.region), 'read']);
+  const live = new Map<string, ReadOutcome>();
+  await mapConcurrently(chunks(arns, MAX_RESOURCES_PER_PAGE), concurrency, async (part) => {
+    const answer = await context.batchers.reads.submit(content, part, api.limiter, (batch, grant) =>
+      readBatch(api, context, batch, grant),
+    );
+    for (const [arn, read] of answer) live.set(arn, read);
   });
   return live;
 }
 
-function check(write: Write, live: Map<string, Read>) {
+/** One read by ARN; a read that keeps failing leaves every ARN of it with the failure. */
+async function readBatch(api: TaggingApi, context: CallContext, ResourceARNList: string[], grant: Grant) {
+  const read = new Map<string, ReadOutcome>();
+  try {
+    for (const { arn, tags } of await getAllResources(api, context, { ResourceARNList }, grant))
+      read.set(arn, { tags });
+  } catch (error) {
+    if (!(error instanceof AwsCallError)) throw error;
+    for (const arn of ResourceARNList) read.set(arn, { failure: { code: error.awsCode, message: error.message } });
+  }
+  return read;
+}
+
+function check(write: Write, live: Map<string, ReadOutcome>) {
   const verified: Write = { ...write, arns: [] };
   const failed: TagFailure[] = [];
   for (const arn of write.arns) {
@@ -70,7 +83,7 @@ function check(write: Write, live: Map<string, Read>) {
 }
 
 /** What reading back shows that the write did not do, as a failure's code and message. */
-function mismatch(write: Write, read: Read | undefined): { code: string; message: string } | undefined {
+function mismatch(write: Write, read: ReadOutcome | undefined): { code: string; message: string } | undefined {
   const verb = write.action === 'tag:TagResources' ? 'TagResources' : 'UntagResources';
   if (read === undefined) {
     return { code: 'NotVerified', message: `${verb} succeeded but GetResources no longer lists the resource` };

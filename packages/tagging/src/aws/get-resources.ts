@@ -1,4 +1,5 @@
 import type { GetResourcesCommandInput } from '@aws-sdk/client-resource-groups-tagging-api';
+import type { Grant } from '../rate-limit/rate-limiter.js';
 import { callError } from './call-error.js';
 import { retrying } from './retry.js';
 import type { CallContext, TaggingApi } from './tagging-api.js';
@@ -14,22 +15,33 @@ export interface ResourceTags {
 
 /**
  * Every page of one GetResources query, each page retried on its own. Throws `AwsCallError`
- * (`TaggingAccessDeniedError` when refused) when a page keeps failing.
+ * (`TaggingAccessDeniedError` when refused) when a page keeps failing. `grant`: a token already taken
+ * for the first request.
  */
 export async function getAllResources(
   api: TaggingApi,
   context: CallContext,
   input: GetResourcesCommandInput,
+  grant?: Grant,
 ): Promise<ResourceTags[]> {
   const found: ResourceTags[] = [];
   let token: string | undefined;
+  let taken = grant;
   // AWS refuses ResourceARNList with any pagination parameter: a list of ARNs is answered in one page.
   const perPage = input.ResourceARNList === undefined ? { ResourcesPerPage: MAX_RESOURCES_PER_PAGE } : {};
   do {
     const page = { ...input, ...perPage, ...(token ? { PaginationToken: token } : {}) };
     let answer;
     try {
-      answer = await retrying(() => api.getResources(page), context.retry, context.clock);
+      answer = await retrying(
+        () => {
+          const first = taken;
+          taken = undefined;
+          return api.getResources(page, first);
+        },
+        context.retry,
+        context.clock,
+      );
     } catch (error) {
       throw callError({ action: 'tag:GetResources', accountId: api.accountId, region: api.region }, error);
     }

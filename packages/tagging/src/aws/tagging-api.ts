@@ -9,19 +9,25 @@ import {
 } from '@aws-sdk/client-resource-groups-tagging-api';
 import type { IdentitySession } from '@keymaster/identity';
 import type { FinalizeRequestMiddleware, MiddlewareStack } from '@smithy/types';
+import type { SessionBatchers } from '../batch/session-batchers.js';
 import type { TaggingClock } from '../rate-limit/clock.js';
 import type { Grant, RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { RateLimiters } from '../rate-limit/rate-limiters.js';
 import { awsFailureOf, failureKind, type AwsFailure } from './codes.js';
 import type { RetryPolicy } from './retry.js';
 
-/** What tagging needs of a cluster's session: its account, and its cached clients per region. */
-export type TaggingSession = Pick<IdentitySession, 'accountId' | 'client'>;
+/**
+ * What tagging needs of a cluster's session: its account, its cached clients per region, and the key
+ * of its credential set, which lets clusters of the same credentials share calls (`SessionBatchers`).
+ */
+export type TaggingSession = Pick<IdentitySession, 'accountId' | 'client'> & Partial<Pick<IdentitySession, 'key'>>;
 
 /** What every AWS call of one reconcile shares. */
 export interface CallContext {
   session: TaggingSession;
   limiters: RateLimiters;
+  /** The calls clusters of the same credentials share. */
+  batchers: SessionBatchers;
   clock: TaggingClock;
   retry: RetryPolicy;
   /** Requests sent, by IAM action (`tag:TagResources`): every attempt counts, the SDK's own retries too. */
@@ -45,34 +51,46 @@ export class TaggingApi {
     return this.context.session.accountId;
   }
 
-  getResources(input: GetResourcesCommandInput) {
+  /** The rate limiter of the account and region. */
+  get limiter(): RateLimiter {
+    return this.#limiter;
+  }
+
+  getResources(input: GetResourcesCommandInput, grant?: Grant) {
     const command = new GetResourcesCommand(input);
-    this.#limit(command, 'tag:GetResources');
+    this.#limit(command, 'tag:GetResources', grant);
     return this.#client.send(command);
   }
 
-  tagResources(input: TagResourcesCommandInput) {
+  tagResources(input: TagResourcesCommandInput, grant?: Grant) {
     const command = new TagResourcesCommand(input);
-    this.#limit(command, 'tag:TagResources');
+    this.#limit(command, 'tag:TagResources', grant);
     return this.#client.send(command);
   }
 
-  untagResources(input: UntagResourcesCommandInput) {
+  untagResources(input: UntagResourcesCommandInput, grant?: Grant) {
     const command = new UntagResourcesCommand(input);
-    this.#limit(command, 'tag:UntagResources');
+    this.#limit(command, 'tag:UntagResources', grant);
     return this.#client.send(command);
   }
 
   /**
    * Puts the rate limiter inside the SDK's retry loop, just before signing, so that every attempt
    * waits for a token (a signature is fresh when the request leaves) and reports whether AWS
-   * throttled it, either the whole call or an ARN of `FailedResourcesMap`.
+   * throttled it, either the whole call or an ARN of `FailedResourcesMap`. `first` is a token already
+   * taken for the first attempt (a batch waited for it while other calls joined).
    */
-  #limit<I extends object, O extends object>(command: { middlewareStack: MiddlewareStack<I, O> }, action: string) {
+  #limit<I extends object, O extends object>(
+    command: { middlewareStack: MiddlewareStack<I, O> },
+    action: string,
+    first: Grant | undefined,
+  ) {
     const limiter = this.#limiter;
     const requests = this.context.requests;
+    let taken = first;
     const middleware: FinalizeRequestMiddleware<I, O> = (next) => async (args) => {
-      const grant = await limiter.acquire();
+      const grant = taken ?? (await limiter.acquire());
+      taken = undefined;
       requests[action] = (requests[action] ?? 0) + 1;
       let result;
       try {
