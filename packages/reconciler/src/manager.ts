@@ -342,6 +342,12 @@ export class Manager {
   /** Takes shard Leases; a shard taken enqueues its clusters (and for shard 0, every identity). */
   #shardOwner(shards: NonNullable<ManagerOptions['shards']>, clock: Clock): ShardOwner {
     const { kubeConfig, logger, metrics } = this.#options;
+    const clustersOf = (shard: number) =>
+      this.caches.clusters
+        .list()
+        .filter(
+          (cluster) => shardOf(cluster.metadata.namespace ?? '', cluster.metadata.name ?? '', shards.count) === shard,
+        );
     return new ShardOwner({
       kubeConfig,
       ...shards,
@@ -349,10 +355,13 @@ export class Manager {
       clock,
       registry: metrics.registry,
       log: (level, message, fields) => logger[level](message, fields),
+      // Tag work runs outside the reconciles: dropped when its shard goes, waited for before its Lease goes.
+      onGivenUp: (shard) => {
+        for (const cluster of clustersOf(shard)) this.#tagWork.cancel(keyOf(request(cluster)));
+      },
+      busy: (shard) => clustersOf(shard).some((cluster) => this.#tagWork.isRunning(keyOf(request(cluster)))),
       onAcquired: (shard) => {
-        for (const cluster of this.caches.clusters.list())
-          if (shardOf(cluster.metadata.namespace ?? '', cluster.metadata.name ?? '', shards.count) === shard)
-            this.clusters.enqueue(request(cluster));
+        for (const cluster of clustersOf(shard)) this.clusters.enqueue(request(cluster));
         if (shard === 0)
           for (const kind of IDENTITY_KINDS)
             for (const identity of this.caches.identities[kind].list())

@@ -12,7 +12,8 @@ export interface TagJob<T> {
   cluster: string;
   slot: TagSlot;
   ticket: string;
-  run: () => Promise<T>;
+  /** The work; `signal` is aborted when it is cancelled or the scheduler stops: then it should write nothing more. */
+  run: (signal: AbortSignal) => Promise<T>;
 }
 
 /** How a cluster's tag work ended: its outcome, or what it threw. */
@@ -54,9 +55,14 @@ interface Slot<T> {
 /** Where a cluster's work is: queued in a slot, running (and what runs after it), finished. */
 interface ClusterWork<T> {
   queued?: Queued<T>;
-  running?: { ticket: string; cancelled: boolean };
+  running?: Running;
   /** Newer work that arrived while `running` ran: queued when it ends, never beside it. */
   next?: Queued<T>;
+}
+
+interface Running {
+  ticket: string;
+  abort: AbortController;
 }
 
 const slotKey = ({ accountId, region }: TagSlot) => `${accountId}/${region}`;
@@ -107,7 +113,7 @@ export class TagScheduler<T> {
     this.#clusters.set(job.cluster, work);
     const queued = { ...job, queuedAt: this.#options.clock.now() };
     if (work.running) {
-      if (work.running.ticket === job.ticket && !work.running.cancelled) delete work.next;
+      if (work.running.ticket === job.ticket && !work.running.abort.signal.aborted) delete work.next;
       else work.next = queued;
       return;
     }
@@ -126,11 +132,16 @@ export class TagScheduler<T> {
     if (work.queued) this.#unqueue(work.queued);
     delete work.queued;
     delete work.next;
-    if (work.running) work.running.cancelled = true;
+    if (work.running) work.running.abort.abort();
     else this.#clusters.delete(cluster);
   }
 
-  /** Drops what is queued and resolves when running work has ended. */
+  /** Whether the cluster's work runs now, cancelled or not (a shard given up keeps its Lease until it ends). */
+  isRunning(cluster: string): boolean {
+    return this.#clusters.get(cluster)?.running !== undefined;
+  }
+
+  /** Drops what is queued, aborts what runs (the next leader does it again), and resolves when it has ended. */
   async stop(): Promise<void> {
     this.#stopped = true;
     for (const slot of this.#slots.values()) {
@@ -138,6 +149,7 @@ export class TagScheduler<T> {
       this.#report(slot);
     }
     this.#ready.clear();
+    for (const work of this.#clusters.values()) work.running?.abort.abort();
     await Promise.all(this.#inFlight);
   }
 
@@ -182,7 +194,7 @@ export class TagScheduler<T> {
   #start(slot: Slot<T>, job: Queued<T>): void {
     const work = this.#clusters.get(job.cluster)!;
     delete work.queued;
-    const running = { ticket: job.ticket, cancelled: false };
+    const running: Running = { ticket: job.ticket, abort: new AbortController() };
     work.running = running;
     slot.running += 1;
     this.#running += 1;
@@ -190,7 +202,7 @@ export class TagScheduler<T> {
     const now = this.#options.clock.now();
     this.#options.observer?.waited((now - job.queuedAt) / 1000);
     const done = job
-      .run()
+      .run(running.abort.signal)
       .then(
         (outcome): TagResult<T> => ({ outcome }),
         (error: unknown): TagResult<T> => ({ error }),
@@ -202,7 +214,7 @@ export class TagScheduler<T> {
     this.#inFlight.add(done);
   }
 
-  #ended(slot: Slot<T>, job: Queued<T>, running: { cancelled: boolean }, result: TagResult<T>): void {
+  #ended(slot: Slot<T>, job: Queued<T>, running: Running, result: TagResult<T>): void {
     slot.running -= 1;
     this.#running -= 1;
     if (slot.queued.size > 0 && !this.#stopped) this.#ready.add(slotKey(slot.slot));
@@ -214,7 +226,7 @@ export class TagScheduler<T> {
     if (next && !this.#stopped) this.#enqueue(work, next);
     else this.#clusters.delete(job.cluster);
     // A result overtaken by newer work, or cancelled, is dropped: nobody wants it.
-    if (!running.cancelled && !next) {
+    if (!running.abort.signal.aborted && !next) {
       this.#finished.set(job.cluster, { ticket: job.ticket, result });
       this.#options.finished(job.cluster);
     }

@@ -13,6 +13,8 @@ function harness(options: { perSlot: number; maxRunning: number }) {
   const depths = new Map<string, { queued: number; running: number }>();
   const waits: number[] = [];
   const ends = new Map<string, { resolve: (value: string) => void; reject: (error: unknown) => void }>();
+  /** The signal each started job got, by start. */
+  const signals: AbortSignal[] = [];
   const scheduler = new TagScheduler<string>({
     ...options,
     finished: (cluster) => finished.push(cluster),
@@ -27,9 +29,10 @@ function harness(options: { perSlot: number; maxRunning: number }) {
       cluster,
       slot,
       ticket,
-      run: () =>
+      run: (signal) =>
         new Promise<string>((resolve, reject) => {
           started.push(`${cluster}@${ticket}`);
+          signals.push(signal);
           ends.set(`${cluster}@${ticket}`, { resolve, reject });
         }),
     });
@@ -49,6 +52,7 @@ function harness(options: { perSlot: number; maxRunning: number }) {
   return {
     scheduler,
     started,
+    signals,
     finished,
     depths,
     waits,
@@ -90,6 +94,17 @@ describe('TagScheduler', () => {
     await h.end('ns/a1@t1');
     expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/a2@t1', 'ns/b0@t1', 'ns/a3@t1']);
     expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 1, running: 3 });
+  });
+
+  it("tells whether a cluster's work runs, until it ends even when cancelled (a shard given up waits for it)", async () => {
+    const h = harness({ perSlot: 1, maxRunning: 1 });
+    h.submit('ns/a', A);
+    h.submit('ns/b', A);
+    expect([h.scheduler.isRunning('ns/a'), h.scheduler.isRunning('ns/b')]).to.deep.equal([true, false]);
+    h.scheduler.cancel('ns/a');
+    expect(h.scheduler.isRunning('ns/a')).to.equal(true);
+    await h.end('ns/a@t1');
+    expect([h.scheduler.isRunning('ns/a'), h.scheduler.isRunning('ns/b')]).to.deep.equal([false, true]);
   });
 
   it('hands the outcome out once, to a reconcile on the same inputs, and tells when it is there', async () => {
@@ -157,6 +172,10 @@ describe('TagScheduler', () => {
     h.submit('ns/a', A);
     await h.end('ns/a@t1');
     expect(h.finished, 'the cancelled run').to.deep.equal([]);
+    expect(
+      h.signals.map(({ aborted }) => aborted),
+      'told to write nothing more',
+    ).to.deep.equal([true, false]);
     expect(h.running(), 'the run after the cancel').to.deep.equal(['ns/a@t1']);
     await h.end('ns/a@t1');
     expect(h.finished).to.deep.equal(['ns/a']);
@@ -173,6 +192,7 @@ describe('TagScheduler', () => {
     const stopping = h.scheduler.stop().then(() => (stopped = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(stopped).to.equal(false);
+    expect(h.signals[0]?.aborted, 'running work is told to write nothing more').to.equal(true);
     await h.end('ns/a@t1');
     await stopping;
     h.submit('ns/c', A);
