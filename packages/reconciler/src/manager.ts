@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { IDENTITY_KINDS, type AWSCluster } from '@keymaster/api';
+import { IDENTITY_KINDS, type AWSCluster, type IdentityReference } from '@keymaster/api';
 import {
+  chainReach,
   IdentityResolver,
   kubeServiceAccountTokens,
-  providerOf,
   SOURCE_DESCRIPTIONS,
   checkControllerCredentials,
   defaultControllerCredentials,
@@ -17,9 +17,10 @@ import { DEFAULT_TAG_WORK_PER_SLOT, DEFAULT_TAG_WORK_RUNNING, TagScheduler } fro
 import type { SyncTags } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
 import { SessionUsage } from './awscluster/session-usage.js';
-import { clusterDependencies, dependentClusters } from './identity/dependents.js';
+import { ChainIndex } from './identity/chain-index.js';
 import { DeletingIdentities } from './identity/deletions.js';
 import { IdentityReconciler } from './identity/reconciler.js';
+import { SecretUsers } from './identity/secret-users.js';
 import { DEFAULT_TENANT_LABEL } from './webhooks/tenancy.js';
 import { Caches } from './kube/caches.js';
 import { describeKubeError, isStaleRead } from './kube/errors.js';
@@ -28,7 +29,7 @@ import { KubeWriter } from './kube/writer.js';
 import type { Logger } from './logging.js';
 import type { KeymasterMetrics } from './metrics.js';
 import { realClock, type Clock } from './runtime/clock.js';
-import { Controller, keyOf } from './runtime/controller.js';
+import { Controller, keyOf, type Request } from './runtime/controller.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { shardOf } from './runtime/shard-assignment.js';
 import { ShardOwner } from './runtime/shards.js';
@@ -109,6 +110,9 @@ export class Manager {
   readonly writer: KubeWriter;
   readonly clusters: Controller;
   readonly identities: Record<string, Controller>;
+  /** Which clusters' chains reach each identity and Secret: an event costs the clusters it affects. */
+  readonly chains: ChainIndex;
+  readonly #secretUsers = new SecretUsers();
   readonly #options: ManagerOptions;
   readonly #elector: LeaderElector | undefined;
   readonly #shards: ShardOwner | undefined;
@@ -134,6 +138,13 @@ export class Manager {
     // Cluster-scoped work (identities, and what their reconciles write) is shard 0's holder's.
     const identityShard = () => 0;
     const deletions = new DeletingIdentities();
+    this.chains = new ChainIndex((cluster) =>
+      chainReach(this.caches.identityStore(), {
+        namespace: cluster.metadata.namespace ?? '',
+        identityRef: cluster.spec.identityRef,
+        controllerNamespace,
+      }),
+    );
 
     this.caches = new Caches(
       {
@@ -149,9 +160,12 @@ export class Manager {
         clusters: {
           add: (cluster) => this.#clusterChanged(cluster),
           update: (cluster, previous) => {
-            if (worthReconciling(cluster, previous)) this.#clusterChanged(cluster, previous);
+            if (worthReconciling(cluster, previous)) this.#clusterChanged(cluster);
           },
-          delete: (cluster) => this.#clusterChanged(cluster),
+          delete: (cluster) => {
+            this.clusters.enqueue(request(cluster));
+            this.#enqueueIdentities(this.chains.remove(cluster));
+          },
           resync: (cluster) => this.clusters.enqueue(request(cluster)),
         },
         identities: {
@@ -159,7 +173,7 @@ export class Manager {
           update: (identity, previous) => {
             if (worthReconciling(identity, previous)) this.#identityChanged(identity);
           },
-          delete: (identity) => this.#identityChanged(identity),
+          delete: (identity) => this.#identityChanged(identity, true),
           resync: (identity) => this.identities[identity.kind]?.enqueue({ name: identity.metadata.name ?? '' }),
         },
         tagPolicies: {
@@ -170,17 +184,18 @@ export class Manager {
           delete: () => this.#enqueueAllClusters(),
         },
         secrets: {
-          add: (secret) => this.#dependencyChanged(`Secret/${secret.metadata?.name ?? ''}`),
-          update: (secret) => this.#dependencyChanged(`Secret/${secret.metadata?.name ?? ''}`),
-          delete: (secret) => this.#dependencyChanged(`Secret/${secret.metadata?.name ?? ''}`),
+          add: (secret) => this.#secretChanged(secret.metadata?.name ?? ''),
+          update: (secret) => this.#secretChanged(secret.metadata?.name ?? ''),
+          delete: (secret) => this.#secretChanged(secret.metadata?.name ?? ''),
         },
+        // Labels decide allowedNamespaces selectors, so where the namespace's chains stop.
         namespaces: {
+          add: (namespace) => this.#namespaceChanged(namespace.metadata?.name ?? ''),
           update: (namespace, previous) => {
-            // Labels decide allowedNamespaces selectors.
             if (isDeepStrictEqual(namespace.metadata?.labels, previous?.metadata?.labels)) return;
-            for (const cluster of this.caches.clusters.list(namespace.metadata?.name))
-              this.clusters.enqueue(request(cluster));
+            this.#namespaceChanged(namespace.metadata?.name ?? '');
           },
+          delete: (namespace) => this.#namespaceChanged(namespace.metadata?.name ?? ''),
         },
       },
     );
@@ -243,6 +258,7 @@ export class Manager {
       IDENTITY_KINDS.map((kind) => {
         const reconciler = new IdentityReconciler(kind, {
           caches: this.caches,
+          chains: this.chains,
           writer: this.writer,
           events,
           sessions,
@@ -376,51 +392,46 @@ export class Manager {
     this.#options.metrics.runtime.leaderElectionMasterStatus.set({ name }, leading ? 1 : 0);
   }
 
-  #clusterChanged(cluster: AWSCluster, previous?: AWSCluster): void {
-    this.clusters.enqueue(request(cluster));
-    // The identities its chain reaches (before and after the change) count it among their users.
-    const store = this.caches.identityStore();
-    void Promise.all(
-      [cluster, previous]
-        .filter((object) => object !== undefined)
-        .map((object) => clusterDependencies(store, this.#options.controllerNamespace, object)),
-    ).then((lists) => {
-      for (const dependency of new Set(lists.flat())) this.#enqueueIdentity(dependency);
-    });
+  #clusterChanged(cluster: AWSCluster): void {
+    // Its chain is walked again: the identities it reached before or reaches now count their users.
+    this.#reindex([cluster]);
   }
 
-  #identityChanged(identity: IdentityObject): void {
-    // Another identity's usage may change too (a source replaced): identities are few, look at them all.
-    for (const kind of IDENTITY_KINDS)
-      for (const other of this.caches.identities[kind].list())
-        this.identities[kind]?.enqueue({ name: other.metadata.name ?? '' });
-    this.#dependencyChanged(`${identity.kind}/${identity.metadata.name ?? ''}`);
+  #identityChanged(identity: IdentityObject, deleted = false): void {
+    const name = identity.metadata.name ?? '';
+    if (deleted) this.#secretUsers.remove(identity);
+    else this.#secretUsers.set(identity);
+    this.identities[identity.kind]?.enqueue({ name });
+    // The clusters reaching it, walked again: its edit may move them past it (a source replaced).
+    this.#reindex(this.#cached(this.chains.clustersReaching({ kind: identity.kind, name })));
   }
 
-  /** Enqueues exactly the clusters whose chain reaches the changed identity or Secret. */
-  #dependencyChanged(dependency: string): void {
-    const { controllerNamespace } = this.#options;
-    void dependentClusters(
-      this.caches.identityStore(),
-      controllerNamespace,
-      this.caches.clusters.list(),
-      dependency,
-    ).then((keys) => {
-      for (const key of keys) this.clusters.queue.add(key);
-      if (dependency.startsWith('Secret/')) {
-        const name = dependency.slice('Secret/'.length);
-        for (const kind of IDENTITY_KINDS)
-          for (const identity of this.caches.identities[kind].list()) {
-            if (providerOf(kind).secrets(identity).includes(name))
-              this.identities[kind]?.enqueue({ name: identity.metadata.name ?? '' });
-          }
-      }
-    });
+  #secretChanged(name: string): void {
+    this.#enqueueIdentities(this.#secretUsers.identitiesUsing(name));
+    this.#reindex(this.#cached(this.chains.clustersReachingSecret(name)));
   }
 
-  #enqueueIdentity(dependency: string): void {
-    const [kind, name] = dependency.split('/') as [string, string];
-    this.identities[kind]?.enqueue({ name });
+  #namespaceChanged(name: string): void {
+    if (name) this.#reindex(this.caches.clusters.list(name));
+  }
+
+  /** Enqueues the clusters and walks their chains again, then enqueues the identities whose users may have changed. */
+  #reindex(clusters: readonly AWSCluster[]): void {
+    for (const cluster of clusters) {
+      this.clusters.enqueue(request(cluster));
+      void this.chains.index(cluster).then((identities) => this.#enqueueIdentities(identities));
+    }
+  }
+
+  /** The cached clusters of an index entry. */
+  #cached(requests: readonly Request[]): AWSCluster[] {
+    return requests
+      .map(({ namespace, name }) => this.caches.clusters.get(name, namespace))
+      .filter((cluster) => cluster !== undefined);
+  }
+
+  #enqueueIdentities(identities: readonly IdentityReference[]): void {
+    for (const { kind, name } of identities) this.identities[kind]?.enqueue({ name });
   }
 
   #enqueueAllClusters(): void {

@@ -8,7 +8,8 @@ import type { EventRecorder } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
-import { clusterKey, clustersReaching } from './dependents.js';
+import type { ChainIndex } from './chain-index.js';
+import { clusterKey } from './dependents.js';
 import { clusterUser, deletingNotice, type DeletingIdentities } from './deletions.js';
 import { withoutLegacyOwner } from './legacy-owner.js';
 
@@ -17,6 +18,8 @@ export const IDENTITY_FINALIZER = 'identity.infrastructure.keymaster.dev/in-use'
 
 export interface IdentityReconcilerDeps {
   caches: Caches;
+  /** The clusters whose chain reaches each identity. */
+  chains: ChainIndex;
   writer: KubeWriter;
   events: EventRecorder;
   sessions: SessionUsage;
@@ -78,8 +81,12 @@ export class IdentityReconciler {
 
   /** The clusters whose chain reaches the identity; while it is being deleted, only those it still serves. */
   async #users(identity: IdentityObject, id: string): Promise<AWSCluster[]> {
-    const { caches, controllerNamespace, deletions } = this.deps;
-    const reaching = await clustersReaching(caches.identityStore(), controllerNamespace, caches.clusters.list(), id);
+    const { caches, chains, deletions } = this.deps;
+    const reaching = chains
+      .clustersReaching({ kind: this.kind, name: identity.metadata.name ?? '' })
+      .map(({ namespace, name }) => caches.clusters.get(name, namespace))
+      .filter((cluster) => cluster !== undefined)
+      .sort((a, b) => (clusterKey(a) < clusterKey(b) ? -1 : 1));
     if (!identity.metadata.deletionTimestamp) return reaching;
     const users = deletions.usersOf(identity) ?? (await this.#rememberUsers(identity, id, reaching));
     return reaching.filter((cluster) => servesCluster(identity, clusterUser(cluster), users));

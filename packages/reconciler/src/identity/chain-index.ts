@@ -1,0 +1,107 @@
+import type { AWSCluster, IdentityKind, IdentityReference } from '@keymaster/api';
+import type { ChainReach } from '@keymaster/identity';
+import { keyOf, type Request } from '../runtime/controller.js';
+
+/** The clusters of one entry, by work-queue key. */
+type Clusters = Map<string, Request>;
+
+const NOTHING: ChainReach = { identities: [], secrets: [] };
+
+/**
+ * Which AWSClusters' chains reach each identity and each Secret (a chain that stops at a missing
+ * identity counts it, so that creating it wakes the cluster), kept as clusters, identities and
+ * namespaces change: an event then costs the clusters it affects, not a walk of every chain.
+ * Each cluster's reach is walked again when the cluster changes, or when something its chain
+ * reaches or its namespace changes (a chain edit moves clusters between entries).
+ */
+export class ChainIndex {
+  readonly #reachOf: (cluster: AWSCluster) => Promise<ChainReach>;
+  readonly #reach = new Map<string, ChainReach>();
+  readonly #byIdentity = new Map<IdentityKind, Map<string, Clusters>>();
+  readonly #bySecret = new Map<string, Clusters>();
+  /** The latest walk of each cluster: an older walk still under way when a newer starts is dropped. */
+  readonly #walks = new Map<string, number>();
+  #walked = 0;
+
+  /** `reachOf` walks one cluster's chain in the caches (`chainReach`). */
+  constructor(reachOf: (cluster: AWSCluster) => Promise<ChainReach>) {
+    this.#reachOf = reachOf;
+  }
+
+  /**
+   * Walks the cluster's chain again and files it under what it reaches now. Resolves to the
+   * identities it reached before or reaches now: their users may have changed.
+   */
+  async index(cluster: AWSCluster): Promise<IdentityReference[]> {
+    const request = requestOf(cluster);
+    const key = keyOf(request);
+    const walk = ++this.#walked;
+    this.#walks.set(key, walk);
+    const reach = await this.#reachOf(cluster);
+    if (this.#walks.get(key) !== walk) return [];
+    this.#walks.delete(key);
+    return this.#file(key, request, reach);
+  }
+
+  /** Forgets a deleted cluster; returns the identities it reached. */
+  remove(cluster: AWSCluster): IdentityReference[] {
+    const request = requestOf(cluster);
+    const key = keyOf(request);
+    this.#walks.delete(key);
+    return this.#file(key, request, NOTHING);
+  }
+
+  /** The clusters whose chain reaches the identity. */
+  clustersReaching({ kind, name }: IdentityReference): Request[] {
+    return [...(this.#byIdentity.get(kind)?.get(name)?.values() ?? [])];
+  }
+
+  /** The clusters whose chain reaches the Secret (of the controller's namespace). */
+  clustersReachingSecret(name: string): Request[] {
+    return [...(this.#bySecret.get(name)?.values() ?? [])];
+  }
+
+  /** What the cluster's chain reached at its latest walk. */
+  reachOf(request: Request): ChainReach {
+    return this.#reach.get(keyOf(request)) ?? NOTHING;
+  }
+
+  #file(key: string, request: Request, reach: ChainReach): IdentityReference[] {
+    const before = this.#reach.get(key) ?? NOTHING;
+    for (const { kind, name } of before.identities) removeFrom(this.#byIdentity.get(kind), name, key);
+    for (const secret of before.secrets) removeFrom(this.#bySecret, secret, key);
+    if (reach === NOTHING) this.#reach.delete(key);
+    else this.#reach.set(key, reach);
+    for (const { kind, name } of reach.identities) {
+      let names = this.#byIdentity.get(kind);
+      if (!names) this.#byIdentity.set(kind, (names = new Map<string, Clusters>()));
+      addTo(names, name, key, request);
+    }
+    for (const secret of reach.secrets) addTo(this.#bySecret, secret, key, request);
+    return unique([...before.identities, ...reach.identities]);
+  }
+}
+
+function addTo(entries: Map<string, Clusters>, name: string, key: string, request: Request): void {
+  let clusters = entries.get(name);
+  if (!clusters) entries.set(name, (clusters = new Map<string, Request>()));
+  clusters.set(key, request);
+}
+
+/** An entry left empty is dropped: names deleted long ago hold no memory. */
+function removeFrom(entries: Map<string, Clusters> | undefined, name: string, key: string): void {
+  const clusters = entries?.get(name);
+  if (!clusters) return;
+  clusters.delete(key);
+  if (clusters.size === 0) entries!.delete(name);
+}
+
+const requestOf = (cluster: AWSCluster): Request => ({
+  namespace: cluster.metadata.namespace ?? '',
+  name: cluster.metadata.name ?? '',
+});
+
+function unique(identities: IdentityReference[]): IdentityReference[] {
+  const seen = new Map(identities.map((identity) => [`${identity.kind}\0${identity.name}`, identity]));
+  return [...seen.values()];
+}
