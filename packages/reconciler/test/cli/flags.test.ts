@@ -120,6 +120,7 @@ describe('keymaster run flags', () => {
       '--leader-elect-renew-deadline',
       '--leader-elect-retry-period',
       '--aws-tagging-rate',
+      '--shards',
     ]) {
       expect(runHelp()).to.include(flag);
     }
@@ -154,6 +155,23 @@ describe('keymaster run flags', () => {
       /must be less than --leader-elect-renew-deadline/,
     );
     expect(refusal(['--leader-elect-lease-duration=soon']).message).to.match(/is not a positive Go duration/);
+  });
+
+  it('reads --shards (0, not sharded, by default) and refuses it with --leader-elect or a Lease id that cannot name Leases', () => {
+    expect(parseRunFlags([]).shards).to.equal(0);
+    expect(parseRunFlags(['--shards=6', '--leader-election-id=keymaster-eu']).shards).to.equal(6);
+    for (const value of ['-1', '1.5', 'three', '257', '']) {
+      const bad = refusal([`--shards=${value}`]);
+      expect(bad.message, value).to.equal(`--shards=${JSON.stringify(value)}: is not a whole number from 0 to 256`);
+      expect(bad.code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
+    }
+    const both = refusal(['--shards=3', '--leader-elect']);
+    expect(both.message).to.equal('--shards="3": cannot be combined with --leader-elect');
+    expect(both.hint).to.match(/^Drop --leader-elect/);
+    expect(parseRunFlags(['--shards=0', '--leader-elect']).leaderElect).to.equal(true);
+    expect(refusal(['--shards=3', '--leader-election-id=Keymaster_1']).message).to.match(
+      /^--leader-election-id="Keymaster_1": with --shards, names the shard Leases/,
+    );
   });
 
   it('names the gate whose value is wrong', () => {
