@@ -27,8 +27,8 @@ describe('the AWS CLI v2', function () {
     expect(result.code, result.stderr).to.equal(0);
     return JSON.parse(result.stdout) as Record<string, unknown>;
   };
-  const assume = async (): Promise<Keys> => {
-    const out = await json(CONTROLLER, ...ASSUME_ROLE, '--external-id', EXTERNAL_ID);
+  const assume = async (...options: string[]): Promise<Keys> => {
+    const out = await json(CONTROLLER, ...ASSUME_ROLE, '--external-id', EXTERNAL_ID, ...options);
     const credentials = out.Credentials as Record<string, string>;
     return {
       accessKeyId: credentials.AccessKeyId!,
@@ -57,6 +57,33 @@ describe('the AWS CLI v2', function () {
     expect(denied.stderr).to.contain('An error occurred (AccessDenied) when calling the AssumeRole operation');
     const wrong = await aws({ ...CONTROLLER, secretAccessKey: 'wrong' }, 'sts', 'get-caller-identity');
     expect(wrong.stderr).to.contain('(SignatureDoesNotMatch)');
+  });
+
+  it('passes session policies (inline and ARNs), and the session can do only what they allow', async () => {
+    const onlyGetResources = JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'tag:GetResources', Resource: '*' }],
+    });
+    const session = await assume('--policy', onlyGetResources);
+    await json(session, 'resourcegroupstaggingapi', 'get-resources');
+    const refused = await aws(session, 'ec2', 'describe-tags');
+    expect(refused.stderr).to.contain(
+      `An error occurred (UnauthorizedOperation) when calling the DescribeTags operation (reached max retries: 0): You are not authorized to perform this operation. User: arn:aws:sts::${ACCOUNT}:assumed-role/tenant-b-admin/cli is not authorized to perform: ec2:DescribeTags because no session policy allows the ec2:DescribeTags action`,
+    );
+    const managed = await assume('--policy-arns', `arn=arn:aws:iam::${ACCOUNT}:policy/ReadTags`);
+    await json(managed, 'ec2', 'describe-tags');
+    const write = await aws(
+      managed,
+      'resourcegroupstaggingapi',
+      'tag-resources',
+      '--resource-arn-list',
+      INSTANCE,
+      '--tags',
+      'a=b',
+    );
+    expect(write.stderr).to.contain(
+      'An error occurred (AccessDeniedException) when calling the TagResources operation',
+    );
   });
 
   it('reports ExpiredToken once the emulator clock passes the session’s expiry', async () => {

@@ -30,6 +30,9 @@ type KeySource = Omit<OidcProviderSpec, 'url' | 'clientIds'>;
  * The world of these tests: the cluster's issuer trusted in one account (its keys from its discovery
  * document, trusting its CA, unless `keys` says otherwise), tenant roles bound to one ServiceAccount each.
  */
+/** A managed policy allowing only sts:AssumeRole, for managed session policies. */
+const ASSUME_ONLY = `arn:aws:iam::${ACCOUNT}:policy/AssumeOnly`;
+
 function webIdentityWorld(kube: KubeEmulator, keys: KeySource = { discovery: { ca: kube.caCertificate! } }): World {
   const key = hostPath(kube);
   const onlyServiceAccount = (namespace: string) => ({
@@ -43,6 +46,15 @@ function webIdentityWorld(kube: KubeEmulator, keys: KeySource = { discovery: { c
       {
         id: ACCOUNT,
         oidcProviders: [{ url: kube.serviceAccountIssuer, clientIds: [STS], ...keys }],
+        policies: [
+          {
+            arn: ASSUME_ONLY,
+            document: {
+              Version: '2012-10-17',
+              Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: '*' }],
+            },
+          },
+        ],
         roles: [
           {
             name: 'tenant-a',
@@ -226,6 +238,35 @@ describe('STS AssumeRoleWithWebIdentity, with tokens of the kube-emulator', func
     expect((await failureOf(assume({ WebIdentityToken: 'x.y.z', Policy: '{' }))).name).to.equal(
       'MalformedPolicyDocumentException',
     );
+  });
+
+  it('narrows the session by its policy ARNs too, and refuses an unknown one as AssumeRole does', async () => {
+    const token = await tokenOf(kube, 'tenant-a', 'keymaster');
+    const answer = await assume({ WebIdentityToken: token, PolicyArns: [{ arn: ASSUME_ONLY }] });
+    const session = keysOf(answer.Credentials!);
+    const refused = await failureOf(taggingClient(aws.url, session).send(new GetResourcesCommand({})));
+    expect(refused.message).to.equal(
+      `User: ${answer.AssumedRoleUser!.Arn} is not authorized to perform: tag:GetResources because no session policy allows the tag:GetResources action`,
+    );
+    const hub = await stsClient(aws.url, session).send(
+      new AssumeRoleCommand({ RoleArn: role('hub'), RoleSessionName: 'hub' }),
+    );
+    expect(hub.AssumedRoleUser!.Arn).to.equal(`arn:aws:sts::${ACCOUNT}:assumed-role/hub/hub`);
+    const missing = `arn:aws:iam::${ACCOUNT}:policy/Missing`;
+    expect(await codeAndMessage(assume({ WebIdentityToken: token, PolicyArns: [{ arn: missing }] }))).to.deep.equal([
+      'MalformedPolicyDocumentException',
+      `Policy ${missing} does not exist or is not attachable.`,
+      400,
+    ]);
+    const Policy = JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: Array.from({ length: 28 }, (_, i) => `ec2:Thing${i}`), Resource: '*' }],
+    });
+    expect(await codeAndMessage(assume({ WebIdentityToken: token, Policy }))).to.deep.equal([
+      'PackedPolicyTooLargeException',
+      'Packed policy consumes 103% of allotted space, please use smaller policy.',
+      400,
+    ]);
   });
 
   it('checks the parameters as STS does, never showing the token', async () => {

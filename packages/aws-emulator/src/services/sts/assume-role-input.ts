@@ -42,7 +42,12 @@ export function readPolicyParams(params: QueryParams, check: Constraints) {
   const policyArns = (params.structs('PolicyArns.member') ?? []).map((item) => item.get('arn') ?? '');
   check.length('policy', policy, 1, 2048);
   check.pattern('policy', policy, POLICY, '[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+');
-  check.size('policyArns', policyArns, 0, 10);
+  check.size(
+    'policyArns',
+    policyArns.map((arn) => ({ arn })),
+    0,
+    10,
+  );
   policyArns.forEach((arn, i) => check.length(`policyArns.${i + 1}.member.arn`, arn, 20, 2048));
   return { policy, policyArns };
 }

@@ -2,15 +2,23 @@ import type { Clock } from '../../clock.js';
 import { parsePolicyDocument, type PolicyDocument } from '../../iam/policy.js';
 import { ApiError } from '../../protocols/api-error.js';
 import { element, elements, type Xml } from '../../protocols/xml.js';
+import { checkPackedSize } from './packed-size.js';
 import type { Credential, Role, RoleSession } from '../../world/directory.js';
 import type { WorldState } from '../../world/state.js';
 
 export const DEFAULT_DURATION = 3600;
 const CHAINED_MAX_DURATION = 3600;
 
-/** The `Policy` and `PolicyArns` of a call: session policies that narrow the session, or MalformedPolicyDocument. */
+/**
+ * The `Policy` and `PolicyArns` of a call: session policies that narrow the session, or MalformedPolicyDocument;
+ * PackedPolicyTooLarge when they and the session tags do not fit AWS's packed budget.
+ */
 export function readSessionPolicies(
-  input: { readonly policy?: string; readonly policyArns: readonly string[] },
+  input: {
+    readonly policy?: string;
+    readonly policyArns: readonly string[];
+    readonly tags?: readonly (readonly [string, string])[];
+  },
   world: WorldState,
 ): PolicyDocument[] {
   const policies: PolicyDocument[] = [];
@@ -26,6 +34,11 @@ export function readSessionPolicies(
     }
     policies.push(managed.document);
   }
+  checkPackedSize({
+    ...(input.policy === undefined ? {} : { policy: policies[0]!.source }),
+    policyArns: input.policyArns,
+    tags: input.tags ?? [],
+  });
   return policies;
 }
 
