@@ -11,6 +11,7 @@ import type { IdentityObject, IdentitySession } from '@keymaster/identity';
 import {
   ClusterNameClaimedError,
   RateLimiters,
+  SessionBatchers,
   TaggingAccessDeniedError,
   reconcileTags,
   type ClaimCheck,
@@ -134,6 +135,8 @@ export function createTagSync(deps: {
 }): SyncTags {
   // One registry for the whole controller: clusters of one account share its budget per region.
   const limiters = deps.limiters ?? new RateLimiters();
+  // And clusters of the same credentials share writes of the same change, and read-backs, per region.
+  const batchers = new SessionBatchers();
   const now = deps.now ?? (() => new Date());
   return async (cluster, session, chain, policy, claim, log) => {
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
@@ -157,6 +160,7 @@ export function createTagSync(deps: {
         session,
         claim,
         limiters,
+        batchers,
         dryRun: cluster.spec.tagging?.dryRun === true,
       });
     } catch (error) {
