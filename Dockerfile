@@ -21,13 +21,15 @@ COPY packages/reconciler/package.json packages/reconciler/
 COPY packages/kube-emulator/package.json packages/kube-emulator/
 COPY packages/aws-emulator/package.json packages/aws-emulator/
 COPY packages/testenv/package.json packages/testenv/
+COPY packages/devtools/package.json packages/devtools/
 COPY e2e/package.json e2e/
 RUN pnpm install --frozen-lockfile --offline
 # Then the sources: the controller and the packages it is built with.
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages packages
 RUN pnpm exec tsc -b packages/reconciler
-# The controller and its production dependencies, from the shared lockfile. pnpm 10 deploys from a
+# The controller and its production dependencies, from the shared lockfile: not the dev-only packages
+# (@keymaster/devtools with the demo, the emulators, testenv), which no production dependency names. pnpm 10 deploys from a
 # shared lockfile only with injected workspace packages (copied with their dist/, not linked); the
 # setting applies to this command only. Types, source maps and docs are not run: they go (101 MB -> 49 MB).
 RUN pnpm --config.inject-workspace-packages=true deploy --filter @keymaster/reconciler --prod --offline /out && \

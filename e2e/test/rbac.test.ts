@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import {
   CoordinationV1Api,
   CoreV1Api,
@@ -9,7 +8,7 @@ import {
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { startAwsEmulator, type AwsEmulator } from '@keymaster/aws-emulator';
-import { REPO_ROOT } from './support/controller-process.js';
+import { DEMO_WORLD } from '@keymaster/testenv';
 import { eventually } from './support/eventually.js';
 import { awsCluster, serviceAccount, webIdentity, webRef } from './support/objects.js';
 import { RbacManagementCluster } from './support/rbac-management-cluster.js';
@@ -53,7 +52,7 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
   let root: KubeConfig;
 
   before(async function () {
-    aws = await startAwsEmulator({ world: join(REPO_ROOT, 'packages/reconciler/demo/world.yaml') });
+    aws = await startAwsEmulator({ world: DEMO_WORLD });
     // Without AWSClusterControllerIdentity "default": the controller creates it (AutoControllerIdentityCreator).
     const examples = (await manifests('deploy/examples')).filter(({ kind }) => kind !== 'AWSClusterControllerIdentity');
     // A web identity's cluster, for the one TokenRequest permission (AWS refuses it: the demo world trusts no issuer).

@@ -1,4 +1,15 @@
 export { testEnvCacheDir } from './cache.js';
+export {
+  controllerKeys,
+  startEmulators,
+  startRealBackend,
+  type AccessKeys,
+  type EmulatorOptions,
+  type Emulators,
+  type RealBackend,
+} from './emulated/emulators.js';
+export { createObjects, readManifests, type Manifest } from './emulated/manifests.js';
+export { CRDS_DIR, DEMO_WORLD, EXAMPLES_DIR } from './emulated/paths.js';
 export { TestEnvError } from './errors.js';
 export { kubeBinaries, PROVISION_SCRIPT, requireKubeBinaries, type KubeBinaries } from './kube/binaries.js';
 export { startRealKube, type RealKube, type RealKubeOptions } from './kube/real-kube.js';

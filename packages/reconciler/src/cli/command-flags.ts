@@ -9,12 +9,6 @@ type ParsedFlags<T extends FlagSpecs> = ReturnType<
   typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: false }>
 >['values'];
 
-/** The flags of the commands that start the emulators (`demo`, `emulate`). */
-export const EMULATOR_FLAGS = {
-  world: { type: 'string', help: "the aws-emulator's world file (default packages/reconciler/demo/world.yaml)" },
-  kubeconfig: { type: 'string', help: 'write the kubeconfig here (default: a temporary file, removed at the end)' },
-} satisfies FlagSpecs;
-
 /** Parses a command's flags strictly; a mistake names the flag and points at --help. */
 export function parseCommandFlags<T extends FlagSpecs>(command: string, specs: T, args: string[]): ParsedFlags<T> {
   return parseCommandLine(command, specs, args, false).values;

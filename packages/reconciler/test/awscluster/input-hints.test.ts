@@ -3,7 +3,7 @@ import { CoreV1Api, CustomObjectsApi, type CoreV1Event } from '@kubernetes/clien
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
 import type { RunningController } from '../../src/cli/run.js';
-import type { Emulators } from '../../src/demo/emulators.js';
+import type { Emulators } from '@keymaster/testenv';
 import { startExamples, type ExamplesPlatform } from '../integration/examples.js';
 import { eventually } from '../integration/harness.js';
 

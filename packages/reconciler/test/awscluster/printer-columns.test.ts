@@ -4,7 +4,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
 import type { RunningController } from '../../src/cli/run.js';
-import type { Emulators } from '../../src/demo/emulators.js';
+import type { Emulators } from '@keymaster/testenv';
 import { kubectl133 } from '../cli/kubectl.js';
 import { startExamples, type ExamplesPlatform } from '../integration/examples.js';
 import { eventually } from '../integration/harness.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, loadYaml } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
-import type { Emulators } from '../../src/demo/emulators.js';
+import type { Emulators } from '@keymaster/testenv';
 import type { ClusterPlanReport } from '../../src/inspect/cluster-plan.js';
 import type { Explanation } from '../../src/inspect/explain.js';
 import { startExamples, type ExamplesPlatform } from '../integration/examples.js';

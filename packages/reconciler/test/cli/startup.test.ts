@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadYaml } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { startEmulators, type Emulators } from '../../src/demo/emulators.js';
-import { DEMO_WORLD } from '../../src/demo/paths.js';
+import { DEMO_WORLD, startEmulators, type Emulators } from '@keymaster/testenv';
 import { keymaster, type Finished } from './keymaster.js';
 
 /** A kubeconfig of one context, "main", whose cluster and user are given. */

@@ -84,6 +84,35 @@ describe('Dockerfile', () => {
       for (const source of copy.args.split(' ').slice(0, -1)) expect(source, `line ${copy.line}`).to.match(allowed);
   });
 
+  it('deploys the controller with its production dependencies only: no dev-only package (the demo, the emulators)', () => {
+    const deploys = all.filter((i) => i.keyword === 'RUN' && /\bpnpm\b.* deploy /.test(i.args));
+    expect(deploys, 'one pnpm deploy').to.have.length(1);
+    expect(deploys[0]!.args).to.match(/ --filter @keymaster\/reconciler --prod /);
+    // What `deploy --prod` takes: the controller's dependencies, and theirs for workspace packages.
+    const manifests = new Map(
+      workspacePackages().map((folder) => {
+        const manifest = JSON.parse(readText(`${folder}/package.json`)) as {
+          name: string;
+          dependencies?: Record<string, string>;
+        };
+        return [manifest.name, manifest] as const;
+      }),
+    );
+    const shipped = new Set<string>();
+    const visit = (name: string) => {
+      if (shipped.has(name) || !manifests.has(name)) return;
+      shipped.add(name);
+      for (const dependency of Object.keys(manifests.get(name)!.dependencies ?? {})) visit(dependency);
+    };
+    visit('@keymaster/reconciler');
+    expect([...shipped].sort()).to.deep.equal([
+      '@keymaster/api',
+      '@keymaster/identity',
+      '@keymaster/reconciler',
+      '@keymaster/tagging',
+    ]);
+  });
+
   it('runs as a non-root user, by number, in the final stage', () => {
     const users = stages.at(-1)!.filter((instruction) => instruction.keyword === 'USER');
     expect(users, 'one USER in the final stage').to.have.length(1);

@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parseRunFlags } from '../../src/cli/flags.js';
 import { startController, type RunningController } from '../../src/cli/run.js';
-import { startEmulators, type Emulators } from '../../src/demo/emulators.js';
-import { createObjects, readManifests } from '../../src/demo/manifests.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
+import {
+  createObjects,
+  DEMO_WORLD,
+  EXAMPLES_DIR,
+  readManifests,
+  startEmulators,
+  type Emulators,
+} from '@keymaster/testenv';
 import { createControllerLogger } from '../../src/logging.js';
 
 /** The demo's emulators with deploy/examples applied, their kubeconfig in a folder of their own. */

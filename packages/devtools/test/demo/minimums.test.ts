@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Manifest } from '../../src/demo/manifests.js';
+import type { Manifest } from '@keymaster/testenv';
 import { minimumStsCalls, minimumTagWrites, type TaggedResource } from '../../src/demo/minimums.js';
 
 const object = (kind: string, name: string, spec: Record<string, unknown>, namespace?: string): Manifest => ({

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench` in packages/reconciler: the controller in this process against the emulators in a
+ * `pnpm bench` in packages/devtools: the controller in this process against the emulators in a
  * child process, with `--clusters N` AWSClusters (default 1,000) of 20 resources each and 20
  * identities. It measures the time until every cluster is Ready, reconciles per second, STS and tag
  * write calls against their minimum, kube API writes per cluster and this process's peak RSS and CPU
@@ -18,13 +18,11 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { CallSummary, ResourceView } from '@keymaster/aws-emulator';
 import type { RequestCount } from '@keymaster/kube-emulator';
-import { parseRunFlags } from '../src/cli/flags.js';
-import { startController } from '../src/cli/run.js';
+import { createControllerLogger, parseRunFlags, startController } from '@keymaster/reconciler';
+import { createObjects } from '@keymaster/testenv';
 import { clusterRow, isReady } from '../src/demo/clusters.js';
-import { createObjects } from '../src/demo/manifests.js';
 import { minimumStsCalls, minimumTagWrites } from '../src/demo/minimums.js';
 import { awsCallCounts } from '../src/demo/summary.js';
-import { createControllerLogger } from '../src/logging.js';
 import type { BenchEmulators } from './bench-emulators.js';
 import { writeReport, type BenchResult } from './bench-report.js';
 import { benchScenario, RESOURCES_PER_CLUSTER } from './bench-scenario.js';

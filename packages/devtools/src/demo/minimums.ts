@@ -1,6 +1,6 @@
 import type { IdentityReference } from '@keymaster/api';
 import { isOwnershipKey } from '@keymaster/tagging';
-import type { Manifest } from './manifests.js';
+import type { Manifest } from '@keymaster/testenv';
 
 /** TagResources and UntagResources take at most 20 ARNs per call. */
 const ARNS_PER_CALL = 20;

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { readManifests } from '../../src/demo/manifests.js';
-import { EXAMPLES_DIR } from '../../src/demo/paths.js';
+import { readManifests } from '../../src/emulated/manifests.js';
+import { EXAMPLES_DIR } from '../../src/emulated/paths.js';
 
 async function refusal(dir: string): Promise<Error & { code: string }> {
   try {

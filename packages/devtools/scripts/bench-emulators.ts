@@ -3,7 +3,7 @@
  * the controller: argv is the world file and the kubeconfig path; it answers with the endpoints and
  * the controller's keys over IPC and stops when the benchmark disconnects.
  */
-import { startEmulators } from '../src/demo/emulators.js';
+import { startEmulators } from '@keymaster/testenv';
 
 export interface BenchEmulators {
   kubeUrl: string;

@@ -6,16 +6,19 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
-import { parseRunFlags, RUN_FLAGS } from '../cli/flags.js';
-import { startController, type RunningController } from '../cli/run.js';
-import { createControllerLogger } from '../logging.js';
-import { formatDuration } from '../runtime/duration.js';
+import {
+  createControllerLogger,
+  formatDuration,
+  parseRunFlags,
+  RUN_FLAGS,
+  startController,
+  type RunningController,
+} from '@keymaster/reconciler';
+import { createObjects, readManifests, startEmulators, type Emulators } from '@keymaster/testenv';
 import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
-import { startEmulators, type Emulators } from './emulators.js';
 import { driftCorrected, makeDrift, renderDrift, type Drift } from './drift.js';
 import { renderInsights } from './insights.js';
 import { LiveView, type Output } from './live.js';
-import { createObjects, readManifests } from './manifests.js';
 import { minimumStsCalls, minimumTagWrites } from './minimums.js';
 import { awsCallCounts, renderSummary, type DemoSummary } from './summary.js';
 

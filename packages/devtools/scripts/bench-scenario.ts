@@ -1,5 +1,5 @@
 import type { AccountSpec, World } from '@keymaster/aws-emulator';
-import type { Manifest } from '../src/demo/manifests.js';
+import type { Manifest } from '@keymaster/testenv';
 
 /**
  * The benchmark's management cluster and AWS: `clusters` AWSClusters of 20 resources each, spread

@@ -1,5 +1,5 @@
 import type { AWSCluster, Condition, TagConflict } from '@keymaster/api';
-import { findCondition } from '../awscluster/conditions.js';
+import { findCondition } from '@keymaster/reconciler';
 
 /** What the demo shows of one AWSCluster, read from its status. */
 export interface ClusterRow {

@@ -1,8 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubernetesObjectApi, loadYaml, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ApiException,
+  KubernetesObjectApi,
+  loadYaml,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { KeymasterError } from '@keymaster/api';
-import { describeKubeError } from '../kube/errors.js';
 
 /** A Kubernetes object as written in a manifest file. */
 export interface Manifest extends KubernetesObject {
@@ -53,6 +58,16 @@ export async function readManifests(dir: string): Promise<Manifest[]> {
   return manifests;
 }
 
+/** The API server's own message from a Status body, rather than client-node's wrapper text. */
+function refusalMessage(error: unknown): string {
+  if (!(error instanceof ApiException)) return String(error);
+  try {
+    return (JSON.parse(error.body as string) as { message?: string }).message ?? String(error.body);
+  } catch {
+    return String(error.body);
+  }
+}
+
 /** Creates the objects in order, as `kubectl create -f` would. */
 export async function createObjects(kubeConfig: KubeConfig, manifests: readonly Manifest[]): Promise<void> {
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
@@ -61,10 +76,9 @@ export async function createObjects(kubeConfig: KubeConfig, manifests: readonly 
       await client.create(manifest);
     } catch (error) {
       const { metadata } = manifest;
-      const described = describeKubeError(error) as { message?: unknown };
       throw new KeymasterError(
         'ERR_KEYMASTER_DEMO_MANIFESTS',
-        `cannot create ${manifest.kind} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name}: ${String(described.message ?? error)}`,
+        `cannot create ${manifest.kind} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name}: ${refusalMessage(error)}`,
         { hint: 'Fix the manifest: the API server refused it as shown.', cause: error },
       );
     }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { isReady, isRefused } from '../../src/demo/clusters.js';
 import { runDemo, type DemoOptions } from '../../src/demo/demo.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
+import { DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
 
 function capture() {
   const text: string[] = [];

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { expect } from 'chai';
-import { portFlag } from '../../src/cli/command-flags.js';
+import { portFlag } from '@keymaster/reconciler';
 import { parseDemoFlags } from '../../src/cli/demo.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
+import { DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
 
 function refusal(parse: () => unknown): Error & { code: string; hint?: string } {
   try {

@@ -1,14 +1,17 @@
 import { displayText } from '@keymaster/api';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { DEFAULT_LAYER_GRACE_PERIOD_MS } from '@keymaster/tagging';
-import { RUN_FLAGS } from '../cli/flags.js';
-import { planClusters } from '../inspect/cluster-plan.js';
-import { createInspectContext } from '../inspect/context.js';
-import { explainCluster } from '../inspect/explain.js';
-import { chainTree, fixLines } from '../inspect/explain-output.js';
-import { summaryText } from '../inspect/plan-output.js';
-import { findClusters } from '../inspect/targets.js';
-import type { Emulators } from './emulators.js';
+import {
+  chainTree,
+  createInspectContext,
+  explainCluster,
+  findClusters,
+  fixLines,
+  planClusters,
+  RUN_FLAGS,
+  summaryText,
+} from '@keymaster/reconciler';
+import type { Emulators } from '@keymaster/testenv';
 
 /**
  * What `keymaster plan -A` and `keymaster explain` say once the demo has converged: every cluster's

@@ -2,10 +2,9 @@ import { KeymasterError } from '@keymaster/api';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startEmulators, startRealBackend } from '../demo/emulators.js';
-import { CRDS_DIR, DEMO_WORLD } from '../demo/paths.js';
-import { commandHelp, EMULATOR_FLAGS, parseCommandFlags, portFlag, type FlagSpecs } from './command-flags.js';
-import { RUN_FLAGS } from './flags.js';
+import { commandHelp, parseCommandFlags, portFlag, RUN_FLAGS, type FlagSpecs } from '@keymaster/reconciler';
+import { CRDS_DIR, DEMO_WORLD, startEmulators, startRealBackend } from '@keymaster/testenv';
+import { EMULATOR_FLAGS } from './emulator-flags.js';
 
 const EMULATE_FLAGS = {
   ...EMULATOR_FLAGS,

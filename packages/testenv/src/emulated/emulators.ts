@@ -1,26 +1,9 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { KeymasterError } from '@keymaster/api';
-import type { AwsEmulator, World } from '@keymaster/aws-emulator';
-import type { KubeEmulator } from '@keymaster/kube-emulator';
+import { loadWorldFile, startAwsEmulator, type AwsEmulator, type World } from '@keymaster/aws-emulator';
+import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
+import { startRealKube } from '../kube/real-kube.js';
 import { CRDS_DIR } from './paths.js';
-
-/**
- * Imports a development-only package. The emulators are devDependencies of the controller: a
- * production install (`pnpm deploy --prod`) leaves them out, and then only the demo and `emulate` fail,
- * with an error that says why.
- */
-export async function importDevelopmentPackage<T>(name: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load();
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && (error as Error).message.includes(name))
-      throw new KeymasterError('ERR_KEYMASTER_EMULATORS_MISSING', `${name} is not installed`, {
-        hint: 'The emulators are development dependencies: run this from a clone of the repository after `pnpm install` (a production install leaves them out).',
-        cause: error,
-      });
-    throw error;
-  }
-}
 
 /** The emulators' errors have their own base class, in the same style (a stable code and a hint): told the same way. */
 function rethrowAsKeymasterError(error: unknown): never {
@@ -69,20 +52,12 @@ export interface EmulatorOptions {
 }
 
 async function loadWorld(path: string): Promise<{ world: World; controller: AccessKeys }> {
-  const { loadWorldFile } = await importDevelopmentPackage(
-    '@keymaster/aws-emulator',
-    () => import('@keymaster/aws-emulator'),
-  );
   const world = await loadWorldFile(path).catch(rethrowAsKeymasterError);
   return { world, controller: controllerKeys(world) };
 }
 
 /** The aws-emulator with the world; `cleanUp` stops what was started before it when it cannot listen. */
 async function startAws(world: World, port = 0, cleanUp: () => Promise<void>): Promise<AwsEmulator> {
-  const { startAwsEmulator } = await importDevelopmentPackage(
-    '@keymaster/aws-emulator',
-    () => import('@keymaster/aws-emulator'),
-  );
   try {
     return await startAwsEmulator({ port, world });
   } catch (error) {
@@ -98,7 +73,7 @@ async function startAws(world: World, port = 0, cleanUp: () => Promise<void>): P
   }
 }
 
-/** A real kube-apiserver + etcd (@keymaster/testenv, built once) and the aws-emulator, for `emulate --backend real`. */
+/** A real kube-apiserver + etcd (built once: scripts/provision-kube.sh) and the aws-emulator, for `emulate --backend real`. */
 export interface RealBackend {
   kubeUrl: string;
   aws: AwsEmulator;
@@ -111,7 +86,6 @@ export interface RealBackend {
  * namespace, the admin kubeconfig written, and the aws-emulator with the world.
  */
 export async function startRealBackend(options: Omit<EmulatorOptions, 'kubePort'>): Promise<RealBackend> {
-  const { startRealKube } = await importDevelopmentPackage('@keymaster/testenv', () => import('@keymaster/testenv'));
   const { world, controller } = await loadWorld(options.world);
   const kube = await startRealKube({ crds: CRDS_DIR, namespaces: [options.namespace] }).catch(rethrowAsKeymasterError);
   const aws = await startAws(world, options.awsPort, () => kube.stop());
@@ -145,10 +119,6 @@ export interface Emulators {
  * aws-emulator (with the world), and writes the kubeconfig.
  */
 export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
-  const { startKubeEmulator } = await importDevelopmentPackage(
-    '@keymaster/kube-emulator',
-    () => import('@keymaster/kube-emulator'),
-  );
   const { world, controller } = await loadWorld(options.world);
   const kube = await startKubeEmulator({ port: options.kubePort ?? 0, crds: CRDS_DIR }).catch(rethrowAsKeymasterError);
   const aws = await startAws(world, options.awsPort, () => kube.stop());

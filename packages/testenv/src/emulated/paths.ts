@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 
-// src/demo/ (or dist/demo/ once built) is four levels below the repository root.
+// src/emulated/ (or dist/emulated/ once built) is four levels below the repository root.
 const root = new URL('../../../../', import.meta.url);
 
 /** The CRDs the emulated management cluster is given. */
 export const CRDS_DIR = fileURLToPath(new URL('deploy/crds/', root));
 /** The multi-tenant example set the demo applies. */
 export const EXAMPLES_DIR = fileURLToPath(new URL('deploy/examples/', root));
-/** The AWS world that matches the examples. */
-export const DEMO_WORLD = fileURLToPath(new URL('packages/reconciler/demo/world.yaml', root));
+/** The AWS world that matches the examples (the demo's, and the tests' that run the examples). */
+export const DEMO_WORLD = fileURLToPath(new URL('packages/testenv/emulated/world.yaml', root));

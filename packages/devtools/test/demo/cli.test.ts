@@ -10,7 +10,7 @@ import { expect } from 'chai';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const PNPM = join(ROOT, 'node_modules/.bin/pnpm');
-const MAIN = join(ROOT, 'packages/reconciler/src/cli/main.ts');
+const MAIN = join(ROOT, 'packages/devtools/src/cli/main.ts');
 
 interface Finished {
   code: number | null;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { runDemo } from '../../src/demo/demo.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../../src/demo/paths.js';
+import { DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
 
 describe('keymaster demo: the plan and the explanation under the summary', function () {
   this.timeout(90_000);

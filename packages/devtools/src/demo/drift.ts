@@ -1,7 +1,7 @@
 import { ResourceGroupsTaggingAPIClient, TagResourcesCommand } from '@aws-sdk/client-resource-groups-tagging-api';
 import { ownershipTagKeys, type AWSCluster } from '@keymaster/api';
-import { clusterNameOf } from '../awscluster/name-claim.js';
-import type { Emulators } from './emulators.js';
+import { clusterNameOf } from '@keymaster/reconciler';
+import type { Emulators } from '@keymaster/testenv';
 
 /** A managed tag the demo changed on AWS behind Keymaster's back. */
 export interface Drift {

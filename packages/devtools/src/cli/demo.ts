@@ -1,9 +1,15 @@
 import { resolve } from 'node:path';
 import { runDemo } from '../demo/demo.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '../demo/paths.js';
-import { parseDuration } from '../runtime/duration.js';
-import { commandHelp, EMULATOR_FLAGS, parseCommandFlags, type FlagSpecs } from './command-flags.js';
-import { FlagError, parseRunFlags } from './flags.js';
+import {
+  commandHelp,
+  FlagError,
+  parseCommandFlags,
+  parseDuration,
+  parseRunFlags,
+  type FlagSpecs,
+} from '@keymaster/reconciler';
+import { DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
+import { EMULATOR_FLAGS } from './emulator-flags.js';
 
 const DEMO_FLAGS = {
   once: { type: 'boolean', help: 'exit once converged: 0 when it converges, 1 when not within --timeout' },

@@ -7,7 +7,7 @@ import { CustomObjectsApi, KubeConfig, VersionApi, CoreV1Api } from '@kubernetes
 import { expect } from 'chai';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const MAIN = join(ROOT, 'packages/reconciler/src/cli/main.ts');
+const MAIN = join(ROOT, 'packages/devtools/src/cli/main.ts');
 
 describe('keymaster emulate --backend real', function () {
   this.timeout(180_000);

@@ -1,0 +1,112 @@
+import { KeymasterError } from '@keymaster/api';
+import { explain } from './explain.js';
+import { parseRunFlags, runHelp } from './flags.js';
+import { plan } from './plan.js';
+import { startController } from './run.js';
+import { KEYMASTER_VERSION } from '../version.js';
+
+const USAGE = `Usage: keymaster <command> [flags]
+
+Commands:
+  run       run the controller (keymaster run --help for its flags)
+  demo      the emulators, the examples and the controller, with a live table of the clusters (dev only)
+  emulate   start the kube-emulator and the aws-emulator for a controller to run against (dev only)
+  plan      the tag plan of a cluster, a namespace or all, written nowhere (the dry run)
+  explain   why a cluster is as it is: its identity chain link by link, its tags, events, the fix
+
+keymaster --version (or keymaster run --version) prints the version.
+The dev-only commands run from a clone of the repository (pnpm install, then pnpm keymaster demo).
+`;
+
+const printVersion = () => console.log(`keymaster ${KEYMASTER_VERSION}`);
+
+/** Runs until SIGTERM or SIGINT, then stops gracefully and exits 0; exits 1 if leadership is lost. */
+async function run(args: string[]): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(runHelp());
+    return;
+  }
+  if (args.includes('--version')) {
+    printVersion();
+    return;
+  }
+  const controller = await startController(parseRunFlags(args), {
+    onLeadershipLost: () => process.exit(1),
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    controller.logger.info('stopping', { signal });
+    controller.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        controller.logger.error('stop failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+export type Command = (args: string[]) => Promise<void>;
+
+/** The production binary has no demo: it depends on the emulators, which only a checkout has (packages/devtools). */
+const devOnly =
+  (command: string): Command =>
+  () =>
+    Promise.reject(
+      new KeymasterError(
+        'ERR_KEYMASTER_DEV_COMMAND',
+        `"keymaster ${command}" is a development command: this keymaster (the production build) does not have it`,
+        {
+          hint: `Run it from a clone of the repository: pnpm install, then pnpm keymaster ${command} (packages/devtools).`,
+        },
+      ),
+    );
+
+async function main(commands: Record<string, Command>, [command = '', ...args]: string[]): Promise<void> {
+  if (command === '--version' || command === 'version') {
+    printVersion();
+    return;
+  }
+  const handler = commands[command];
+  if (!handler) {
+    process.stderr.write(
+      command && command !== '--help' ? `keymaster: unknown command "${command}"\n\n${USAGE}` : USAGE,
+    );
+    process.exitCode = command && command !== '--help' ? 2 : 0;
+    return;
+  }
+  await handler(args);
+}
+
+/**
+ * The `keymaster` command line: the production commands, and `devCommands` (demo, emulate) when the
+ * caller has them, else a refusal that says where they are.
+ */
+export async function runKeymaster(
+  argv: string[],
+  devCommands: { demo?: Command; emulate?: Command } = {},
+): Promise<void> {
+  // The SDK warns that future versions need Node 22; this project runs on Node 20 on purpose, with pinned SDK versions.
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+  const commands = {
+    run,
+    demo: devCommands.demo ?? devOnly('demo'),
+    emulate: devCommands.emulate ?? devOnly('emulate'),
+    plan,
+    explain,
+  };
+  await main(commands, argv).catch(exitOnError);
+}
+
+function exitOnError(error: unknown): never {
+  if (error instanceof KeymasterError) {
+    process.stderr.write(`keymaster: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+    process.exit(2);
+  }
+  process.stderr.write(`keymaster: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+}
