@@ -44,6 +44,8 @@ export interface ReconcileTagsInput {
   includeShared?: boolean;
   /** Discover and plan, write nothing. */
   dryRun?: boolean;
+  /** Aborted (the work was cancelled): nothing more is written; throws the signal's reason before the writes. */
+  signal?: AbortSignal;
   /** The controller's one registry: clusters of one account share its limiter per region. */
   limiters: RateLimiters;
   /**
@@ -103,6 +105,7 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
   const discovered = await discoverResources(context, { clusterName, regions, includeShared });
   const verdict = claim?.decide(claimsFound(discovered.resources, clusterName));
   if (verdict?.owner === false) throw new ClusterNameClaimedError(verdict.message);
+  input.signal?.throwIfAborted();
   const plan = planTags({
     clusterName,
     effective,

@@ -264,7 +264,7 @@ export class AWSClusterReconciler {
       .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
       .filter((object) => object !== undefined);
     const policy = caches.tagPolicies.get(SINGLETON_NAME);
-    const sync = () => syncTags(cluster, session, chain, policy, claim.check, log);
+    const sync = (signal?: AbortSignal) => syncTags(cluster, session, chain, policy, claim.check, log, signal);
     if (cluster.spec.tagging?.paused) {
       tagWork.cancel(key);
       return sync();

@@ -31,6 +31,8 @@ export type SyncTags = (
   policy: AWSTagPolicy | undefined,
   claim: ClaimCheck,
   log: Logger,
+  /** Aborted when the work is cancelled: nothing more is written, and it throws. */
+  signal?: AbortSignal,
 ) => Promise<TagOutcome>;
 
 const inSync = (message: string): ConditionUpdate => ({
@@ -138,7 +140,7 @@ export function createTagSync(deps: {
   // And clusters of the same credentials share writes of the same change, and read-backs, per region.
   const batchers = new SessionBatchers();
   const now = deps.now ?? (() => new Date());
-  return async (cluster, session, chain, policy, claim, log) => {
+  return async (cluster, session, chain, policy, claim, log, signal) => {
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
     if (cluster.spec.tagging?.paused) {
       return {
@@ -162,8 +164,11 @@ export function createTagSync(deps: {
         limiters,
         batchers,
         dryRun: cluster.spec.tagging?.dryRun === true,
+        ...(signal ? { signal } : {}),
       });
     } catch (error) {
+      // Cancelled work has no outcome: nobody waits for it.
+      if (signal?.aborted) throw error;
       if (error instanceof ClusterNameClaimedError) {
         const condition = outOfSync('ClusterNameClaimed', `${error.message}. ${error.hint ?? ''}`.trim());
         return {

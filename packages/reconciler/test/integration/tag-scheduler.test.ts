@@ -40,6 +40,11 @@ const cluster = (ns: string, name: string, identityRef?: { kind: string; name: s
   spec: { region: 'us-west-2', additionalTags: { team: ns }, ...(identityRef ? { identityRef } : {}) },
 });
 
+const isReady = async (platform: Platform, ns: string, name: string) => {
+  const found: AWSCluster = await platform.cluster(ns, name);
+  return condition(found, 'Ready')?.status === 'True';
+};
+
 describe('the tag scheduler, against both emulators', function () {
   this.timeout(120_000);
   let platform: Platform;
@@ -79,10 +84,6 @@ describe('the tag scheduler, against both emulators', function () {
   });
   after(() => platform.stop());
 
-  const ready = async (ns: string, name: string) => {
-    const found: AWSCluster = await platform.cluster(ns, name);
-    return condition(found, 'Ready')?.status === 'True';
-  };
   /** Tagging calls the aws-emulator saw, by account. */
   const taggingCalls = () => {
     const counts: Record<string, number> = {};
@@ -95,19 +96,19 @@ describe('the tag scheduler, against both emulators', function () {
     // 12 clusters x 4 calls (2 discovery, TagResources, read-back) = 48 calls wait on the busy account's limiter.
     const callsWhenOthersReady = await eventually(async () => {
       const calls = taggingCalls();
-      for (const name of otherClusters) expect(await ready('b-other', name), name).to.equal(true);
+      for (const name of otherClusters) expect(await isReady(platform, 'b-other', name), name).to.equal(true);
       return calls;
     }, 60_000);
     expect(callsWhenOthersReady[OTHER], 'the other account: 2 clusters x 4 calls').to.equal(8);
     // Tagged before the busy account's clusters were, not after all 48 of their calls.
     expect(callsWhenOthersReady[BUSY] ?? 0).to.be.below(48);
-    const busyReady = await Promise.all(busyClusters.map((name) => ready('a-busy', name)));
+    const busyReady = await Promise.all(busyClusters.map((name) => isReady(platform, 'a-busy', name)));
     expect(busyReady.filter(Boolean).length, 'busy clusters Ready by then').to.be.below(busyClusters.length);
   });
 
   it('then tags every cluster of the busy account, each once, with no requeue bounce', async () => {
     await eventually(async () => {
-      for (const name of busyClusters) expect(await ready('a-busy', name), name).to.equal(true);
+      for (const name of busyClusters) expect(await isReady(platform, 'a-busy', name), name).to.equal(true);
     }, 60_000);
     const { byAction } = platform.aws.calls.summary();
     expect(byAction['tag:TagResources'], 'one write per cluster').to.equal(busyClusters.length + otherClusters.length);
@@ -128,5 +129,58 @@ describe('the tag scheduler, against both emulators', function () {
     expect(await series(metrics.tagWorkRunning)).to.deep.equal({ [`${BUSY}/us-west-2`]: 0, [`${OTHER}/us-west-2`]: 0 });
     const waits = (await metrics.tagWorkWait.get()).values.find(({ metricName }) => metricName?.endsWith('_count'));
     expect(waits?.value, 'one wait per cluster').to.equal(busyClusters.length + otherClusters.length);
+  });
+});
+
+describe('the tag scheduler: a cluster deleted while its tag work runs', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  before(async () => {
+    platform = await startPlatform(
+      [
+        namespace('team'),
+        {
+          apiVersion: API_VERSION,
+          kind: 'AWSClusterControllerIdentity',
+          metadata: { name: 'default' },
+          spec: { allowedNamespaces: { list: ['team'] } },
+        },
+      ],
+      [],
+      {
+        world: {
+          accounts: [
+            {
+              id: BUSY,
+              users: [{ name: 'keymaster-controller', accessKeys: [CONTROLLER_KEYS], allow: TAGGER }],
+              resources: ['keep', 'gone'].map((name, index) => ({
+                arn: `arn:aws:ec2:us-west-2:${BUSY}:instance/i-${String(index).padStart(17, '0')}`,
+                tags: { [`sigs.k8s.io/cluster-api-provider-aws/cluster/${name}`]: 'owned' },
+              })),
+            },
+          ],
+        },
+      },
+    );
+  });
+  after(() => platform.stop());
+
+  it('writes nothing for it: the work is cancelled before its writes', async () => {
+    // Discovery answers slowly, so that both clusters' work is running when one is deleted.
+    platform.aws.faults.add({ action: 'tag:GetResources', latencyMs: 4000 });
+    for (const name of ['keep', 'gone']) await platform.objects.create(cluster('team', name));
+    const { metrics } = platform.controller;
+    await eventually(async () => {
+      const running = (await metrics.tagWorkRunning.get()).values.find(
+        ({ labels }) => labels.account === BUSY && labels.region === 'us-west-2',
+      );
+      expect(running?.value).to.equal(2);
+    });
+    await platform.objects.delete(cluster('team', 'gone'));
+    await eventually(async () => expect(await isReady(platform, 'team', 'keep')).to.equal(true), 30_000);
+    const { byAction } = platform.aws.calls.summary();
+    expect(byAction['tag:TagResources'], "only the remaining cluster's write").to.equal(1);
+    const gone = platform.aws.world.listResources().find(({ arn }) => arn.endsWith('i-00000000000000001'));
+    expect(gone?.tags).to.not.have.property('team');
   });
 });
