@@ -59,7 +59,7 @@ export class ShardOwner {
   readonly #options: ShardOwnerOptions & Timing & { clock: Clock };
   readonly #api: CoordinationV1Api;
   readonly #held = new Map<number, HeldShard>();
-  /** Per Lease name: its holder and renew time as last seen, and when (local clock) they last changed. */
+  /** Per Lease name: its resourceVersion as last seen, and when (local clock) it last changed. */
   readonly #observed = new Map<string, { version: string; at: number }>();
   readonly #metrics: { owned: Gauge<'shard'>; handovers: Counter<'shard' | 'event'> } | undefined;
   #timer: unknown;
@@ -222,7 +222,8 @@ export class ShardOwner {
     for (const lease of leases) {
       const name = lease.metadata?.name ?? '';
       seen.add(name);
-      const version = `${lease.spec?.holderIdentity ?? ''} ${String(lease.spec?.renewTime ?? '')}`;
+      // Every write (a renewal, a new holder) changes the resourceVersion; renewTime prints to the second only.
+      const version = lease.metadata?.resourceVersion ?? '';
       if (this.#observed.get(name)?.version !== version) this.#observed.set(name, { version, at: now });
     }
     for (const name of this.#observed.keys()) if (!seen.has(name)) this.#observed.delete(name);
