@@ -67,6 +67,8 @@ export interface ResolveRequest {
   region: string;
   /** The AWSCluster asking: identities being deleted serve only the clusters that used them before. */
   cluster?: ClusterUser;
+  /** Who asks, for the STS call metrics (default AWSCluster). */
+  requester?: Requester;
 }
 
 /** What a cluster may act with: refreshing credentials, who they are, and clients that use them. */
@@ -193,7 +195,8 @@ export class IdentityResolver {
     );
     const chain = links.map(identityLink);
     let set: CredentialSet | undefined;
-    for (const link of links.toReversed()) set = this.#credentialSet(link, set, request.namespace, 'AWSCluster');
+    for (const link of links.toReversed())
+      set = this.#credentialSet(link, set, request.namespace, request.requester ?? 'AWSCluster');
     const session = set!;
     const { accountId, principalArn } = await this.#callerIdentity(session).catch((error: unknown) => {
       // AWS refused the chain: every link of it was checked.

@@ -19,6 +19,7 @@ import { ClusterNames } from './awscluster/cluster-names.js';
 import { SessionUsage } from './awscluster/session-usage.js';
 import { ChainIndex } from './identity/chain-index.js';
 import { DeletingIdentities } from './identity/deletions.js';
+import { CredentialRequests } from './credentials/controller.js';
 import { IdentityReconciler } from './identity/reconciler.js';
 import { SecretUsers } from './identity/secret-users.js';
 import { DEFAULT_TENANT_LABEL } from './webhooks/tenancy.js';
@@ -110,6 +111,7 @@ export class Manager {
   readonly writer: KubeWriter;
   readonly clusters: Controller;
   readonly identities: Record<string, Controller>;
+  readonly credentialRequests: CredentialRequests;
   /** Which clusters' chains reach each identity and Secret: an event costs the clusters it affects. */
   readonly chains: ChainIndex;
   readonly #secretUsers = new SecretUsers();
@@ -210,6 +212,7 @@ export class Manager {
       serviceAccountTokens: kubeServiceAccountTokens(kubeConfig),
       usersAtDeletion: deletions.usersOf,
       observer: metrics.resolverObserver(),
+      clock: () => clock.now(),
     });
     const controllerOptions = {
       clock,
@@ -280,22 +283,44 @@ export class Manager {
         ];
       }),
     );
+    this.credentialRequests = new CredentialRequests({
+      kubeConfig,
+      ...(options.watchNamespace ? { watchNamespace: options.watchNamespace } : {}),
+      resyncMs: options.syncPeriodMs,
+      clock,
+      resolver: this.resolver,
+      identity: (kind, name) => this.caches.identity(kind, name),
+      writer: this.writer,
+      events,
+      logger,
+      onWatchError: (what, error, retryInMs) =>
+        logger.warn('watch failed; restarting', { watch: what, retryInMs, error }),
+      // Sharded like clusters, by namespace/name (a shard taken finds its requests at the next resync).
+      ...(this.#shards ? { guard: (reconcile) => this.#shards!.guard(reconcile, shardOfCluster) } : {}),
+      controller: {
+        ...controllerOptions,
+        workers: options.maxConcurrentReconciles,
+        ...(this.#shards ? { owns: (key: Request) => this.#shards!.owns(shardOfCluster(key)) } : {}),
+      },
+    });
     this.#elector = options.leaderElection && new LeaderElector({ kubeConfig, ...options.leaderElection, clock });
   }
 
   /** Ready once every cache is synced: reconciles then see the whole world. */
   get ready(): boolean {
-    return this.caches.synced;
+    return this.caches.synced && this.credentialRequests.synced;
   }
 
   async start(): Promise<void> {
     this.#credentialsChecked = this.#checkControllerCredentials();
     await this.caches.start();
     await this.caches.waitForSync();
+    await this.credentialRequests.start();
     const begin = () => {
       this.#started = true;
       this.clusters.start();
       for (const controller of Object.values(this.identities)) controller.start();
+      this.credentialRequests.controller.start();
       this.#options.logger.info('reconciling', { clusters: this.caches.clusters.list().length });
     };
     if (!this.#elector) {
@@ -325,6 +350,7 @@ export class Manager {
       await Promise.all([
         this.clusters.stop(),
         ...Object.values(this.identities).map((controller) => controller.stop()),
+        this.credentialRequests.controller.stop(),
       ]);
     // Running tag work ends before the lease goes (its results are dropped: the next leader redoes it).
     await this.#tagWork.stop();
@@ -332,6 +358,7 @@ export class Manager {
     await this.#elector?.release();
     if (this.#elector) this.#leading(false);
     await this.caches.stop();
+    await this.credentialRequests.stop();
     await this.#credentialsChecked;
     this.resolver.clear();
   }
@@ -398,6 +425,7 @@ export class Manager {
   }
 
   #identityChanged(identity: IdentityObject, deleted = false): void {
+    this.credentialRequests.enqueueAll();
     const name = identity.metadata.name ?? '';
     if (deleted) this.#secretUsers.remove(identity);
     else this.#secretUsers.set(identity);
@@ -412,6 +440,7 @@ export class Manager {
   }
 
   #namespaceChanged(name: string): void {
+    if (name) this.credentialRequests.enqueueNamespace(name);
     if (name) this.#reindex(this.caches.clusters.list(name));
   }
 

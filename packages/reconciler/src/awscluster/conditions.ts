@@ -7,7 +7,9 @@ export type ConditionType =
   | 'ClusterNameUnique'
   | 'Ready'
   // AWSClusterControllerIdentity/default: whether the controller's own credentials were found at start.
-  | 'CredentialsAvailable';
+  | 'CredentialsAvailable'
+  // AWSCredentialsRequest: whether its Secret holds what the request asks for.
+  | 'SecretWritten';
 
 /** A condition as a reconcile decides it; the times and generation are filled in by `setCondition`. */
 export interface ConditionUpdate {

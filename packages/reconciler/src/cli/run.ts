@@ -4,6 +4,7 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { createTagSync } from '../awscluster/tags.js';
 import { createControllerLogger, type Logger } from '../logging.js';
 import { Manager } from '../manager.js';
+import type { Clock } from '../runtime/clock.js';
 import { KeymasterMetrics } from '../metrics.js';
 import { serveMetrics, serveProbes } from '../servers.js';
 import { startWebhooks } from '../webhooks/start.js';
@@ -28,6 +29,8 @@ export interface ControllerOverrides {
   logger?: Logger;
   /** In-process callers (demo, tests, benchmark) may pass these instead of the AWS environment. */
   aws?: { endpoint?: string; credentials?: AwsCredentialIdentityProvider };
+  /** Tests only: time as the controller sees it (e.g. the aws-emulator's clock, to see credentials renewed). */
+  clock?: Clock;
 }
 
 export async function startController(flags: RunFlags, options: ControllerOverrides = {}): Promise<RunningController> {
@@ -81,6 +84,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     metrics,
     logger,
     ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   // What stop() closes: the servers, and for the webhooks their certificate watch too.
   const closers: (() => Promise<unknown>)[] = [];

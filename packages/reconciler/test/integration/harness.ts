@@ -10,6 +10,7 @@ import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { parseRunFlags } from '../../src/cli/flags.js';
 import { startController, type RunningController } from '../../src/cli/run.js';
 import { createControllerLogger, type Logger } from '../../src/logging.js';
+import type { Clock } from '../../src/runtime/clock.js';
 
 const CRDS = fileURLToPath(new URL('../../../../deploy/crds', import.meta.url));
 export const CONTROLLER_KEYS = {
@@ -86,6 +87,8 @@ interface PlatformOptions {
   /** The aws-emulator's accounts (default: `world()`). */
   world?: World;
   defaultCredentialChain?: boolean;
+  /** The controller's time (default: the wall clock). */
+  clock?: Clock;
 }
 
 /** Both emulators, the given objects applied, and the controller running in-process against them. */
@@ -136,6 +139,7 @@ async function platformOn(
   const controller = await startController(flags, {
     aws: { endpoint: aws.url, ...credentials },
     logger: options.logger ?? createControllerLogger('error', 'json', new PassThrough().resume()),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const platform: Platform = {

@@ -1,0 +1,298 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { V1Secret } from '@kubernetes/client-node';
+import {
+  DEFAULT_RENEW_AT_PERCENT,
+  type AWSClusterWebIdentity,
+  type AWSCredentialsRequest,
+  type AWSCredentialsRequestStatus,
+} from '@keymaster/api';
+import { defaultSessionName, type IdentityObject, type IdentityResolver } from '@keymaster/identity';
+import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
+import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
+import type { EventRecorder, EventType } from '../kube/events.js';
+import type { KubeWriter } from '../kube/writer.js';
+import type { Logger } from '../logging.js';
+import type { Informer } from '../runtime/informer.js';
+import type { Request, Result } from '../runtime/controller.js';
+import { refusalVerdict, requestReady, secretNotWritten, secretWritten } from './conditions.js';
+import { dataDigest as digest, desiredSecret, ownedBy, restoredSecret, secretDiffers } from './owned-secret.js';
+import { sessionSecretData, webIdentitySecretData, type SecretFormat } from './secret-data.js';
+import type { SecretWriter } from './secrets.js';
+
+/** Held until the request's Secret is deleted: its credentials go at once, not whenever the garbage collector runs. */
+export const CREDENTIALS_FINALIZER = 'awscredentialsrequest.infrastructure.keymaster.dev';
+
+/** How long to wait before looking again at a Secret name taken by a Secret the request does not own. */
+const NOT_OWNED_RETRY_MS = 60_000;
+/** The STS region of WebIdentity mode's check (the clients of that session are never used). */
+const CHECK_REGION = 'us-east-1';
+
+export interface CredentialsReconcilerDeps {
+  requests: Informer<AWSCredentialsRequest>;
+  /** Only Secrets labelled as requests' (the label-selected watch). */
+  secrets: Informer<V1Secret>;
+  resolver: IdentityResolver;
+  /** An identity from the informer caches. */
+  identity: (kind: 'AWSClusterWebIdentity', name: string) => IdentityObject | undefined;
+  writer: KubeWriter;
+  secretWriter: SecretWriter;
+  events: EventRecorder;
+  now: () => Date;
+  logger: Logger;
+}
+
+/** What the identity gave: the Secret's data and, for sessions, its times; or why nothing. */
+type Outcome =
+  | {
+      served: true;
+      data: Record<string, string>;
+      accountId: string;
+      principalArn: string;
+      times?: { obtainedAt: Date; expiration: Date; nextRenewal: Date };
+    }
+  | { served: false; allowed: ConditionUpdate; retrieved: ConditionUpdate; transient: boolean };
+
+interface Event {
+  type: EventType;
+  reason: string;
+  message: string;
+}
+
+/**
+ * The reconcile of an AWSCredentialsRequest: the identity checked and narrowed, the credentials
+ * written to the request's own Secret in its own namespace (set back when edited, recreated when
+ * deleted, emptied when the namespace loses the identity), renewed before they expire. The Secret's
+ * contents never leave it: no log, event, condition or metric holds them.
+ */
+export class CredentialsReconciler {
+  /** A digest of the data last written to each request's Secret: a different live Secret was edited by hand. */
+  readonly #written = new Map<string, string>();
+
+  constructor(private readonly deps: CredentialsReconcilerDeps) {}
+
+  readonly reconcile = async ({ namespace = '', name }: Request): Promise<Result | undefined> => {
+    const key = `${namespace}/${name}`;
+    const request = this.deps.requests.get(name, namespace);
+    if (!request) {
+      this.#written.delete(key);
+      return undefined;
+    }
+    const live = this.deps.secrets.get(request.spec.secretRef.name, namespace);
+    const finalizers = request.metadata.finalizers ?? [];
+    if (request.metadata.deletionTimestamp) {
+      if (live && ownedBy(live, request)) await this.deps.secretWriter.delete(live);
+      this.#written.delete(key);
+      if (finalizers.includes(CREDENTIALS_FINALIZER))
+        await this.deps.writer.setFinalizers(
+          request,
+          finalizers.filter((finalizer) => finalizer !== CREDENTIALS_FINALIZER),
+        );
+      return undefined;
+    }
+    if (!finalizers.includes(CREDENTIALS_FINALIZER)) {
+      // Its update event brings the request back, with the finalizer, before any credentials exist.
+      await this.deps.writer.setFinalizers(request, [...finalizers, CREDENTIALS_FINALIZER]);
+      return undefined;
+    }
+
+    const outcome = await this.#obtain(request);
+    const events: Event[] = [];
+    let written: ConditionUpdate;
+    let result: Result | undefined;
+    if (outcome.served) {
+      written = await this.#write(request, live, outcome.data, outcome.times?.expiration, events);
+      if (written.reason === 'SecretNotOwned') result = { requeueAfterMs: NOT_OWNED_RETRY_MS };
+      else if (outcome.times)
+        result = { requeueAfterMs: Math.max(1_000, outcome.times.nextRenewal.getTime() - this.deps.now().getTime()) };
+    } else if (outcome.transient) {
+      // AWS or the network failed: the Secret keeps credentials that are still valid; retried with backoff.
+      written = secretNotWritten('NotRenewed', `Not renewed: ${outcome.retrieved.message}`);
+      result = { requeue: true };
+    } else {
+      const why = outcome.allowed.status === 'False' ? outcome.allowed : outcome.retrieved;
+      written = await this.#revoke(request, live, why.message, events);
+    }
+
+    const status = this.#status(request, outcome, written);
+    if (!isDeepStrictEqual(status, request.status)) {
+      await this.deps.writer.replaceStatus({ ...request, status });
+      events.push(...newFailures(request.status, status));
+    }
+    for (const event of events) await this.deps.events.record(request, event.type, event.reason, event.message);
+    return result;
+  };
+
+  async #obtain(request: AWSCredentialsRequest): Promise<Outcome> {
+    const { namespace = '' } = request.metadata;
+    const { spec } = request;
+    const format: SecretFormat = spec.format ?? 'Environment';
+    try {
+      if (spec.mode === 'WebIdentity') {
+        const web = this.deps.identity('AWSClusterWebIdentity', spec.identityRef.name) as
+          AWSClusterWebIdentity | undefined;
+        if (web?.spec.serviceAccount.namespace === 'Controller')
+          return {
+            served: false,
+            allowed: IDENTITY_OK.allowed,
+            retrieved: {
+              type: 'PrincipalCredentialRetrieved',
+              status: 'False',
+              reason: 'ServiceAccountNotInNamespace',
+              message: `AWSClusterWebIdentity/${spec.identityRef.name} names a ServiceAccount of the controller's namespace, which pods of ${namespace} cannot use. Ask for a web identity whose serviceAccount.namespace is Cluster, or use Session mode`,
+            },
+            transient: false,
+          };
+        // The controller assumes the role with a token of the namespace's ServiceAccount, as the pods
+        // will: AWS confirms the trust policy before the Secret tells pods to rely on it.
+        const session = await this.deps.resolver.resolve({
+          namespace,
+          identityRef: spec.identityRef,
+          region: CHECK_REGION,
+          requester: 'AWSCredentialsRequest',
+        });
+        return {
+          served: true,
+          data: webIdentitySecretData(format, {
+            roleArn: web!.spec.roleARN,
+            sessionName: web!.spec.sessionName ?? defaultSessionName(spec.identityRef.name),
+          }),
+          accountId: session.accountId,
+          principalArn: session.principalArn,
+        };
+      }
+      const session = await this.deps.resolver.resolveNarrowed({ namespace, spec });
+      const percent = spec.renewAtPercent ?? DEFAULT_RENEW_AT_PERCENT;
+      const { credentials, obtainedAt } = await session.fresh(percent);
+      const expiration = credentials.expiration!;
+      const lifetime = expiration.getTime() - obtainedAt.getTime();
+      return {
+        served: true,
+        data: sessionSecretData(format, credentials),
+        accountId: session.accountId,
+        principalArn: session.principalArn,
+        times: { obtainedAt, expiration, nextRenewal: new Date(obtainedAt.getTime() + (lifetime * percent) / 100) },
+      };
+    } catch (error) {
+      return { served: false, ...refusalVerdict(error) };
+    }
+  }
+
+  /** Writes the Secret: created, set back, or left as it is; never one the request does not own. */
+  async #write(
+    request: AWSCredentialsRequest,
+    live: V1Secret | undefined,
+    data: Record<string, string>,
+    expires: Date | undefined,
+    events: Event[],
+  ): Promise<ConditionUpdate> {
+    const secretName = request.spec.secretRef.name;
+    const key = `${request.metadata.namespace}/${request.metadata.name}`;
+    const desired = desiredSecret(request, data, expires);
+    const until = expires ? ` until ${expires.toISOString()}` : '';
+    if (live && !ownedBy(live, request)) return notOwned(secretName);
+    if (!live) {
+      if (!(await this.deps.secretWriter.create(desired))) return notOwned(secretName);
+      if (this.#written.has(key))
+        events.push({
+          type: 'Warning',
+          reason: 'SecretRecreated',
+          message: `Secret ${secretName} was deleted: recreated`,
+        });
+    } else if (secretDiffers(live, desired)) {
+      const edited = this.#written.get(key) !== undefined && this.#written.get(key) !== digest(live.data ?? {});
+      await this.deps.secretWriter.replace(restoredSecret(live, desired));
+      if (edited)
+        events.push({
+          type: 'Warning',
+          reason: 'SecretRestored',
+          message: `Secret ${secretName} was edited: set back`,
+        });
+    }
+    if (this.#written.get(key) !== digest(desired.data ?? {})) {
+      const renewal = this.#written.has(key);
+      events.push({
+        type: 'Normal',
+        reason: renewal ? 'CredentialsRenewed' : 'CredentialsWritten',
+        message: `Secret ${secretName} holds ${request.spec.mode === 'WebIdentity' ? 'the web identity configuration' : `credentials${until}`}`,
+      });
+    }
+    this.#written.set(key, digest(desired.data ?? {}));
+    return secretWritten(
+      `Secret ${secretName} holds ${request.spec.mode === 'WebIdentity' ? 'the AWS config for pods with a projected ServiceAccount token (no secret material)' : `credentials valid${until}`}`,
+    );
+  }
+
+  /** Empties the request's own Secret at once (it stays, owned, to be filled again when the request can be served). */
+  async #revoke(
+    request: AWSCredentialsRequest,
+    live: V1Secret | undefined,
+    why: string,
+    events: Event[],
+  ): Promise<ConditionUpdate> {
+    const secretName = request.spec.secretRef.name;
+    const key = `${request.metadata.namespace}/${request.metadata.name}`;
+    if (live && ownedBy(live, request) && Object.keys(live.data ?? {}).length > 0) {
+      await this.deps.secretWriter.replace(restoredSecret(live, desiredSecret(request, {}, undefined)));
+      events.push({
+        type: 'Warning',
+        reason: 'CredentialsRevoked',
+        message: `Credentials removed from Secret ${secretName}: ${why}`,
+      });
+    }
+    this.#written.set(key, digest({}));
+    return secretNotWritten('CredentialsRevoked', `Secret ${secretName} holds no credentials: ${why}`);
+  }
+
+  #status(request: AWSCredentialsRequest, outcome: Outcome, written: ConditionUpdate): AWSCredentialsRequestStatus {
+    const generation = request.metadata.generation ?? 0;
+    const previous = request.status ?? {};
+    const now = this.deps.now().toISOString();
+    const allowed = outcome.served ? IDENTITY_OK.allowed : outcome.allowed;
+    const retrieved = outcome.served ? IDENTITY_OK.retrieved : outcome.retrieved;
+    let conditions = previous.conditions ?? [];
+    for (const update of [allowed, retrieved, written]) conditions = setCondition(conditions, update, generation, now);
+    conditions = setCondition(conditions, requestReady(conditions), generation, now);
+    const keep = written.reason === 'NotRenewed' || written.reason === 'SecretNotOwned';
+    const times = outcome.served ? outcome.times : undefined;
+    return {
+      conditions,
+      observedGeneration: generation,
+      ...(outcome.served
+        ? { accountID: outcome.accountId, principalARN: outcome.principalArn }
+        : pick(previous, ['accountID', 'principalARN'])),
+      ...(times
+        ? {
+            expiration: times.expiration.toISOString(),
+            lastRenewalTime: times.obtainedAt.toISOString(),
+            nextRenewalTime: times.nextRenewal.toISOString(),
+          }
+        : keep
+          ? pick(previous, ['expiration', 'lastRenewalTime', 'nextRenewalTime'])
+          : {}),
+    };
+  }
+}
+
+const notOwned = (secretName: string) =>
+  secretNotWritten(
+    'SecretNotOwned',
+    `A Secret named ${secretName} already exists in this namespace and was not created by this request: Keymaster never writes into a Secret it does not own. Delete it, or set spec.secretRef.name to a free name (create another request)`,
+  );
+
+function pick<T extends object, K extends keyof T>(object: T, keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(
+    keys.filter((key) => object[key] !== undefined).map((key) => [key, object[key]]),
+  ) as Partial<Pick<T, K>>;
+}
+
+/** Warning events for conditions that have just become False (or False for another reason). */
+function newFailures(before: AWSCredentialsRequestStatus | undefined, after: AWSCredentialsRequestStatus): Event[] {
+  return (['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'SecretWritten'] as const).flatMap((type) => {
+    const now = after.conditions?.find((condition) => condition.type === type);
+    const previous = before?.conditions?.find((condition) => condition.type === type);
+    const fresh = now?.status === 'False' && (previous?.status !== 'False' || previous.reason !== now.reason);
+    return fresh && now.reason !== 'CredentialsRevoked'
+      ? [{ type: 'Warning' as const, reason: now.reason, message: now.message }]
+      : [];
+  });
+}

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { API_VERSION, type AWSCredentialsRequest } from '@keymaster/api';
+import {
+  dataDigest,
+  desiredSecret,
+  EXPIRES_ANNOTATION,
+  ownedBy,
+  REQUEST_LABEL,
+  restoredSecret,
+  secretDiffers,
+} from '../../src/credentials/owned-secret.js';
+
+const request: AWSCredentialsRequest = {
+  apiVersion: API_VERSION,
+  kind: 'AWSCredentialsRequest',
+  metadata: { name: 'reports', namespace: 'tenant-b', uid: 'uid-1' },
+  spec: {
+    identityRef: { kind: 'AWSClusterRoleIdentity', name: 'tenant-b-workloads' },
+    statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
+    secretRef: { name: 'reports-aws' },
+  },
+};
+const expires = new Date('2026-11-23T12:00:00Z');
+
+describe('the Secret a request owns', () => {
+  it('is written in the request namespace, labelled, annotated with the expiry and owned by the request', () => {
+    const secret = desiredSecret(request, { AWS_ACCESS_KEY_ID: 'ASIA' }, expires);
+    expect(secret.metadata).to.deep.include({
+      name: 'reports-aws',
+      namespace: 'tenant-b',
+      labels: { [REQUEST_LABEL]: 'reports' },
+      annotations: { [EXPIRES_ANNOTATION]: '2026-11-23T12:00:00.000Z' },
+    });
+    expect(secret.metadata!.ownerReferences).to.deep.equal([
+      {
+        apiVersion: API_VERSION,
+        kind: 'AWSCredentialsRequest',
+        name: 'reports',
+        uid: 'uid-1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    expect(secret.data).to.deep.equal({ AWS_ACCESS_KEY_ID: Buffer.from('ASIA').toString('base64') });
+    expect(ownedBy(secret, request)).to.equal(true);
+  });
+
+  it('is owned only with this UID as controlling owner, and only when Opaque', () => {
+    const secret = desiredSecret(request, {}, undefined);
+    expect(
+      ownedBy(secret, { ...request, metadata: { ...request.metadata, uid: 'uid-2' } }),
+      'a re-created request',
+    ).to.equal(false);
+    const notController = structuredClone(secret);
+    notController.metadata!.ownerReferences![0]!.controller = false;
+    expect(ownedBy(notController, request)).to.equal(false);
+    const docker = structuredClone(secret);
+    docker.type = 'kubernetes.io/dockerconfigjson';
+    expect(ownedBy(docker, request)).to.equal(false);
+    expect(ownedBy({ metadata: { name: 'reports-aws', labels: { [REQUEST_LABEL]: 'reports' } } }, request)).to.equal(
+      false,
+    );
+  });
+
+  it('is set back after edits of what the request decides, keeping what others added', () => {
+    const desired = desiredSecret(request, { AWS_ACCESS_KEY_ID: 'ASIA' }, expires);
+    const edited = structuredClone(desired);
+    edited.metadata!.resourceVersion = '7';
+    edited.metadata!.labels!['team'] = 'reports';
+    expect(secretDiffers(edited, desired), 'another label').to.equal(false);
+    edited.data!['AWS_ACCESS_KEY_ID'] = Buffer.from('AKIAMINE').toString('base64');
+    edited.metadata!.annotations![EXPIRES_ANNOTATION] = '2099-01-01T00:00:00Z';
+    expect(secretDiffers(edited, desired)).to.equal(true);
+    const restored = restoredSecret(edited, desired);
+    expect(secretDiffers(restored, desired)).to.equal(false);
+    expect(restored.metadata!.labels).to.deep.equal({ [REQUEST_LABEL]: 'reports', team: 'reports' });
+    expect(restored.metadata!.resourceVersion).to.equal('7');
+  });
+
+  it('digests data whatever the order of its keys', () => {
+    expect(dataDigest({ a: '1', b: '2' })).to.equal(dataDigest({ b: '2', a: '1' }));
+    expect(dataDigest({ a: '1' })).not.to.equal(dataDigest({ a: '2' }));
+  });
+});

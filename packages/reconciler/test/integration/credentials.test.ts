@@ -1,0 +1,274 @@
+import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
+import { API_VERSION, GROUP, VERSION, type AWSCredentialsRequest } from '@keymaster/api';
+import type { World } from '@keymaster/aws-emulator';
+import { expect } from 'chai';
+import { EXPIRES_ANNOTATION, REQUEST_LABEL } from '../../src/credentials/owned-secret.js';
+import { realClock } from '../../src/runtime/clock.js';
+import { CONTROLLER_KEYS, eventually, gone, startPlatform, type Platform } from './harness.js';
+
+const WORKLOADS_ROLE = 'arn:aws:iam::111111111111:role/workloads';
+
+const world = (): World => ({
+  accounts: [
+    {
+      id: '111111111111',
+      users: [{ name: 'keymaster-controller', accessKeys: [CONTROLLER_KEYS], allow: ['sts:AssumeRole'] }],
+      roles: [
+        {
+          name: 'workloads',
+          trust: [{ principal: 'arn:aws:iam::111111111111:user/keymaster-controller' }],
+          // The role may tag; the requests' session policies let their credentials only read tags.
+          allow: ['tag:*', 'ec2:CreateTags'],
+        },
+      ],
+      resources: [{ arn: 'arn:aws:ec2:us-west-2:111111111111:instance/i-0000000000000000a', tags: { team: 'a' } }],
+    },
+  ],
+});
+
+const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+const identities = (allowed: string[]) => [
+  {
+    apiVersion: API_VERSION,
+    kind: 'AWSClusterControllerIdentity',
+    metadata: { name: 'default' },
+    spec: { allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } },
+  },
+  {
+    apiVersion: API_VERSION,
+    kind: 'AWSClusterRoleIdentity',
+    metadata: { name: 'workloads' },
+    spec: { roleARN: WORKLOADS_ROLE, sessionName: 'workloads', allowedNamespaces: { list: allowed } },
+  },
+];
+
+const request = (name: string, format: string, fields: Record<string, unknown> = {}): AWSCredentialsRequest => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSCredentialsRequest',
+  metadata: { name, namespace: 'tenant-a' },
+  spec: {
+    identityRef: { kind: 'AWSClusterRoleIdentity', name: 'workloads' },
+    statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
+    durationSeconds: 3600,
+    secretRef: { name: `${name}-aws` },
+    format: format as AWSCredentialsRequest['spec']['format'],
+    ...fields,
+  },
+});
+
+const decode = (secret: V1Secret) =>
+  Object.fromEntries(
+    Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]),
+  );
+
+/** The keys of a Secret in any of the three formats, parsed as a workload would find them. */
+function keysOf(secret: V1Secret) {
+  const data = decode(secret);
+  const file = data['credentials'];
+  if (file && !data['aws_access_key_id']) {
+    const value = (key: string) => new RegExp(`^${key} = (.*)$`, 'm').exec(file)?.[1] ?? '';
+    return {
+      accessKeyId: value('aws_access_key_id'),
+      secretAccessKey: value('aws_secret_access_key'),
+      sessionToken: value('aws_session_token'),
+    };
+  }
+  return {
+    accessKeyId: data['AWS_ACCESS_KEY_ID'] ?? data['aws_access_key_id'] ?? '',
+    secretAccessKey: data['AWS_SECRET_ACCESS_KEY'] ?? data['aws_secret_access_key'] ?? '',
+    sessionToken: data['AWS_SESSION_TOKEN'] ?? data['aws_session_token'] ?? '',
+  };
+}
+
+const secretOf = (p: Platform, name: string) => p.core.readNamespacedSecret({ namespace: 'tenant-a', name });
+const requestOf = async (p: Platform, name: string) =>
+  (await p.custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: 'tenant-a',
+    plural: 'awscredentialsrequests',
+    name,
+  })) as AWSCredentialsRequest;
+const conditionOf = (object: AWSCredentialsRequest, type: string) =>
+  object.status?.conditions?.find((condition) => condition.type === type);
+
+async function ready(p: Platform, name: string): Promise<AWSCredentialsRequest> {
+  return eventually(async () => {
+    const object = await requestOf(p, name);
+    expect(conditionOf(object, 'Ready'), JSON.stringify(object.status)).to.include({ status: 'True' });
+    return object;
+  });
+}
+
+const assumedWorkloads = (p: Platform) =>
+  p.aws.calls.summary().byCaller['arn:aws:iam::111111111111:user/keymaster-controller']?.['sts:AssumeRole'] ?? 0;
+
+describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SDKs)', function () {
+  this.timeout(120_000);
+
+  describe('serving requests', () => {
+    let p: Platform;
+    before(async () => {
+      // The controller's time is the aws-emulator's, so that moving it on renews credentials.
+      let emulatorNow: () => number = Date.now;
+      p = await startPlatform(
+        [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          ...identities(['tenant-a']),
+          request('env', 'Environment'),
+          request('file', 'CredentialsFile'),
+          request('cco', 'CloudCredentialOperator'),
+        ],
+        [],
+        { world: world(), clock: { ...realClock, now: () => emulatorNow() } },
+      );
+      emulatorNow = () => p.aws.clock.nowMs();
+    });
+    after(() => p.stop());
+
+    it('writes each format, owned and labelled, with a session narrowed by the statements; one session for the three', async () => {
+      for (const name of ['env', 'file', 'cco']) {
+        const object = await ready(p, name);
+        const secret = await secretOf(p, `${name}-aws`);
+        expect(secret.metadata?.labels?.[REQUEST_LABEL]).to.equal(name);
+        expect(secret.metadata?.ownerReferences?.[0]).to.include({
+          kind: 'AWSCredentialsRequest',
+          name,
+          controller: true,
+        });
+        expect(secret.metadata?.annotations?.[EXPIRES_ANNOTATION]).to.equal(
+          new Date(object.status!.expiration!).toISOString(),
+        );
+        expect(object.status).to.include({ accountID: '111111111111' });
+        expect(object.status?.principalARN).to.match(/assumed-role\/workloads\/workloads$/);
+        // The keys are a live session of the role, narrowed by exactly the request's statements (that
+        // AWS then refuses the rest is the identity package's and e2e's proof, with the real SDK).
+        const keys = keysOf(secret);
+        const credential = p.aws.world.directory.credential(keys.accessKeyId);
+        expect(credential?.secretAccessKey).to.equal(keys.secretAccessKey);
+        expect(credential?.sessionToken).to.equal(keys.sessionToken);
+        const session = credential!.principal;
+        expect(session.kind).to.equal('assumed-role');
+        if (session.kind !== 'assumed-role') return;
+        expect(session.role.arn).to.equal(WORKLOADS_ROLE);
+        // STS answers whole seconds.
+        expect(new Date(object.status!.expiration!).getTime()).to.be.closeTo(session.expiresAtMs, 1_000);
+        expect(JSON.stringify(session.sessionPolicies))
+          .to.contain('tag:GetResources')
+          .and.not.to.contain('TagResources');
+      }
+      const env = decode(await secretOf(p, 'env-aws'));
+      expect(Object.keys(env).sort()).to.deep.equal([
+        'AWS_ACCESS_KEY_ID',
+        'AWS_SECRET_ACCESS_KEY',
+        'AWS_SESSION_TOKEN',
+      ]);
+      expect(Object.keys(decode(await secretOf(p, 'file-aws')))).to.deep.equal(['credentials']);
+      expect(assumedWorkloads(p), 'the three requests ask alike: one AssumeRole').to.equal(1);
+    });
+
+    it('sets a hand-edited Secret back and recreates a hand-deleted one', async () => {
+      const before = await secretOf(p, 'env-aws');
+      await p.core.replaceNamespacedSecret({
+        namespace: 'tenant-a',
+        name: 'env-aws',
+        body: Object.assign(structuredClone(before), {
+          data: { AWS_ACCESS_KEY_ID: Buffer.from('AKIAMINE').toString('base64') },
+        }),
+      });
+      await eventually(async () => expect((await secretOf(p, 'env-aws')).data).to.deep.equal(before.data));
+      const { metadata } = await secretOf(p, 'file-aws');
+      await p.core.deleteNamespacedSecret({ namespace: 'tenant-a', name: 'file-aws' });
+      const recreated = await eventually(async () => {
+        const secret = await secretOf(p, 'file-aws');
+        expect(secret.metadata?.uid).not.to.equal(metadata?.uid);
+        return secret;
+      });
+      expect(keysOf(recreated).accessKeyId).to.equal(keysOf(before).accessKeyId);
+    });
+
+    it('renews at half the lifetime, before the credentials in the Secret expire, for every request of the session at once', async () => {
+      const first = await ready(p, 'env');
+      const firstKeys = keysOf(await secretOf(p, 'env-aws'));
+      const calls = assumedWorkloads(p);
+      p.aws.clock.advance(1_700);
+      // Resyncs (every 2 s) reconcile again: before half of the lifetime, nothing is renewed.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(keysOf(await secretOf(p, 'env-aws')).accessKeyId).to.equal(firstKeys.accessKeyId);
+      p.aws.clock.advance(120);
+      const renewed = await eventually(async () => {
+        const object = await requestOf(p, 'env');
+        expect(object.status?.lastRenewalTime).not.to.equal(first.status?.lastRenewalTime);
+        return object;
+      });
+      const renewedKeys = keysOf(await secretOf(p, 'env-aws'));
+      expect(renewedKeys.accessKeyId).not.to.equal(firstKeys.accessKeyId);
+      expect(
+        new Date(renewed.status!.lastRenewalTime!).getTime(),
+        'renewed while the old ones were valid',
+      ).to.be.lessThan(new Date(first.status!.expiration!).getTime());
+      expect(new Date(renewed.status!.nextRenewalTime!).getTime()).to.be.greaterThan(p.aws.clock.nowMs());
+      await eventually(async () =>
+        expect(keysOf(await secretOf(p, 'cco-aws')).accessKeyId).to.equal(renewedKeys.accessKeyId),
+      );
+      expect(assumedWorkloads(p) - calls, 'one renewal for the three requests').to.equal(1);
+    });
+
+    it('never takes over a Secret it does not own', async () => {
+      await p.core.createNamespacedSecret({
+        namespace: 'tenant-a',
+        body: { metadata: { name: 'taken-aws' }, stringData: { mine: 'keep me' } },
+      });
+      await p.objects.create(request('taken', 'Environment') as unknown as KubernetesObject);
+      await eventually(async () => {
+        const object = await requestOf(p, 'taken');
+        expect(conditionOf(object, 'SecretWritten')).to.include({ status: 'False', reason: 'SecretNotOwned' });
+        expect(conditionOf(object, 'Ready')).to.include({ status: 'False' });
+      });
+      expect(decode(await secretOf(p, 'taken-aws'))).to.deep.equal({ mine: 'keep me' });
+    });
+
+    it('deletes the Secret with the request', async () => {
+      await p.custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: 'tenant-a',
+        plural: 'awscredentialsrequests',
+        name: 'cco',
+      });
+      await gone(() => secretOf(p, 'cco-aws'));
+      await gone(() => requestOf(p, 'cco'));
+    });
+
+    it('revokes at once when the namespace loses the identity, and says why; no secret in events or status', async () => {
+      const keys = keysOf(await secretOf(p, 'env-aws'));
+      const identity = await p.get<{ metadata: object; spec: Record<string, unknown> }>(
+        'awsclusterroleidentities',
+        'workloads',
+      );
+      await p.custom.replaceClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: 'awsclusterroleidentities',
+        name: 'workloads',
+        body: { ...identity, spec: { ...identity.spec, allowedNamespaces: { list: ['tenant-b'] } } },
+      });
+      await eventually(async () => expect((await secretOf(p, 'env-aws')).data ?? {}).to.deep.equal({}));
+      const object = await requestOf(p, 'env');
+      expect(conditionOf(object, 'PrincipalUsageAllowed')).to.include({
+        status: 'False',
+        reason: 'PrincipalUsageUnauthorized',
+      });
+      expect(conditionOf(object, 'SecretWritten')).to.include({ status: 'False', reason: 'CredentialsRevoked' });
+      expect(conditionOf(object, 'SecretWritten')?.message).to.contain('may not use AWSClusterRoleIdentity/workloads');
+      const events = await eventually(async () => {
+        const list = await p.core.listNamespacedEvent({ namespace: 'tenant-a' });
+        expect(list.items.map(({ reason }) => reason)).to.include('CredentialsRevoked');
+        return list;
+      });
+      const visible = JSON.stringify([events.items, object.status]);
+      for (const secret of [keys.secretAccessKey, keys.sessionToken]) expect(visible).not.to.contain(secret);
+    });
+  });
+});
