@@ -8,6 +8,8 @@ import { fairShare } from './shard-assignment.js';
 /** On every Lease of a shard group: which group (the prefix), and whether it is a shard's or a replica's. */
 export const SHARD_GROUP_LABEL = 'keymaster.dev/shard-group';
 const KIND_LABEL = 'keymaster.dev/shard-lease';
+/** On a replica's Lease: its --shards, since shards of different counts hold different clusters. */
+const COUNT_ANNOTATION = 'keymaster.dev/shards';
 
 export interface ShardOwnerOptions {
   kubeConfig: KubeConfig;
@@ -65,6 +67,8 @@ export class ShardOwner {
   #timer: unknown;
   #ticking: Promise<void> = Promise.resolve();
   #stopped = false;
+  /** A replica with another --shards is live (a rollout changing it): this one takes no shard meanwhile. */
+  #waiting = false;
 
   constructor(options: ShardOwnerOptions) {
     this.#options = {
@@ -182,6 +186,20 @@ export class ShardOwner {
     );
     for (const lease of leases)
       if (lease.metadata?.labels?.[KIND_LABEL] === 'replica' && this.#expired(lease, now)) await this.#delete(lease);
+    const otherCount = replicas.some(
+      (lease) => lease.metadata?.annotations?.[COUNT_ANNOTATION] !== String(this.#options.shards),
+    );
+    if (otherCount !== this.#waiting)
+      this.#options.log?.(
+        'info',
+        otherCount ? 'waiting for replicas with another --shards to stop' : 'shards: one count',
+        {
+          shards: this.#options.shards,
+        },
+      );
+    this.#waiting = otherCount;
+    // They keep their shards, which overlap any of this count: nobody takes or gives up one until they are gone.
+    if (otherCount) return;
     const { quota, preferred } = fairShare(
       this.#options.shards,
       replicas.map((lease) => lease.spec?.holderIdentity ?? ''),
@@ -266,7 +284,15 @@ export class ShardOwner {
       else
         await this.#api.createNamespacedLease({
           namespace,
-          body: { metadata: { name: this.#replicaName(), namespace, labels: this.#labels('replica') }, spec },
+          body: {
+            metadata: {
+              name: this.#replicaName(),
+              namespace,
+              labels: this.#labels('replica'),
+              annotations: { [COUNT_ANNOTATION]: String(this.#options.shards) },
+            },
+            spec,
+          },
         });
     } catch (error) {
       this.#options.log?.('warn', 'replica lease not renewed', { error: String(error) });

@@ -35,11 +35,11 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
 
   const owner = (identity: string, registry?: Registry, hooks: Partial<ShardOwnerOptions> = {}) =>
     new ShardOwner({
-      ...hooks,
       kubeConfig,
       namespace: NAMESPACE,
       prefix,
       shards: SHARDS,
+      ...hooks,
       identity,
       clock,
       ...TIMING,
@@ -168,6 +168,18 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
     expect(await registry.getSingleMetricAsString('keymaster_shard_handovers_total')).to.include(
       '{shard="0",event="lost"} 1',
     );
+  });
+
+  it('takes no shard while a replica with another --shards lives (their shards overlap), then takes them all', async () => {
+    const a = owner('replica-a');
+    const b = owner('replica-b', undefined, { shards: 6 });
+    await round(a);
+    for (let index = 0; index < 4; index += 1) await round(a, b);
+    expect(a.owned, 'the older count keeps what it holds').to.deep.equal([0, 1, 2, 3]);
+    expect(b.owned).to.deep.equal([]);
+    await a.stop();
+    await round(b);
+    expect(b.owned).to.deep.equal([0, 1, 2, 3, 4, 5]);
   });
 
   it('stopped, releases its shards and its replica Lease: the others take them over at once', async () => {
