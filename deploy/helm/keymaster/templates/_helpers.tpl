@@ -49,8 +49,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/* Fails the render for values that cannot work, naming the value and the fix. */}}
 {{- define "keymaster.validate" -}}
-{{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) -}}
-{{- fail (printf "replicaCount is %d with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, or replicaCount 1." (int .Values.replicaCount)) -}}
+{{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) (eq (int .Values.shards) 0) -}}
+{{- fail (printf "replicaCount is %d with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, shards above 0, or replicaCount 1." (int .Values.replicaCount)) -}}
 {{- end -}}
 {{- end -}}
 

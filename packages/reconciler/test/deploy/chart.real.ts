@@ -323,8 +323,20 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         "at '/webhooks/tenantGroups/devs'",
       );
       expect(await refusal({ replicaCount: 2, leaderElection: { enabled: false } })).to.include(
-        'replicaCount is 2 with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, or replicaCount 1.',
+        'replicaCount is 2 with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, shards above 0, or replicaCount 1.',
       );
+      expect(await refusal({ shards: 257 })).to.include("at '/shards'");
+    });
+
+    it("with shards, passes --shards and the Leases' prefix instead of --leader-elect", async () => {
+      const manifests = await render({ replicaCount: 3, shards: 6, leaderElection: { id: 'keymaster-eu' } });
+      const { args } = container(manifests);
+      expect(args).to.include.members(['--shards=6', '--leader-election-id=keymaster-eu']);
+      expect(args).not.to.include('--leader-elect');
+      expect((only(manifests, 'Deployment') as Deployment).spec.replicas).to.equal(3);
+      expect(
+        container(await render({ replicaCount: 3, shards: 6, leaderElection: { enabled: false } })).args,
+      ).to.include('--shards=6');
     });
   });
 });
