@@ -3,6 +3,7 @@ import { GROUP, IDENTITY_KINDS, VERSION, type AWSCluster, type AWSTagPolicy, typ
 import type { IdentityObject, IdentityStore } from '@keymaster/identity';
 import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerHandlers } from '../runtime/informer.js';
+import { namespaceAsRead, secretAsRead, withoutUnread } from './cache-transforms.js';
 import { PLURAL, resourcePath } from './resources.js';
 
 export interface CacheOptions {
@@ -28,7 +29,8 @@ type Handlers = {
 
 /**
  * The informer caches the controller reads from: AWSClusters, every identity kind, the tag
- * policy, Secrets of the controller namespace and Namespaces (for allowedNamespaces selectors).
+ * policy, Secrets of the controller namespace and Namespaces (for allowedNamespaces selectors),
+ * each object kept as far as the controller reads it (`cache-transforms.ts`).
  */
 export class Caches {
   readonly clusters: Informer<AWSCluster>;
@@ -49,6 +51,7 @@ export class Caches {
       path: string,
       list: () => Promise<unknown>,
       handler: InformerHandlers<T>,
+      transform: (object: T) => T,
       labelSelector?: string,
     ) =>
       new Informer<T>({
@@ -56,6 +59,7 @@ export class Caches {
         path,
         list: list as () => Promise<{ items: T[] }>,
         handlers: handler,
+        transform,
         resyncMs,
         ...(labelSelector ? { labelSelector } : {}),
         ...(clock ? { clock } : {}),
@@ -76,6 +80,7 @@ export class Caches {
           ? custom.listNamespacedCustomObject({ ...clusterList, namespace: watchNamespace })
           : custom.listClusterCustomObject(clusterList),
       handlers.clusters,
+      withoutUnread,
       clusterSelector,
     );
     const identity = (kind: IdentityKind) =>
@@ -84,6 +89,7 @@ export class Caches {
         resourcePath(kind),
         () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL[kind]! }),
         handlers.identities,
+        withoutUnread,
       );
     this.identities = Object.fromEntries(IDENTITY_KINDS.map((kind) => [kind, identity(kind)])) as Record<
       IdentityKind,
@@ -94,18 +100,21 @@ export class Caches {
       resourcePath('AWSTagPolicy'),
       () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL['AWSTagPolicy']! }),
       handlers.tagPolicies,
+      withoutUnread,
     );
     this.secrets = informer<V1Secret>(
       'Secrets',
       `/api/v1/namespaces/${controllerNamespace}/secrets`,
       () => core.listNamespacedSecret({ namespace: controllerNamespace }),
       handlers.secrets,
+      secretAsRead,
     );
     this.namespaces = informer<V1Namespace>(
       'Namespaces',
       '/api/v1/namespaces',
       () => core.listNamespace(),
       handlers.namespaces,
+      namespaceAsRead,
     );
     this.#all = [
       this.clusters,

@@ -1,5 +1,6 @@
 import {
-  makeInformer,
+  ListWatch,
+  Watch,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
@@ -34,6 +35,11 @@ export interface InformerOptions<T extends CachedObject> {
   clock?: Clock;
   /** Told about every watch failure before the informer restarts. */
   onError?: (error: unknown, retryInMs: number) => void;
+  /**
+   * What the cache keeps of each object, listed or watched, before any handler sees it: only what the
+   * controller reads (`kube/cache-transforms.ts`), so that memory follows the fleet, not its history.
+   */
+  transform?: (object: T) => T;
 }
 
 const RESTART_BASE_MS = 1_000;
@@ -47,7 +53,7 @@ const RESTART_MAX_MS = 30_000;
 export class Informer<T extends CachedObject> {
   readonly #options: InformerOptions<T>;
   readonly #clock: Clock;
-  readonly #informer: ReturnType<typeof makeInformer<KubernetesObject>>;
+  readonly #informer: ListWatch<KubernetesObject>;
   readonly #previous = new Map<string, T>();
   #synced = false;
   readonly #syncWaiters: (() => void)[] = [];
@@ -59,16 +65,22 @@ export class Informer<T extends CachedObject> {
   constructor(options: InformerOptions<T>) {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
+    const { transform } = options;
     const list = async () => {
-      const result = (await options.list()) as KubernetesListObject<KubernetesObject>;
+      const result = await options.list();
       // client-node fills its cache right after this promise resolves; the cache is filled by the next turn.
       setImmediate(() => {
         this.#failures = 0;
         this.#markSynced();
       });
-      return result;
+      const items = transform ? result.items.map(transform) : result.items;
+      return { ...result, items } as KubernetesListObject<KubernetesObject>;
     };
-    this.#informer = makeInformer<KubernetesObject>(options.kubeConfig, options.path, list, options.labelSelector);
+    // client-node's makeInformer, with the watch handing on transformed objects.
+    const watch = transform
+      ? new TransformingWatch(options.kubeConfig, transform as (object: unknown) => unknown)
+      : new Watch(options.kubeConfig);
+    this.#informer = new ListWatch<KubernetesObject>(options.path, watch, list, false, options.labelSelector);
     const { handlers } = options;
     this.#informer.on('add', (added) => {
       const object = added as T;
@@ -146,6 +158,28 @@ export class Informer<T extends CachedObject> {
       for (const object of this.list()) handlers.resync?.(object);
       this.#scheduleResync();
     }, resyncMs);
+  }
+}
+
+/** Watch events that carry an object (not ERROR, which carries a Status, nor BOOKMARK, a resourceVersion only). */
+const OBJECT_EVENTS = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+
+class TransformingWatch extends Watch {
+  readonly #transform: (object: unknown) => unknown;
+
+  constructor(kubeConfig: KubeConfig, transform: (object: unknown) => unknown) {
+    super(kubeConfig);
+    this.#transform = transform;
+  }
+
+  override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): ReturnType<Watch['watch']> {
+    return super.watch(
+      path,
+      query,
+      (phase, object: unknown, raw: unknown) =>
+        callback(phase, OBJECT_EVENTS.has(phase) ? this.#transform(object) : object, raw),
+      done,
+    );
   }
 }
 

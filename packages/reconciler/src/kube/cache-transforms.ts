@@ -1,0 +1,44 @@
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
+
+/** kubectl apply's copy of the whole object, as large as the object (and a Secret's copy holds its keys). */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+type Metadata = { managedFields?: unknown; annotations?: Record<string, string> };
+
+/**
+ * What the informer caches keep of each object: the controller reads neither managedFields (field
+ * ownership, often larger than the object) nor kubectl's last-applied copy. Nothing the controller
+ * writes back needs them: status goes through the status subresource, which takes only status, and
+ * an update that omits managedFields leaves the server's as they were (docs/reconciler.md#memory).
+ * An annotation map left empty is dropped, so that old and new versions compare alike.
+ */
+export function withoutUnread<T extends { metadata?: object }>(object: T): T {
+  if (!object.metadata) return object;
+  const { managedFields: _managed, annotations, ...metadata } = object.metadata as Metadata;
+  const { [LAST_APPLIED]: _lastApplied, ...kept } = annotations ?? {};
+  return { ...object, metadata: { ...metadata, ...(Object.keys(kept).length > 0 ? { annotations: kept } : {}) } };
+}
+
+/**
+ * A Secret of the controller's namespace as the controller reads it: a static identity's keys, and
+ * the ownerReferences earlier releases set (removed, guarded by resourceVersion).
+ */
+export const secretAsRead = ({ apiVersion, kind, metadata, data }: V1Secret): V1Secret => ({
+  ...(apiVersion ? { apiVersion } : {}),
+  ...(kind ? { kind } : {}),
+  metadata: pick(metadata ?? {}, ['name', 'namespace', 'uid', 'resourceVersion', 'ownerReferences']),
+  ...(data ? { data } : {}),
+});
+
+/** A Namespace as allowedNamespaces selectors read it: its name and labels. */
+export const namespaceAsRead = ({ apiVersion, kind, metadata }: V1Namespace): V1Namespace => ({
+  ...(apiVersion ? { apiVersion } : {}),
+  ...(kind ? { kind } : {}),
+  metadata: pick(metadata ?? {}, ['name', 'resourceVersion', 'labels']),
+});
+
+function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
+  const picked = {} as Pick<T, K>;
+  for (const key of keys) if (object[key] !== undefined) picked[key] = object[key];
+  return picked;
+}

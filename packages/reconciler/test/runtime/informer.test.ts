@@ -1,0 +1,101 @@
+import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
+import { expect } from 'chai';
+import { Informer } from '../../src/runtime/informer.js';
+import { eventually } from '../integration/harness.js';
+
+describe('Informer with a transform', () => {
+  let kube: KubeEmulator;
+  let core: CoreV1Api;
+  let informer: Informer<V1ConfigMap>;
+  const seen: { event: string; object: V1ConfigMap; previous?: V1ConfigMap }[] = [];
+  const configMap = (name: string, data: Record<string, string>) => ({
+    metadata: { name, namespace: 'default', annotations: { big: 'x'.repeat(1000), small: 'kept' } },
+    data,
+  });
+
+  before(async () => {
+    kube = await startKubeEmulator({});
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(kube.kubeConfig());
+    core = kubeConfig.makeApiClient(CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('listed', { a: '1' }) });
+    informer = new Informer<V1ConfigMap>({
+      kubeConfig,
+      path: '/api/v1/namespaces/default/configmaps',
+      list: () => core.listNamespacedConfigMap({ namespace: 'default' }),
+      resyncMs: 0,
+      // Keeps name, resourceVersion, the small annotation and data: nothing else.
+      transform: ({ metadata, data }) => ({
+        metadata: {
+          name: metadata?.name,
+          namespace: metadata?.namespace,
+          resourceVersion: metadata?.resourceVersion,
+          annotations: { small: metadata?.annotations?.['small'] ?? '' },
+        },
+        ...(data ? { data } : {}),
+      }),
+      handlers: {
+        add: (object) => seen.push({ event: 'add', object }),
+        update: (object, previous) => seen.push({ event: 'update', object, ...(previous ? { previous } : {}) }),
+        delete: (object) => seen.push({ event: 'delete', object }),
+      },
+    });
+    await informer.start();
+    await informer.waitForSync();
+  });
+  after(async () => {
+    await informer.stop();
+    await kube.stop();
+  });
+
+  const shape = (object: V1ConfigMap | undefined) => ({
+    keys: Object.keys(object?.metadata ?? {}).sort(),
+    annotations: object?.metadata?.annotations,
+    data: object?.data,
+  });
+  const KEPT = ['annotations', 'name', 'namespace', 'resourceVersion'];
+
+  it('keeps only what the transform keeps of listed objects, in the cache and in the handlers', () => {
+    const listed = informer.get('listed', 'default');
+    expect(shape(listed)).to.deep.equal({ keys: KEPT, annotations: { small: 'kept' }, data: { a: '1' } });
+    expect(seen.find(({ object }) => object.metadata?.name === 'listed')?.object).to.equal(listed);
+  });
+
+  it('does the same for watched objects: added, modified (with the previous one) and deleted', async () => {
+    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('watched', { b: '2' }) });
+    await eventually(() => expect(informer.get('watched', 'default')).to.not.equal(undefined));
+    expect(shape(informer.get('watched', 'default'))).to.deep.equal({
+      keys: KEPT,
+      annotations: { small: 'kept' },
+      data: { b: '2' },
+    });
+    // The server keeps managedFields; the cache does not.
+    const live = await core.readNamespacedConfigMap({ name: 'watched', namespace: 'default' });
+    expect(live.metadata?.managedFields).to.have.length.greaterThan(0);
+
+    const changed = configMap('watched', { b: '3' });
+    await core.replaceNamespacedConfigMap({
+      name: 'watched',
+      namespace: 'default',
+      body: { ...changed, metadata: { ...changed.metadata, resourceVersion: live.metadata?.resourceVersion } },
+    });
+    const update = await eventually(() => {
+      const found = seen.find(({ event, object }) => event === 'update' && object.metadata?.name === 'watched');
+      expect(found).to.not.equal(undefined);
+      return found!;
+    });
+    expect(shape(update.object).data).to.deep.equal({ b: '3' });
+    expect(shape(update.previous)).to.deep.equal({ keys: KEPT, annotations: { small: 'kept' }, data: { b: '2' } });
+    expect(update.object.metadata?.resourceVersion).to.not.equal(update.previous?.metadata?.resourceVersion);
+
+    await core.deleteNamespacedConfigMap({ name: 'watched', namespace: 'default' });
+    const deleted = await eventually(() => {
+      const found = seen.find(({ event }) => event === 'delete');
+      expect(found).to.not.equal(undefined);
+      return found!;
+    });
+    expect(shape(deleted.object).keys).to.deep.equal(KEPT);
+    expect(informer.get('watched', 'default')).to.equal(undefined);
+  });
+});
