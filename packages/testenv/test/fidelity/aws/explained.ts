@@ -80,6 +80,22 @@ export const EXPLAINED: readonly Explanation[] = [
   ),
   ...explain(
     'moto',
+    `moto evaluates no session policy: its sessions may do what the role may; AWS gives a session the intersection of the role's identity-based policies and the union of its session policies, and refuses the rest (IAM User Guide, session policies; ${STS}).`,
+    ['sts/session-policy-narrows-the-session', 'DescribeTags as the session', 'UnauthorizedOperation', 'ok'],
+  ),
+  ...explain(
+    'moto',
+    `moto ignores PolicyArns: it checks neither their number (at most 10, else ValidationError) nor that each names a managed policy (else MalformedPolicyDocument: 'Policy <ARN> does not exist or is not attachable.') (${STS}, PolicyArns).`,
+    ['sts/assume-role-unknown-policy-arn', 'AssumeRole', 'MalformedPolicyDocumentException', 'ok'],
+    ['sts/assume-role-eleven-policy-arns', 'AssumeRole', 'ValidationError', 'ok'],
+  ),
+  ...explain(
+    'moto',
+    `moto has no packed-size limit; AWS refuses session policies and tags whose packed form exceeds its budget with PackedPolicyTooLarge, naming the percentage, even under the 2048-character plaintext limit (${STS}, errors). The percentage is the aws-emulator's stand-in (docs/emulators/aws-emulator.md, packed size), near AWS's figures, not equal to them.`,
+    ['sts/assume-role-packed-policy-too-large', 'AssumeRole', 'PackedPolicyTooLargeException', 'ok'],
+  ),
+  ...explain(
+    'moto',
     'moto grants a chained session more than an hour; AWS limits role chaining to one hour (IAM User Guide, role chaining).',
     ['sts/role-chain-over-one-hour', 'AssumeRole of the second for 2 hours', 'ValidationError', 'ok'],
   ),

@@ -1,10 +1,18 @@
+import { DescribeTagsCommand } from '@aws-sdk/client-ec2';
+import { GetResourcesCommand } from '@aws-sdk/client-resource-groups-tagging-api';
 import { AssumeRoleCommand, GetCallerIdentityCommand, type AssumeRoleCommandInput } from '@aws-sdk/client-sts';
 import type { Keys } from '../../../moto/support/clients.js';
 import type { Run } from '../run.js';
-import { EXTERNAL_ID, ROLES } from '../sides.js';
+import { EXTERNAL_ID, ROLES, TENANT_ACCOUNT } from '../sides.js';
 import type { Sequence } from './sequence.js';
 
 const SESSION = 'keymaster-tenant-b';
+const ONLY_GET_RESOURCES = JSON.stringify({
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: 'tag:GetResources', Resource: '*' }],
+});
+/** No account defines this managed policy. */
+const MISSING_POLICY = `arn:aws:iam::${TENANT_ACCOUNT}:policy/no-such-policy`;
 
 /**
  * AssumeRole as the controller (or `keys`), recorded; the session's keys when it succeeded.
@@ -73,17 +81,36 @@ export const stsSequences: Sequence[] = [
     true,
   ),
   assumeOnce('sts/assume-role-aws-session-tag', { Tags: [{ Key: 'aws:tenant', Value: 'tenant-b' }] }),
-  assumeOnce(
-    'sts/assume-role-session-policy',
-    {
-      Policy: JSON.stringify({
-        Version: '2012-10-17',
-        Statement: [{ Effect: 'Allow', Action: 'tag:GetResources', Resource: '*' }],
-      }),
-    },
-    true,
-  ),
+  assumeOnce('sts/assume-role-session-policy', { Policy: ONLY_GET_RESOURCES }, true),
   assumeOnce('sts/assume-role-malformed-session-policy', { Policy: '{"Version": "2012-10-17", "Statement": ' }),
+  {
+    name: 'sts/session-policy-narrows-the-session',
+    run: async (run) => {
+      const session = await assumeRole(run, 'AssumeRole with a session policy of tag:GetResources', {
+        Policy: ONLY_GET_RESOURCES,
+      });
+      // Its last PaginationToken is another sequence's business (moto leaves it out).
+      await run.call(
+        'GetResources as the session',
+        () => run.clients(session).tagging.send(new GetResourcesCommand({})),
+        ['PaginationToken'],
+      );
+      await run.call('DescribeTags as the session', () => run.clients(session).ec2.send(new DescribeTagsCommand({})));
+    },
+  },
+  assumeOnce('sts/assume-role-unknown-policy-arn', { PolicyArns: [{ arn: MISSING_POLICY }] }),
+  assumeOnce('sts/assume-role-eleven-policy-arns', {
+    PolicyArns: Array.from({ length: 11 }, () => ({ arn: MISSING_POLICY })),
+  }),
+  assumeOnce('sts/assume-role-packed-policy-too-large', {
+    // 1,000 characters, well under the plaintext limit of 2048, but 40 actions: more than the packed budget.
+    Policy: JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [
+        { Effect: 'Allow', Action: Array.from({ length: 40 }, (_, i) => `ec2:DescribeThing${i}`), Resource: '*' },
+      ],
+    }),
+  }),
   {
     name: 'sts/role-chain',
     run: async (run) => {
