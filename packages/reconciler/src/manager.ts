@@ -295,7 +295,7 @@ export class Manager {
       logger,
       onWatchError: (what, error, retryInMs) =>
         logger.warn('watch failed; restarting', { watch: what, retryInMs, error }),
-      // Sharded like clusters, by namespace/name (a shard taken finds its requests at the next resync).
+      // Sharded like clusters, by namespace/name (a shard taken enqueues its requests).
       ...(this.#shards ? { guard: (reconcile) => this.#shards!.guard(reconcile, shardOfCluster) } : {}),
       controller: {
         ...controllerOptions,
@@ -385,12 +385,9 @@ export class Manager {
   /** Takes shard Leases; a shard taken enqueues its clusters (and for shard 0, every identity). */
   #shardOwner(shards: NonNullable<ManagerOptions['shards']>, clock: Clock): ShardOwner {
     const { kubeConfig, logger, metrics } = this.#options;
-    const clustersOf = (shard: number) =>
-      this.caches.clusters
-        .list()
-        .filter(
-          (cluster) => shardOf(cluster.metadata.namespace ?? '', cluster.metadata.name ?? '', shards.count) === shard,
-        );
+    const ofShard = <T extends Named>(objects: readonly T[], shard: number) =>
+      objects.filter(({ metadata }) => shardOf(metadata.namespace ?? '', metadata.name ?? '', shards.count) === shard);
+    const clustersOf = (shard: number) => ofShard(this.caches.clusters.list(), shard);
     return new ShardOwner({
       kubeConfig,
       ...shards,
@@ -405,6 +402,9 @@ export class Manager {
       busy: (shard) => clustersOf(shard).some((cluster) => this.#tagWork.isRunning(keyOf(request(cluster)))),
       onAcquired: (shard) => {
         for (const cluster of clustersOf(shard)) this.clusters.enqueue(request(cluster));
+        // Requests too: their renewals were queued in the replica that held the shard before.
+        for (const credentialsRequest of ofShard(this.credentialRequests.requests.list(), shard))
+          this.credentialRequests.controller.enqueue(request(credentialsRequest));
         if (shard === 0)
           for (const kind of IDENTITY_KINDS)
             for (const identity of this.caches.identities[kind].list())
@@ -468,7 +468,9 @@ export class Manager {
   }
 }
 
-const request = (cluster: AWSCluster) => ({
-  namespace: cluster.metadata.namespace ?? '',
-  name: cluster.metadata.name ?? '',
+type Named = { metadata: { namespace?: string; name?: string } };
+
+const request = (object: Named) => ({
+  namespace: object.metadata.namespace ?? '',
+  name: object.metadata.name ?? '',
 });
