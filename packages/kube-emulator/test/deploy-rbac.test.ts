@@ -91,13 +91,15 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
       call(cluster.emulator, 'GET', `${path}?watch=true&timeoutSeconds=1`, undefined, {
         Authorization: 'Bearer controller',
       });
+    // Every Secret: AWSCredentialsRequests' Secrets live in tenant namespaces (the controller watches
+    // them with a label selector; RBAC cannot narrow by label).
     const [clusters, secrets, everySecret] = await Promise.all([
       watch(`/apis/${GROUP}/${VERSION}/awsclusters`),
       watch('/api/v1/namespaces/keymaster-system/secrets'),
       watch('/api/v1/secrets'),
     ]);
-    expect([clusters.status, secrets.status, everySecret.status]).to.deep.equal([200, 200, 403]);
-    expect(cluster.emulator.stats.forbidden({ user: CONTROLLER })).to.equal(1);
+    expect([clusters.status, secrets.status, everySecret.status]).to.deep.equal([200, 200, 200]);
+    expect(cluster.emulator.stats.forbidden({ user: CONTROLLER })).to.equal(0);
   });
 
   it('writes finalizers (merge patch) and status (PUT), nothing else of an AWSCluster', async () => {
@@ -150,7 +152,7 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
     ).to.equal(403);
   });
 
-  it('reads and patches Secrets in keymaster-system only, and never gets one by name', async () => {
+  it('patches Secrets in keymaster-system only, writes Secrets without patch elsewhere, and never gets one by name', async () => {
     const secrets = await core.listNamespacedSecret({ namespace: 'keymaster-system' });
     expect(secrets.items.map((item) => item.metadata?.name)).to.deep.equal(['tenant-a-credentials']);
     await core.patchNamespacedSecret(
@@ -161,11 +163,14 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
       },
       merge,
     );
+    // AWSCredentialsRequests' Secrets: created, replaced and deleted in their namespaces.
+    const created = await core.createNamespacedSecret({ namespace: 'tenant-a', body: { metadata: { name: 'aws' } } });
+    await core.replaceNamespacedSecret({ namespace: 'tenant-a', name: 'aws', body: created });
+    await core.deleteNamespacedSecret({ namespace: 'tenant-a', name: 'aws' });
     await expectRefused(
-      () => core.listNamespacedSecret({ namespace: 'tenant-a' }),
-      () => core.listSecretForAllNamespaces(),
       () => core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' }),
-      () => core.createNamespacedSecret({ namespace: 'keymaster-system', body: { metadata: { name: 'mine' } } }),
+      () => core.readNamespacedSecret({ namespace: 'tenant-a', name: 'anything' }),
+      () => core.patchNamespacedSecret({ namespace: 'tenant-a', name: 'anything', body: {} }, merge),
     );
   });
 
