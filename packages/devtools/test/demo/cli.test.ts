@@ -152,5 +152,13 @@ describe('keymaster demo and emulate (the CLI)', function () {
       expect(code).to.equal(2);
       expect(stderr).to.include('--aws-port="70000": is not a port');
     });
+
+    it('names a --world that does not exist, with a hint and exit code 2, no stack trace', async () => {
+      const path = join(dir, 'no-world.yaml');
+      const { code, stderr } = await run(process.execPath, keymaster('emulate', '--world', path));
+      expect(stderr).to.not.match(/^\s+at /m);
+      expect(stderr).to.match(new RegExp(`^keymaster: .*${path.replaceAll('/', '\\/')}.*\nhint: .+\n$`));
+      expect(code, stderr).to.equal(2);
+    });
   });
 });

@@ -235,16 +235,6 @@ describe('start-up failures: exit 2, the flag or file, the problem and the fix, 
         );
       });
   });
-
-  describe('the emulators’ files (demo, emulate)', () => {
-    it('a --world that does not exist', async () => {
-      const path = join(dir, 'no-world.yaml');
-      const { code, stderr } = await keymaster(['emulate', '--world', path], env);
-      expect(stderr).to.not.match(/^\s+at /m);
-      expect(stderr).to.match(new RegExp(`^keymaster: .*${path.replaceAll('/', '\\/')}.*\nhint: .+\n$`));
-      expect(code, stderr).to.equal(2);
-    });
-  });
 });
 
 /** The kubeconfig the emulators write, as an object. */
