@@ -11,7 +11,7 @@ export interface Finished {
   stderr: string;
 }
 
-/** `keymaster <args>` (or `kubectl-keymaster`) as `pnpm keymaster` runs it: tsx on the sources, a child process. */
+/** The production `keymaster <args>` (or `kubectl-keymaster`) on its sources through tsx, a child process. */
 export function spawnKeymaster(args: string[], env: NodeJS.ProcessEnv, binary = 'main.ts'): ChildProcess {
   return spawn(
     process.execPath,
