@@ -1,5 +1,3 @@
-import { ownershipTagKeys } from '@keymaster/api';
-import { getAllResources } from './aws/get-resources.js';
 import { TaggingApi, type CallContext } from './aws/tagging-api.js';
 
 export interface DiscoveryRequest {
@@ -21,20 +19,20 @@ export interface DiscoveredResources {
 /**
  * Finds a cluster's resources: in each region, one GetResources query per ownership tag key
  * (`sigs.k8s.io/cluster-api-provider-aws/cluster/<name>` and `kubernetes.io/cluster/<name>`, value
- * `owned`), every page of each, merged by ARN. A resource found in two regions (an ARN without a
- * region) belongs to the first. GetResources may list resources that were deleted since: they are
- * found here, and the writes report them as gone. Throws `AwsCallError` (`TaggingAccessDeniedError`
- * when refused) when a query keeps failing.
+ * `owned`), every page of each, merged by ARN; or, when clusters of the same credentials wait for the
+ * region's token together, one scan they share, where it costs fewer calls (`SharedDiscovery`). A
+ * resource found in two regions (an ARN without a region) belongs to the first. GetResources may list
+ * resources that were deleted since: they are found here, and the writes report them as gone. Throws
+ * `AwsCallError` (`TaggingAccessDeniedError` when refused) when a query keeps failing.
  */
 export async function discoverResources(context: CallContext, request: DiscoveryRequest): Promise<DiscoveredResources> {
   const values = request.includeShared === true ? ['owned', 'shared'] : ['owned'];
+  const { clusterName } = request;
   const found = await Promise.all(
     request.regions.map(async (region) => {
       const api = new TaggingApi(context, region);
-      const queries = ownershipTagKeys(request.clusterName).map((Key) =>
-        getAllResources(api, context, { TagFilters: [{ Key, Values: values }] }),
-      );
-      return { region, mappings: (await Promise.all(queries)).flat() };
+      const scope = context.batchers.scope(context.session, region);
+      return { region, mappings: await context.batchers.discovery.find(scope, api, context, { clusterName, values }) };
     }),
   );
   const resources = new Map<string, Record<string, string>>();

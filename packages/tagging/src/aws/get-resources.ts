@@ -24,12 +24,27 @@ export async function getAllResources(
   input: GetResourcesCommandInput,
   grant?: Grant,
 ): Promise<ResourceTags[]> {
-  const found: ResourceTags[] = [];
+  return (await getResourcePages(api, context, input, { grant })).resources;
+}
+
+/**
+ * The pages of one GetResources query, at most `maxPages` of them (`pages`: how many were read),
+ * `complete` when the last one was. Throws as `getAllResources` does.
+ */
+export async function getResourcePages(
+  api: TaggingApi,
+  context: CallContext,
+  input: GetResourcesCommandInput,
+  options: { grant?: Grant | undefined; maxPages?: number },
+): Promise<{ resources: ResourceTags[]; pages: number; complete: boolean }> {
+  const resources: ResourceTags[] = [];
   let token: string | undefined;
-  let taken = grant;
+  let taken = options.grant;
+  let pages = 0;
   // AWS refuses ResourceARNList with any pagination parameter: a list of ARNs is answered in one page.
   const perPage = input.ResourceARNList === undefined ? { ResourcesPerPage: MAX_RESOURCES_PER_PAGE } : {};
   do {
+    if (pages === options.maxPages) return { resources, pages, complete: false };
     const page = { ...input, ...perPage, ...(token ? { PaginationToken: token } : {}) };
     let answer;
     try {
@@ -45,12 +60,13 @@ export async function getAllResources(
     } catch (error) {
       throw callError({ action: 'tag:GetResources', accountId: api.accountId, region: api.region }, error);
     }
+    pages++;
     for (const { ResourceARN, Tags } of answer.ResourceTagMappingList ?? []) {
-      if (ResourceARN !== undefined) found.push({ arn: ResourceARN, tags: tagMap(Tags) });
+      if (ResourceARN !== undefined) resources.push({ arn: ResourceARN, tags: tagMap(Tags) });
     }
     token = answer.PaginationToken;
   } while (token);
-  return found;
+  return { resources, pages, complete: true };
 }
 
 /** AWS's tag list as a key -> value map. */

@@ -3,6 +3,7 @@ import { MAX_RESOURCES_PER_PAGE } from '../aws/get-resources.js';
 import type { TaggingSession } from '../aws/tagging-api.js';
 import { MAX_ARNS_PER_CALL } from '../plan/batches.js';
 import { Coalescer } from './coalescer.js';
+import { SharedDiscovery } from './shared-discovery.js';
 
 /** A write's answer for one ARN: accepted (`undefined`), or AWS's failure. */
 export type WriteOutcome = AwsFailure | undefined;
@@ -14,7 +15,7 @@ export type ReadOutcome = { tags: Record<string, string> } | { failure: AwsFailu
  * The calls that clusters may share, for the whole controller: create one beside its `RateLimiters`
  * and pass it to every `reconcileTags`. Clusters that use the same credentials (an `IdentitySession`'s
  * `key`: the same identity chain) in one region then share TagResources, UntagResources and read-back
- * calls of the same content, up to AWS's limits per call. Clusters of other credentials never share a
+ * calls of the same content, up to AWS's limits per call, and discovery when a scan is cheaper. Clusters of other credentials never share a
  * call, even in the same account: a cluster's tags are only ever written with its own credentials. A
  * session without a `key` shares with itself only. Only batches waiting for a token are held: the
  * memory follows the calls in flight, not the fleet.
@@ -24,6 +25,8 @@ export class SessionBatchers {
   readonly writes = new Coalescer<WriteOutcome>(MAX_ARNS_PER_CALL);
   /** GetResources by ARN (reading tags back): up to 100 ARNs a call. */
   readonly reads = new Coalescer<ReadOutcome>(MAX_RESOURCES_PER_PAGE);
+  /** Discovery: one scan for the clusters that wait together, where it costs fewer calls than their queries. */
+  readonly discovery = new SharedDiscovery();
   readonly #keyless = new WeakMap<TaggingSession, number>();
   #nextKeyless = 0;
 

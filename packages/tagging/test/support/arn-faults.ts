@@ -35,7 +35,7 @@ export class ArnFaults {
     return this;
   }
 
-  /** GetResources queries by tag also list these resources, which do not exist. */
+  /** GetResources queries by tag (and scans of every resource) also list these resources, which do not exist. */
   ghosts(resources: Record<string, Record<string, string>>): this {
     this.#ghosts = Object.entries(resources).map(([ResourceARN, tags]) => ({
       ResourceARN,
@@ -84,7 +84,7 @@ export class ArnFaults {
     if (this.#readFailure && args.input.ResourceARNList) throw this.#readFailure;
     const result = await next(args);
     const ghosts = this.#ghosts.filter(({ ResourceARN }) => ResourceARN.split(':')[3] === region);
-    if (args.input.TagFilters === undefined || result.output.PaginationToken || ghosts.length === 0) return result;
+    if (args.input.ResourceARNList !== undefined || result.output.PaginationToken || ghosts.length === 0) return result;
     const listed = result.output.ResourceTagMappingList as unknown[];
     return { ...result, output: { ...result.output, ResourceTagMappingList: [...listed, ...ghosts] } };
   }

@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import type { ResourceSpec } from '@keymaster/aws-emulator';
+import { retryPolicy } from '../../src/aws/retry.js';
+import type { CallContext } from '../../src/aws/tagging-api.js';
+import { discoverResources, type DiscoveredResources } from '../../src/discovery.js';
+import { SessionBatchers } from '../../src/index.js';
+import { owned } from '../fixtures.js';
+import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
+import { startHarness, staticSession, type Harness } from '../support/harness.js';
+
+const [EAST] = REGIONS;
+const names = (count: number) => Array.from({ length: count }, (_, i) => `cluster-${i}`);
+/** 5 instances of each cluster; the first also has one `shared` instance, and one owned by nobody here. */
+const fleet = (clusters: readonly string[]): ResourceSpec[] => [
+  ...clusters.flatMap((clusterName, i) => clusterInstances(EAST, 5, { clusterName, from: i * 5 })),
+  { arn: instance(EAST, 0xe00), tags: owned('shared', clusters[0]) },
+  { arn: instance(EAST, 0xe01), tags: { team: 'not a cluster’s' } },
+];
+/** `count` tagged resources of the account that belong to no cluster (a busy account). */
+const unrelated = (count: number): ResourceSpec[] =>
+  Array.from({ length: count }, (_, i) => ({
+    arn: `arn:aws:ec2:${EAST}:${ACCOUNT}:volume/vol-${i.toString(16).padStart(17, '0')}`,
+    tags: { owner: 'someone else' },
+  }));
+
+describe('SharedDiscovery: one scan for the clusters that wait together, where it is cheaper', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  afterEach(() => h.stop());
+
+  const contextOf = (batchers: SessionBatchers): CallContext => ({
+    session: { ...staticSession(h.aws.url, h.faults), key: 'chain-a' },
+    limiters: h.limiters,
+    batchers,
+    clock: h.clock,
+    retry: retryPolicy(),
+    requests: {},
+  });
+  /** Every cluster's discovery at once (they wait for the token together), with `batchers`. */
+  const discoverAll = (
+    clusters: readonly string[],
+    batchers: SessionBatchers,
+    includeShared: (clusterName: string) => boolean = () => false,
+  ) =>
+    Promise.all(
+      clusters.map((clusterName) =>
+        discoverResources(contextOf(batchers), {
+          clusterName,
+          regions: [EAST],
+          includeShared: includeShared(clusterName),
+        }),
+      ),
+    );
+  /** What each cluster's own two queries find (a registry of its own: nothing shared). */
+  const discoverAlone = async (
+    clusters: readonly string[],
+    includeShared: (clusterName: string) => boolean = () => false,
+  ) => {
+    const found: DiscoveredResources[] = [];
+    for (const clusterName of clusters)
+      found.push(
+        await discoverResources(contextOf(new SessionBatchers()), {
+          clusterName,
+          regions: [EAST],
+          includeShared: includeShared(clusterName),
+        }),
+      );
+    return found;
+  };
+  const sorted = ({ resources, regions }: DiscoveredResources) => ({
+    resources: Object.fromEntries(Object.entries(resources).sort(([a], [b]) => (a < b ? -1 : 1))),
+    regions: Object.fromEntries(Object.entries(regions).sort(([a], [b]) => (a < b ? -1 : 1))),
+  });
+
+  it('finds for each of 10 clusters in one scan exactly what its own two queries find', async () => {
+    const clusters = names(10);
+    h = await startHarness(taggingWorld(fleet(clusters)));
+    const withShared = (clusterName: string) => clusterName === clusters[0];
+    const alone = await discoverAlone(clusters, withShared);
+    expect(h.calls('tag:GetResources')).to.equal(2 * clusters.length);
+    h.aws.calls.reset();
+
+    const shared = await discoverAll(clusters, new SessionBatchers(), withShared);
+
+    expect(h.calls('tag:GetResources')).to.equal(1);
+    expect(h.recent('tag:GetResources')[0]!.account).to.equal(ACCOUNT);
+    expect(shared.map(sorted)).to.deep.equal(alone.map(sorted));
+    expect(Object.keys(shared[0]!.resources)).to.include(instance(EAST, 0xe00));
+    expect(Object.keys(shared[1]!.resources)).to.have.length(5);
+  });
+
+  it('queries alone, as without sharing, when one cluster waits', async () => {
+    h = await startHarness(taggingWorld(fleet(names(2))));
+    await discoverAll(names(1), new SessionBatchers());
+    expect(h.calls('tag:GetResources')).to.equal(2);
+  });
+
+  it('stops a scan that would cost more than the clusters’ own queries, and does not scan that region again for as few', async () => {
+    const clusters = names(3);
+    // 1,000 other resources: a scan takes 11 pages, three clusters' own queries 6 calls.
+    h = await startHarness(taggingWorld([...fleet(clusters), ...unrelated(1_000)]));
+    const batchers = new SessionBatchers();
+    const alone = await discoverAlone(clusters);
+    h.aws.calls.reset();
+
+    const first = await discoverAll(clusters, batchers);
+    // 5 pages of the scan (the most that stays below 6), then each cluster's own 2 queries.
+    expect(h.calls('tag:GetResources')).to.equal(5 + 6);
+    expect(first.map(sorted)).to.deep.equal(alone.map(sorted));
+
+    h.aws.calls.reset();
+    await discoverAll(clusters, batchers);
+    expect(h.calls('tag:GetResources')).to.equal(6);
+
+    // Enough clusters wait together for the 11 pages to be cheaper than 2 x 8 queries: scanned again.
+    h.aws.calls.reset();
+    const many = await discoverAll([...clusters, ...names(8).slice(3)], batchers);
+    expect(h.calls('tag:GetResources')).to.equal(11);
+    expect(many.slice(0, 3).map(sorted)).to.deep.equal(alone.map(sorted));
+  });
+});
