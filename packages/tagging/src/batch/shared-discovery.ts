@@ -89,10 +89,11 @@ async function queryAlone({ query, api, context }: Waiting, grant?: Grant): Prom
 }
 
 /** Whether a resource carries one of the cluster's ownership keys with one of the values: what its queries match. */
-const ownedBy =
-  ({ clusterName, values }: OwnershipQuery) =>
-  ({ tags }: ResourceTags): boolean =>
-    ownershipTagKeys(clusterName).some((key) => {
+function ownedBy({ clusterName, values }: OwnershipQuery): (resource: ResourceTags) => boolean {
+  const keys = ownershipTagKeys(clusterName);
+  return ({ tags }) =>
+    keys.some((key) => {
       const value = entry(tags, key);
       return value !== undefined && values.includes(value);
     });
+}
