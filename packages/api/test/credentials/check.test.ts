@@ -40,9 +40,9 @@ const causes = (object: unknown, oldObject?: unknown) =>
   validateObject(object, oldObject === undefined ? {} : { oldObject }).map(formatCause);
 
 describe('AWSCredentialsRequest schema (CEL and patterns)', () => {
-  it('accepts the example of deploy/examples/credentials', async () => {
+  it('accepts the example of deploy/examples', async () => {
     const text = await readFile(
-      new URL('../../../../deploy/examples/credentials/tenant-b-reports.yaml', import.meta.url),
+      new URL('../../../../deploy/examples/45-credentials-request.yaml', import.meta.url),
       'utf8',
     );
     const objects = parseAllDocuments(text).map((document) => document.toJS() as { kind: string });

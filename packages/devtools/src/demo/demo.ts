@@ -16,6 +16,7 @@ import {
 } from '@keymaster/reconciler';
 import { createObjects, readManifests, startEmulators, type Emulators } from '@keymaster/testenv';
 import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
+import { listRequests, requestSettled } from './credentials.js';
 import { driftCorrected, makeDrift, renderDrift, type Drift } from './drift.js';
 import { renderInsights } from './insights.js';
 import { LiveView, type Output } from './live.js';
@@ -113,14 +114,20 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     let driftTried = options.once;
     while (!options.signal.aborted) {
       const { items, rows } = await listClusters(emulators);
+      const requests = await listRequests(emulators);
       const elapsedMs = performance.now() - started;
-      const justConverged = !summary && converged(rows);
+      const justConverged = !summary && converged(rows) && requests.every(requestSettled);
       if (justConverged)
         summary = {
           elapsedMs,
           rows,
+          requests,
           calls: awsCallCounts(emulators.aws.calls.summary().byAction),
-          stsMinimum: minimumStsCalls(manifests, rows.filter(isReady)),
+          stsMinimum: minimumStsCalls(
+            manifests,
+            rows.filter(isReady),
+            requests.filter((request) => request.ready?.status === 'True'),
+          ),
           tagChange: minimumTagWrites(before, emulators.aws.world.listResources()),
         };
       view.update(rows, summary ? 'Converged.' : `Converging… ${(elapsedMs / 1000).toFixed(1)} s`);
@@ -137,7 +144,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           insights = { refused: refused.join(), lines: await renderInsights(emulators, refused) };
         }
         view.setFooter([
-          ...renderSummary(summary, rows),
+          ...renderSummary(summary, rows, requests),
           ...(drift ? renderDrift(drift, options.syncPeriod ?? RUN_FLAGS['sync-period'].default) : []),
           ...insights.lines,
           ...(options.once

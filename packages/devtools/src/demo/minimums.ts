@@ -1,4 +1,4 @@
-import type { IdentityReference } from '@keymaster/api';
+import type { AWSCredentialsRequestSpec, IdentityReference } from '@keymaster/api';
 import { isOwnershipKey } from '@keymaster/tagging';
 import type { Manifest } from '@keymaster/testenv';
 
@@ -8,21 +8,24 @@ const ARNS_PER_CALL = 20;
 const CONTROLLER_IDENTITY: IdentityReference = { kind: 'AWSClusterControllerIdentity', name: 'default' };
 
 export interface StsMinimum {
-  /** One per role identity that some cluster's chain passes through: each session is made once and shared. */
+  /** One per role identity some chain passes through (each session made once, shared), and per narrowed session. */
   assumeRole: number;
   /** One per credential set that clusters use directly (the account is asked once per set). */
   getCallerIdentity: number;
 }
 
 /**
- * The fewest STS calls that give these clusters their credentials, counted from the objects
- * themselves: walk each cluster's chain (identityRef, then each role's sourceIdentityRef, which
- * defaults to the controller identity) and count the distinct role links and the distinct identities
- * clusters act with.
+ * The fewest STS calls that give these clusters, and these AWSCredentialsRequests, their credentials,
+ * counted from the objects themselves: walk each chain (identityRef, then each role's
+ * sourceIdentityRef, which defaults to the controller identity) and count the distinct role links and
+ * the distinct credential sets asked who they are. A request in Session mode adds its own narrowed
+ * session (one per namespace, identity and session policy; its sources are shared with clusters); one
+ * in WebIdentity mode asks who its web identity is, once per namespace.
  */
 export function minimumStsCalls(
   objects: readonly Manifest[],
   clusters: readonly { namespace: string; name: string }[],
+  requests: readonly { namespace: string; name: string }[] = [],
 ): StsMinimum {
   const byKey = new Map(
     objects.map((object) => [`${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`, object]),
@@ -30,17 +33,35 @@ export function minimumStsCalls(
   const spec = (kind: string, namespace: string, name: string) => byKey.get(`${kind}/${namespace}/${name}`)?.spec;
   const roles = new Set<string>();
   const own = new Set<string>();
-  for (const { namespace, name } of clusters) {
-    let ref =
-      (spec('AWSCluster', namespace, name)?.['identityRef'] as IdentityReference | undefined) ?? CONTROLLER_IDENTITY;
-    own.add(`${ref.kind}/${ref.name}`);
+  const narrowed = new Set<string>();
+  const walk = (start: IdentityReference | undefined) => {
+    let ref = start ?? CONTROLLER_IDENTITY;
     while (ref.kind === 'AWSClusterRoleIdentity' && !roles.has(ref.name)) {
       roles.add(ref.name);
       ref =
         (spec(ref.kind, '', ref.name)?.['sourceIdentityRef'] as IdentityReference | undefined) ?? CONTROLLER_IDENTITY;
     }
+  };
+  for (const { namespace, name } of clusters) {
+    const ref =
+      (spec('AWSCluster', namespace, name)?.['identityRef'] as IdentityReference | undefined) ?? CONTROLLER_IDENTITY;
+    own.add(`${ref.kind}/${ref.name}`);
+    walk(ref);
   }
-  return { assumeRole: roles.size, getCallerIdentity: own.size };
+  for (const { namespace, name } of requests) {
+    const request = spec('AWSCredentialsRequest', namespace, name) as Partial<AWSCredentialsRequestSpec> | undefined;
+    if (!request?.identityRef) continue;
+    const { identityRef, statements, policyARNs, durationSeconds, mode } = request;
+    if (mode === 'WebIdentity') {
+      own.add(`${identityRef.kind}/${identityRef.name}/${namespace}`);
+      continue;
+    }
+    narrowed.add(
+      JSON.stringify([namespace, identityRef, statements, [...(policyARNs ?? [])].sort(), durationSeconds ?? 3600]),
+    );
+    walk(spec(identityRef.kind, '', identityRef.name)?.['sourceIdentityRef'] as IdentityReference | undefined);
+  }
+  return { assumeRole: roles.size + narrowed.size, getCallerIdentity: own.size + narrowed.size };
 }
 
 /** An AWS resource and its tags. */

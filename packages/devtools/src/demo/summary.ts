@@ -1,4 +1,5 @@
 import { isReady, isRefused, type ClusterRow } from './clusters.js';
+import { renderRequests, type RequestRow } from './credentials.js';
 import type { StsMinimum, TagChange } from './minimums.js';
 
 /** The AWS actions that write tags. */
@@ -16,6 +17,8 @@ export function awsCallCounts(byAction: Readonly<Record<string, number>>) {
 export interface DemoSummary {
   elapsedMs: number;
   rows: readonly ClusterRow[];
+  /** The AWSCredentialsRequests when the clusters converged. */
+  requests: readonly RequestRow[];
   calls: ReturnType<typeof awsCallCounts>;
   stsMinimum: StsMinimum;
   tagChange: TagChange;
@@ -26,11 +29,13 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 
 /**
  * What happened, for a person: STS and tag write calls until convergence against their minimum; and
- * the clusters as they are now (`rows`, on every refresh: a fix made after convergence shows).
+ * the clusters and credentials requests as they are now (`rows`, `requests`, on every refresh: a fix
+ * made after convergence shows).
  */
 export function renderSummary(
   { elapsedMs, calls, stsMinimum, tagChange, ...converged }: DemoSummary,
   rows: readonly ClusterRow[] = converged.rows,
+  requests: readonly RequestRow[] = converged.requests,
 ): string[] {
   const refused = rows.filter(isRefused);
   const conflicts = rows.flatMap((row) => row.conflicts.map((conflict) => ({ row, conflict })));
@@ -47,5 +52,6 @@ export function renderSummary(
     ),
     `Refused:    ${refused.length}`,
     ...refused.map((row) => `  ${row.namespace}/${row.name}: ${row.ready?.reason ?? ''}: ${row.ready?.message ?? ''}`),
+    ...renderRequests(requests),
   ];
 }

@@ -39,12 +39,23 @@ describe('keymaster demo (in-process)', function () {
     expect(refused.map(({ namespace, name }) => `${namespace}/${name}`)).to.deep.equal(['tenant-c/reporting-prod']);
     expect(refused[0]!.ready).to.include({ reason: 'PrincipalUsageUnauthorized' });
     // keymaster-hub and tenant-b are assumed once each for both tenant-b clusters; tenant-a's keys and
-    // tenant-b's session are each asked for their account once; tenant-c costs nothing.
-    expect(stsMinimum).to.deep.equal({ assumeRole: 2, getCallerIdentity: 2 });
+    // tenant-b's session are each asked for their account once; tenant-c costs nothing. The
+    // credentials request adds its narrowed session of tenant-b-admin (its source, the hub, is shared).
+    expect(stsMinimum).to.deep.equal({ assumeRole: 3, getCallerIdentity: 3 });
     expect({ assumeRole: calls.assumeRole, getCallerIdentity: calls.getCallerIdentity }).to.deep.equal(stsMinimum);
     expect(tagChange.resources).to.be.greaterThan(0);
     expect(calls.tagWrites).to.equal(tagChange.minimumCalls);
     expect(text()).to.include('tenant-c/reporting-prod: PrincipalUsageUnauthorized');
+    // One request served: its Secret written in tenant-b, shown by names and times, never a value.
+    const [request] = result.summary!.requests;
+    expect(request).to.include({ namespace: 'tenant-b', name: 'reports', secret: 'tenant-b-reports-aws' });
+    expect(request!.ready).to.include({ status: 'True' });
+    expect(request!.secretKeys).to.deep.equal(['credentials']);
+    expect(text()).to.include('Credentials: 1 of 1 AWSCredentialsRequest served');
+    expect(text()).to.match(
+      /tenant-b\/reports -> Secret tenant-b-reports-aws \(CredentialsFile: credentials\): a session of arn:aws:sts::333333333333:assumed-role\/tenant-b-admin\/\S+ that may only tag:GetResources, until /,
+    );
+    expect(text()).not.to.match(/aws_secret_access_key|ASIA[A-Z0-9]{12,}/);
   });
 
   it('prints the kubeconfig to explore with, and removes its temporary files at the end', async () => {

@@ -40,6 +40,37 @@ describe('demo: minimums', () => {
       expect(minimumStsCalls(objects, clusters)).to.deep.equal({ assumeRole: 3, getCallerIdentity: 3 });
     });
 
+    it("adds one narrowed session per namespace, identity and session policy of the requests given, their sources shared with clusters'", () => {
+      const statements = [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }];
+      const request = (namespace: string, name: string, fields: Record<string, unknown> = {}) =>
+        object(
+          'AWSCredentialsRequest',
+          name,
+          {
+            identityRef: { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' },
+            statements,
+            secretRef: { name },
+            ...fields,
+          },
+          namespace,
+        );
+      const withRequests = [
+        ...objects,
+        request('b', 'r1'),
+        request('b', 'r2'),
+        request('b', 'r3', { durationSeconds: 900 }),
+        request('e', 'r4'),
+      ];
+      const clusters = [{ namespace: 'b', name: 'b1' }];
+      const served = ['r1', 'r2', 'r3'].map((name) => ({ namespace: 'b', name }));
+      // hub and tenant-b for the cluster; r1 and r2 share a session, r3 has its own; hub is shared.
+      expect(minimumStsCalls(withRequests, clusters, served)).to.deep.equal({ assumeRole: 4, getCallerIdentity: 3 });
+      expect(
+        minimumStsCalls(withRequests, clusters, [...served, { namespace: 'e', name: 'r4' }]),
+        'another namespace, another session',
+      ).to.deep.equal({ assumeRole: 5, getCallerIdentity: 4 });
+    });
+
     it('counts only the clusters given (the refused ones cost nothing) and the controller identity as the default', () => {
       expect(minimumStsCalls(objects, [{ namespace: 'p', name: 'p1' }])).to.deep.equal({
         assumeRole: 0,

@@ -11,6 +11,7 @@ const rows = [
 const summary = (calls: DemoSummary['calls']): DemoSummary => ({
   elapsedMs: 2345,
   rows,
+  requests: [],
   calls,
   stsMinimum: { assumeRole: 2, getCallerIdentity: 1 },
   tagChange: { resources: 3, minimumCalls: 1 },
