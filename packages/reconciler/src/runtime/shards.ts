@@ -129,7 +129,10 @@ export class ShardOwner {
   /** Takes part from now on: one round at once, then one every retry period. */
   start(): void {
     const round = async () => {
-      this.#ticking = this.tick();
+      // A round that throws (a callback) is logged; the next one comes all the same.
+      this.#ticking = this.tick().catch((error: unknown) =>
+        this.#options.log?.('warn', 'shard round failed', { error: String(error) }),
+      );
       await this.#ticking;
       if (!this.#stopped) this.#timer = this.#options.clock.setTimeout(() => void round(), this.#options.retryPeriodMs);
     };
@@ -192,7 +195,7 @@ export class ShardOwner {
     if (otherCount !== this.#waiting)
       this.#options.log?.(
         'info',
-        otherCount ? 'waiting for replicas with another --shards to stop' : 'shards: one count',
+        otherCount ? 'waiting for replicas with another --shards to stop' : 'no replica with another --shards left',
         {
           shards: this.#options.shards,
         },
