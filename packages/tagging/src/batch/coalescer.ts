@@ -22,8 +22,8 @@ interface Batch<Outcome> {
  * its content still waiting for its token joins it (up to `capacity` ARNs), else opens a new one,
  * which takes a token and then goes with every ARN that joined meanwhile. When the limiter has a
  * token at once, a batch goes on the next microtask: merging never makes a call wait longer than it
- * would alone. One coalescer serves one credential set in one region (`SessionBatchers`), so a call
- * only ever carries ARNs that the same credentials would have written alone.
+ * would alone. `SessionBatchers` puts the credential set and the region in the content, so a call only
+ * ever carries ARNs that the same credentials would have sent alone.
  */
 export class Coalescer<Outcome> {
   readonly #open = new Map<string, Batch<Outcome>>();
