@@ -1,0 +1,111 @@
+/**
+ * The benchmark's arithmetic, pure: the fewest AWS calls a change needs per account and region, the
+ * time a tagging budget allows for them, and the share of reconciles that were requeue bounces.
+ */
+
+/** An AWS resource and its tags, as the aws-emulator lists them. */
+export interface TaggedResource {
+  arn: string;
+  tags: Record<string, string>;
+}
+
+/** A tagging budget per account and region: a token bucket of `burst`, refilled at `ratePerSecond` (Infinity: none). */
+export interface Budget {
+  ratePerSecond: number;
+  burst: number;
+}
+
+/** The default budget of `keymaster run` (--aws-tagging-rate=5,10). */
+export const DEFAULT_BUDGET: Budget = { ratePerSecond: 5, burst: 10 };
+
+/** TagResources and UntagResources take at most 20 ARNs; GetResources answers at most 100 resources a page. */
+const ARNS_PER_WRITE = 20;
+const RESOURCES_PER_PAGE = 100;
+
+/** `account/region` of an ARN (arn:aws:ec2:REGION:ACCOUNT:...). */
+export function scopeOf(arn: string): string {
+  const [, , , region = '', account = ''] = arn.split(':');
+  return `${account}/${region}`;
+}
+
+const add = (counts: Map<string, number>, key: string, count = 1) => counts.set(key, (counts.get(key) ?? 0) + count);
+
+/**
+ * The fewest GetResources pages that list every resource of each account and region (one listing,
+ * 100 resources a page): the cheapest exact discovery when every tagged resource belongs to a cluster.
+ */
+export function discoveryPages(resources: readonly TaggedResource[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { arn } of resources) add(counts, scopeOf(arn));
+  return new Map([...counts].map(([scope, count]) => [scope, Math.ceil(count / RESOURCES_PER_PAGE)]));
+}
+
+/**
+ * The fewest tag writes that turn `before` into `after`, per account and region: one TagResources
+ * per identical set of tags (one UntagResources per identical set of removed keys) for every 20
+ * resources, whichever clusters own them.
+ */
+export function batchedTagWrites(
+  before: readonly TaggedResource[],
+  after: readonly TaggedResource[],
+): { resources: number; writes: Map<string, number> } {
+  const previous = new Map(before.map(({ arn, tags }) => [arn, tags]));
+  const batches = new Map<string, number>();
+  let resources = 0;
+  for (const { arn, tags } of after) {
+    const old = previous.get(arn) ?? {};
+    const set = Object.keys(tags)
+      .filter((key) => old[key] !== tags[key])
+      .sort()
+      .map((key) => [key, tags[key]]);
+    const removed = Object.keys(old)
+      .filter((key) => !(key in tags))
+      .sort();
+    if (set.length === 0 && removed.length === 0) continue;
+    resources++;
+    if (set.length > 0) add(batches, JSON.stringify([scopeOf(arn), 'set', set]));
+    if (removed.length > 0) add(batches, JSON.stringify([scopeOf(arn), 'remove', removed]));
+  }
+  const writes = new Map<string, number>();
+  for (const [batch, count] of batches)
+    add(writes, (JSON.parse(batch) as [string])[0], Math.ceil(count / ARNS_PER_WRITE));
+  return { resources, writes };
+}
+
+/** Per scope, the sum of several per-scope counts. */
+export function sumByScope(...counts: readonly Map<string, number>[]): Map<string, number> {
+  const sum = new Map<string, number>();
+  for (const map of counts) for (const [scope, count] of map) add(sum, scope, count);
+  return sum;
+}
+
+export const total = (counts: ReadonlyMap<string, number>): number =>
+  [...counts.values()].reduce((sum, count) => sum + count, 0);
+
+/** The seconds a budget needs to let `calls` requests through, starting with a full bucket. */
+export function budgetSeconds(calls: number, { ratePerSecond, burst }: Budget): number {
+  return Math.max(0, calls - burst) / ratePerSecond;
+}
+
+/** The account and region with the most calls, and the time the budget allows for them: what bounds the run. */
+export function busiest(
+  calls: ReadonlyMap<string, number>,
+  budget: Budget,
+): { scope: string; calls: number; seconds: number } {
+  let top = { scope: '', calls: 0 };
+  for (const [scope, count] of calls) if (count > top.calls) top = { scope, calls: count };
+  return { ...top, seconds: budgetSeconds(top.calls, budget) };
+}
+
+/** `part` as a percentage of `whole`, one decimal (0 when there is no whole). */
+export const percent = (part: number, whole: number): number =>
+  whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;
+
+/**
+ * The sessions a role link needs over `seconds` of use when each lasts `lifetimeSeconds`: at least
+ * one per lifetime; one more when the run's phase ends a session just before a use.
+ */
+export function sessionsNeeded(seconds: number, lifetimeSeconds: number): { least: number; most: number } {
+  const least = Math.ceil(seconds / lifetimeSeconds);
+  return { least, most: least + 1 };
+}

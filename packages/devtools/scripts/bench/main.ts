@@ -1,0 +1,182 @@
+/**
+ * `pnpm bench`: the controller benchmark of docs/benchmarks.md. Three kinds of process: this driver
+ * (creates the objects, watches, polls, reports), the emulators, and `keymaster run` (one process, or
+ * --shards N of them), so that the CPU and memory read from the controller's /metrics are its own.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { AWSClusterRoleIdentity, AWSTagPolicy } from '@keymaster/api';
+import { benchScenario, RESOURCES_PER_CLUSTER } from '../bench-scenario.js';
+import { DEFAULT_BUDGET, scopeOf } from './arithmetic.js';
+import { EmulatorApi } from './emulator-api.js';
+import { createFleet, edit, watchReadiness } from './fleet.js';
+import { coldStart, dayTwoEdit, resync, stsDay, type Bench } from './phases.js';
+import { startEmulators } from './processes.js';
+import { writeReport, type BenchResult } from './report.js';
+import { Sampler } from './sampler.js';
+
+const PHASES = ['cold', 'edits', 'resync', 'sts'] as const;
+const USAGE = `pnpm bench [--clusters N] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--phases ${PHASES.join(',')}] [--sts-hours H]`;
+
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string', default: '1000' },
+    shards: { type: 'string', default: '0' },
+    replicas: { type: 'string', default: '3' },
+    'latency-ms': { type: 'string', default: '0' },
+    'unlimited-budget': { type: 'boolean', default: false },
+    phases: { type: 'string', default: PHASES.join(',') },
+    'sts-hours': { type: 'string', default: '24' },
+  },
+});
+
+function whole(flag: string, text: string, least: number): number {
+  const value = Number(text);
+  if (Number.isInteger(value) && value >= least) return value;
+  process.stderr.write(`--${flag}=${text}: not a whole number of at least ${least}\n${USAGE}\n`);
+  process.exit(2);
+}
+const clusterCount = whole('clusters', values.clusters, 1);
+const shards = whole('shards', values.shards, 0);
+const latencyMs = whole('latency-ms', values['latency-ms'], 0);
+const stsHours = whole('sts-hours', values['sts-hours'], 1);
+const phases = new Set(values.phases.split(','));
+for (const phase of phases)
+  if (!(PHASES as readonly string[]).includes(phase)) {
+    process.stderr.write(`--phases: unknown phase "${phase}"; phases: ${PHASES.join(', ')}\n${USAGE}\n`);
+    process.exit(2);
+  }
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const replicas = shards ? whole('replicas', values.replicas, 1) : 1;
+// deploy/manager/deployment.yaml's flags; --shards replaces --leader-elect.
+const flags = [
+  ...(shards ? [`--shards=${shards}`] : ['--leader-elect']),
+  ...(values['unlimited-budget'] ? ['--aws-tagging-rate=unlimited'] : []),
+];
+// Each replica has its own budget per account and region: together they allow `replicas` times as much.
+const budget = values['unlimited-budget']
+  ? undefined
+  : { ratePerSecond: DEFAULT_BUDGET.ratePerSecond * replicas, burst: DEFAULT_BUDGET.burst * replicas };
+
+const dir = await mkdtemp(join(tmpdir(), 'keymaster-bench-'));
+const logDir = join(ROOT, '.bench', 'logs');
+await mkdir(logDir, { recursive: true });
+const { world, objects } = benchScenario(clusterCount);
+await writeFile(join(dir, 'world.json'), JSON.stringify(world));
+const kubeconfig = join(dir, 'kubeconfig');
+const emulators = await startEmulators(join(dir, 'world.json'), kubeconfig);
+const api = new EmulatorApi(emulators);
+if (latencyMs > 0) await api.addLatency(latencyMs);
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromFile(kubeconfig);
+
+process.stdout.write(`creating ${objects.length} objects (${clusterCount} AWSClusters) ...\n`);
+const createdAt = performance.now();
+await createFleet(kubeConfig, objects);
+const createSeconds = Number(((performance.now() - createdAt) / 1000).toFixed(1));
+const ready = await watchReadiness(kubeConfig);
+const sampler = new Sampler();
+const bench: Bench = { kubeConfig, kubeconfig, emulators, api, objects, clusterCount, budget, ready, sampler, logDir };
+
+const resources = world.accounts.flatMap((account) => account.resources ?? []);
+const result: BenchResult = {
+  date: new Date().toISOString(),
+  commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
+  machine: { cores: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version },
+  scenario: {
+    clusters: clusterCount,
+    resourcesPerCluster: RESOURCES_PER_CLUSTER,
+    accounts: new Set(resources.map(({ arn }) => scopeOf(arn).split('/')[0])).size,
+    regions: new Set(resources.map(({ arn }) => scopeOf(arn).split('/')[1])).size,
+    identities: objects.filter(({ kind }) => kind.endsWith('Identity')).length,
+    chained: objects.filter(({ spec }) => spec?.['sourceIdentityRef'] !== undefined).length,
+  },
+  options: { shards, replicas, budget: budget ? 'default (5/s, burst 10)' : 'lifted', latencyMs },
+  createSeconds,
+  cold: undefined as never,
+};
+
+const cold = await coldStart(bench, flags, replicas);
+result.cold = cold.result;
+let controllers = cold.controllers;
+process.stdout.write(`converged: ${JSON.stringify(cold.result)}\n`);
+
+/** A phase that fails is reported as such; the others still run. */
+async function phase<T>(name: string, run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    const outcome = await run();
+    process.stdout.write(`${name}: ${JSON.stringify(outcome)}\n`);
+    return outcome;
+  } catch (error) {
+    process.stdout.write(`${name} FAILED: ${(error as Error).message}\n`);
+    (result.failures ??= {})[name] = (error as Error).message;
+    return undefined;
+  }
+}
+
+if (phases.has('edits')) {
+  const policy = objects.find(({ kind }) => kind === 'AWSTagPolicy')!;
+  result.policyEdit = await phase('policy edit', () =>
+    dayTwoEdit(
+      bench,
+      'global AWSTagPolicy edit',
+      () =>
+        edit<AWSTagPolicy>(kubeConfig, policy, (current) => {
+          for (const tag of current.spec.resourceTags ?? []) if (tag.key === 'cost-center') tag.value = 'platform-2';
+        }),
+      ({ tags }) => tags['cost-center'] === 'platform-2',
+    ),
+  );
+  const identities = objects.filter(
+    ({ kind, metadata }) => kind.endsWith('Identity') && metadata.name.startsWith('tenant-'),
+  );
+  result.identityEdit = await phase('identity edit', () =>
+    dayTwoEdit(
+      bench,
+      "every tenant identity's resourceTags edit",
+      () =>
+        Promise.all(
+          identities.map((identity) =>
+            edit<AWSClusterRoleIdentity>(kubeConfig, identity, (current) => {
+              for (const tag of current.spec.resourceTags ?? []) if (tag.key === 'tenant') tag.value += '-v2';
+            }),
+          ),
+        ),
+      ({ tags }) => tags['tenant']?.endsWith('-v2') === true,
+    ),
+  );
+}
+
+if (phases.has('resync') || phases.has('sts')) {
+  // Long enough for the restarted controller's first pass to end before its first resync.
+  const syncPeriod = Math.max(60, Math.ceil(2 * result.cold.convergeSeconds));
+  const restarted = await resync(
+    bench,
+    controllers,
+    flags.filter((flag) => flag !== '--leader-elect'),
+    replicas,
+    syncPeriod,
+  );
+  controllers = restarted.controllers;
+  result.resync = restarted.result;
+  process.stdout.write(`resync: ${JSON.stringify(result.resync)}\n`);
+  // Shifting time would expire the shards' Leases under the other replicas: one process only.
+  if (phases.has('sts') && replicas === 1) {
+    result.sts = await phase('sts', () => stsDay(bench, controllers[0]!, stsHours, 900));
+  }
+}
+
+sampler.stop();
+await Promise.all(controllers.map((controller) => controller.stop()));
+await ready.stop();
+await emulators.stop();
+await rm(dir, { recursive: true, force: true });
+await writeReport(result);
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

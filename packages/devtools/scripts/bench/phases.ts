@@ -1,0 +1,426 @@
+/**
+ * The benchmark's phases, each measured from the outside: a cold start, two day-2 edits, a resync with
+ * nothing changed, and 24 hours of STS sessions on a shifted clock.
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { AWSCluster } from '@keymaster/api';
+import type { Manifest } from '@keymaster/testenv';
+import { minimumStsCalls, type StsMinimum } from '../../src/demo/minimums.js';
+import {
+  batchedTagWrites,
+  busiest,
+  discoveryPages,
+  percent,
+  sessionsNeeded,
+  sumByScope,
+  total,
+  type Budget,
+  type TaggedResource,
+} from './arithmetic.js';
+import { sum, tagWritesOf, type EmulatorApi } from './emulator-api.js';
+import { edit, type ReadyClusters } from './fleet.js';
+import { shiftTime, startController, type ControllerProcess, type EmulatorsProcess } from './processes.js';
+import { combined, type Sampler } from './sampler.js';
+
+export interface Bench {
+  kubeConfig: KubeConfig;
+  kubeconfig: string;
+  emulators: EmulatorsProcess;
+  api: EmulatorApi;
+  objects: readonly Manifest[];
+  clusterCount: number;
+  /** The tagging budget of each account and region; undefined when lifted. */
+  budget: Budget | undefined;
+  ready: ReadyClusters;
+  sampler: Sampler;
+  logDir: string;
+}
+
+const MiB = 1024 * 1024;
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+const seconds = (fromMs: number, toMs = performance.now()) => round((toMs - fromMs) / 1000);
+
+/** Polls `done` every half second, printing `status` every 2 s, until it holds (or fails after `timeoutMs`). */
+async function until(
+  done: () => Promise<boolean> | boolean,
+  status: () => string,
+  timeoutMs = Infinity,
+): Promise<void> {
+  const startedAt = performance.now();
+  for (let tick = 0; !(await done()); tick++) {
+    if (tick % 4 === 3) process.stdout.write(`${status()}\n`);
+    if (performance.now() - startedAt > timeoutMs) throw new Error(`${status()}: gave up after ${timeoutMs / 1000} s`);
+    await sleep(500);
+  }
+}
+
+/** Whether the controllers have nothing queued or running and AWS saw no call for `quietMs`; when AWS last saw one. */
+class Quiet {
+  #calls = -1;
+  #changedAt = performance.now();
+  constructor(
+    private readonly bench: Bench,
+    private readonly quietMs = 2000,
+  ) {}
+
+  get lastCallAt(): number {
+    return this.#changedAt;
+  }
+
+  async check(): Promise<boolean> {
+    const { total: calls } = await this.bench.api.calls();
+    if (calls !== this.#calls) {
+      this.#calls = calls;
+      this.#changedAt = performance.now();
+    }
+    const { pending } = combined(await this.bench.sampler.sample());
+    return pending === 0 && performance.now() - this.#changedAt > this.quietMs;
+  }
+}
+
+export interface ColdResult {
+  startupSeconds: number;
+  convergeSeconds: number;
+  minimum: { getResources: number; tagWrites: number; busiestScope: string; busiestCalls: number };
+  budgetSeconds: number | undefined;
+  made: { getResources: number; tagWrites: number; byAction: Record<string, number> };
+  cpuSeconds: number;
+  cpuMsPerCluster: number;
+  peakRssMiB: number;
+  peakHeapMiB: number;
+  rssAtConvergenceMiB: number;
+  heapAtConvergenceMiB: number;
+  reconciles: number;
+  reconcilesByResult: Record<string, number>;
+  bouncePercent: number;
+  sts: StsMinimum & { made: StsMinimum };
+  kubeWritesPerCluster: number;
+  kubeWrites: Record<string, number>;
+  load: { mean: number; max: number };
+}
+
+function clusterKeys(objects: readonly Manifest[]) {
+  return objects
+    .filter(({ kind }) => kind === 'AWSCluster')
+    .map(({ metadata }) => ({ namespace: metadata.namespace ?? '', name: metadata.name }));
+}
+
+export async function startControllers(
+  bench: Bench,
+  flags: readonly string[],
+  replicas: number,
+  name: string,
+  timeShift = false,
+): Promise<ControllerProcess[]> {
+  return Promise.all(
+    Array.from({ length: replicas }, (_, index) =>
+      startController({
+        kubeconfig: bench.kubeconfig,
+        emulators: bench.emulators,
+        flags,
+        log: join(bench.logDir, `controller-${name}-${index}.log`),
+        timeShift,
+      }),
+    ),
+  );
+}
+
+/** From cold: the controllers start with every object in place; until every AWSCluster is Ready. */
+export async function coldStart(
+  bench: Bench,
+  flags: readonly string[],
+  replicas: number,
+): Promise<{ controllers: ControllerProcess[]; result: ColdResult }> {
+  const { api, sampler, clusterCount, ready } = bench;
+  const before = await api.resources();
+  await api.resetCalls();
+  await api.resetKubeStats();
+  const spawnedAt = performance.now();
+  const controllers = await startControllers(bench, flags, replicas, 'cold');
+  const startupSeconds = seconds(spawnedAt);
+  sampler.watch(controllers);
+  const start = combined(await sampler.sample());
+  const startedAt = performance.now();
+  let calls = 0;
+  await until(
+    async () => {
+      calls = (await api.calls()).total;
+      return ready.count() >= clusterCount;
+    },
+    () => `cold start: ${ready.count()} / ${clusterCount} clusters Ready, ${calls} AWS calls, ${seconds(startedAt)} s`,
+  );
+  const convergeSeconds = seconds(startedAt);
+  const readings = await sampler.sample();
+  const end = combined(readings);
+  const peaks = sampler.peaks();
+  const summary = await api.calls();
+  const after = await api.resources();
+  const kubeWrites = await api.kubeWrites();
+
+  const pages = discoveryPages(before);
+  const writes = batchedTagWrites(before, after).writes;
+  const bound = busiest(sumByScope(pages, writes), bench.budget ?? { ratePerSecond: Infinity, burst: 0 });
+  const reconcilesByResult = Object.fromEntries(
+    Object.entries(end.reconciles).map(([result, count]) => [result, count - (start.reconciles[result] ?? 0)]),
+  );
+  const reconciles = sum(reconcilesByResult);
+  const cpuSeconds = round(end.cpuSeconds - start.cpuSeconds);
+  return {
+    controllers,
+    result: {
+      startupSeconds,
+      convergeSeconds,
+      minimum: {
+        getResources: total(pages),
+        tagWrites: total(writes),
+        busiestScope: bound.scope,
+        busiestCalls: bound.calls,
+      },
+      budgetSeconds: bench.budget && round(bound.seconds),
+      made: {
+        getResources: summary.byAction['tag:GetResources'] ?? 0,
+        tagWrites: tagWritesOf(summary.byAction),
+        byAction: summary.byAction,
+      },
+      cpuSeconds,
+      cpuMsPerCluster: round((cpuSeconds * 1000) / clusterCount, 2),
+      peakRssMiB: Math.round(peaks.rssBytes / MiB),
+      peakHeapMiB: Math.round(peaks.heapUsedBytes / MiB),
+      rssAtConvergenceMiB: Math.round(Math.max(...readings.map(({ rssBytes }) => rssBytes)) / MiB),
+      heapAtConvergenceMiB: Math.round(Math.max(...readings.map(({ heapUsedBytes }) => heapUsedBytes)) / MiB),
+      reconciles,
+      reconcilesByResult,
+      bouncePercent: percent(reconcilesByResult['requeue_after'] ?? 0, reconciles),
+      sts: {
+        ...minimumStsCalls(bench.objects, clusterKeys(bench.objects)),
+        made: {
+          assumeRole: summary.byAction['sts:AssumeRole'] ?? 0,
+          getCallerIdentity: summary.byAction['sts:GetCallerIdentity'] ?? 0,
+        },
+      },
+      kubeWritesPerCluster: round(sum(kubeWrites) / clusterCount, 2),
+      kubeWrites,
+      load: peaks.load,
+    },
+  };
+}
+
+export interface EditResult {
+  /** Resources whose tags changed. */
+  resources: number;
+  /** Tag writes made, and the fewest: per account, region and identical change, 20 resources a call. */
+  tagWrites: number;
+  minimumTagWrites: number;
+  /** GetResources made on the way (discovery, read-backs): the minimum needs none, the resources being known. */
+  getResources: number;
+  /** From the edit until the last AWS call that reached a resource (every resource then checked). */
+  reachSeconds: number;
+  budgetSeconds: number | undefined;
+  busiestScope: string;
+  kubeWrites: Record<string, number>;
+  load: { mean: number; max: number };
+}
+
+/** A day-2 edit: from the write of `apply` until every resource satisfies `reached`. */
+export async function dayTwoEdit(
+  bench: Bench,
+  name: string,
+  apply: () => Promise<unknown>,
+  reached: (resource: TaggedResource) => boolean,
+): Promise<EditResult> {
+  const { api, sampler } = bench;
+  const settled = new Quiet(bench);
+  await until(
+    () => settled.check(),
+    () => `${name}: waiting for the controllers to be idle`,
+  );
+  const before = await api.resources();
+  await api.resetCalls();
+  await api.resetKubeStats();
+  const quiet = new Quiet(bench);
+  const startedAt = performance.now();
+  await apply();
+  let after: TaggedResource[] = [];
+  await until(
+    async () => {
+      if (!(await quiet.check())) return false;
+      after = await api.resources();
+      return after.every(reached);
+    },
+    () => `${name}: ${seconds(startedAt)} s, last AWS call at ${seconds(startedAt, quiet.lastCallAt)} s`,
+  );
+  const summary = await api.calls();
+  const { resources, writes } = batchedTagWrites(before, after);
+  const bound = busiest(writes, bench.budget ?? { ratePerSecond: Infinity, burst: 0 });
+  return {
+    resources,
+    tagWrites: tagWritesOf(summary.byAction),
+    minimumTagWrites: total(writes),
+    getResources: summary.byAction['tag:GetResources'] ?? 0,
+    reachSeconds: seconds(startedAt, quiet.lastCallAt),
+    budgetSeconds: bench.budget && round(bound.seconds),
+    busiestScope: bound.scope,
+    kubeWrites: await api.kubeWrites(),
+    load: sampler.peaks().load,
+  };
+}
+
+export interface ResyncResult {
+  syncPeriodSeconds: number;
+  /** Writes of the restart (a new process reconciling every cluster), for reference. */
+  restart: { tagWrites: number; kubeWrites: Record<string, number> };
+  reconciles: number;
+  /** From the end of the first pass until the resync was done. */
+  seconds: number;
+  awsCalls: Record<string, number>;
+  tagWrites: number;
+  kubeWrites: Record<string, number>;
+}
+
+/**
+ * Replaces the controllers with new ones on a short --sync-period, lets them finish their first pass,
+ * then measures their first periodic resync: nothing changed, so nothing may be written.
+ */
+export async function resync(
+  bench: Bench,
+  old: readonly ControllerProcess[],
+  flags: readonly string[],
+  replicas: number,
+  syncPeriodSeconds: number,
+): Promise<{ controllers: ControllerProcess[]; result: ResyncResult }> {
+  const { api, sampler, clusterCount } = bench;
+  await Promise.all(old.map((controller) => controller.stop()));
+  await api.resetCalls();
+  await api.resetKubeStats();
+  const controllers = await startControllers(
+    bench,
+    [...flags, `--sync-period=${syncPeriodSeconds}s`],
+    replicas,
+    'resync',
+    replicas === 1,
+  );
+  sampler.watch(controllers);
+  const reconciled = async () => sum(combined(await sampler.sample()).reconciles);
+  // Replicas hand shards over as they come up (within a lease duration): the first pass ends after that.
+  const first = new Quiet(bench, replicas > 1 ? 20_000 : 2000);
+  await until(
+    async () => (await reconciled()) >= clusterCount && first.check(),
+    () => `resync: the restarted controller's first pass, ${sampler.latest.length} process(es)`,
+  );
+  const restart = { tagWrites: tagWritesOf((await api.calls()).byAction), kubeWrites: await api.kubeWrites() };
+  await api.resetCalls();
+  await api.resetKubeStats();
+  const base = await reconciled();
+  const startedAt = performance.now();
+  const quiet = new Quiet(bench);
+  await until(
+    async () => (await reconciled()) >= base + clusterCount && quiet.check(),
+    () => `resync: waiting for the periodic resync (--sync-period=${syncPeriodSeconds}s), ${seconds(startedAt)} s`,
+  );
+  const { byAction } = await api.calls();
+  return {
+    controllers,
+    result: {
+      syncPeriodSeconds,
+      restart,
+      reconciles: (await reconciled()) - base,
+      seconds: seconds(startedAt),
+      awsCalls: byAction,
+      tagWrites: tagWritesOf(byAction),
+      kubeWrites: await api.kubeWrites(),
+    },
+  };
+}
+
+/** A step whose 18 clusters are not Ready by then is stuck (the controller's log says why). */
+const STEP_TIMEOUT_MS = 120_000;
+
+export interface StsResult {
+  hours: number;
+  stepSeconds: number;
+  /** AssumeRole per role ARN over the run; each role's sessions last `lifetimeSeconds`. */
+  assumeRoleByRole: Record<string, number>;
+  lifetimeSeconds: number;
+  needed: { least: number; most: number };
+  /** Whether every AssumeRole of the run was seen (the call log keeps the latest 1,000 per step). */
+  complete: boolean;
+  expiredToken: number;
+  errors: Record<string, Record<string, number>>;
+}
+
+/**
+ * 24 hours of STS: the emulators' and the controller's clocks move on `stepSeconds` at a time; after
+ * each step one AWSCluster per tenant is edited (so every chain link is used) and the driver waits
+ * until those are Ready. Counts AssumeRole per role and every error, ExpiredToken above all.
+ */
+export async function stsDay(
+  bench: Bench,
+  controller: ControllerProcess,
+  hours: number,
+  stepSeconds: number,
+): Promise<StsResult> {
+  const { api, ready, kubeConfig } = bench;
+  const tenants = new Map<string, Manifest>();
+  for (const object of bench.objects)
+    if (object.kind === 'AWSCluster' && !tenants.has(object.metadata.namespace ?? ''))
+      tenants.set(object.metadata.namespace ?? '', object);
+  const assumeRoleByRole: Record<string, number> = {};
+  const errors: Record<string, Record<string, number>> = {};
+  let lifetimeSeconds = 0;
+  let complete = true;
+  await api.resetCalls();
+  const steps = Math.round((hours * 3600) / stepSeconds);
+  for (let step = 1; step <= steps; step++) {
+    await shiftTime([bench.emulators.child, controller.child], step * stepSeconds * 1000);
+    const generations = new Map<string, number>();
+    for (const cluster of tenants.values()) {
+      const written = await edit<AWSCluster>(kubeConfig, cluster, (current) => {
+        current.spec.additionalTags = { ...current.spec.additionalTags, 'bench-sts-step': String(step) };
+      });
+      generations.set(
+        `${written.metadata.namespace ?? ''}/${written.metadata.name ?? ''}`,
+        written.metadata.generation ?? 0,
+      );
+    }
+    await until(
+      () => ready.allReady(generations),
+      () =>
+        `sts: hour ${((step * stepSeconds) / 3600).toFixed(1)} of ${hours}: waiting for ${generations.size} clusters`,
+      STEP_TIMEOUT_MS,
+    );
+    const summary = await api.calls();
+    await api.resetCalls();
+    if (summary.total > summary.recent.length) complete = false;
+    for (const record of summary.recent)
+      if (record.action === 'sts:AssumeRole' && record.outcome === 'success') {
+        const role = JSON.stringify(record.detail?.['roleArn'] ?? '').slice(1, -1);
+        assumeRoleByRole[role] = (assumeRoleByRole[role] ?? 0) + 1;
+        lifetimeSeconds = Number(record.detail?.['durationSeconds'] ?? 3600);
+      }
+    for (const [action, codes] of Object.entries(summary.errors))
+      for (const [code, count] of Object.entries(codes))
+        (errors[action] ??= {})[code] = (errors[action][code] ?? 0) + count;
+    if (step % 8 === 0)
+      process.stdout.write(
+        `sts: hour ${(step * stepSeconds) / 3600} of ${hours}, ${sum(assumeRoleByRole)} AssumeRole\n`,
+      );
+  }
+  const expiredToken = Object.values(errors)
+    .flatMap((codes) => Object.entries(codes))
+    .filter(([code]) => code.startsWith('ExpiredToken'))
+    .reduce((total, [, count]) => total + count, 0);
+  lifetimeSeconds ||= 3600;
+  return {
+    hours,
+    stepSeconds,
+    assumeRoleByRole,
+    lifetimeSeconds,
+    needed: sessionsNeeded(hours * 3600, lifetimeSeconds),
+    complete,
+    expiredToken,
+    errors,
+  };
+}

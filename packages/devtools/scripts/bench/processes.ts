@@ -1,0 +1,144 @@
+/**
+ * The benchmark's three kinds of process: this one (the driver), the emulators in a child, and
+ * `keymaster run` in one child per replica, started from the controller's source with the flags of
+ * deploy/manager/deployment.yaml and the standard AWS environment, as deployed.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { BenchEmulators } from '../bench-emulators.js';
+import { parseMetrics, readController, type ControllerReading } from './prometheus.js';
+
+// Children do not outlive the driver, however it ends.
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+
+const TSX = ['--import', 'tsx', '--conditions=@keymaster/source'];
+const TIME_SHIFT = ['--import', fileURLToPath(new URL('./time-shift.ts', import.meta.url))];
+const KEYMASTER = fileURLToPath(new URL('../../../reconciler/src/cli/main.ts', import.meta.url));
+
+export interface EmulatorsProcess extends BenchEmulators {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startEmulators(world: string, kubeconfig: string): Promise<EmulatorsProcess> {
+  const child = fork(fileURLToPath(new URL('../bench-emulators.ts', import.meta.url)), [world, kubeconfig], {
+    execArgv: [...TSX, ...TIME_SHIFT],
+  });
+  children.add(child);
+  const [ready] = (await once(child, 'message')) as [BenchEmulators];
+  return {
+    ...ready,
+    child,
+    stop: async () => {
+      const exited = once(child, 'exit');
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface ControllerProcess {
+  child: ChildProcess;
+  metricsUrl: string;
+  read(): Promise<ControllerReading>;
+  /** SIGTERM, as Kubernetes stops a pod: the controller drains and exits. */
+  stop(): Promise<void>;
+}
+
+export interface ControllerOptions {
+  kubeconfig: string;
+  emulators: BenchEmulators;
+  /** Extra flags of `keymaster run` (--shards, --aws-tagging-rate, --sync-period). */
+  flags: readonly string[];
+  log: string;
+  /** Follow the benchmark's time shifts (the STS phase). */
+  timeShift?: boolean;
+}
+
+export async function startController(options: ControllerOptions): Promise<ControllerProcess> {
+  const [metricsPort, probePort] = [await freePort(), await freePort()];
+  const log = createWriteStream(options.log);
+  const child = fork(
+    KEYMASTER,
+    [
+      'run',
+      `--kubeconfig=${options.kubeconfig}`,
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      `--health-probe-bind-address=127.0.0.1:${probePort}`,
+      ...options.flags,
+    ],
+    {
+      execArgv: [...TSX, ...(options.timeShift ? TIME_SHIFT : [])],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: {
+        ...process.env,
+        AWS_ENDPOINT_URL: options.emulators.awsUrl,
+        AWS_ACCESS_KEY_ID: options.emulators.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: options.emulators.secretAccessKey,
+        AWS_REGION: 'us-east-1',
+      },
+    },
+  );
+  children.add(child);
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = once(child, 'exit');
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const read = async () => readController(parseMetrics(await (await fetch(metricsUrl)).text()));
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`keymaster run exited with ${child.exitCode}: see ${options.log}`);
+    if (
+      await read().then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    await sleep(200);
+  }
+  return {
+    child,
+    metricsUrl,
+    read,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      log.end();
+    },
+  };
+}
+
+/** Sends a time shift to processes started with time-shift.ts and waits until each has taken it. */
+export async function shiftTime(children: readonly ChildProcess[], timeShiftMs: number): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      const taken = new Promise<void>((resolve) => {
+        const listener = (message: { timeShiftedMs?: number } | null) => {
+          if (message?.timeShiftedMs !== timeShiftMs) return;
+          child.off('message', listener);
+          resolve();
+        };
+        child.on('message', listener);
+      });
+      child.send({ timeShiftMs });
+      await taken;
+    }),
+  );
+}

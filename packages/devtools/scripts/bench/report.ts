@@ -1,0 +1,148 @@
+/**
+ * The benchmark's results: a JSON file of every figure under .bench/ and one row per table of
+ * docs/benchmarks.md (cold start; day-2 edits; resync and STS), each table found by its marker.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { ColdResult, EditResult, ResyncResult, StsResult } from './phases.js';
+import { isLeaseWrite, sum } from './emulator-api.js';
+
+const ROOT = new URL('../../../../', import.meta.url);
+const DOC = fileURLToPath(new URL('docs/benchmarks.md', ROOT));
+
+export interface BenchResult {
+  date: string;
+  commit: string;
+  machine: { cores: number; cpu: string; node: string };
+  scenario: {
+    clusters: number;
+    resourcesPerCluster: number;
+    accounts: number;
+    regions: number;
+    identities: number;
+    chained: number;
+  };
+  options: { shards: number; replicas: number; budget: string; latencyMs: number };
+  createSeconds: number;
+  cold: ColdResult;
+  policyEdit?: EditResult;
+  identityEdit?: EditResult;
+  resync?: ResyncResult;
+  sts?: StsResult;
+  /** Phases that failed, and why. */
+  failures?: Record<string, string>;
+}
+
+const s = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(1)} s`);
+const cells = (values: readonly (string | number)[]) => `| ${values.join(' | ')} |`;
+const load = ({ mean, max }: { mean: number; max: number }) => `${mean} / ${max}`;
+
+/** The columns every table starts with: which run this is. */
+function runCells({ date, commit, scenario, options }: BenchResult): (string | number)[] {
+  return [
+    date.slice(0, 16).replace('T', ' '),
+    commit,
+    `${scenario.clusters} × ${scenario.resourcesPerCluster}`,
+    `${scenario.accounts} × ${scenario.regions}`,
+    options.shards ? `${options.shards} in ${options.replicas} processes` : '1 process',
+    options.budget,
+    `${options.latencyMs} ms`,
+  ];
+}
+
+export function coldRow(result: BenchResult): string {
+  const { cold } = result;
+  return cells([
+    ...runCells(result),
+    s(cold.convergeSeconds),
+    `${s(cold.budgetSeconds)} (${cold.minimum.busiestCalls} calls)`,
+    `${cold.made.byAction['tag:GetResources'] ?? 0} (${cold.minimum.getResources})`,
+    `${cold.made.tagWrites} (${cold.minimum.tagWrites})`,
+    `${cold.sts.made.assumeRole} (${cold.sts.assumeRole})`,
+    `${cold.sts.made.getCallerIdentity} (${cold.sts.getCallerIdentity})`,
+    `${cold.cpuSeconds} s (${cold.cpuMsPerCluster} ms)`,
+    `${cold.peakRssMiB} / ${cold.peakHeapMiB} MiB (${cold.rssAtConvergenceMiB} / ${cold.heapAtConvergenceMiB})`,
+    `${cold.reconciles} (${cold.bouncePercent} %)`,
+    cold.kubeWritesPerCluster,
+    load(cold.load),
+  ]);
+}
+
+const editCells = (edit: EditResult | undefined) =>
+  edit
+    ? [
+        `${edit.tagWrites} (${edit.minimumTagWrites})`,
+        edit.getResources,
+        `${s(edit.reachSeconds)} (${s(edit.budgetSeconds)})`,
+      ]
+    : ['n/a', 'n/a', 'n/a'];
+
+export function editRow(result: BenchResult): string {
+  return cells([
+    ...runCells(result),
+    ...editCells(result.policyEdit),
+    ...editCells(result.identityEdit),
+    load(result.identityEdit?.load ?? result.policyEdit?.load ?? result.cold.load),
+  ]);
+}
+
+/** Kubernetes writes, the controllers' Lease renewals apart. */
+function kubeWrites(writes: Record<string, number>): string {
+  const leases = sum(Object.fromEntries(Object.entries(writes).filter(([request]) => isLeaseWrite(request))));
+  return `${sum(writes) - leases}${leases ? ` (+${leases} Lease)` : ''}`;
+}
+
+export function steadyRow(result: BenchResult): string {
+  const { resync, sts } = result;
+  const roles = sts ? Object.values(sts.assumeRoleByRole) : [];
+  const otherErrors = sts
+    ? Object.values(sts.errors)
+        .flatMap((codes) => Object.entries(codes))
+        .filter(([code]) => !code.startsWith('ExpiredToken'))
+        .reduce((total, [, count]) => total + count, 0)
+    : 0;
+  return cells([
+    ...runCells(result),
+    resync ? resync.reconciles : 'n/a',
+    resync ? resync.tagWrites : 'n/a',
+    resync ? kubeWrites(resync.kubeWrites) : 'n/a',
+    resync ? (resync.awsCalls['tag:GetResources'] ?? 0) : 'n/a',
+    sts
+      ? `${roles.length} roles: ${Math.min(...roles)}-${Math.max(...roles)} each (${sts.needed.least}-${sts.needed.most})${sts.complete ? '' : ' (log incomplete)'}`
+      : 'n/a',
+    sts ? sts.expiredToken : 'n/a',
+    sts ? otherErrors : 'n/a',
+  ]);
+}
+
+/** Inserts `row` after the last line of the table that follows `marker` (an HTML comment) in `doc`. */
+export function appendRow(doc: string, marker: string, row: string): string {
+  const lines = doc.split('\n');
+  const start = lines.indexOf(marker);
+  if (start < 0) throw new Error(`docs/benchmarks.md has no ${marker}: restore the marker above its table`);
+  let end = start + 1;
+  while (end < lines.length && !lines[end]!.startsWith('|')) end++;
+  while (end < lines.length && lines[end]!.startsWith('|')) end++;
+  lines.splice(end, 0, row);
+  return lines.join('\n');
+}
+
+export const MARKERS = {
+  cold: '<!-- bench:cold -->',
+  edits: '<!-- bench:edits -->',
+  steady: '<!-- bench:steady -->',
+} as const;
+
+/** Writes .bench/reconciler-<options>.json and appends the run's rows to docs/benchmarks.md. */
+export async function writeReport(result: BenchResult): Promise<void> {
+  await mkdir(fileURLToPath(new URL('.bench/', ROOT)), { recursive: true });
+  const { clusters } = result.scenario;
+  const { shards, replicas, budget, latencyMs } = result.options;
+  const name = `.bench/reconciler-${clusters}-clusters-${shards}-shards-${replicas}-replicas-${budget.split(' ')[0]}-budget-${latencyMs}ms.json`;
+  await writeFile(fileURLToPath(new URL(name, ROOT)), `${JSON.stringify(result, null, 2)}\n`);
+  let doc = await readFile(DOC, 'utf8');
+  doc = appendRow(doc, MARKERS.cold, coldRow(result));
+  if (result.policyEdit || result.identityEdit) doc = appendRow(doc, MARKERS.edits, editRow(result));
+  if (result.resync || result.sts) doc = appendRow(doc, MARKERS.steady, steadyRow(result));
+  await writeFile(DOC, doc);
+}

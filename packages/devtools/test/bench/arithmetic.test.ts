@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import {
+  batchedTagWrites,
+  budgetSeconds,
+  busiest,
+  discoveryPages,
+  percent,
+  scopeOf,
+  sessionsNeeded,
+  sumByScope,
+  total,
+} from '../../scripts/bench/arithmetic.js';
+
+const arn = (account: string, region: string, id: number) =>
+  `arn:aws:ec2:${region}:${account}:instance/i-${String(id).padStart(17, '0')}`;
+const owned = (cluster: string) => ({ [`sigs.k8s.io/cluster-api-provider-aws/cluster/${cluster}`]: 'owned' });
+
+/** `count` resources of one account and region, each owned by cluster `c<index / perCluster>`. */
+const resources = (account: string, region: string, count: number, perCluster = 20) =>
+  Array.from({ length: count }, (_, index) => ({
+    arn: arn(account, region, index),
+    tags: owned(`c${Math.floor(index / perCluster)}`),
+  }));
+
+describe('bench arithmetic', () => {
+  it('scopes an ARN by account and region', () => {
+    expect(scopeOf(arn('200000000001', 'eu-west-1', 3))).to.equal('200000000001/eu-west-1');
+  });
+
+  it('discovery: one listing per account and region, 100 resources a page', () => {
+    const pages = discoveryPages([...resources('1', 'us-east-1', 250), ...resources('2', 'us-east-1', 100)]);
+    expect(Object.fromEntries(pages)).to.deep.equal({ '1/us-east-1': 3, '2/us-east-1': 1 });
+  });
+
+  it('tag writes: the same change on several clusters of one account and region shares calls, 20 resources each', () => {
+    const before = [...resources('1', 'us-east-1', 50, 5), ...resources('1', 'eu-west-1', 10)];
+    const after = before.map(({ arn: resource, tags }) => ({ arn: resource, tags: { ...tags, team: 'a' } }));
+    const { resources: changed, writes } = batchedTagWrites(before, after);
+    expect(changed).to.equal(60);
+    // 50 resources of 10 clusters: 3 calls, not 10.
+    expect(Object.fromEntries(writes)).to.deep.equal({ '1/us-east-1': 3, '1/eu-west-1': 1 });
+  });
+
+  it('tag writes: different changes and removals are separate calls; unchanged resources cost nothing', () => {
+    const before = resources('1', 'us-east-1', 4, 1).map(({ arn: resource, tags }) => ({
+      arn: resource,
+      tags: { ...tags, old: 'x' },
+    }));
+    const after = [
+      { ...before[0]!, tags: { ...before[0]!.tags, team: 'a' } }, // set team=a
+      { ...before[1]!, tags: { ...before[1]!.tags, team: 'b' } }, // set team=b
+      { ...before[2]!, tags: owned('c2') }, // remove old
+      before[3]!, // unchanged
+    ];
+    const { resources: changed, writes } = batchedTagWrites(before, after);
+    expect(changed).to.equal(3);
+    expect(total(writes)).to.equal(3);
+  });
+
+  it('budget time: the burst goes at once, the rest at the rate; the busiest scope bounds the run', () => {
+    const budget = { ratePerSecond: 5, burst: 10 };
+    expect(budgetSeconds(8, budget)).to.equal(0);
+    expect(budgetSeconds(223, budget)).to.equal(42.6);
+    const calls = sumByScope(
+      new Map([
+        ['1/us-east-1', 38],
+        ['2/us-east-1', 30],
+      ]),
+      new Map([['1/us-east-1', 185]]),
+    );
+    expect(busiest(calls, budget)).to.deep.equal({ scope: '1/us-east-1', calls: 223, seconds: 42.6 });
+    expect(busiest(calls, { ratePerSecond: Infinity, burst: 0 }).seconds).to.equal(0);
+  });
+
+  it('percentages and sessions needed', () => {
+    expect(percent(1494, 3493)).to.equal(42.8);
+    expect(percent(1, 0)).to.equal(0);
+    expect(sessionsNeeded(86_400, 3600)).to.deep.equal({ least: 24, most: 25 });
+  });
+});
