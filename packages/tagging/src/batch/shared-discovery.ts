@@ -25,9 +25,11 @@ interface Waiting {
  * clusters wait together, one scan of every tagged resource of the credentials in the region, each
  * cluster's resources picked out as the two queries would have found them, is cheaper while it takes
  * fewer than 2k pages. A scan that reaches 2k - 1 pages stops (each cluster then queries alone, as it
- * would have: at worst about twice the calls, once), and the pages a region took are remembered, so a
- * large account is not scanned again for as few clusters. When a token is free at once, no cluster
- * waits to be joined. A scan sees what the clusters' own queries see: same credentials, same region.
+ * would have) and the region is taken to hold twice as many pages as were read; the pages a finished
+ * scan took are remembered. So a large account is only scanned again for at least twice as many
+ * clusters, and the pages of stopped scans add up to at most about twice one whole scan, once. When a
+ * token is free at once, no cluster waits to be joined. A scan sees what the clusters' own queries
+ * see: same credentials, same region.
  */
 export class SharedDiscovery {
   readonly #open = new Map<string, Waiting[]>();
@@ -66,7 +68,7 @@ export class SharedDiscovery {
   async #scan(scope: string, opener: Waiting, grant: Grant, maxPages: number): Promise<ResourceTags[] | undefined> {
     try {
       const scan = await getResourcePages(opener.api, opener.context, {}, { grant, maxPages });
-      this.#pages.set(scope, scan.complete ? scan.pages : maxPages + 1);
+      this.#pages.set(scope, scan.complete ? scan.pages : 2 * scan.pages);
       return scan.complete ? scan.resources : undefined;
     } catch {
       return undefined; // Each cluster asks again alone, and sees for itself whatever failed.
