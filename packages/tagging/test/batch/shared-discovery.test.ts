@@ -112,6 +112,11 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
     await discoverAll(clusters, batchers);
     expect(h.calls('tag:GetResources')).to.equal(6);
 
+    // The stopped scan read 5 pages: the region is taken to hold 10, so 5 clusters (10 queries) do not scan either.
+    h.aws.calls.reset();
+    await discoverAll(names(5), batchers);
+    expect(h.calls('tag:GetResources')).to.equal(10);
+
     // Enough clusters wait together for the 11 pages to be cheaper than 2 x 8 queries: scanned again.
     h.aws.calls.reset();
     const many = await discoverAll([...clusters, ...names(8).slice(3)], batchers);
