@@ -7,13 +7,16 @@ import { awsCluster, controllerIdentity, CONTROLLER_NAMESPACE, namespace } from 
 import { startScenario, stopScenarios, type Scenario } from './support/scenario.js';
 
 const SHARDS = 6;
-const LEASE_DURATION_MS = 3000;
-/** Short Lease timings (the defaults are 15 s, 10 s, 2 s), so that a handover takes seconds. */
+const LEASE_DURATION_MS = 6000;
+/**
+ * Short Lease timings (the defaults are 15 s, 10 s, 2 s), so that a handover takes seconds, with 2 s
+ * between the renew deadline and the lease duration for writes in flight on a busy machine.
+ */
 const ARGS = [
   `--shards=${SHARDS}`,
-  '--leader-elect-lease-duration=3s',
-  '--leader-elect-renew-deadline=2s',
-  '--leader-elect-retry-period=500ms',
+  '--leader-elect-lease-duration=6s',
+  '--leader-elect-renew-deadline=4s',
+  '--leader-elect-retry-period=1s',
   // Few workers, so that the kill finds work in hand.
   '--max-concurrent-reconciles=2',
 ];
@@ -89,14 +92,19 @@ describe('three `keymaster run --shards` processes on one API server', function 
   const create = (clusters: Batch) =>
     scenario.kube.create(...clusters.map(({ namespace: ns, name, region }) => awsCluster(ns, name, { region })));
 
-  it('spreads the shards evenly: each process holds two shard Leases', async () => {
-    await eventually(async () => {
-      const owned = await owners(controllers);
+  /** Waits until each shard has one owner among the processes, each owning as many; returns the owners. */
+  const evenlySpread = (processes: ControllerProcess[]) =>
+    eventually(async () => {
+      const owned = await owners(processes);
       expect([...owned.keys()].sort()).to.deep.equal([0, 1, 2, 3, 4, 5]);
-      for (const [shard, processes] of owned) expect(processes, `owners of shard ${shard}`).to.have.length(1);
-      for (const process of controllers)
-        expect([...owned.values()].filter(([held]) => held === process)).to.have.length(2);
+      for (const [shard, holders] of owned) expect(holders, `owners of shard ${shard}`).to.have.length(1);
+      for (const process of processes)
+        expect([...owned.values()].filter(([held]) => held === process)).to.have.length(SHARDS / processes.length);
+      return owned;
     });
+
+  it('spreads the shards evenly: each process holds two shard Leases', async () => {
+    await evenlySpread(controllers);
     const holders = (await shardLeases()).map((lease) => lease.spec?.holderIdentity);
     expect(holders).to.have.length(SHARDS);
     expect(new Set(holders).size).to.equal(3);
@@ -113,10 +121,10 @@ describe('three `keymaster run --shards` processes on one API server', function 
   it('after a SIGKILL, its shards move to the others, everything converges, every resource tagged exactly once', async () => {
     const { aws, kube } = scenario;
     const [survivorA, victim, survivorB] = controllers as [ControllerProcess, ControllerProcess, ControllerProcess];
-    const victimShards = [...(await owners(controllers))]
+    // Spread again (a busy machine may have delayed a renewal past the deadline since): two are the victim's.
+    const victimShards = [...(await evenlySpread(controllers))]
       .filter(([, [held]]) => held === victim)
       .map(([shard]) => shard);
-    expect(victimShards).to.have.length(2);
     // Slow tag writes, so that the kill finds the victim's work in hand.
     aws.emulator.faults.add({ action: 'tag:TagResources', latencyMs: 300 });
     await create(SECOND);
@@ -128,11 +136,7 @@ describe('three `keymaster run --shards` processes on one API server', function 
     const unfinished = SECOND.filter((cluster) => taggedBy(controllers, cluster).length === 0);
     expect(unfinished, 'clusters not yet tagged at the kill').not.to.be.empty;
 
-    await eventually(async () => {
-      const owned = await owners([survivorA, survivorB]);
-      expect([...owned.keys()].sort()).to.deep.equal([0, 1, 2, 3, 4, 5]);
-      for (const [shard, processes] of owned) expect(processes, `owners of shard ${shard}`).to.have.length(1);
-    });
+    await evenlySpread([survivorA, survivorB]);
     // Not asserted (speed is the benchmarks'), shown: when the survivors logged taking the victim's shards.
     const takenAfter = [survivorA, survivorB].flatMap((process) =>
       process
