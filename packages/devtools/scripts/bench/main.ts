@@ -156,7 +156,7 @@ if (phases.has('edits')) {
 
 if (phases.has('resync') || phases.has('sts')) {
   // Long enough for the restarted controller's first pass to end before its first resync.
-  const syncPeriod = Math.max(60, Math.ceil(2 * result.cold.convergeSeconds));
+  const syncPeriod = Math.max(60, Math.ceil(1.2 * result.cold.convergeSeconds));
   const restarted = await resync(
     bench,
     controllers,

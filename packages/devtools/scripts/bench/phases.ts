@@ -343,6 +343,8 @@ export interface StsResult {
   stepSeconds: number;
   /** AssumeRole per role ARN over the run; each role's sessions last `lifetimeSeconds`. */
   assumeRoleByRole: Record<string, number>;
+  /** Every AssumeRole of the run (exact even when the per-role log is not complete). */
+  assumeRoleTotal: number;
   lifetimeSeconds: number;
   needed: { least: number; most: number };
   /** Whether every AssumeRole of the run was seen (the call log keeps the latest 1,000 per step). */
@@ -371,6 +373,7 @@ export async function stsDay(
   const errors: Record<string, Record<string, number>> = {};
   let lifetimeSeconds = 0;
   let complete = true;
+  let assumeRoleTotal = 0;
   await api.resetCalls();
   const steps = Math.round((hours * 3600) / stepSeconds);
   for (let step = 1; step <= steps; step++) {
@@ -394,6 +397,7 @@ export async function stsDay(
     const summary = await api.calls();
     await api.resetCalls();
     if (summary.total > summary.recent.length) complete = false;
+    assumeRoleTotal += summary.byAction['sts:AssumeRole'] ?? 0;
     for (const record of summary.recent)
       if (record.action === 'sts:AssumeRole' && record.outcome === 'success') {
         const role = JSON.stringify(record.detail?.['roleArn'] ?? '').slice(1, -1);
@@ -417,6 +421,7 @@ export async function stsDay(
     hours,
     stepSeconds,
     assumeRoleByRole,
+    assumeRoleTotal,
     lifetimeSeconds,
     needed: sessionsNeeded(hours * 3600, lifetimeSeconds),
     complete,

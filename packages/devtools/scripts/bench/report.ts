@@ -92,9 +92,17 @@ function kubeWrites(writes: Record<string, number>): string {
   return `${sum(writes) - leases}${leases ? ` (+${leases} Lease)` : ''}`;
 }
 
+/** AssumeRole per role against the sessions needed; the total when the call log missed some calls. */
+function stsCell(sts: StsResult): string {
+  const roles = Object.values(sts.assumeRoleByRole);
+  const needed = `${sts.needed.least}-${sts.needed.most}`;
+  return sts.complete
+    ? `${roles.length} roles: ${Math.min(...roles)}-${Math.max(...roles)} each (${needed})`
+    : `${sts.assumeRoleTotal} for ${roles.length} roles (${needed} each; per role not logged)`;
+}
+
 export function steadyRow(result: BenchResult): string {
   const { resync, sts } = result;
-  const roles = sts ? Object.values(sts.assumeRoleByRole) : [];
   const otherErrors = sts
     ? Object.values(sts.errors)
         .flatMap((codes) => Object.entries(codes))
@@ -107,9 +115,7 @@ export function steadyRow(result: BenchResult): string {
     resync ? resync.tagWrites : 'n/a',
     resync ? kubeWrites(resync.kubeWrites) : 'n/a',
     resync ? (resync.awsCalls['tag:GetResources'] ?? 0) : 'n/a',
-    sts
-      ? `${roles.length} roles: ${Math.min(...roles)}-${Math.max(...roles)} each (${sts.needed.least}-${sts.needed.most})${sts.complete ? '' : ' (log incomplete)'}`
-      : 'n/a',
+    sts ? stsCell(sts) : 'n/a',
     sts ? sts.expiredToken : 'n/a',
     sts ? otherErrors : 'n/a',
   ]);
