@@ -1,5 +1,6 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import type { AWSClusterControllerIdentity } from '@keymaster/api';
 import { MANAGEMENT, TAGGER, clusterResources, controllerUser } from './support/aws-world.js';
 import type { ControllerProcess } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
@@ -38,7 +39,9 @@ const batch = (label: string, count: number) =>
 type Batch = ReturnType<typeof batch>;
 const FIRST = batch('first', 18);
 const SECOND = batch('second', 24);
-const ALL = [...FIRST, ...SECOND];
+/** Created after the kill: counted on the identity only if shard 0's new holder reconciles it. */
+const THIRD = batch('third', 3);
+const ALL = [...FIRST, ...SECOND, ...THIRD];
 
 describe('three `keymaster run --shards` processes on one API server', function () {
   let scenario: Scenario;
@@ -118,13 +121,17 @@ describe('three `keymaster run --shards` processes on one API server', function 
       expect(FIRST.filter((cluster) => taggedBy([process], cluster).length > 0)).not.to.be.empty;
   });
 
-  it('after a SIGKILL, its shards move to the others, everything converges, every resource tagged exactly once', async () => {
+  it("after a SIGKILL of shard 0's holder, its shards and the cluster-scoped work move, everything converges, every resource tagged exactly once", async () => {
     const { aws, kube } = scenario;
-    const [survivorA, victim, survivorB] = controllers as [ControllerProcess, ControllerProcess, ControllerProcess];
-    // Spread again (a busy machine may have delayed a renewal past the deadline since): two are the victim's.
-    const victimShards = [...(await evenlySpread(controllers))]
-      .filter(([, [held]]) => held === victim)
-      .map(([shard]) => shard);
+    // Spread again (a busy machine may have delayed a renewal past the deadline since).
+    const owned = await evenlySpread(controllers);
+    // The victim holds shard 0: the identities' reconciles move with it.
+    const victim = owned.get(0)![0]!;
+    const [survivorA, survivorB] = controllers.filter((process) => process !== victim) as [
+      ControllerProcess,
+      ControllerProcess,
+    ];
+    const victimShards = [...owned].filter(([, [held]]) => held === victim).map(([shard]) => shard);
     // Slow tag writes, so that the kill finds the victim's work in hand.
     aws.emulator.faults.add({ action: 'tag:TagResources', latencyMs: 300 });
     await create(SECOND);
@@ -135,6 +142,7 @@ describe('three `keymaster run --shards` processes on one API server', function 
     const killedAt = Date.now();
     const unfinished = SECOND.filter((cluster) => taggedBy(controllers, cluster).length === 0);
     expect(unfinished, 'clusters not yet tagged at the kill').not.to.be.empty;
+    await create(THIRD);
 
     await evenlySpread([survivorA, survivorB]);
     // Not asserted (speed is the benchmarks'), shown: when the survivors logged taking the victim's shards.
@@ -167,6 +175,11 @@ describe('three `keymaster run --shards` processes on one API server', function 
         for (const id of call.detail?.['resourceIds'] as string[]) count(arns.find((arn) => arn.endsWith(`/${id}`))!);
     }
     expect([...writes.keys()]).to.have.members(arns);
+    // Shard 0's new holder counts the identity's users, the clusters created after the kill included.
+    await eventually(async () => {
+      const identity = await kube.identity<AWSClusterControllerIdentity>('AWSClusterControllerIdentity', 'default');
+      expect(identity.status?.clusterCount).to.equal(ALL.length);
+    });
     expect(
       [...writes].filter(([, times]) => times > 1),
       'resources tagged more than once',
