@@ -1,6 +1,7 @@
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, VERSION, type AWSCredentialsRequest } from '@keymaster/api';
 import type { World } from '@keymaster/aws-emulator';
+import type { KubeEmulator } from '@keymaster/kube-emulator';
 import { expect } from 'chai';
 import { EXPIRES_ANNOTATION, REQUEST_LABEL } from '../../src/credentials/owned-secret.js';
 import { realClock } from '../../src/runtime/clock.js';
@@ -166,6 +167,8 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       ]);
       expect(Object.keys(decode(await secretOf(p, 'file-aws')))).to.deep.equal(['credentials']);
       expect(assumedWorkloads(p), 'the three requests ask alike: one AssumeRole').to.equal(1);
+      const metrics = await p.controller.metrics.registry.metrics();
+      expect(metrics).to.match(/keymaster_sts_calls_total\{[^}]*action="AssumeRole"[^}]*requester="AWSCredentialsRequest"\} 1\b/);
     });
 
     it('sets a hand-edited Secret back and recreates a hand-deleted one', async () => {
@@ -269,6 +272,105 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       });
       const visible = JSON.stringify([events.items, object.status]);
       for (const secret of [keys.secretAccessKey, keys.sessionToken]) expect(visible).not.to.contain(secret);
+    });
+  });
+
+  describe('WebIdentity mode', () => {
+    const STS = 'sts.amazonaws.com';
+    const REPORTS_ROLE = 'arn:aws:iam::333333333333:role/reports';
+    let p: Platform;
+    // The role trusts only tenant-a's ServiceAccount `reports`, through the kube-emulator's issuer.
+    const webWorld = (kube: KubeEmulator): World => {
+      const issuer = kube.serviceAccountIssuer.replace('https://', '');
+      return {
+        accounts: [
+          { id: '111111111111', users: [{ name: 'keymaster-controller', accessKeys: [CONTROLLER_KEYS], allow: [] }] },
+          {
+            id: '333333333333',
+            oidcProviders: [
+              { url: kube.serviceAccountIssuer, clientIds: [STS], discovery: { ca: kube.caCertificate! } },
+            ],
+            roles: [
+              {
+                name: 'reports',
+                trust: [
+                  {
+                    federated: `arn:aws:iam::333333333333:oidc-provider/${issuer}`,
+                    conditions: { StringEquals: { [`${issuer}:sub`]: 'system:serviceaccount:tenant-a:reports' } },
+                  },
+                ],
+                allow: ['tag:GetResources'],
+              },
+            ],
+          },
+        ],
+      };
+    };
+    const webIdentity = (name: string, serviceAccount: Record<string, string>) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSClusterWebIdentity',
+      metadata: { name },
+      spec: { roleARN: REPORTS_ROLE, serviceAccount, allowedNamespaces: { list: ['tenant-a'] } },
+    });
+    const webRequest = (name: string, identity: string, format: string) => {
+      const object = request(name, format, {
+        mode: 'WebIdentity',
+        identityRef: { kind: 'AWSClusterWebIdentity', name: identity },
+      });
+      delete object.spec.statements;
+      delete object.spec.durationSeconds;
+      return object;
+    };
+
+    before(async () => {
+      p = await startPlatform(
+        [
+          namespace('tenant-a'),
+          { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'reports', namespace: 'tenant-a' } },
+          webIdentity('reports', { name: 'reports' }),
+          webIdentity('platform', { name: 'keymaster', namespace: 'Controller' }),
+          webRequest('web', 'reports', 'Environment'),
+          webRequest('web-file', 'reports', 'CredentialsFile'),
+          webRequest('web-platform', 'platform', 'Environment'),
+        ],
+        [],
+        { world: webWorld, tls: true },
+      );
+    });
+    after(() => p.stop());
+
+    it('writes the role and the token path, no secret material, once AWS accepted the namespace ServiceAccount', async () => {
+      const object = await ready(p, 'web');
+      expect(object.status?.principalARN).to.match(/^arn:aws:sts::333333333333:assumed-role\/reports\//);
+      expect(object.status?.expiration).to.equal(undefined);
+      const secret = await secretOf(p, 'web-aws');
+      expect(secret.metadata?.annotations?.[EXPIRES_ANNOTATION]).to.equal(undefined);
+      expect(decode(secret)).to.deep.equal({
+        AWS_ROLE_ARN: REPORTS_ROLE,
+        AWS_WEB_IDENTITY_TOKEN_FILE: '/var/run/secrets/keymaster.dev/serviceaccount/token',
+        AWS_ROLE_SESSION_NAME: 'keymaster-reports',
+      });
+      await ready(p, 'web-file');
+      expect(decode(await secretOf(p, 'web-file-aws'))['config']).to.equal(
+        `[default]\nrole_arn = ${REPORTS_ROLE}\nweb_identity_token_file = /var/run/secrets/keymaster.dev/serviceaccount/token\nrole_session_name = keymaster-reports\n`,
+      );
+      expect(
+        p.aws.world.sessions().filter(({ roleArn }) => roleArn === REPORTS_ROLE),
+        'checked once per namespace',
+      ).to.have.length(1);
+    });
+
+    it("refuses a web identity whose ServiceAccount is in the controller's namespace: pods of the tenant cannot use it", async () => {
+      const object = await eventually(async () => {
+        const found = await requestOf(p, 'web-platform');
+        expect(conditionOf(found, 'PrincipalCredentialRetrieved')).to.include({
+          status: 'False',
+          reason: 'ServiceAccountNotInNamespace',
+        });
+        return found;
+      });
+      expect(conditionOf(object, 'Ready')).to.include({ status: 'False' });
+      expect(await secretOf(p, 'web-platform-aws').catch(() => undefined)).to.equal(undefined);
     });
   });
 });

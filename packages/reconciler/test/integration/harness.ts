@@ -84,8 +84,10 @@ export interface Platform {
 
 interface PlatformOptions {
   logger?: Logger;
-  /** The aws-emulator's accounts (default: `world()`). */
-  world?: World;
+  /** The aws-emulator's accounts (default: `world()`), or a function of the kube-emulator (its issuer, for web identities). */
+  world?: World | ((kube: KubeEmulator) => World);
+  /** Serve the kube-emulator over TLS (an OIDC provider's discovery needs it). */
+  tls?: boolean;
   defaultCredentialChain?: boolean;
   /** The controller's time (default: the wall clock). */
   clock?: Clock;
@@ -97,8 +99,10 @@ export async function startPlatform(
   runArgs: string[] = [],
   options: PlatformOptions = {},
 ): Promise<Platform> {
-  const kube = await startKubeEmulator({ crds: CRDS });
-  const aws = await startAwsEmulator({ world: options.world ?? world() });
+  const kube = await startKubeEmulator({ crds: CRDS, ...(options.tls ? { tls: true } : {}) });
+  const aws = await startAwsEmulator({
+    world: typeof options.world === 'function' ? options.world(kube) : (options.world ?? world()),
+  });
   try {
     return await platformOn(kube, aws, objects, runArgs, options);
   } catch (error) {
