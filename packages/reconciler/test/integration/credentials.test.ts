@@ -168,7 +168,9 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       expect(Object.keys(decode(await secretOf(p, 'file-aws')))).to.deep.equal(['credentials']);
       expect(assumedWorkloads(p), 'the three requests ask alike: one AssumeRole').to.equal(1);
       const metrics = await p.controller.metrics.registry.metrics();
-      expect(metrics).to.match(/keymaster_sts_calls_total\{[^}]*action="AssumeRole"[^}]*requester="AWSCredentialsRequest"\} 1\b/);
+      expect(metrics).to.match(
+        /keymaster_sts_calls_total\{[^}]*action="AssumeRole"[^}]*requester="AWSCredentialsRequest"\} 1\b/,
+      );
     });
 
     it('sets a hand-edited Secret back and recreates a hand-deleted one', async () => {
