@@ -174,7 +174,12 @@ export class AWSClusterReconciler {
         regions: regionsOf(cluster),
       };
       for (const other of this.deps.clusterNames.record(claimant)) this.deps.enqueue(other);
-      const claim = nameClaim(cluster, claimant, this.deps.clusterNames, this.deps.caches.clusters.list());
+      const claim = nameClaim(
+        cluster,
+        claimant,
+        this.deps.clusterNames,
+        this.deps.caches.clustersNamed(claimant.clusterName),
+      );
       if ('wait' in claim) {
         this.deps.tagWork.cancel(key);
         set(claim.wait);

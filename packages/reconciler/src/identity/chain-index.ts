@@ -1,6 +1,7 @@
 import type { AWSCluster, IdentityKind, IdentityReference } from '@keymaster/api';
 import type { ChainReach } from '@keymaster/identity';
 import { keyOf, type Request } from '../runtime/controller.js';
+import { clusterRequest } from './dependents.js';
 
 /** The clusters of one entry, by work-queue key. */
 type Clusters = Map<string, Request>;
@@ -33,7 +34,7 @@ export class ChainIndex {
    * identities it reached before or reaches now: their users may have changed.
    */
   async index(cluster: AWSCluster): Promise<IdentityReference[]> {
-    const request = requestOf(cluster);
+    const request = clusterRequest(cluster);
     const key = keyOf(request);
     const walk = ++this.#walked;
     this.#walks.set(key, walk);
@@ -45,7 +46,7 @@ export class ChainIndex {
 
   /** Forgets a deleted cluster; returns the identities it reached. */
   remove(cluster: AWSCluster): IdentityReference[] {
-    const request = requestOf(cluster);
+    const request = clusterRequest(cluster);
     const key = keyOf(request);
     this.#walks.delete(key);
     return this.#file(key, request, NOTHING);
@@ -95,11 +96,6 @@ function removeFrom(entries: Map<string, Clusters> | undefined, name: string, ke
   clusters.delete(key);
   if (clusters.size === 0) entries!.delete(name);
 }
-
-const requestOf = (cluster: AWSCluster): Request => ({
-  namespace: cluster.metadata.namespace ?? '',
-  name: cluster.metadata.name ?? '',
-});
 
 function unique(identities: IdentityReference[]): IdentityReference[] {
   const seen = new Map(identities.map((identity) => [`${identity.kind}\0${identity.name}`, identity]));

@@ -1,9 +1,16 @@
 import type { AWSCluster } from '@keymaster/api';
 import { chainDependencies, type IdentityStore } from '@keymaster/identity';
+import type { Request } from '../runtime/controller.js';
 
 /** `namespace/name` of a cluster. */
 export const clusterKey = (cluster: AWSCluster): string =>
   `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
+
+/** A cluster as the work queue asks for it. */
+export const clusterRequest = (cluster: AWSCluster): Request => ({
+  namespace: cluster.metadata.namespace ?? '',
+  name: cluster.metadata.name ?? '',
+});
 
 /** What one cluster's chain reaches (identities and Secrets), from the caches: no API call. */
 export const clusterDependencies = (

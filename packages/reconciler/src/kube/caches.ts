@@ -4,6 +4,7 @@ import type { IdentityObject, IdentityStore } from '@keymaster/identity';
 import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerHandlers } from '../runtime/informer.js';
 import { namespaceAsRead, secretAsRead, withoutUnread } from './cache-transforms.js';
+import { ClustersByName } from './clusters-by-name.js';
 import { PLURAL, resourcePath } from './resources.js';
 
 export interface CacheOptions {
@@ -40,6 +41,7 @@ export class Caches {
   readonly namespaces: Informer<V1Namespace>;
   readonly #all: Informer<CachedObject>[];
   readonly #controllerNamespace: string;
+  readonly #byName = new ClustersByName();
 
   constructor(options: CacheOptions, handlers: Handlers) {
     const { kubeConfig, controllerNamespace, watchNamespace, watchFilter, resyncMs, clock, onError } = options;
@@ -79,7 +81,7 @@ export class Caches {
         watchNamespace
           ? custom.listNamespacedCustomObject({ ...clusterList, namespace: watchNamespace })
           : custom.listClusterCustomObject(clusterList),
-      handlers.clusters,
+      this.#indexing(handlers.clusters),
       withoutUnread,
       clusterSelector,
     );
@@ -139,6 +141,33 @@ export class Caches {
 
   async waitForSync(): Promise<void> {
     await Promise.all(this.#all.map((informer) => informer.waitForSync()));
+  }
+
+  /** The cached AWSClusters of a clusterName (spec.clusterName, else metadata.name). */
+  clustersNamed(clusterName: string): AWSCluster[] {
+    return this.#byName
+      .named(clusterName)
+      .map(({ namespace, name }) => this.clusters.get(name, namespace))
+      .filter((cluster) => cluster !== undefined);
+  }
+
+  /** The cluster handlers, the clusterName index kept first. */
+  #indexing(handlers: InformerHandlers<AWSCluster>): InformerHandlers<AWSCluster> {
+    return {
+      ...handlers,
+      add: (cluster) => {
+        this.#byName.set(cluster);
+        handlers.add?.(cluster);
+      },
+      update: (cluster, previous) => {
+        this.#byName.set(cluster);
+        handlers.update?.(cluster, previous);
+      },
+      delete: (cluster) => {
+        this.#byName.remove(cluster);
+        handlers.delete?.(cluster);
+      },
+    };
   }
 
   identity(kind: IdentityKind, name: string): IdentityObject | undefined {
