@@ -393,7 +393,7 @@ export class Manager {
       ...shards,
       shards: shards.count,
       clock,
-      registry: metrics.registry,
+      observer: metrics.shardObserver(),
       log: (level, message, fields) => logger[level](message, fields),
       // Tag work runs outside the reconciles: dropped when its shard goes, waited for before its Lease goes.
       onGivenUp: (shard) => {

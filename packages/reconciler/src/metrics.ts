@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ResolverObserver } from '@keymaster/identity';
 import type { TagSchedulerObserver } from './awscluster/tag-scheduler.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
+import type { ShardObserver } from './runtime/shards.js';
 import { KEYMASTER_VERSION } from './version.js';
 
 /** controller-runtime's metrics plus Keymaster's own, in one registry served on /metrics. */
@@ -17,6 +18,8 @@ export class KeymasterMetrics {
   readonly tagWorkQueued: Gauge<'account' | 'region'>;
   readonly tagWorkRunning: Gauge<'account' | 'region'>;
   readonly tagWorkWait: Histogram;
+  readonly shardOwned: Gauge<'shard'>;
+  readonly shardHandovers: Counter<'shard' | 'event'>;
   readonly #drifted = new Map<string, number>();
 
   constructor() {
@@ -77,6 +80,19 @@ export class KeymasterMetrics {
       buckets: [0.01, 0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800],
       registers,
     });
+    // With --shards only: without, neither has a series.
+    this.shardOwned = new Gauge({
+      name: 'keymaster_shard_owned',
+      help: '1 for each shard (--shards) this replica holds and reconciles, 0 for the others',
+      labelNames: ['shard'],
+      registers,
+    });
+    this.shardHandovers = new Counter({
+      name: 'keymaster_shard_handovers_total',
+      help: 'Shard Leases this replica acquired, released (to even the share out, or stopping) or lost (renewals failed for the renew deadline, or taken by another)',
+      labelNames: ['shard', 'event'],
+      registers,
+    });
     this.buildInfo.set(
       { version: KEYMASTER_VERSION, node_version: process.version, platform: `${process.platform}/${process.arch}` },
       1,
@@ -107,6 +123,14 @@ export class KeymasterMetrics {
         this.tagWorkRunning.set({ account: accountId, region }, running);
       },
       waited: (seconds) => this.tagWorkWait.observe(seconds),
+    };
+  }
+
+  /** The shard owner's observer: the shards held, and handovers. */
+  shardObserver(): ShardObserver {
+    return {
+      owned: (shard, owned) => this.shardOwned.set({ shard: String(shard) }, owned ? 1 : 0),
+      handover: (shard, event) => this.shardHandovers.inc({ shard: String(shard), event }),
     };
   }
 

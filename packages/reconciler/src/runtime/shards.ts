@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
-import { Counter, Gauge, type Registry } from 'prom-client';
 import { realClock, type Clock } from './clock.js';
 import type { Reconciler, Request } from './controller.js';
 import { fairShare } from './shard-assignment.js';
@@ -24,7 +23,7 @@ export interface ShardOwnerOptions {
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
   clock?: Clock;
-  registry?: Registry;
+  observer?: ShardObserver;
   /** A shard was taken: its objects are now this replica's to reconcile. */
   onAcquired?: (shard: number) => void;
   /** A shard was given up or lost: drop its work queued outside the reconciles (tag work). */
@@ -32,6 +31,12 @@ export interface ShardOwnerOptions {
   /** Whether work of the shard runs outside the reconciles: its Lease is released only once none does. */
   busy?: (shard: number) => boolean;
   log?: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void;
+}
+
+/** What the metrics see: which shards this replica holds, and each handover. */
+export interface ShardObserver {
+  owned(shard: number, owned: boolean): void;
+  handover(shard: number, event: 'acquired' | 'released' | 'lost'): void;
 }
 
 interface HeldShard {
@@ -63,7 +68,6 @@ export class ShardOwner {
   readonly #held = new Map<number, HeldShard>();
   /** Per Lease name: its resourceVersion as last seen, and when (local clock) it last changed. */
   readonly #observed = new Map<string, { version: string; at: number }>();
-  readonly #metrics: { owned: Gauge<'shard'>; handovers: Counter<'shard' | 'event'> } | undefined;
   #timer: unknown;
   #ticking: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -79,22 +83,7 @@ export class ShardOwner {
       ...options,
     };
     this.#api = options.kubeConfig.makeApiClient(CoordinationV1Api);
-    const registers = options.registry ? [options.registry] : [];
-    this.#metrics = options.registry && {
-      owned: new Gauge({
-        name: 'keymaster_shard_owned',
-        help: '1 for each shard (--shards) this replica holds and reconciles, 0 for the others',
-        labelNames: ['shard'],
-        registers,
-      }),
-      handovers: new Counter({
-        name: 'keymaster_shard_handovers_total',
-        help: 'Shard Leases this replica acquired, released (to even the share out, or stopping) or lost (renewals failed for the renew deadline, or taken by another)',
-        labelNames: ['shard', 'event'],
-        registers,
-      }),
-    };
-    for (let shard = 0; shard < options.shards; shard += 1) this.#metrics?.owned.set({ shard: String(shard) }, 0);
+    for (let shard = 0; shard < options.shards; shard += 1) options.observer?.owned(shard, false);
   }
 
   /** Whether this replica reconciles the shard's objects now. */
@@ -324,7 +313,7 @@ export class ShardOwner {
     if (this.#stopped) return;
     this.#held.set(shard, { renewedAt: sentAt, deadline: undefined, inFlight: 0, releasing: false });
     this.#armDeadline(shard);
-    this.#count(shard, 'acquired', 1);
+    this.#count(shard, 'acquired', true);
     this.#options.log?.('info', 'shard acquired', { shard, lease: name, from: current?.spec?.holderIdentity });
     this.#options.onAcquired?.(shard);
   }
@@ -388,7 +377,7 @@ export class ShardOwner {
     const held = this.#held.get(shard);
     if (!held) return;
     held.releasing = true;
-    this.#metrics?.owned.set({ shard: String(shard) }, 0);
+    this.#options.observer?.owned(shard, false);
     this.#options.onGivenUp?.(shard);
     this.#options.log?.('info', 'shard given up', { shard, inFlight: held.inFlight });
   }
@@ -410,13 +399,13 @@ export class ShardOwner {
     if (!held) return;
     this.#options.clock.clearTimeout(held.deadline);
     this.#held.delete(shard);
-    this.#count(shard, event, 0);
+    this.#count(shard, event, false);
     if (!held.releasing) this.#options.onGivenUp?.(shard);
     this.#options.log?.(event === 'lost' ? 'warn' : 'info', `shard ${event}`, { shard, why, inFlight: held.inFlight });
   }
 
-  #count(shard: number, event: 'acquired' | 'released' | 'lost', owned: number): void {
-    this.#metrics?.owned.set({ shard: String(shard) }, owned);
-    this.#metrics?.handovers.inc({ shard: String(shard), event });
+  #count(shard: number, event: 'acquired' | 'released' | 'lost', owned: boolean): void {
+    this.#options.observer?.owned(shard, owned);
+    this.#options.observer?.handover(shard, event);
   }
 }

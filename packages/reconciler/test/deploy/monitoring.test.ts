@@ -126,7 +126,7 @@ describe('deploy/monitoring', () => {
       expect(readText(path), path).to.match(/^ {2}jobLabel: app\.kubernetes\.io\/name$/m);
   });
 
-  it('alerts on credential renewal, tagging, drift, the work queue and the leader, each with a severity and a text', () => {
+  it('alerts on credential renewal, tagging, drift, the work queue, the leader and shards, each with a severity and a text', () => {
     const byName = new Map(rules().map((rule) => [rule.alert, rule]));
     const metricsOf = (alert: string) => selectors(byName.get(alert)?.expr ?? '').map((selector) => selector.metric);
     expect(metricsOf('KeymasterCredentialRenewalFailing')).to.deep.equal(['keymaster_sts_calls_total']);
@@ -137,6 +137,7 @@ describe('deploy/monitoring', () => {
       'leader_election_master_status',
     ]);
     expect(metricsOf('KeymasterNoLeader')).to.deep.equal(['leader_election_master_status']);
+    expect(metricsOf('KeymasterShardUnowned')).to.deep.equal(['keymaster_shard_owned']);
     for (const rule of byName.values()) {
       expect(rule.for, `${rule.alert}: for`).to.match(/^\d+m$/);
       expect(rule.labels?.severity, `${rule.alert}: severity`).to.be.oneOf(['warning', 'critical']);

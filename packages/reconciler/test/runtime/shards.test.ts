@@ -1,7 +1,7 @@
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { expect } from 'chai';
-import { Registry } from 'prom-client';
+import { KeymasterMetrics } from '../../src/metrics.js';
 import { ShardOwner, type ShardOwnerOptions } from '../../src/runtime/shards.js';
 import { FakeClock } from '../fake-clock.js';
 
@@ -33,7 +33,7 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
   afterEach(() => kube.faults.clear());
   after(() => kube.stop());
 
-  const owner = (identity: string, registry?: Registry, hooks: Partial<ShardOwnerOptions> = {}) =>
+  const owner = (identity: string, metrics?: KeymasterMetrics, hooks: Partial<ShardOwnerOptions> = {}) =>
     new ShardOwner({
       kubeConfig,
       namespace: NAMESPACE,
@@ -43,7 +43,7 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
       identity,
       clock,
       ...TIMING,
-      ...(registry ? { registry } : {}),
+      ...(metrics ? { observer: metrics.shardObserver() } : {}),
     });
   const holder = async (shard: number) =>
     (await leases.readNamespacedLease({ namespace: NAMESPACE, name: `${prefix}-shard-${shard}` })).spec?.holderIdentity;
@@ -62,8 +62,9 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
   };
 
   it('a lone replica takes every shard; a second one gets an even share, no shard ever owned by both', async () => {
-    const registry = new Registry();
-    const a = owner('replica-a', registry);
+    const metrics = new KeymasterMetrics();
+    const { registry } = metrics;
+    const a = owner('replica-a', metrics);
     const b = owner('replica-b');
     await round(a);
     expect(a.owned).to.deep.equal([0, 1, 2, 3]);
@@ -72,10 +73,8 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
     expect(a.owned).to.deep.equal([0, 2]);
     expect(b.owned).to.deep.equal([1, 3]);
     expect(await holder(1)).to.equal('replica-b');
-    const metrics = await registry.getSingleMetricAsString('keymaster_shard_owned');
-    expect(metrics)
-      .to.include('keymaster_shard_owned{shard="0"} 1')
-      .and.to.include('keymaster_shard_owned{shard="1"} 0');
+    const owned = await registry.getSingleMetricAsString('keymaster_shard_owned');
+    expect(owned).to.include('keymaster_shard_owned{shard="0"} 1').and.to.include('keymaster_shard_owned{shard="1"} 0');
     const handovers = await registry.getSingleMetricAsString('keymaster_shard_handovers_total');
     expect(handovers).to.include('{shard="1",event="released"} 1').and.to.include('{shard="3",event="acquired"} 1');
   });
@@ -150,8 +149,9 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
   });
 
   it('stops reconciling when renewals fail for the renew deadline', async () => {
-    const registry = new Registry();
-    const a = owner('replica-a', registry);
+    const metrics = new KeymasterMetrics();
+    const { registry } = metrics;
+    const a = owner('replica-a', metrics);
     await round(a);
     kube.faults.add({
       verb: 'update',
