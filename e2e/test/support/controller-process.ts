@@ -19,6 +19,8 @@ export interface ControllerProcessOptions {
   syncPeriod?: string;
   /** More flags, after the defaults (later flags win). */
   args?: string[];
+  /** Modules node loads before the controller (`--import`), e.g. follow-aws-emulator-clock.ts. */
+  preload?: string[];
 }
 
 /** One line the controller logged (it logs JSON, one object per line, on stderr). */
@@ -60,6 +62,7 @@ export class ControllerProcess {
       '--conditions=@keymaster/source',
       '--import',
       'tsx',
+      ...(options.preload ?? []).flatMap((module) => ['--import', module]),
       MAIN,
       'run',
       '--kubeconfig',

@@ -12,6 +12,8 @@ export interface ControllerOptions {
   args?: string[];
   /** The controller's own AWS keys (default: CONTROLLER_KEY of aws-world.ts). */
   credentials?: AccessKey;
+  /** Modules the controller's node loads first (`--import`). */
+  preload?: string[];
 }
 
 /**

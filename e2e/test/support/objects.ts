@@ -7,6 +7,8 @@ import type {
   AWSClusterStaticIdentity,
   AWSClusterWebIdentity,
   AWSClusterWebIdentitySpec,
+  AWSCredentialsRequest,
+  AWSCredentialsRequestSpec,
   AWSTagPolicy,
   AllowedNamespaces,
   ResourceTag,
@@ -35,6 +37,7 @@ export type KubeObject =
   | AWSClusterStaticIdentity
   | AWSClusterRoleIdentity
   | AWSClusterWebIdentity
+  | AWSCredentialsRequest
   | AWSTagPolicy;
 
 export const namespace = (name: string, labels: Record<string, string> = {}): V1Namespace => ({
@@ -125,6 +128,17 @@ export const tagPolicy = (resourceTags: ResourceTag[]): AWSTagPolicy => ({
 export const awsCluster = (namespace: string, name: string, spec: AWSClusterSpec): AWSCluster => ({
   apiVersion: API_VERSION,
   kind: 'AWSCluster',
+  metadata: { name, namespace },
+  spec,
+});
+
+export const credentialsRequest = (
+  namespace: string,
+  name: string,
+  spec: AWSCredentialsRequestSpec,
+): AWSCredentialsRequest => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSCredentialsRequest',
   metadata: { name, namespace },
   spec,
 });

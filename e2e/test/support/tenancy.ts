@@ -12,6 +12,8 @@ export interface TenancyOptions {
   objects: KubeObject[];
   syncPeriod?: string;
   args?: string[];
+  /** Modules the controller's node loads first (`--import`), e.g. follow-aws-emulator-clock.ts. */
+  preload?: string[];
 }
 
 /** A multi-tenant management cluster under RBAC, an emulated AWS, and the controller: what attacks run on. */
@@ -40,6 +42,7 @@ export async function startTenancy(options: TenancyOptions): Promise<Tenancy> {
     awsUrl: emulator.url,
     ...(options.syncPeriod ? { syncPeriod: options.syncPeriod } : {}),
     ...(args ? { args } : {}),
+    ...(options.preload ? { preload: options.preload } : {}),
   });
   let management: RbacManagementCluster | undefined;
   try {
