@@ -146,6 +146,36 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
       const secret = await core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' });
       expect(secret.metadata?.ownerReferences ?? [], "the earlier release's owner, removed").to.be.empty;
     });
+    // The example AWSCredentialsRequest is served in tenant-b (its Secret created there), then deleted
+    // with its request (the finalizer): the Secret verbs of the ClusterRole.
+    const reportsSecret = () => core.readNamespacedSecret({ namespace: 'tenant-b', name: 'tenant-b-reports-aws' });
+    await eventually(async () =>
+      expect(Object.keys((await reportsSecret()).data ?? {})).to.deep.equal(['credentials']),
+    );
+    const served = await reportsSecret();
+    await core.replaceNamespacedSecret({
+      namespace: 'tenant-b',
+      name: 'tenant-b-reports-aws',
+      body: Object.assign(served, { data: { credentials: Buffer.from('[default]\n').toString('base64') } }),
+    });
+    await eventually(async () =>
+      expect((await reportsSecret()).data?.['credentials']).to.not.equal('W2RlZmF1bHRdCg=='),
+    );
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: 'awscredentialsrequests',
+      namespace: 'tenant-b',
+      name: 'reports',
+    });
+    await eventually(async () =>
+      expect(
+        await reportsSecret().then(
+          () => 'found',
+          () => 'gone',
+        ),
+      ).to.equal('gone'),
+    );
     // The leader renews its Lease every 2 s (an update).
     const leases = root.makeApiClient(CoordinationV1Api);
     const lease = () => leases.readNamespacedLease({ namespace: 'keymaster-system', name: 'keymaster' });
