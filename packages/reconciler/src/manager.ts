@@ -13,6 +13,7 @@ import {
 } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { AWSClusterReconciler, type TagOutcome } from './awscluster/reconciler.js';
+import { clusterNameOf } from './awscluster/name-claim.js';
 import { DEFAULT_TAG_WORK_PER_SLOT, DEFAULT_TAG_WORK_RUNNING, TagScheduler } from './awscluster/tag-scheduler.js';
 import type { SyncTags } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
@@ -135,8 +136,15 @@ export class Manager {
     const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
     const sessions = new SessionUsage();
     this.#shards = options.shards && this.#shardOwner(options.shards, clock);
-    const shardOfCluster = ({ namespace = '', name }: { namespace?: string; name: string }) =>
-      shardOf(namespace, name, options.shards?.count ?? 1);
+    const shards = options.shards?.count ?? 1;
+    // A cluster's shard follows its clusterName (immutable), so that the clusters of one name, rivals
+    // for its claim, are in one process, which decides the claim (awscluster/name-claim.ts). A cluster
+    // gone from the cache is of no shard: its reconcile only forgets it, wherever it runs.
+    const shardOfCluster = ({ namespace, name }: Request) => {
+      const cluster = this.caches.clusters.get(name, namespace);
+      return cluster && shardOf(clusterNameOf(cluster), shards);
+    };
+    const shardOfRequest = ({ namespace = '', name }: Request) => shardOf(`${namespace}/${name}`, shards);
     // Cluster-scoped work (identities, and what their reconciles write) is shard 0's holder's.
     const identityShard = () => 0;
     const deletions = new DeletingIdentities();
@@ -253,9 +261,7 @@ export class Manager {
       workers: options.maxConcurrentReconciles,
       reconcile: this.#shards?.guard(clusterReconciler.reconcile, shardOfCluster) ?? clusterReconciler.reconcile,
       ...controllerOptions,
-      ...(this.#shards
-        ? { owns: (key: { namespace?: string; name: string }) => this.#shards!.owns(shardOfCluster(key)) }
-        : {}),
+      ...(this.#shards ? { owns: (key: Request) => this.#shards!.owns(shardOfCluster(key)) } : {}),
     });
     this.identities = Object.fromEntries(
       IDENTITY_KINDS.map((kind) => {
@@ -295,12 +301,12 @@ export class Manager {
       logger,
       onWatchError: (what, error, retryInMs) =>
         logger.warn('watch failed; restarting', { watch: what, retryInMs, error }),
-      // Sharded like clusters, by namespace/name (a shard taken enqueues its requests).
-      ...(this.#shards ? { guard: (reconcile) => this.#shards!.guard(reconcile, shardOfCluster) } : {}),
+      // Sharded by namespace/name (a shard taken enqueues its requests).
+      ...(this.#shards ? { guard: (reconcile) => this.#shards!.guard(reconcile, shardOfRequest) } : {}),
       controller: {
         ...controllerOptions,
         workers: options.maxConcurrentReconciles,
-        ...(this.#shards ? { owns: (key: Request) => this.#shards!.owns(shardOfCluster(key)) } : {}),
+        ...(this.#shards ? { owns: (key: Request) => this.#shards!.owns(shardOfRequest(key)) } : {}),
       },
     });
     this.#elector = options.leaderElection && new LeaderElector({ kubeConfig, ...options.leaderElection, clock });
@@ -385,9 +391,12 @@ export class Manager {
   /** Takes shard Leases; a shard taken enqueues its clusters (and for shard 0, every identity). */
   #shardOwner(shards: NonNullable<ManagerOptions['shards']>, clock: Clock): ShardOwner {
     const { kubeConfig, logger, metrics } = this.#options;
-    const ofShard = <T extends Named>(objects: readonly T[], shard: number) =>
-      objects.filter(({ metadata }) => shardOf(metadata.namespace ?? '', metadata.name ?? '', shards.count) === shard);
-    const clustersOf = (shard: number) => ofShard(this.caches.clusters.list(), shard);
+    const clustersOf = (shard: number) =>
+      this.caches.clusters.list().filter((cluster) => shardOf(clusterNameOf(cluster), shards.count) === shard);
+    const requestsOf = (shard: number) =>
+      this.credentialRequests.requests
+        .list()
+        .filter((object) => shardOf(keyOf(request(object)), shards.count) === shard);
     return new ShardOwner({
       kubeConfig,
       ...shards,
@@ -403,7 +412,7 @@ export class Manager {
       onAcquired: (shard) => {
         for (const cluster of clustersOf(shard)) this.clusters.enqueue(request(cluster));
         // Requests too: their renewals were queued in the replica that held the shard before.
-        for (const credentialsRequest of ofShard(this.credentialRequests.requests.list(), shard))
+        for (const credentialsRequest of requestsOf(shard))
           this.credentialRequests.controller.enqueue(request(credentialsRequest));
         if (shard === 0)
           for (const kind of IDENTITY_KINDS)

@@ -4,13 +4,14 @@
  */
 
 /**
- * The shard of a namespaced object: FNV-1a (32 bits) of the UTF-8 bytes of `namespace/name`, modulo
- * the number of shards. FNV-1a is fixed by its specification, so replicas of different versions (a
- * rolling upgrade) agree; changing it would let two replicas reconcile one cluster.
+ * The shard of an object's key (an AWSCluster's clusterName, a request's `namespace/name`): FNV-1a
+ * (32 bits) of its UTF-8 bytes, modulo the number of shards. FNV-1a is fixed by its specification, so
+ * replicas of different versions (a rolling upgrade) agree; changing it would let two replicas
+ * reconcile one cluster.
  */
-export function shardOf(namespace: string, name: string, shards: number): number {
+export function shardOf(key: string, shards: number): number {
   let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(`${namespace}/${name}`)) {
+  for (const byte of new TextEncoder().encode(key)) {
     hash ^= byte;
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }

@@ -86,8 +86,9 @@ export class ShardOwner {
     for (let shard = 0; shard < options.shards; shard += 1) options.observer?.owned(shard, false);
   }
 
-  /** Whether this replica reconciles the shard's objects now. */
-  owns(shard: number): boolean {
+  /** Whether this replica reconciles the shard's objects now (an object of no shard: anywhere). */
+  owns(shard: number | undefined): boolean {
+    if (shard === undefined) return true;
     const held = this.#held.get(shard);
     return held !== undefined && !held.releasing;
   }
@@ -99,11 +100,13 @@ export class ShardOwner {
 
   /**
    * The reconciler, run only for objects of shards this replica owns (checked again at reconcile time:
-   * a key queued before its shard moved is dropped), counting the reconciles in hand per shard.
+   * a key queued before its shard moved is dropped), counting the reconciles in hand per shard. An
+   * object of no shard (`undefined`: gone from the cache, so its reconcile only forgets it) runs anywhere.
    */
-  guard(reconcile: Reconciler, shardOf: (request: Request) => number): Reconciler {
+  guard(reconcile: Reconciler, shardOf: (request: Request) => number | undefined): Reconciler {
     return async (request, context) => {
       const shard = shardOf(request);
+      if (shard === undefined) return reconcile(request, context);
       const held = this.#held.get(shard);
       if (!held || held.releasing) return undefined;
       held.inFlight += 1;

@@ -148,6 +148,20 @@ describe('ShardOwner against the kube-emulator, on a fake clock', function () {
     expect(b.owned).to.deep.equal([1, 3]);
   });
 
+  it('runs the reconcile of an object of no shard (gone from the cache: it only forgets it) wherever asked', async () => {
+    const a = owner('replica-a');
+    let ran = 0;
+    const reconcile = a.guard(
+      () => {
+        ran += 1;
+        return Promise.resolve(undefined);
+      },
+      () => undefined,
+    );
+    await reconcile({ namespace: 'team', name: 'gone' }, { reconcileId: '1' });
+    expect([ran, a.owns(undefined), a.owns(0)]).to.deep.equal([1, true, false]);
+  });
+
   it('stops reconciling when renewals fail for the renew deadline', async () => {
     const metrics = new KeymasterMetrics();
     const { registry } = metrics;
