@@ -8,6 +8,9 @@ import {
   sessionPolicyDocument,
 } from './session-policy.js';
 
+/** An IAM condition operator: letters, with an optional set prefix (ForAnyValue:StringLike). */
+const CONDITION_OPERATOR = /^(ForAllValues:|ForAnyValue:)?[A-Za-z]+$/;
+
 /** One thing wrong with a request: the field, what is wrong, and what to do. */
 export interface CredentialsRequestProblem {
   field: string;
@@ -44,7 +47,13 @@ export function checkCredentialsRequest(
           fix: 'Give each statement its own sid, or leave sid out.',
         });
     }
-    for (const [operator, keys] of Object.entries(statement.condition ?? {}))
+    for (const [operator, keys] of Object.entries(statement.condition ?? {})) {
+      if (!CONDITION_OPERATOR.test(operator))
+        problems.push({
+          field: `${field}.condition`,
+          problem: `${JSON.stringify(operator)} is not an IAM condition operator name`,
+          fix: 'Use an operator such as StringEquals, ArnLike or ForAnyValue:StringLike (letters only, optional ForAllValues:/ForAnyValue: prefix).',
+        });
       for (const [key, values] of Object.entries(keys))
         if (values.length === 0)
           problems.push({
@@ -52,6 +61,7 @@ export function checkCredentialsRequest(
             problem: 'no values: AWS refuses a condition key without a value',
             fix: 'List at least one value, or remove the key.',
           });
+    }
     if (!sessionPolicyCharactersValid(JSON.stringify(statement)))
       problems.push({
         field,

@@ -61,7 +61,7 @@ describe('AWSCredentialsRequest schema (CEL and patterns)', () => {
     expect(causes(request({ statements: undefined })).join()).to.contain('Session mode needs statements or policyARNs');
   });
 
-  it('refuses more than 10 policy ARNs, malformed actions, resources and condition operators', () => {
+  it('refuses more than 10 policy ARNs, malformed actions and resources', () => {
     const arns = Array.from({ length: 11 }, (_, index) => `arn:aws:iam::aws:policy/P${index}`);
     const found = causes(
       request({
@@ -74,7 +74,6 @@ describe('AWSCredentialsRequest schema (CEL and patterns)', () => {
     expect(found).to.contain('spec.policyARNs: Too many: 11: must have at most 10 items');
     expect(found).to.contain('spec.statements[0].actions[0]');
     expect(found).to.contain('spec.statements[0].resources[0]');
-    expect(found).to.contain('condition operators are IAM operator names');
   });
 
   it('WebIdentity mode: a web identity only, and no session policy or duration', () => {
@@ -194,6 +193,21 @@ describe('checkCredentialsRequest', () => {
       'spec.statements',
     ]);
     for (const problem of problems) expect(problem.fix).to.not.equal('');
+  });
+
+  it('names a condition operator that is not one', () => {
+    const [problem] = checkCredentialsRequest(
+      spec({ statements: [allow(['s3:GetObject'], { condition: { 'Bad Op': { 'aws:x': ['v'] } } })] }),
+    );
+    expect(problem).to.include({ field: 'spec.statements[0].condition' });
+    expect(problem!.problem).to.contain('"Bad Op" is not an IAM condition operator name');
+    expect(
+      checkCredentialsRequest(
+        spec({
+          statements: [allow(['s3:GetObject'], { condition: { 'ForAnyValue:StringLike': { 'aws:x': ['v'] } } })],
+        }),
+      ),
+    ).to.deep.equal([]);
   });
 
   it('caps the duration at one hour when the role is chained', () => {
