@@ -353,6 +353,15 @@ describe('AWSCredentialsRequest: workload credentials narrowed by a session poli
       expect(database.metadata?.ownerReferences).to.equal(undefined);
     });
 
+    it('cannot repoint a served request at another Secret: secretRef.name is immutable', async () => {
+      await untilServed(tenantA, 'reports');
+      const status = await statusOf(
+        tenantA.kube.patch(requestKey('tenant-a', 'reports'), { spec: { secretRef: { name: 'database' } } }),
+      );
+      expect(status).to.equal(422);
+      expect((await request(tenantA, 'reports')).spec.secretRef).to.deep.equal({ name: 'reports-aws' });
+    });
+
     it('cannot make the controller take over a Secret it did not create, forged owner reference or not', async () => {
       // A Secret tenant A made itself, with the name its next request will ask for.
       await tenantA.kube.create({
