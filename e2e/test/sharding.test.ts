@@ -4,6 +4,7 @@ import type { AWSClusterControllerIdentity } from '@keymaster/api';
 import { MANAGEMENT, TAGGER, clusterResources, controllerUser } from './support/aws-world.js';
 import type { ControllerProcess } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
+import { condition } from './support/kube.js';
 import { awsCluster, controllerIdentity, CONTROLLER_NAMESPACE, namespace } from './support/objects.js';
 import { startScenario, stopScenarios, type Scenario } from './support/scenario.js';
 
@@ -42,6 +43,13 @@ const SECOND = batch('second', 24);
 /** Created after the kill: counted on the identity only if shard 0's new holder reconciles it. */
 const THIRD = batch('third', 3);
 const ALL = [...FIRST, ...SECOND, ...THIRD];
+/** Two clusters of one clusterName in two namespaces: rivals for its claim, whose shard is the name's. */
+const SHARED = 'shared';
+const RIVALS = [
+  { namespace: 'team-0', name: 'rival-a' },
+  { namespace: 'team-1', name: 'rival-b' },
+] as const;
+const RIVAL_RESOURCES = clusterResources(MANAGEMENT, 'us-east-1', SHARED, 2);
 
 describe('three `keymaster run --shards` processes on one API server', function () {
   let scenario: Scenario;
@@ -51,7 +59,11 @@ describe('three `keymaster run --shards` processes on one API server', function 
     scenario = await startScenario({
       world: {
         accounts: [
-          { id: MANAGEMENT, users: [controllerUser(TAGGER)], resources: ALL.flatMap(({ resources }) => resources) },
+          {
+            id: MANAGEMENT,
+            users: [controllerUser(TAGGER)],
+            resources: [...ALL.flatMap(({ resources }) => resources), ...RIVAL_RESOURCES],
+          },
         ],
       },
       objects: [
@@ -121,6 +133,21 @@ describe('three `keymaster run --shards` processes on one API server', function 
       expect(FIRST.filter((cluster) => taggedBy([process], cluster).length > 0)).not.to.be.empty;
   });
 
+  it('keeps clusters of one clusterName in one process, where the older owns the name', async () => {
+    const [older, younger] = RIVALS;
+    await scenario.kube.create(awsCluster(older.namespace, older.name, { region: 'us-east-1', clusterName: SHARED }));
+    await scenario.kube.untilReady(FIRST.length + 1);
+    await scenario.kube.create(
+      awsCluster(younger.namespace, younger.name, { region: 'us-east-1', clusterName: SHARED }),
+    );
+    await eventually(async () => {
+      const cluster = await scenario.kube.cluster(younger.namespace, younger.name);
+      expect(condition(cluster, 'ClusterNameUnique')).to.include({ status: 'False', reason: 'ClusterNameClaimed' });
+    });
+    for (const arn of RIVAL_RESOURCES.map((resource) => resource.arn))
+      expect(scenario.aws.tags(arn)).to.include(WANTED);
+  });
+
   it("after a SIGKILL of shard 0's holder, its shards and the cluster-scoped work move, everything converges, every resource tagged exactly once", async () => {
     const { aws, kube } = scenario;
     // Spread again (a busy machine may have delayed a renewal past the deadline since).
@@ -156,14 +183,16 @@ describe('three `keymaster run --shards` processes on one API server', function 
     expect(new Set((await shardLeases()).map((lease) => lease.spec?.holderIdentity)).size).to.equal(2);
 
     aws.emulator.faults.clear();
-    await kube.untilReady(ALL.length);
+    // Every cluster but the younger rival, which owns no name.
+    await kube.untilReady(ALL.length + 1);
     for (const cluster of await kube.clusters())
-      expect(cluster.status?.tagging?.managedTags, cluster.metadata.name).to.deep.equal(WANTED);
+      if (cluster.metadata.name !== RIVALS[1].name)
+        expect(cluster.status?.tagging?.managedTags, cluster.metadata.name).to.deep.equal(WANTED);
     // No cluster's tags were written by two processes (one in flight at the kill may show in none).
     for (const cluster of SECOND) expect(taggedBy(controllers, cluster), cluster.name).to.have.length.at.most(1);
 
     // Every resource tagged exactly once, by TagResources or CreateTags, whichever process wrote it.
-    const arns = ALL.flatMap(({ resources }) => resources.map(({ arn }) => arn));
+    const arns = [...ALL.flatMap(({ resources }) => resources), ...RIVAL_RESOURCES].map(({ arn }) => arn);
     const writes = new Map<string, number>();
     const count = (arn: string) => writes.set(arn, (writes.get(arn) ?? 0) + 1);
     for (const call of aws.calls(({ outcome }) => outcome === 'success')) {
@@ -178,7 +207,7 @@ describe('three `keymaster run --shards` processes on one API server', function 
     // Shard 0's new holder counts the identity's users, the clusters created after the kill included.
     await eventually(async () => {
       const identity = await kube.identity<AWSClusterControllerIdentity>('AWSClusterControllerIdentity', 'default');
-      expect(identity.status?.clusterCount).to.equal(ALL.length);
+      expect(identity.status?.clusterCount).to.equal(ALL.length + RIVALS.length);
     });
     expect(
       [...writes].filter(([, times]) => times > 1),
