@@ -207,6 +207,26 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
     await eventually(async () => expect((await blocked()).count).to.equal(2));
   });
 
+  it('a --shards replica lists, takes, renews and releases its shard Leases, and deletes its own at SIGTERM', async () => {
+    // No cluster of its own (the watch filter matches none): beside the leader it only takes part in Leases.
+    const sharded = await management!.startController({
+      awsUrl: aws!.url,
+      credentials: CONTROLLER_KEY,
+      args: ['--shards=1', '--leader-election-id=keymaster-sharded', '--watch-filter=nobody'],
+    });
+    await eventually(async () => expect(await sharded.metric('keymaster_shard_owned', { shard: '0' })).to.equal(1));
+    expect(await sharded.stop('SIGTERM')).to.deep.equal({ code: 0, signal: null });
+    const group = await root
+      .makeApiClient(CoordinationV1Api)
+      .listNamespacedLease({
+        namespace: 'keymaster-system',
+        labelSelector: 'keymaster.dev/shard-group=keymaster-sharded',
+      });
+    expect(group.items.map((lease) => [lease.metadata?.name, lease.spec?.holderIdentity])).to.deep.equal([
+      ['keymaster-sharded-shard-0', undefined],
+    ]);
+  });
+
   it('was never refused, and used every permission deploy/rbac grants', async () => {
     const requests = management!.server.requests.requests({ user: SERVICE_ACCOUNT });
     const refused = requests
