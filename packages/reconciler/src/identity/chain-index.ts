@@ -31,7 +31,7 @@ export class ChainIndex {
 
   /**
    * Walks the cluster's chain again and files it under what it reaches now. Resolves to the
-   * identities it reached before or reaches now: their users may have changed.
+   * identities it reached before or reaches now but not both: their users changed.
    */
   async index(cluster: AWSCluster): Promise<IdentityReference[]> {
     const request = clusterRequest(cluster);
@@ -79,7 +79,9 @@ export class ChainIndex {
       addTo(names, name, key, request);
     }
     for (const secret of reach.secrets) addTo(this.#bySecret, secret, key, request);
-    return unique([...before.identities, ...reach.identities]);
+    // An identity the cluster reaches before and after keeps its users: enqueueing it again would only
+    // repeat its reconcile (and its DeletionBlocked event) for every cluster an edit walks again.
+    return unique([...missingFrom(reach, before), ...missingFrom(before, reach)]);
   }
 }
 
@@ -96,6 +98,10 @@ function removeFrom(entries: Map<string, Clusters> | undefined, name: string, ke
   clusters.delete(key);
   if (clusters.size === 0) entries!.delete(name);
 }
+
+/** The identities `from` reaches that `other` does not. */
+const missingFrom = (other: ChainReach, from: ChainReach): IdentityReference[] =>
+  from.identities.filter(({ kind, name }) => !other.identities.some((b) => b.kind === kind && b.name === name));
 
 function unique(identities: IdentityReference[]): IdentityReference[] {
   const seen = new Map(identities.map((identity) => [`${identity.kind}\0${identity.name}`, identity]));
