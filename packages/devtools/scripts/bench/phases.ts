@@ -280,6 +280,29 @@ export interface ResyncResult {
   kubeWrites: Record<string, number>;
 }
 
+const reconciled = async (bench: Bench) => sum(combined(await bench.sampler.sample()).reconciles);
+
+/** Replaces the controllers with new ones and waits until their first pass over every cluster is done. */
+export async function restart(
+  bench: Bench,
+  old: readonly ControllerProcess[],
+  flags: readonly string[],
+  replicas: number,
+  name: string,
+  timeShift: boolean,
+): Promise<ControllerProcess[]> {
+  await Promise.all(old.map((controller) => controller.stop()));
+  const controllers = await startControllers(bench, flags, replicas, name, timeShift);
+  bench.sampler.watch(controllers);
+  // Replicas hand shards over as they come up (within a lease duration): the first pass ends after that.
+  const first = new Quiet(bench, replicas > 1 ? 20_000 : 2000);
+  await until(
+    async () => (await reconciled(bench)) >= bench.clusterCount && first.check(),
+    () => `${name}: the restarted controllers' first pass`,
+  );
+  return controllers;
+}
+
 /**
  * Replaces the controllers with new ones on a short --sync-period, lets them finish their first pass,
  * then measures their first periodic resync: nothing changed, so nothing may be written.
@@ -291,33 +314,26 @@ export async function resync(
   replicas: number,
   syncPeriodSeconds: number,
 ): Promise<{ controllers: ControllerProcess[]; result: ResyncResult }> {
-  const { api, sampler, clusterCount } = bench;
-  await Promise.all(old.map((controller) => controller.stop()));
+  const { api } = bench;
   await api.resetCalls();
   await api.resetKubeStats();
-  const controllers = await startControllers(
+  const controllers = await restart(
     bench,
+    old,
     [...flags, `--sync-period=${syncPeriodSeconds}s`],
     replicas,
     'resync',
-    replicas === 1,
+    false,
   );
-  sampler.watch(controllers);
-  const reconciled = async () => sum(combined(await sampler.sample()).reconciles);
-  // Replicas hand shards over as they come up (within a lease duration): the first pass ends after that.
-  const first = new Quiet(bench, replicas > 1 ? 20_000 : 2000);
-  await until(
-    async () => (await reconciled()) >= clusterCount && first.check(),
-    () => `resync: the restarted controller's first pass, ${sampler.latest.length} process(es)`,
-  );
-  const restart = { tagWrites: tagWritesOf((await api.calls()).byAction), kubeWrites: await api.kubeWrites() };
+  const restartWrites = { tagWrites: tagWritesOf((await api.calls()).byAction), kubeWrites: await api.kubeWrites() };
+  const { clusterCount } = bench;
   await api.resetCalls();
   await api.resetKubeStats();
-  const base = await reconciled();
+  const base = await reconciled(bench);
   const startedAt = performance.now();
   const quiet = new Quiet(bench);
   await until(
-    async () => (await reconciled()) >= base + clusterCount && quiet.check(),
+    async () => (await reconciled(bench)) >= base + clusterCount && quiet.check(),
     () => `resync: waiting for the periodic resync (--sync-period=${syncPeriodSeconds}s), ${seconds(startedAt)} s`,
   );
   const { byAction } = await api.calls();
@@ -325,8 +341,8 @@ export async function resync(
     controllers,
     result: {
       syncPeriodSeconds,
-      restart,
-      reconciles: (await reconciled()) - base,
+      restart: restartWrites,
+      reconciles: (await reconciled(bench)) - base,
       seconds: seconds(startedAt),
       awsCalls: byAction,
       tagWrites: tagWritesOf(byAction),
@@ -354,8 +370,8 @@ export interface StsResult {
 }
 
 /**
- * 24 hours of STS: the emulators' and the controller's clocks move on `stepSeconds` at a time; after
- * each step one AWSCluster per tenant is edited (so every chain link is used) and the driver waits
+ * 24 hours of STS: the emulators' and the controller's clocks move on `stepSeconds` at a time, each
+ * time the controller is idle; after each step one AWSCluster per tenant is edited (so every chain link is used) and the driver waits
  * until those are Ready. Counts AssumeRole per role and every error, ExpiredToken above all.
  */
 export async function stsDay(
@@ -377,6 +393,12 @@ export async function stsDay(
   await api.resetCalls();
   const steps = Math.round((hours * 3600) / stepSeconds);
   for (let step = 1; step <= steps; step++) {
+    // A call in flight across a jump would carry a session that expired in the jump.
+    const idle = new Quiet(bench, 1000);
+    await until(
+      () => idle.check(),
+      () => `sts: waiting for the controller to be idle before step ${step}`,
+    );
     await shiftTime([bench.emulators.child, controller.child], step * stepSeconds * 1000);
     const generations = new Map<string, number>();
     for (const cluster of tenants.values()) {
