@@ -202,7 +202,9 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
     aws.emulator.calls.reset();
     management.server.requests.reset();
     await reconciles(2 * CLUSTERS);
-    expect(aws.count('tag:GetResources'), 'the resyncs looked at AWS').to.be.at.least(2 * CLUSTERS);
+    // Clusters of one credential set and region that sync together may share one discovery scan.
+    const groups = new Set(clusters.map(({ tenant, region }) => `${tenant.name}/${region}`)).size;
+    expect(aws.count('tag:GetResources'), 'the resyncs looked at AWS').to.be.at.least(2 * groups);
     expect(aws.tagWrites(), 'AWS writes').to.equal(0);
     expect(aws.count('sts:AssumeRole'), 'AssumeRole').to.equal(0);
     expect(management.statusWrites(), 'status writes').to.equal(0);
@@ -224,7 +226,10 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
     await reconciles(CLUSTERS);
     for (const { resource } of clusters) expect(aws.tags(resource.arn)).to.include({ 'cost-center': 'platform' });
     expect(management.statusWrites(), 'status writes').to.equal(CLUSTERS);
-    expect(aws.count('tag:TagResources'), 'one TagResources per cluster').to.equal(CLUSTERS);
+    // At most one per cluster: clusters of one credential set and region share a call for the same change (20 ARNs).
+    expect(aws.count('tag:TagResources'), 'TagResources')
+      .to.be.at.most(CLUSTERS)
+      .and.at.least(Math.ceil(CLUSTERS / 20));
     expect(aws.count('tag:UntagResources')).to.equal(0);
   });
 });
