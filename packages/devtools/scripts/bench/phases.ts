@@ -22,7 +22,13 @@ import {
 } from './arithmetic.js';
 import { sum, tagWritesOf, type EmulatorApi } from './emulator-api.js';
 import { edit, type ReadyClusters } from './fleet.js';
-import { shiftTime, startController, type ControllerProcess, type EmulatorsProcess } from './processes.js';
+import {
+  cpuSecondsOf,
+  shiftTime,
+  startController,
+  type ControllerProcess,
+  type EmulatorsProcess,
+} from './processes.js';
 import { combined, type Sampler } from './sampler.js';
 
 export interface Bench {
@@ -89,6 +95,9 @@ export interface ColdResult {
   made: { getResources: number; tagWrites: number; byAction: Record<string, number> };
   cpuSeconds: number;
   cpuMsPerCluster: number;
+  /** The other processes' CPU over the same time: the emulators', the driver's. */
+  emulatorsCpuSeconds: number;
+  driverCpuSeconds: number;
   peakRssMiB: number;
   peakHeapMiB: number;
   rssAtConvergenceMiB: number;
@@ -143,6 +152,7 @@ export async function coldStart(
   const startupSeconds = seconds(spawnedAt);
   sampler.watch(controllers);
   const start = combined(await sampler.sample());
+  const others = { emulators: cpuSecondsOf(bench.emulators.child.pid), driver: process.cpuUsage() };
   const startedAt = performance.now();
   let calls = 0;
   await until(
@@ -155,6 +165,8 @@ export async function coldStart(
   const convergeSeconds = seconds(startedAt);
   const readings = await sampler.sample();
   const end = combined(readings);
+  const emulatorsCpuSeconds = round(cpuSecondsOf(bench.emulators.child.pid) - others.emulators);
+  const driverCpu = process.cpuUsage(others.driver);
   const peaks = sampler.peaks();
   const summary = await api.calls();
   const after = await api.resources();
@@ -187,6 +199,8 @@ export async function coldStart(
       },
       cpuSeconds,
       cpuMsPerCluster: round((cpuSeconds * 1000) / clusterCount, 2),
+      emulatorsCpuSeconds,
+      driverCpuSeconds: round((driverCpu.user + driverCpu.system) / 1e6),
       peakRssMiB: Math.round(peaks.rssBytes / MiB),
       peakHeapMiB: Math.round(peaks.heapUsedBytes / MiB),
       rssAtConvergenceMiB: Math.round(Math.max(...readings.map(({ rssBytes }) => rssBytes)) / MiB),

@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,17 @@ export async function startEmulators(world: string, kubeconfig: string): Promise
       await exited;
     },
   };
+}
+
+/** CPU seconds a process has used, from /proc (Linux; 0 elsewhere): for the emulators, which serve no /metrics. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    // Fields 14 and 15 (utime, stime) after the parenthesised command name, in clock ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 async function freePort(): Promise<number> {

@@ -61,6 +61,7 @@ export function coldRow(result: BenchResult): string {
     `${cold.sts.made.assumeRole} (${cold.sts.assumeRole})`,
     `${cold.sts.made.getCallerIdentity} (${cold.sts.getCallerIdentity})`,
     `${cold.cpuSeconds} s (${cold.cpuMsPerCluster} ms)`,
+    `${cold.emulatorsCpuSeconds} / ${cold.driverCpuSeconds} s`,
     `${cold.peakRssMiB} / ${cold.peakHeapMiB} MiB (${cold.rssAtConvergenceMiB} / ${cold.heapAtConvergenceMiB})`,
     `${cold.reconciles} (${cold.bouncePercent} %)`,
     cold.kubeWritesPerCluster,
