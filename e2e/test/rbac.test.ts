@@ -216,12 +216,10 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
     });
     await eventually(async () => expect(await sharded.metric('keymaster_shard_owned', { shard: '0' })).to.equal(1));
     expect(await sharded.stop('SIGTERM')).to.deep.equal({ code: 0, signal: null });
-    const group = await root
-      .makeApiClient(CoordinationV1Api)
-      .listNamespacedLease({
-        namespace: 'keymaster-system',
-        labelSelector: 'keymaster.dev/shard-group=keymaster-sharded',
-      });
+    const group = await root.makeApiClient(CoordinationV1Api).listNamespacedLease({
+      namespace: 'keymaster-system',
+      labelSelector: 'keymaster.dev/shard-group=keymaster-sharded',
+    });
     expect(group.items.map((lease) => [lease.metadata?.name, lease.spec?.holderIdentity])).to.deep.equal([
       ['keymaster-sharded-shard-0', undefined],
     ]);
