@@ -31,7 +31,7 @@ import { KubeWriter } from './kube/writer.js';
 import type { Logger } from './logging.js';
 import type { KeymasterMetrics } from './metrics.js';
 import { realClock, type Clock } from './runtime/clock.js';
-import { Controller, keyOf, type Request } from './runtime/controller.js';
+import { Controller, keyOf, requestOf, type Reconciler, type Request } from './runtime/controller.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { shardOf } from './runtime/shard-assignment.js';
 import { ShardOwner } from './runtime/shards.js';
@@ -122,6 +122,7 @@ export class Manager {
   readonly #controllerCredentials: AwsCredentialIdentityProvider;
   /** Tag work, a queue per AWS account and region: its end enqueues the cluster, whose reconcile writes status. */
   readonly #tagWork: TagScheduler<TagOutcome>;
+  readonly #reconcileCluster: Reconciler;
   #credentialsCheck: ControllerCredentialsCheck | undefined;
   #credentialsChecked: Promise<void> | undefined;
   #started = false;
@@ -256,10 +257,12 @@ export class Manager {
       logger,
       tenantLabel: options.tenantLabel ?? DEFAULT_TENANT_LABEL,
     });
+    this.#reconcileCluster =
+      this.#shards?.guard(clusterReconciler.reconcile, shardOfCluster) ?? clusterReconciler.reconcile;
     this.clusters = new Controller({
       name: 'awscluster',
       workers: options.maxConcurrentReconciles,
-      reconcile: this.#shards?.guard(clusterReconciler.reconcile, shardOfCluster) ?? clusterReconciler.reconcile,
+      reconcile: this.#reconcileCluster,
       ...controllerOptions,
       ...(this.#shards ? { owns: (key: Request) => this.#shards!.owns(shardOfCluster(key)) } : {}),
     });
@@ -358,8 +361,16 @@ export class Manager {
         ...Object.values(this.identities).map((controller) => controller.stop()),
         this.credentialRequests.controller.stop(),
       ]);
-    // Running tag work ends before the lease goes (its results are dropped: the next leader redoes it).
-    await this.#tagWork.stop();
+    // Running tag work ends before the lease goes. What it wrote before the stop reached it gets its
+    // status now: no tags are left written without their status (the rest the next leader redoes).
+    for (const key of await this.#tagWork.stop()) {
+      await this.#reconcileCluster(requestOf(key), { reconcileId: 'shutdown' }).catch((error: unknown) =>
+        this.#options.logger.warn('status after tag work not written at shutdown', {
+          key,
+          error: describeKubeError(error),
+        }),
+      );
+    }
     await this.#shards?.stop();
     await this.#elector?.release();
     if (this.#elector) this.#leading(false);

@@ -63,6 +63,8 @@ interface ClusterWork<T> {
 interface Running {
   ticket: string;
   abort: AbortController;
+  /** Cancelled (not only stopped): nobody wants its result. */
+  cancelled?: boolean;
 }
 
 const slotKey = ({ accountId, region }: TagSlot) => `${accountId}/${region}`;
@@ -132,8 +134,10 @@ export class TagScheduler<T> {
     if (work.queued) this.#unqueue(work.queued);
     delete work.queued;
     delete work.next;
-    if (work.running) work.running.abort.abort();
-    else this.#clusters.delete(cluster);
+    if (work.running) {
+      work.running.cancelled = true;
+      work.running.abort.abort();
+    } else this.#clusters.delete(cluster);
   }
 
   /** Whether the cluster's work runs now, cancelled or not (a shard given up keeps its Lease until it ends). */
@@ -141,8 +145,12 @@ export class TagScheduler<T> {
     return this.#clusters.get(cluster)?.running !== undefined;
   }
 
-  /** Drops what is queued, aborts what runs (the next leader does it again), and resolves when it has ended. */
-  async stop(): Promise<void> {
+  /**
+   * Drops what is queued, aborts what runs (the next leader does it again), and resolves when it has
+   * ended, to the clusters whose results no reconcile took: work the abort reached after its writes
+   * among them, whose status the caller writes before it goes.
+   */
+  async stop(): Promise<string[]> {
     this.#stopped = true;
     for (const slot of this.#slots.values()) {
       slot.queued.clear();
@@ -151,6 +159,7 @@ export class TagScheduler<T> {
     this.#ready.clear();
     for (const work of this.#clusters.values()) work.running?.abort.abort();
     await Promise.all(this.#inFlight);
+    return [...this.#finished.keys()];
   }
 
   #enqueue(work: ClusterWork<T>, job: Queued<T>): void {
@@ -225,10 +234,11 @@ export class TagScheduler<T> {
     delete work.next;
     if (next && !this.#stopped) this.#enqueue(work, next);
     else this.#clusters.delete(job.cluster);
-    // A result overtaken by newer work, or cancelled, is dropped: nobody wants it.
-    if (!running.abort.signal.aborted && !next) {
+    // A result overtaken by newer work, or cancelled, is dropped: nobody wants it. One the stop
+    // aborted is kept: its writes may have been done, and `stop` hands it to the caller.
+    if (!running.cancelled && !next) {
       this.#finished.set(job.cluster, { ticket: job.ticket, result });
-      this.#options.finished(job.cluster);
+      if (!this.#stopped) this.#options.finished(job.cluster);
     }
     this.#dispatch();
   }
