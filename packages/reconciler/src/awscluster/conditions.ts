@@ -61,16 +61,18 @@ export function newFailures(before: readonly Condition[], after: readonly Condit
   });
 }
 
-const READY_INPUTS: ConditionType[] = ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'];
-
 /**
- * Ready sums up the others: True when every input is True; else False with the reason and message of
- * the first input that is False (a definite failure, even after an input that is Unknown, so that
- * `kubectl wait --for=condition=Ready=false` works); else Unknown with the first one not known yet.
- * ClusterNameUnique is a warning and does not make a cluster unready.
+ * Ready sums up its inputs: True (with `readyMessage`) when every input is True; else False with the
+ * reason and message of the first input that is False (a definite failure, even after an input that is
+ * Unknown, so that `kubectl wait --for=condition=Ready=false` works); else Unknown with the first one
+ * not known yet.
  */
-export function readyCondition(conditions: readonly Condition[]): ConditionUpdate {
-  const inputs = READY_INPUTS.map((type) => ({ type, condition: findCondition(conditions, type) }));
+export function readyOf(
+  inputTypes: readonly ConditionType[],
+  conditions: readonly Condition[],
+  readyMessage: string,
+): ConditionUpdate {
+  const inputs = inputTypes.map((type) => ({ type, condition: findCondition(conditions, type) }));
   const failed = inputs.find(({ condition }) => condition?.status === 'False')?.condition;
   if (failed) return { type: 'Ready', status: 'False', reason: failed.reason, message: failed.message };
   for (const { type, condition } of inputs) {
@@ -79,5 +81,13 @@ export function readyCondition(conditions: readonly Condition[]): ConditionUpdat
     if (condition.status !== 'True')
       return { type: 'Ready', status: 'Unknown', reason: condition.reason, message: condition.message };
   }
-  return { type: 'Ready', status: 'True', reason: 'Ready', message: 'Credentials resolved and tags in sync' };
+  return { type: 'Ready', status: 'True', reason: 'Ready', message: readyMessage };
 }
+
+/** An AWSCluster's Ready. ClusterNameUnique is a warning and does not make a cluster unready. */
+export const readyCondition = (conditions: readonly Condition[]): ConditionUpdate =>
+  readyOf(
+    ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'],
+    conditions,
+    'Credentials resolved and tags in sync',
+  );

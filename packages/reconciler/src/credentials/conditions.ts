@@ -1,5 +1,5 @@
 import { InvalidCredentialsRequestError, type Condition } from '@keymaster/api';
-import { findCondition, type ConditionType, type ConditionUpdate } from '../awscluster/conditions.js';
+import { readyOf, type ConditionUpdate } from '../awscluster/conditions.js';
 import { IDENTITY_OK, identityVerdict, type IdentityVerdict } from '../awscluster/identity-conditions.js';
 
 /** The identity conditions of a refused request; a request the controller cannot serve as written is no AWS failure. */
@@ -32,18 +32,10 @@ export const secretNotWritten = (reason: string, message: string): ConditionUpda
   message,
 });
 
-const READY_INPUTS: ConditionType[] = ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'SecretWritten'];
-
-/** Ready: True when the Secret holds what the request asks for; else the first input False, then the first not yet True. */
-export function requestReady(conditions: readonly Condition[]): ConditionUpdate {
-  const inputs = READY_INPUTS.map((type) => ({ type, condition: findCondition(conditions, type) }));
-  const failed = inputs.find(({ condition }) => condition?.status === 'False')?.condition;
-  if (failed) return { type: 'Ready', status: 'False', reason: failed.reason, message: failed.message };
-  for (const { type, condition } of inputs) {
-    if (!condition)
-      return { type: 'Ready', status: 'Unknown', reason: 'Reconciling', message: `${type} is not known yet` };
-    if (condition.status !== 'True')
-      return { type: 'Ready', status: 'Unknown', reason: condition.reason, message: condition.message };
-  }
-  return { type: 'Ready', status: 'True', reason: 'Ready', message: 'The Secret holds the requested credentials' };
-}
+/** A request's Ready: True when the Secret holds what the request asks for. */
+export const requestReady = (conditions: readonly Condition[]): ConditionUpdate =>
+  readyOf(
+    ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'SecretWritten'],
+    conditions,
+    'The Secret holds the requested credentials',
+  );
