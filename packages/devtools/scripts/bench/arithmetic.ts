@@ -3,6 +3,8 @@
  * time a tagging budget allows for them, and the share of reconciles that were requeue bounces.
  */
 
+import { tagChangeGroups, writesFor } from '../../src/demo/minimums.js';
+
 /** An AWS resource and its tags, as the aws-emulator lists them. */
 export interface TaggedResource {
   arn: string;
@@ -18,8 +20,7 @@ export interface Budget {
 /** The default budget of `keymaster run` (--aws-tagging-rate=5,10). */
 export const DEFAULT_BUDGET: Budget = { ratePerSecond: 5, burst: 10 };
 
-/** TagResources and UntagResources take at most 20 ARNs; GetResources answers at most 100 resources a page. */
-const ARNS_PER_WRITE = 20;
+/** GetResources answers at most 100 resources a page. */
 const RESOURCES_PER_PAGE = 100;
 
 /** `account/region` of an ARN (arn:aws:ec2:REGION:ACCOUNT:...). */
@@ -49,26 +50,9 @@ export function batchedTagWrites(
   before: readonly TaggedResource[],
   after: readonly TaggedResource[],
 ): { resources: number; writes: Map<string, number> } {
-  const previous = new Map(before.map(({ arn, tags }) => [arn, tags]));
-  const batches = new Map<string, number>();
-  let resources = 0;
-  for (const { arn, tags } of after) {
-    const old = previous.get(arn) ?? {};
-    const set = Object.keys(tags)
-      .filter((key) => old[key] !== tags[key])
-      .sort()
-      .map((key) => [key, tags[key]]);
-    const removed = Object.keys(old)
-      .filter((key) => !(key in tags))
-      .sort();
-    if (set.length === 0 && removed.length === 0) continue;
-    resources++;
-    if (set.length > 0) add(batches, JSON.stringify([scopeOf(arn), 'set', set]));
-    if (removed.length > 0) add(batches, JSON.stringify([scopeOf(arn), 'remove', removed]));
-  }
+  const { resources, groups } = tagChangeGroups(before, after, scopeOf);
   const writes = new Map<string, number>();
-  for (const [batch, count] of batches)
-    add(writes, (JSON.parse(batch) as [string])[0], Math.ceil(count / ARNS_PER_WRITE));
+  for (const group of groups) add(writes, group.scope, writesFor(group.resources));
   return { resources, writes };
 }
 

@@ -89,14 +89,22 @@ const owners = (tags: Record<string, string>) =>
   ].sort();
 
 /**
- * The fewest tag writes that turn `before` into `after` for a controller that tags each cluster with
- * its own credentials: a write covers one account and region, one cluster, one set of tags (or of
- * removed keys), and at most 20 resources.
+ * The resources `after` changes from `before`, grouped by `scope` and identical change (the tags set,
+ * or the keys removed): one group is what one write may carry, 20 resources at a time.
  */
-export function minimumTagWrites(before: readonly TaggedResource[], after: readonly TaggedResource[]): TagChange {
+export function tagChangeGroups(
+  before: readonly TaggedResource[],
+  after: readonly TaggedResource[],
+  scopeOf: (arn: string, tags: Record<string, string>) => string,
+): { resources: number; groups: { scope: string; resources: number }[] } {
   const previous = new Map(before.map(({ arn, tags }) => [arn, tags]));
-  const batches = new Map<string, number>();
-  const count = (batch: string) => batches.set(batch, (batches.get(batch) ?? 0) + 1);
+  const groups = new Map<string, { scope: string; resources: number }>();
+  const count = (scope: string, change: string) => {
+    const key = `${scope}\0${change}`;
+    const group = groups.get(key) ?? { scope, resources: 0 };
+    group.resources++;
+    groups.set(key, group);
+  };
   let resources = 0;
   for (const { arn, tags } of after) {
     const old = previous.get(arn) ?? {};
@@ -109,12 +117,26 @@ export function minimumTagWrites(before: readonly TaggedResource[], after: reado
       .sort();
     if (set.length === 0 && removed.length === 0) continue;
     resources++;
-    const [, , , region, account] = arn.split(':');
-    const scope = JSON.stringify([account, region, owners(tags)]);
-    if (set.length > 0) count(`${scope} set ${JSON.stringify(set)}`);
-    if (removed.length > 0) count(`${scope} remove ${JSON.stringify(removed)}`);
+    const scope = scopeOf(arn, tags);
+    if (set.length > 0) count(scope, `set ${JSON.stringify(set)}`);
+    if (removed.length > 0) count(scope, `remove ${JSON.stringify(removed)}`);
   }
-  let minimumCalls = 0;
-  for (const count of batches.values()) minimumCalls += Math.ceil(count / ARNS_PER_CALL);
+  return { resources, groups: [...groups.values()] };
+}
+
+/** Writes for `resources` resources of one identical change: at most 20 ARNs a call. */
+export const writesFor = (resources: number): number => Math.ceil(resources / ARNS_PER_CALL);
+
+/**
+ * The fewest tag writes that turn `before` into `after` for a controller that tags each cluster with
+ * its own credentials: a write covers one account and region, one cluster, one set of tags (or of
+ * removed keys), and at most 20 resources.
+ */
+export function minimumTagWrites(before: readonly TaggedResource[], after: readonly TaggedResource[]): TagChange {
+  const { resources, groups } = tagChangeGroups(before, after, (arn, tags) => {
+    const [, , , region, account] = arn.split(':');
+    return JSON.stringify([account, region, owners(tags)]);
+  });
+  const minimumCalls = groups.reduce((sum, group) => sum + writesFor(group.resources), 0);
   return { resources, minimumCalls };
 }
