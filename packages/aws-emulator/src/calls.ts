@@ -52,13 +52,15 @@ export class CallLog {
     if (this.#recent.length > this.keep * 2) this.#recent = this.#recent.slice(-this.keep);
   }
 
-  summary(): CallSummary {
+  /** The counts and the latest `recent` calls (at most the `keep` latest; 0: counts only, cheap to poll). */
+  summary(recent = this.keep): CallSummary {
+    const latest = Math.min(recent, this.keep);
     return structuredClone({
       total: this.#total,
       byAction: this.#byAction,
       byCaller: this.#byCaller,
       errors: this.#errors,
-      recent: this.#recent.slice(-this.keep),
+      recent: latest > 0 ? this.#recent.slice(-latest) : [],
     });
   }
 

@@ -115,4 +115,15 @@ describe('call accounting', () => {
     await stsClient(url(), CONTROLLER).send(new GetCallerIdentityCommand({}));
     expect(context.emulator.calls.summary().total).to.equal(1);
   });
+
+  it('serves the latest N calls with ?recent=N, the counts alone with ?recent=0, and refuses anything else', async () => {
+    await makeCalls();
+    const all = context.emulator.calls.summary();
+    const get = async (recent: string) => (await fetch(`${url()}/_emulator/calls?recent=${recent}`)).json();
+    expect(await get('0')).to.deep.equal({ ...all, recent: [] });
+    expect(await get('1')).to.deep.equal({ ...all, recent: all.recent.slice(-1) });
+    const refused = await fetch(`${url()}/_emulator/calls?recent=-1`);
+    expect(refused.status).to.equal(400);
+    expect(await refused.text()).to.contain('recent');
+  });
 });

@@ -27,7 +27,7 @@ const ROUTES: Record<string, Partial<Record<string, Route>>> = {
     },
   },
   calls: {
-    GET: ({ calls }) => calls.summary(),
+    GET: ({ calls }, _body, query) => calls.summary(recentOf(query)),
     DELETE: ({ calls }) => {
       calls.reset();
       return calls.summary();
@@ -113,4 +113,18 @@ function errorResponse(error: AwsEmulatorError): AdminResponse {
 
 function clockView(clock: Emulation['clock']) {
   return { now: clock.now().toISOString(), offsetSeconds: clock.offsetSeconds() };
+}
+
+/** `?recent=N`: how many of the latest calls to include (default all kept); anything but a whole number is refused. */
+function recentOf(query: URLSearchParams): number | undefined {
+  const text = query.get('recent');
+  if (text === null) return undefined;
+  const recent = Number(text);
+  if (!Number.isInteger(recent) || recent < 0)
+    throw new ControlRequestError(
+      400,
+      `recent is ${JSON.stringify(text)}, not a whole number`,
+      'Send ?recent=0 for the counts alone.',
+    );
+  return recent;
 }

@@ -209,13 +209,13 @@ export function validateResource(
 function validateTags(raw: unknown, path: string): Record<string, string> {
   if (raw === undefined) return {};
   if (!isRecord(raw)) fail(path, 'must be a map of tag keys to string values');
-  const tags: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (typeof value !== 'string') fail(`${path}.${key}`, 'must be a string (quote numbers and booleans)');
     const problem = tagProblem(key, value, { strictCharacters: false });
     if (problem !== undefined) fail(`${path}.${key}`, problem);
-    tags[key] = value;
   }
+  // fromEntries, not assignment: `__proto__` is a valid tag key, kept as one.
+  const tags = Object.fromEntries(Object.entries(raw)) as Record<string, string>;
   const userTags = Object.keys(tags).filter((key) => !isSystemKey(key)).length;
   if (userTags > MAX_USER_TAGS) fail(path, `has ${userTags} user tags; AWS allows at most ${MAX_USER_TAGS}`);
   return tags;

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-resource-groups-tagging-api';
 import { expect } from 'chai';
 import type { World } from '../../src/index.js';
-import { assumeRole, failureOf, taggingClient } from '../support/clients.js';
+import { assumeRole, failureOf, taggingClient, type Keys } from '../support/clients.js';
 import { withEmulator } from '../support/emulator.js';
 import {
   ACCOUNT,
@@ -19,6 +19,7 @@ import {
   OWNED,
   REGION,
   ROLES,
+  STRANGER,
   SUBNET,
   VPC,
   testWorld,
@@ -123,6 +124,16 @@ describe('Resource Groups Tagging API', () => {
           'ResourceARNList cannot be combined with ResourcesPerPage, TagsPerPage or PaginationToken.',
         );
       }
+    });
+
+    it("answers a list of ARNs in ARN order, once each, and only with the caller's resources in the signed region", async () => {
+      const arns = async (keys: Keys, ResourceARNList: string[]) =>
+        (
+          await taggingClient(context.emulator.url, keys).send(new GetResourcesCommand({ ResourceARNList }))
+        ).ResourceTagMappingList!.map((r) => r.ResourceARN);
+      const session = await assumeRole(context.emulator.url, CONTROLLER, ADMIN);
+      expect(await arns(session, [VPC, EAST_INSTANCE, SUBNET, INSTANCE, VPC])).to.deep.equal([INSTANCE, VPC]);
+      expect(await arns(STRANGER, [INSTANCE, VPC])).to.deep.equal([]);
     });
 
     describe('in a crowded account', () => {

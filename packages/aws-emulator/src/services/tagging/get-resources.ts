@@ -72,13 +72,20 @@ export function getResources(input: Record<string, unknown>, call: CallContext):
   const badArn = arnList?.find((arn) => parseArn(arn) === undefined);
   if (badArn !== undefined) throw new ApiError('InvalidParameterException', `${badArn} is not a valid ARN.`);
 
-  const wanted = arnList === undefined ? undefined : new Set(arnList);
-  const matching = call.world.resources
-    .inScope(call.principal.accountId, call.region)
-    .filter((resource) => resource.everTagged)
-    .filter((resource) => wanted === undefined || wanted.has(resource.arn))
-    .filter((resource) => typeFilters.length === 0 || typeFilters.some((filter) => typeMatches(resource, filter)))
-    .filter((resource) => tagFilters.every((filter) => tagMatches(resource, filter)));
+  const { resources } = call.world;
+  const { accountId } = call.principal;
+  const types = typeFilters.map(parseTypeFilter);
+  // A list of ARNs is looked up rather than searched for; the filters below then only check everTagged.
+  const candidates =
+    arnList === undefined
+      ? resources.inScope(accountId, call.region)
+      : resources.listedInScope(accountId, call.region, arnList);
+  const matching = candidates.filter(
+    (resource) =>
+      resource.everTagged &&
+      (types.length === 0 || types.some((type) => typeMatches(resource, type))) &&
+      tagFilters.every((filter) => tagMatches(resource, filter)),
+  );
   const page = paginate(
     matching,
     perPage ?? 100,
@@ -99,9 +106,21 @@ export function getResources(input: Record<string, unknown>, call: CallContext):
   };
 }
 
-function typeMatches(resource: Resource, filter: string): boolean {
+interface TypeFilter {
+  readonly service: string;
+  readonly type: string | undefined;
+}
+
+function parseTypeFilter(filter: string): TypeFilter {
   const [service, type] = filter.split(':');
-  return resource.parts.service === service && (type === undefined || resource.parts.resourceType === type);
+  return { service: service!, type };
+}
+
+function typeMatches(resource: Resource, filter: TypeFilter): boolean {
+  return (
+    resource.parts.service === filter.service &&
+    (filter.type === undefined || resource.parts.resourceType === filter.type)
+  );
 }
 
 function tagMatches(resource: Resource, filter: TagFilter): boolean {
