@@ -4,6 +4,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { ApisApi, KubeConfig } from '@kubernetes/client-node';
 import { KeymasterError } from '@keymaster/api';
 import { isNetworkFailure } from '@keymaster/identity';
+import { PooledKubeConfig } from '../kube/pooled-kube-config.js';
 
 /**
  * A start-up failure that is the user's to fix (a file, an address, a cluster out of reach): the CLI
@@ -94,7 +95,7 @@ export function loadKubeConfig(flag: string | undefined): KubeConfig {
       'no kubeconfig: no --kubeconfig, $KUBECONFIG unset, no ~/.kube/config, and not in a pod (no service account token)',
       { hint: 'Pass --kubeconfig PATH or set $KUBECONFIG (`pnpm keymaster emulate` writes one for the emulators).' },
     );
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   if (source.files.length === 0) {
     kubeConfig.loadFromCluster();
     return kubeConfig;
