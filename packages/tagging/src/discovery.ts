@@ -7,6 +7,10 @@ export interface DiscoveryRequest {
   regions: readonly string[];
   /** Also find resources whose ownership tag says `shared`. Default false. */
   includeShared?: boolean;
+  /** When the cluster's work was asked for (`ReconcileTagsInput.askedAt`). */
+  askedAt?: number;
+  /** Clusters of these credentials waiting per region (`ReconcileTagsInput.expectedClusters`). */
+  expected?: () => number;
 }
 
 export interface DiscoveredResources {
@@ -19,20 +23,28 @@ export interface DiscoveredResources {
 /**
  * Finds a cluster's resources: in each region, one GetResources query per ownership tag key
  * (`sigs.k8s.io/cluster-api-provider-aws/cluster/<name>` and `kubernetes.io/cluster/<name>`, value
- * `owned`), every page of each, merged by ARN; or, when clusters of the same credentials wait for the
- * region's token together, one scan they share, where it costs fewer calls (`SharedDiscovery`). A
+ * `owned`), every page of each, merged by ARN; or, when enough clusters of the same credentials want
+ * theirs, one scan of the region they share (`SharedDiscovery`). A
  * resource found in two regions (an ARN without a region) belongs to the first. GetResources may list
  * resources that were deleted since: they are found here, and the writes report them as gone. Throws
  * `AwsCallError` (`TaggingAccessDeniedError` when refused) when a query keeps failing.
  */
 export async function discoverResources(context: CallContext, request: DiscoveryRequest): Promise<DiscoveredResources> {
   const values = request.includeShared === true ? ['owned', 'shared'] : ['owned'];
-  const { clusterName } = request;
+  const { clusterName, askedAt, expected } = request;
   const found = await Promise.all(
     request.regions.map(async (region) => {
       const api = new TaggingApi(context, region);
       const scope = context.batchers.scope(context.session, region);
-      return { region, mappings: await context.batchers.discovery.find(scope, api, context, { clusterName, values }) };
+      return {
+        region,
+        mappings: await context.batchers.discovery.find(scope, api, context, {
+          clusterName,
+          values,
+          askedAt,
+          expected,
+        }),
+      };
     }),
   );
   const resources = new Map<string, Record<string, string>>();

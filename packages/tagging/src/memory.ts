@@ -31,10 +31,22 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** 4 characters = 24 bits; 64 fingerprints fill a 256-character value, more than a resource's 50 tags. */
 const FINGERPRINT_LENGTH = 4;
 
+/** Fingerprints already computed: a fleet repeats the same few tags on every resource. */
+const prints = new Map<string, string>();
+/** Bounds the memo: a fleet's distinct tags fit many times over; past that it starts again. */
+const MAX_PRINTS = 10_000;
+
 /** The fingerprint of one tag, as memory tags hold it. */
 export function fingerprint(key: string, value: string): string {
-  const digest = createHash('sha256').update(key).update('\0').update(value).digest();
-  return Array.from(digest.subarray(0, FINGERPRINT_LENGTH), (byte) => ALPHABET[byte & 63]).join('');
+  const tag = `${key}\0${value}`;
+  let print = prints.get(tag);
+  if (print === undefined) {
+    const digest = createHash('sha256').update(tag).digest();
+    print = Array.from(digest.subarray(0, FINGERPRINT_LENGTH), (byte) => ALPHABET[byte & 63]).join('');
+    if (prints.size >= MAX_PRINTS) prints.clear();
+    prints.set(tag, print);
+  }
+  return print;
 }
 
 /** The fingerprints one layer's memory tag holds (empty when the resource has none). */

@@ -42,6 +42,17 @@ export interface ReconcileTagsInput {
   claim?: ClaimCheck;
   /** Also find and tag resources whose ownership tag says `shared`. Default false. */
   includeShared?: boolean;
+  /**
+   * When the cluster's work was asked for (the clock's ms; default now): a scan of the account and
+   * region begun since, for other clusters of the same credentials, may answer its discovery.
+   */
+  askedAt?: number;
+  /**
+   * Clusters of the same credentials whose work waits in each region, this one included (a
+   * scheduler's queue), asked when discovery decides: when enough, one scan of the region serves
+   * them all. Default: this one.
+   */
+  expectedClusters?: () => number;
   /** Discover and plan, write nothing. */
   dryRun?: boolean;
   /** Aborted (the work was cancelled): nothing more is written; throws the signal's reason before the writes. */
@@ -102,7 +113,8 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     requests: {},
   };
   const { clusterName, effective, managedTags, removalPolicy, includeShared, standingLayers, claim } = input;
-  const discovered = await discoverResources(context, { clusterName, regions, includeShared });
+  const { askedAt, expectedClusters: expected } = input;
+  const discovered = await discoverResources(context, { clusterName, regions, includeShared, askedAt, expected });
   const verdict = claim?.decide(claimsFound(discovered.resources, clusterName));
   if (verdict?.owner === false) throw new ClusterNameClaimedError(verdict.message);
   input.signal?.throwIfAborted();

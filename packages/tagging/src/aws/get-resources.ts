@@ -35,7 +35,12 @@ export async function getResourcePages(
   api: TaggingApi,
   context: CallContext,
   input: GetResourcesCommandInput,
-  options: { grant?: Grant | undefined; maxPages?: number },
+  options: {
+    grant?: Grant | undefined;
+    maxPages?: number;
+    /** Told each page's resources; false stops the query there (not complete). */
+    accept?: (page: readonly ResourceTags[]) => boolean;
+  },
 ): Promise<{ resources: ResourceTags[]; pages: number; complete: boolean }> {
   const resources: ResourceTags[] = [];
   let token: string | undefined;
@@ -61,15 +66,25 @@ export async function getResourcePages(
       throw callError({ action: 'tag:GetResources', accountId: api.accountId, region: api.region }, error);
     }
     pages++;
+    const found: ResourceTags[] = [];
     for (const { ResourceARN, Tags } of answer.ResourceTagMappingList ?? []) {
-      if (ResourceARN !== undefined) resources.push({ arn: ResourceARN, tags: tagMap(Tags) });
+      if (ResourceARN !== undefined) found.push({ arn: ResourceARN, tags: tagMap(Tags) });
     }
+    resources.push(...found);
     token = answer.PaginationToken;
+    if (token && options.accept?.(found) === false) return { resources, pages, complete: false };
   } while (token);
   return { resources, pages, complete: true };
 }
 
-/** AWS's tag list as a key -> value map. */
+/** AWS's tag list as a key -> value map (a plain loop: every resource of every page passes here). */
 function tagMap(tags: readonly { Key?: string | undefined; Value?: string | undefined }[] = []) {
-  return Object.fromEntries(tags.filter(({ Key }) => Key !== undefined).map(({ Key, Value }) => [Key!, Value ?? '']));
+  const map: Record<string, string> = {};
+  for (const { Key, Value = '' } of tags) {
+    if (Key === undefined) continue;
+    // `__proto__` is a valid tag key: defined, not assigned (which would set the prototype instead).
+    if (Key === '__proto__') Object.defineProperty(map, Key, { value: Value, enumerable: true, writable: true });
+    else map[Key] = Value;
+  }
+  return map;
 }

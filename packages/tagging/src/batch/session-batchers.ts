@@ -25,10 +25,15 @@ export class SessionBatchers {
   readonly writes = new Coalescer<WriteOutcome>(MAX_ARNS_PER_CALL);
   /** GetResources by ARN (reading tags back): up to 100 ARNs a call. */
   readonly reads = new Coalescer<ReadOutcome>(MAX_RESOURCES_PER_PAGE);
-  /** Discovery: one scan for the clusters that wait together, where it costs fewer calls than their queries. */
-  readonly discovery = new SharedDiscovery();
+  /** Discovery: one scan for the clusters that want it, where it costs fewer calls than their queries. */
+  readonly discovery: SharedDiscovery;
   readonly #keyless = new WeakMap<TaggingSession, number>();
   #nextKeyless = 0;
+
+  /** `maxScanBytes`: what discovery's scans may keep in all (default `DEFAULT_SCAN_BYTES`, 64 MiB). */
+  constructor(options: { maxScanBytes?: number } = {}) {
+    this.discovery = new SharedDiscovery(options.maxScanBytes);
+  }
 
   /** The scope of calls that may share: one credential set in one region. */
   scope(session: TaggingSession, region: string): string {

@@ -3,11 +3,19 @@ import { getAllResources, getResourcePages, type ResourceTags } from '../aws/get
 import type { CallContext, TaggingApi } from '../aws/tagging-api.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { entry } from '../records.js';
+import { ScanIndex, resourceBytes } from './scan-index.js';
 
 /** One cluster's discovery in one region: its ownership tags with one of `values`. */
 export interface OwnershipQuery {
   clusterName: string;
   values: readonly string[];
+  /**
+   * When the cluster's work was asked for (the clock's ms): a scan begun then or later sees every
+   * resource that existed when it was asked, so it may answer. Default: now.
+   */
+  askedAt?: number;
+  /** Clusters of the same credentials and region whose work waits, this one included, when asked: a scan serves them all. Default: this one. */
+  expected?: () => number;
 }
 
 interface Waiting {
@@ -18,25 +26,63 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+/** A scan of one scope: when it began, and the clusters' resources it found (undefined: stopped or failed). */
+interface Scan {
+  startedAt: number;
+  index: Promise<ScanIndex | undefined>;
+}
+
+/** How long a finished scan answers clusters asked for before it began: long enough for a fleet's queue to drain. */
+export const SCAN_KEPT_MS = 10 * 60_000;
 /**
- * Discovery shared by the clusters of one credential set and region that wait for the rate limiter
- * at the same time. Alone, a cluster costs two GetResources (one per ownership key: AWS ANDs the keys
- * of `TagFilters`, so one query cannot ask for either) and a page more per 100 resources. When k
- * clusters wait together, one scan of every tagged resource of the credentials in the region, each
- * cluster's resources picked out as the two queries would have found them, is cheaper while it takes
- * fewer than 2k pages. A scan that reaches 2k - 1 pages stops (each cluster then queries alone, as it
- * would have) and the region is taken to hold twice as many pages as were read; the pages a finished
- * scan took are remembered. So a large account is only scanned again for at least twice as many
- * clusters, and the pages of stopped scans add up to at most about twice one whole scan, once. When a
- * token is free at once, no cluster waits to be joined. A scan sees what the clusters' own queries
- * see: same credentials, same region.
+ * What the scans read and kept may take in all (`resourceBytes`): at 10,000 clusters of tagged
+ * resources every account and region scans at once after a restart, about 200 MiB, more than the
+ * Deployment's heap. A scan that would go past it stops, and its clusters query alone.
+ */
+export const DEFAULT_SCAN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Discovery shared by the clusters of one credential set and region. Alone, a cluster costs two
+ * GetResources (one per ownership key: AWS ANDs the keys of `TagFilters`, so one query cannot ask for
+ * either) and a page more per 100 resources. A scan of every tagged resource of the credentials in the
+ * region costs a page per 100 resources, and answers every cluster whose work was asked for before it
+ * began (`askedAt`): each cluster's resources picked out as its two queries would have found them,
+ * and handed out once (a second ask queries again). So it is made when more clusters want it, waiting
+ * for the token together or queued behind them (`expected`), than half its pages. A scan that reaches
+ * twice as many pages as those clusters stops (each cluster then queries alone, as it would have) and
+ * the region is taken to hold twice as many pages as were read; the pages a finished scan took are
+ * remembered. When a token is free at once, no cluster waits to be joined. A scan sees what the
+ * clusters' own queries see: same credentials, same region.
  */
 export class SharedDiscovery {
   readonly #open = new Map<string, Waiting[]>();
   /** Scope -> the pages the last scan took, or had taken when it stopped (at least that many). */
   readonly #pages = new Map<string, number>();
+  /** Scope -> its latest scan, kept `SCAN_KEPT_MS` after it began. */
+  readonly #scans = new Map<string, Scan>();
+  /** What scans being read and kept take now (`resourceBytes`). */
+  #held = 0;
 
-  find(scope: string, api: TaggingApi, context: CallContext, query: OwnershipQuery): Promise<ResourceTags[]> {
+  /** `maxBytes`: what scans being read and kept may take in all. */
+  constructor(private readonly maxBytes = DEFAULT_SCAN_BYTES) {}
+
+  /** What scans being read and kept take now, in `resourceBytes`: for tests and metrics. */
+  get heldBytes(): number {
+    return this.#held;
+  }
+
+  async find(scope: string, api: TaggingApi, context: CallContext, query: OwnershipQuery): Promise<ResourceTags[]> {
+    const now = context.clock.now();
+    this.#forgetOld(now);
+    const scan = this.#scans.get(scope);
+    if (scan !== undefined && scan.startedAt >= (query.askedAt ?? now)) {
+      const found = (await scan.index)?.take(query.clusterName);
+      if (found !== undefined) return found.filter(ownedBy(query));
+    }
+    return this.#gather(scope, api, context, query);
+  }
+
+  #gather(scope: string, api: TaggingApi, context: CallContext, query: OwnershipQuery): Promise<ResourceTags[]> {
     return new Promise((resolve, reject) => {
       const waiting = this.#open.get(scope);
       const request = { query, api, context, resolve, reject };
@@ -54,25 +100,62 @@ export class SharedDiscovery {
   }
 
   async #serve(scope: string, gathered: Waiting[], grant: Grant): Promise<void> {
-    const alone = 2 * gathered.length;
+    const wanting = Math.max(gathered.length, ...gathered.map(({ query }) => query.expected?.() ?? 1));
+    const alone = 2 * wanting;
     const known = this.#pages.get(scope);
-    const scan = gathered.length > 1 && (known === undefined || known < alone);
-    const scanned = scan ? await this.#scan(scope, gathered[0]!, grant, alone - 1) : undefined;
-    gathered.forEach((request, index) => {
-      if (scanned !== undefined) request.resolve(scanned.filter(ownedBy(request.query)));
-      else answer(request, queryAlone(request, !scan && index === 0 ? grant : undefined));
+    const scan = wanting > 1 && (known === undefined || known < alone);
+    const index = scan ? await this.#scan(scope, gathered[0]!, grant, alone - 1) : undefined;
+    gathered.forEach((request, index_) => {
+      const found = index?.take(request.query.clusterName);
+      if (found !== undefined) request.resolve(found.filter(ownedBy(request.query)));
+      else answer(request, queryAlone(request, !scan && index_ === 0 ? grant : undefined));
     });
   }
 
-  /** Every tagged resource of the scope, or undefined when that takes more than `maxPages` or fails. */
-  async #scan(scope: string, opener: Waiting, grant: Grant, maxPages: number): Promise<ResourceTags[] | undefined> {
-    try {
-      const scan = await getResourcePages(opener.api, opener.context, {}, { grant, maxPages });
-      this.#pages.set(scope, scan.complete ? scan.pages : 2 * scan.pages);
-      return scan.complete ? scan.resources : undefined;
-    } catch {
-      return undefined; // Each cluster asks again alone, and sees for itself whatever failed.
-    }
+  /**
+   * Every owned resource of the scope, by cluster name; undefined when that takes more than
+   * `maxPages` or more memory than is left, or fails.
+   */
+  #scan(scope: string, opener: Waiting, grant: Grant, maxPages: number): Promise<ScanIndex | undefined> {
+    let read = 0;
+    let overBudget = false;
+    const accept = (page: readonly ResourceTags[]) => {
+      const bytes = page.reduce((sum, resource) => sum + resourceBytes(resource), 0);
+      read += bytes;
+      this.#held += bytes;
+      overBudget = this.#held > this.maxBytes;
+      return !overBudget;
+    };
+    const index = getResourcePages(opener.api, opener.context, {}, { grant, maxPages, accept }).then(
+      (scan) => {
+        this.#held -= read;
+        // Stopped for memory, the scan says nothing of the region's size.
+        if (!overBudget) this.#pages.set(scope, scan.complete ? scan.pages : 2 * scan.pages);
+        if (!scan.complete) return undefined;
+        const kept = new ScanIndex(scan.resources, (bytes) => (this.#held -= bytes));
+        this.#held += kept.bytes;
+        return kept;
+      },
+      () => {
+        this.#held -= read;
+        return undefined; // Each cluster asks again alone, and sees for itself whatever failed.
+      },
+    );
+    this.#forget(scope);
+    this.#scans.set(scope, { startedAt: opener.context.clock.now(), index });
+    return index;
+  }
+
+  #forgetOld(now: number): void {
+    for (const [scope, { startedAt }] of this.#scans) if (now - startedAt > SCAN_KEPT_MS) this.#forget(scope);
+  }
+
+  /** Forgets the scope's scan, letting go of what it kept once it is read. */
+  #forget(scope: string): void {
+    const scan = this.#scans.get(scope);
+    if (scan === undefined) return;
+    this.#scans.delete(scope);
+    void scan.index.then((index) => index?.clear());
   }
 }
 

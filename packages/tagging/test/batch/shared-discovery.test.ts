@@ -41,6 +41,7 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
     clusters: readonly string[],
     batchers: SessionBatchers,
     includeShared: (clusterName: string) => boolean = () => false,
+    queue: { askedAt?: number; expected?: () => number } = {},
   ) =>
     Promise.all(
       clusters.map((clusterName) =>
@@ -48,6 +49,7 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
           clusterName,
           regions: [EAST],
           includeShared: includeShared(clusterName),
+          ...queue,
         }),
       ),
     );
@@ -89,6 +91,20 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
     expect(Object.keys(shared[1]!.resources)).to.have.length(5);
   });
 
+  it('keeps a tag named __proto__ as a tag (a valid AWS key), found alone or in a scan', async () => {
+    const clusters = names(2);
+    const arn = instance(EAST, 0xe02);
+    const tags = { ...owned('owned', clusters[0]), ...(JSON.parse('{"__proto__": "x"}') as Record<string, string>) };
+    h = await startHarness(taggingWorld([...fleet(clusters), { arn, tags }]));
+    const [alone] = await discoverAlone(clusters.slice(0, 1));
+    const [scanned] = await discoverAll(clusters, new SessionBatchers());
+    for (const found of [alone!, scanned!]) {
+      expect(Object.hasOwn(found.resources[arn]!, '__proto__')).to.equal(true);
+      expect(Object.entries(found.resources[arn]!)).to.deep.include(['__proto__', 'x']);
+      expect(Object.getPrototypeOf(found.resources[arn])).to.equal(Object.prototype);
+    }
+  });
+
   it('queries alone, as without sharing, when one cluster waits', async () => {
     h = await startHarness(taggingWorld(fleet(names(2))));
     await discoverAll(names(1), new SessionBatchers());
@@ -122,5 +138,91 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
     const many = await discoverAll([...clusters, ...names(8).slice(3)], batchers);
     expect(h.calls('tag:GetResources')).to.equal(11);
     expect(many.slice(0, 3).map(sorted)).to.deep.equal(alone.map(sorted));
+  });
+
+  describe('a scan kept for the clusters queued behind it', () => {
+    it('answers, with no call, clusters asked for before it began, each as its own queries would', async () => {
+      const clusters = names(10);
+      h = await startHarness(taggingWorld(fleet(clusters)));
+      const alone = await discoverAlone(clusters);
+      h.aws.calls.reset();
+      const batchers = new SessionBatchers();
+      const queue = { askedAt: h.clock.now(), expected: () => clusters.length };
+
+      // The scheduler starts two of the ten queued clusters: one scan, as ten clusters want it.
+      const first = await discoverAll(clusters.slice(0, 2), batchers, undefined, queue);
+      expect(h.calls('tag:GetResources')).to.equal(1);
+      const rest = await discoverAll(clusters.slice(2), batchers, undefined, queue);
+
+      expect(h.calls('tag:GetResources')).to.equal(1);
+      expect([...first, ...rest].map(sorted)).to.deep.equal(alone.map(sorted));
+    });
+
+    it('does not answer a cluster asked for after it began: that one sees a resource created since', async () => {
+      const clusters = names(4);
+      h = await startHarness(taggingWorld(fleet(clusters)));
+      const batchers = new SessionBatchers();
+      await discoverAll(clusters.slice(0, 2), batchers, undefined, { askedAt: h.clock.now(), expected: () => 4 });
+      await h.clock.sleep(1_000);
+      const created = instance(EAST, 0xf00);
+      h.aws.world.putResources([{ arn: created, tags: owned('owned', clusters[2]) }]);
+      h.aws.calls.reset();
+
+      const [later] = await discoverAll([clusters[2]!], batchers, undefined, { askedAt: h.clock.now() });
+
+      expect(h.calls('tag:GetResources')).to.equal(2);
+      expect(Object.keys(later!.resources)).to.include(created);
+    });
+
+    it('hands a cluster name’s resources out once: a second ask queries again', async () => {
+      const clusters = names(4);
+      h = await startHarness(taggingWorld(fleet(clusters)));
+      const batchers = new SessionBatchers();
+      const queue = { askedAt: h.clock.now(), expected: () => 4 };
+      const [once] = await discoverAll([clusters[0]!, clusters[1]!], batchers, undefined, queue);
+      h.aws.calls.reset();
+
+      const [again] = await discoverAll([clusters[0]!], batchers, undefined, { askedAt: queue.askedAt });
+
+      expect(h.calls('tag:GetResources')).to.equal(2);
+      expect(sorted(again!)).to.deep.equal(sorted(once!));
+    });
+
+    it('stops a scan that would keep more than the memory allowed: the clusters query alone, as exact', async () => {
+      const clusters = names(10);
+      h = await startHarness(taggingWorld([...fleet(clusters), ...unrelated(300)]));
+      const alone = await discoverAlone(clusters);
+      h.aws.calls.reset();
+      // Less room than one page of 100 resources takes: the scan stops after its first page.
+      const batchers = new SessionBatchers({ maxScanBytes: 10_000 });
+      const queue = { askedAt: h.clock.now(), expected: () => clusters.length };
+
+      const found = await discoverAll(clusters, batchers, undefined, queue);
+
+      expect(h.calls('tag:GetResources')).to.equal(1 + 2 * clusters.length);
+      expect(found.map(sorted)).to.deep.equal(alone.map(sorted));
+      expect(batchers.discovery.heldBytes).to.equal(0);
+    });
+
+    it('lets go of what it kept as clusters take theirs', async () => {
+      const clusters = names(4);
+      h = await startHarness(taggingWorld(fleet(clusters)));
+      const batchers = new SessionBatchers();
+      const queue = { askedAt: h.clock.now(), expected: () => clusters.length };
+      await discoverAll(clusters.slice(0, 2), batchers, undefined, queue);
+      const kept = batchers.discovery.heldBytes;
+      expect(kept).to.be.greaterThan(0);
+      await discoverAll(clusters.slice(2, 3), batchers, undefined, queue);
+      expect(batchers.discovery.heldBytes).to.be.within(1, kept - 1);
+      await discoverAll(clusters.slice(3), batchers, undefined, queue);
+      // Only resources of no cluster queried here are left (cluster-0's shared one counts for cluster-0 only).
+      expect(batchers.discovery.heldBytes).to.equal(0);
+    });
+
+    it('scans for one cluster that starts alone when more are queued behind it', async () => {
+      h = await startHarness(taggingWorld(fleet(names(10))));
+      await discoverAll(names(1), new SessionBatchers(), undefined, { expected: () => 10 });
+      expect(h.calls('tag:GetResources')).to.equal(1);
+    });
   });
 });
