@@ -135,7 +135,7 @@ export class Manager {
     const log = (what: string) => (error: unknown) => logger.error(what, { error });
     this.writer = new KubeWriter(kubeConfig);
     const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
-    const sessions = new SessionUsage();
+    const sessions = new SessionUsage(({ kind, name }) => this.identities[kind]?.enqueue({ name }));
     this.#shards = options.shards && this.#shardOwner(options.shards, clock);
     const shards = options.shards?.count ?? 1;
     // A cluster's shard follows its clusterName (immutable), so that the clusters of one name, rivals

@@ -22,7 +22,7 @@ import type { EventRecorder, EventType } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
-import type { Request, Result } from '../runtime/controller.js';
+import type { ReconcileContext, Request, Result } from '../runtime/controller.js';
 import { accountOwnership } from './account-owner.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import { newFailures, readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
@@ -32,7 +32,7 @@ import { clusterNameOf, nameClaim, nameCondition, regionsOf } from './name-claim
 import type { SessionUsage } from './session-usage.js';
 import type { TagScheduler } from './tag-scheduler.js';
 import { tagTicket } from './tag-ticket.js';
-import type { SyncTags } from './tags.js';
+import type { SyncTags, TagWorkOptions } from './tags.js';
 
 export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
 /** How soon a cluster whose identity just claimed its account goes on (the claim is in the caches by then). */
@@ -75,7 +75,7 @@ export interface AWSClusterReconcilerDeps {
 export class AWSClusterReconciler {
   constructor(private readonly deps: AWSClusterReconcilerDeps) {}
 
-  readonly reconcile = async (request: Request, context: { reconcileId: string }): Promise<Result | undefined> => {
+  readonly reconcile = async (request: Request, context: ReconcileContext): Promise<Result | undefined> => {
     const { caches, logger } = this.deps;
     const key = `${request.namespace ?? ''}/${request.name}`;
     const cluster = caches.clusters.get(request.name, request.namespace);
@@ -96,10 +96,11 @@ export class AWSClusterReconciler {
       await this.deps.writer.setFinalizers(cluster, [...finalizers, CLUSTER_FINALIZER]);
       return undefined;
     }
-    return this.#reconcile(cluster, key, log);
+    return this.#reconcile(cluster, key, log, context.queuedAt ?? this.deps.now().getTime());
   };
 
-  async #reconcile(cluster: AWSCluster, key: string, log: Logger): Promise<Result | undefined> {
+  /** `queuedAt`: when the request was queued; AWS as it was then is the least the tag work must see. */
+  async #reconcile(cluster: AWSCluster, key: string, log: Logger, queuedAt: number): Promise<Result | undefined> {
     const { resolver, sessions, now } = this.deps;
     const status: AWSClusterStatus = structuredClone(cluster.status ?? {});
     const generation = cluster.metadata.generation ?? 0;
@@ -185,7 +186,7 @@ export class AWSClusterReconciler {
         set(claim.wait);
         set({ type: 'TagsInSync', status: 'Unknown', reason: claim.wait.reason, message: claim.wait.message });
       } else {
-        const tags = await this.#syncTags(cluster, key, session, claim, log);
+        const tags = await this.#syncTags(cluster, key, session, claim, log, queuedAt);
         // Status is written when the tag work is done: its end enqueues the cluster again.
         if (tags === 'queued') return undefined;
         set(nameCondition(claimant, claim.rivals, tags.claimRefused));
@@ -263,13 +264,15 @@ export class AWSClusterReconciler {
     session: IdentitySession,
     claim: { check: ClaimCheck; rivals: number },
     log: Logger,
+    /** When the reconcile was queued (`TagWorkOptions.askedAt`). */
+    askedAt: number,
   ): Promise<TagOutcome | 'queued'> {
     const { caches, tagWork, syncTags } = this.deps;
     const chain = session.chain
       .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
       .filter((object) => object !== undefined);
     const policy = caches.tagPolicies.get(SINGLETON_NAME);
-    const sync = (signal?: AbortSignal) => syncTags(cluster, session, chain, policy, claim.check, log, signal);
+    const sync = (options?: TagWorkOptions) => syncTags(cluster, session, chain, policy, claim.check, log, options);
     if (cluster.spec.tagging?.paused) {
       tagWork.cancel(key);
       return sync();
@@ -282,7 +285,7 @@ export class AWSClusterReconciler {
       cluster: key,
       slot: { accountId: session.accountId, region: cluster.spec.region },
       ticket,
-      run: sync,
+      run: (signal, waiting) => sync({ signal, askedAt, expectedClusters: () => waiting() + 1 }),
     });
     return 'queued';
   }

@@ -12,8 +12,11 @@ export interface TagJob<T> {
   cluster: string;
   slot: TagSlot;
   ticket: string;
-  /** The work; `signal` is aborted when it is cancelled or the scheduler stops: then it should write nothing more. */
-  run: (signal: AbortSignal) => Promise<T>;
+  /**
+   * The work; `signal` is aborted when it is cancelled or the scheduler stops: then it should write
+   * nothing more. `waiting` tells how many jobs of its account and region are queued, when asked.
+   */
+  run: (signal: AbortSignal, waiting: () => number) => Promise<T>;
 }
 
 /** How a cluster's tag work ended: its outcome, or what it threw. */
@@ -211,7 +214,7 @@ export class TagScheduler<T> {
     const now = this.#options.clock.now();
     this.#options.observer?.waited((now - job.queuedAt) / 1000);
     const done = job
-      .run(running.abort.signal)
+      .run(running.abort.signal, () => slot.queued.size)
       .then(
         (outcome): TagResult<T> => ({ outcome }),
         (error: unknown): TagResult<T> => ({ error }),

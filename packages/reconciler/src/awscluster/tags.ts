@@ -24,6 +24,7 @@ import type { TagOutcome } from './reconciler.js';
 import { clusterNameOf, regionsOf } from './name-claim.js';
 import { clusterTagInput } from './tag-input.js';
 
+/** A cluster's tag work on the inputs given. */
 export type SyncTags = (
   cluster: AWSCluster,
   session: IdentitySession,
@@ -31,9 +32,17 @@ export type SyncTags = (
   policy: AWSTagPolicy | undefined,
   claim: ClaimCheck,
   log: Logger,
-  /** Aborted when the work is cancelled: nothing more is written, and it throws. */
-  signal?: AbortSignal,
+  options?: TagWorkOptions,
 ) => Promise<TagOutcome>;
+
+export interface TagWorkOptions {
+  /** Aborted when the work is cancelled: nothing more is written, and it throws. */
+  signal?: AbortSignal;
+  /** When the cluster's reconcile was queued: discovery may use a scan begun since (`reconcileTags`' askedAt). */
+  askedAt?: number;
+  /** Clusters of the account and region whose work waits, this one included (`reconcileTags`' expectedClusters). */
+  expectedClusters?: () => number;
+}
 
 const inSync = (message: string): ConditionUpdate => ({
   type: 'TagsInSync',
@@ -140,7 +149,7 @@ export function createTagSync(deps: {
   // And clusters of the same credentials share writes of the same change, and read-backs, per region.
   const batchers = new SessionBatchers();
   const now = deps.now ?? (() => new Date());
-  return async (cluster, session, chain, policy, claim, log, signal) => {
+  return async (cluster, session, chain, policy, claim, log, { signal, askedAt, expectedClusters } = {}) => {
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
     if (cluster.spec.tagging?.paused) {
       return {
@@ -152,7 +161,10 @@ export function createTagSync(deps: {
         wrote: false,
       };
     }
-    const input = clusterTagInput(cluster, chain, policy, { now: now(), layerGracePeriodMs: deps.layerGracePeriodMs });
+    const input = clusterTagInput(cluster, chain, policy, {
+      now: now(),
+      layerGracePeriodMs: deps.layerGracePeriodMs,
+    });
     const { problems } = input.effective;
     const ignored = problems.length > 0 ? `; ignored: ${problems.map(({ message }) => message).join('; ')}` : '';
     let result: TagReconcileResult;
@@ -164,6 +176,8 @@ export function createTagSync(deps: {
         limiters,
         batchers,
         dryRun: cluster.spec.tagging?.dryRun === true,
+        ...(askedAt === undefined ? {} : { askedAt }),
+        ...(expectedClusters === undefined ? {} : { expectedClusters }),
         ...(signal ? { signal } : {}),
       });
     } catch (error) {

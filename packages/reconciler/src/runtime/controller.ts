@@ -16,7 +16,13 @@ export interface Result {
   requeueAfterMs?: number;
 }
 
-export type Reconciler = (request: Request, context: { reconcileId: string }) => Promise<Result | undefined>;
+/** What a reconcile knows of itself: its ID, and when its request was queued (default: now). */
+export interface ReconcileContext {
+  reconcileId: string;
+  queuedAt?: number;
+}
+
+export type Reconciler = (request: Request, context: ReconcileContext) => Promise<Result | undefined>;
 
 export const keyOf = (request: Request): string =>
   request.namespace ? `${request.namespace}/${request.name}` : request.name;
@@ -103,7 +109,7 @@ export class Controller {
     metrics?.activeWorkers.inc(labels);
     let result: string;
     try {
-      const outcome = await reconcile(request, { reconcileId: randomUUID() });
+      const outcome = await reconcile(request, { reconcileId: randomUUID(), queuedAt: this.queue.queuedAt(key) });
       if (outcome?.requeueAfterMs !== undefined && outcome.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, outcome.requeueAfterMs);

@@ -22,7 +22,8 @@ export class WorkQueue<T> {
   #queue: T[] = [];
   #head = 0;
   readonly #dirty = new Set<T>();
-  readonly #processing = new Map<T, number>();
+  /** Items handed to a worker: when, and when they had been queued. */
+  readonly #processing = new Map<T, { startedAt: number; queuedAt: number }>();
   readonly #queuedAt = new Map<T, number>();
   readonly #delayed = new Map<T, { readyAt: number; timer: unknown }>();
   readonly #waiting: ((item: T | undefined) => void)[] = [];
@@ -92,10 +93,18 @@ export class WorkQueue<T> {
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
+  /**
+   * When the item a worker holds was queued: its first add since it was last handed out. What the
+   * world was like then is the least its reconcile must see.
+   */
+  queuedAt(item: T): number | undefined {
+    return this.#processing.get(item)?.queuedAt;
+  }
+
   /** Marks the item processed; if it was added meanwhile, it is queued again. */
   done(item: T): void {
-    const startedAt = this.#processing.get(item);
-    if (startedAt !== undefined) this.observer?.worked((this.clock.now() - startedAt) / 1000);
+    const processing = this.#processing.get(item);
+    if (processing !== undefined) this.observer?.worked((this.clock.now() - processing.startedAt) / 1000);
     this.#processing.delete(item);
     if (this.#dirty.has(item)) this.#push(item);
     if (this.#processing.size === 0 && this.length === 0) for (const resolve of this.#idle.splice(0)) resolve();
@@ -141,9 +150,10 @@ export class WorkQueue<T> {
   #start(item: T): T {
     this.#dirty.delete(item);
     const now = this.clock.now();
-    this.observer?.waited((now - (this.#queuedAt.get(item) ?? now)) / 1000);
+    const queuedAt = this.#queuedAt.get(item) ?? now;
+    this.observer?.waited((now - queuedAt) / 1000);
     this.#queuedAt.delete(item);
-    this.#processing.set(item, now);
+    this.#processing.set(item, { startedAt: now, queuedAt });
     return item;
   }
 }

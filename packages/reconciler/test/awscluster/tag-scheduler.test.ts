@@ -15,6 +15,8 @@ function harness(options: { perSlot: number; maxRunning: number }) {
   const ends = new Map<string, { resolve: (value: string) => void; reject: (error: unknown) => void }>();
   /** The signal each started job got, by start. */
   const signals: AbortSignal[] = [];
+  /** How many jobs of its slot wait, as each started job can ask, by cluster@ticket. */
+  const waiting = new Map<string, () => number>();
   const scheduler = new TagScheduler<string>({
     ...options,
     finished: (cluster) => finished.push(cluster),
@@ -29,10 +31,11 @@ function harness(options: { perSlot: number; maxRunning: number }) {
       cluster,
       slot,
       ticket,
-      run: (signal) =>
+      run: (signal, queued) =>
         new Promise<string>((resolve, reject) => {
           started.push(`${cluster}@${ticket}`);
           signals.push(signal);
+          waiting.set(`${cluster}@${ticket}`, queued);
           ends.set(`${cluster}@${ticket}`, { resolve, reject });
         }),
     });
@@ -53,6 +56,7 @@ function harness(options: { perSlot: number; maxRunning: number }) {
     scheduler,
     started,
     signals,
+    waiting,
     finished,
     depths,
     waits,
@@ -94,6 +98,18 @@ describe('TagScheduler', () => {
     await h.end('ns/a1@t1');
     expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/a2@t1', 'ns/b0@t1', 'ns/a3@t1']);
     expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 1, running: 3 });
+  });
+
+  it('tells running work how many jobs of its account and region wait, when it asks (discovery may scan for them)', async () => {
+    const h = harness({ perSlot: 1, maxRunning: 10 });
+    h.submit('ns/a0', A);
+    const waiting = h.waiting.get('ns/a0@t1')!;
+    expect(waiting()).to.equal(0);
+    for (let index = 1; index < 4; index++) h.submit(`ns/a${index}`, A);
+    h.submit('ns/b0', B);
+    expect(waiting()).to.equal(3);
+    await h.end('ns/a0@t1');
+    expect(waiting()).to.equal(2);
   });
 
   it("tells whether a cluster's work runs, until it ends even when cancelled (a shard given up waits for it)", async () => {

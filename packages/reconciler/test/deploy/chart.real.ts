@@ -178,6 +178,7 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         watch: { namespace: 'tenant-a', filter: 'shard-1' },
         env: [{ name: 'AWS_REGION', value: 'eu-west-1' }],
         resources: { requests: { cpu: '1', memory: '1Gi' } },
+        heapLimitMiB: 896,
         nodeSelector: { 'kubernetes.io/os': 'linux' },
         tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'platform', effect: 'NoSchedule' }],
         affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } },
@@ -206,7 +207,14 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         '--some-future-flag=x',
       ]);
       expect(manager.args.at(-1), 'extra args come last').to.equal('--some-future-flag=x');
-      expect(manager.env.map((variable) => variable.name)).to.deep.equal(['POD_NAMESPACE', 'AWS_REGION']);
+      expect(manager.env.map((variable) => variable.name)).to.deep.equal([
+        'POD_NAMESPACE',
+        'NODE_OPTIONS',
+        'AWS_REGION',
+      ]);
+      expect(manager.env.find((variable) => variable.name === 'NODE_OPTIONS')?.value).to.equal(
+        '--max-old-space-size=896',
+      );
       // Maps merge with the defaults (Helm's rule): the default memory limit stays unless set to null.
       expect(manager.resources).to.deep.equal({ requests: { cpu: '1', memory: '1Gi' }, limits: { memory: '512Mi' } });
       expect(pod.nodeSelector).to.deep.equal({ 'kubernetes.io/os': 'linux' });

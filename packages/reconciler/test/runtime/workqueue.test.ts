@@ -30,6 +30,22 @@ describe('WorkQueue', () => {
     expect(second).to.equal('a');
   });
 
+  it('tells when the item a worker holds was first queued: a second add while queued does not move it', async () => {
+    const { clock, queue: q } = queue();
+    q.add('a');
+    clock.advance(300);
+    q.add('a');
+    clock.advance(200);
+    const queuedAt = clock.now() - 500;
+    const taken = await q.get();
+    expect(q.queuedAt(taken!)).to.equal(queuedAt);
+    q.add('a'); // while processing: its next turn was queued now
+    const requeuedAt = clock.now();
+    q.done(taken!);
+    clock.advance(100);
+    expect(q.queuedAt((await q.get())!)).to.equal(requeuedAt);
+  });
+
   it('delays adds on the clock, and of two delays keeps the earlier', () => {
     const { clock, queue: q } = queue();
     q.addAfter('a', 1000);
