@@ -18,7 +18,11 @@ export class EmulatorApi {
 
   resources = (): Promise<ResourceView[]> => call(`${this.emulators.awsUrl}/_emulator/resources`);
 
-  calls = (): Promise<CallSummary> => call(`${this.emulators.awsUrl}/_emulator/calls`);
+  /**
+   * The call counts, and the latest `recent` calls (at most 1,000): none by default, since the counts
+   * are polled often and copying the calls would cost the emulator more than the calls did.
+   */
+  calls = (recent = 0): Promise<CallSummary> => call(`${this.emulators.awsUrl}/_emulator/calls?recent=${recent}`);
 
   resetCalls = async (): Promise<void> => {
     await call(`${this.emulators.awsUrl}/_emulator/calls`, { method: 'DELETE' });

@@ -17,7 +17,7 @@ import { DEFAULT_BUDGET, scopeOf } from './arithmetic.js';
 import { EmulatorApi } from './emulator-api.js';
 import { createFleet, edit, watchReadiness } from './fleet.js';
 import { coldStart, dayTwoEdit, restart, resync, stsDay, type Bench } from './phases.js';
-import { startEmulators } from './processes.js';
+import { buildController, startEmulators } from './processes.js';
 import { writeReport, type BenchResult } from './report.js';
 import { Sampler } from './sampler.js';
 
@@ -65,6 +65,8 @@ const budget = values['unlimited-budget']
   ? undefined
   : { ratePerSecond: DEFAULT_BUDGET.ratePerSecond * replicas, burst: DEFAULT_BUDGET.burst * replicas };
 
+process.stdout.write('building the controller (tsc -b) ...\n');
+buildController();
 const dir = await mkdtemp(join(tmpdir(), 'keymaster-bench-'));
 const logDir = join(ROOT, '.bench', 'logs');
 await mkdir(logDir, { recursive: true });

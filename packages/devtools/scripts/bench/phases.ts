@@ -46,6 +46,8 @@ export interface Bench {
 }
 
 const MiB = 1024 * 1024;
+/** The aws-emulator keeps the latest 1,000 calls: a step's AssumeRoles are counted per role from them. */
+const RECENT_CALLS_KEPT = 1000;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const seconds = (fromMs: number, toMs = performance.now()) => round((toMs - fromMs) / 1000);
 
@@ -430,7 +432,7 @@ export async function stsDay(
         `sts: hour ${((step * stepSeconds) / 3600).toFixed(1)} of ${hours}: waiting for ${generations.size} clusters`,
       STEP_TIMEOUT_MS,
     );
-    const summary = await api.calls();
+    const summary = await api.calls(RECENT_CALLS_KEPT);
     await api.resetCalls();
     if (summary.total > summary.recent.length) complete = false;
     assumeRoleTotal += summary.byAction['sts:AssumeRole'] ?? 0;
