@@ -1,5 +1,6 @@
 import type { GetResourcesCommandInput } from '@aws-sdk/client-resource-groups-tagging-api';
 import type { Grant } from '../rate-limit/rate-limiter.js';
+import { setEntry } from '../records.js';
 import { callError } from './call-error.js';
 import { retrying } from './retry.js';
 import type { CallContext, TaggingApi } from './tagging-api.js';
@@ -24,32 +25,27 @@ export async function getAllResources(
   input: GetResourcesCommandInput,
   grant?: Grant,
 ): Promise<ResourceTags[]> {
-  return (await getResourcePages(api, context, input, { grant })).resources;
+  const resources: ResourceTags[] = [];
+  for await (const page of resourcePages(api, context, input, grant)) resources.push(...page.resources);
+  return resources;
 }
 
 /**
- * The pages of one GetResources query, at most `maxPages` of them (`pages`: how many were read),
- * `complete` when the last one was. Throws as `getAllResources` does.
+ * The pages of one GetResources query, each requested when the one before is consumed (`last`: no
+ * page follows), so that a consumer that stops early makes no more calls and keeps only what it wants.
+ * Throws as `getAllResources` does.
  */
-export async function getResourcePages(
+export async function* resourcePages(
   api: TaggingApi,
   context: CallContext,
   input: GetResourcesCommandInput,
-  options: {
-    grant?: Grant | undefined;
-    maxPages?: number;
-    /** Told each page's resources; false stops the query there (not complete). */
-    accept?: (page: readonly ResourceTags[]) => boolean;
-  },
-): Promise<{ resources: ResourceTags[]; pages: number; complete: boolean }> {
-  const resources: ResourceTags[] = [];
+  grant?: Grant,
+): AsyncGenerator<{ resources: ResourceTags[]; last: boolean }> {
   let token: string | undefined;
-  let taken = options.grant;
-  let pages = 0;
+  let taken = grant;
   // AWS refuses ResourceARNList with any pagination parameter: a list of ARNs is answered in one page.
   const perPage = input.ResourceARNList === undefined ? { ResourcesPerPage: MAX_RESOURCES_PER_PAGE } : {};
   do {
-    if (pages === options.maxPages) return { resources, pages, complete: false };
     const page = { ...input, ...perPage, ...(token ? { PaginationToken: token } : {}) };
     let answer;
     try {
@@ -65,26 +61,18 @@ export async function getResourcePages(
     } catch (error) {
       throw callError({ action: 'tag:GetResources', accountId: api.accountId, region: api.region }, error);
     }
-    pages++;
-    const found: ResourceTags[] = [];
+    const resources: ResourceTags[] = [];
     for (const { ResourceARN, Tags } of answer.ResourceTagMappingList ?? []) {
-      if (ResourceARN !== undefined) found.push({ arn: ResourceARN, tags: tagMap(Tags) });
+      if (ResourceARN !== undefined) resources.push({ arn: ResourceARN, tags: tagMap(Tags) });
     }
-    resources.push(...found);
     token = answer.PaginationToken;
-    if (token && options.accept?.(found) === false) return { resources, pages, complete: false };
+    yield { resources, last: !token };
   } while (token);
-  return { resources, pages, complete: true };
 }
 
 /** AWS's tag list as a key -> value map (a plain loop: every resource of every page passes here). */
 function tagMap(tags: readonly { Key?: string | undefined; Value?: string | undefined }[] = []) {
   const map: Record<string, string> = {};
-  for (const { Key, Value = '' } of tags) {
-    if (Key === undefined) continue;
-    // `__proto__` is a valid tag key: defined, not assigned (which would set the prototype instead).
-    if (Key === '__proto__') Object.defineProperty(map, Key, { value: Value, enumerable: true, writable: true });
-    else map[Key] = Value;
-  }
+  for (const { Key, Value = '' } of tags) if (Key !== undefined) setEntry(map, Key, Value);
   return map;
 }

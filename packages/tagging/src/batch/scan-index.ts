@@ -1,49 +1,82 @@
 import { ownershipTagKeys } from '@keymaster/api';
 import type { ResourceTags } from '../aws/get-resources.js';
+import { setEntry } from '../records.js';
 
 // The ownership keys without a cluster name, as GetResources' TagFilters match them: exactly.
 const PREFIXES = ownershipTagKeys('');
+/** Between the ARN, keys and values of a packed resource: AWS allows no control character in any of them. */
+const SEPARATOR = '\u0000';
 
-/** About what a resource found by a scan takes in memory: its strings and the objects around them. */
-export function resourceBytes({ arn, tags }: ResourceTags): number {
+/** About what a resource found by a scan takes in memory as read: its strings and the objects around them. */
+function resourceBytes({ arn, tags }: ResourceTags): number {
   let bytes = 100 + arn.length;
   for (const key in tags) bytes += 40 + key.length + tags[key]!.length;
   return bytes;
 }
 
 /**
- * What one scan found, by the cluster names in the resources' ownership keys (resources of no cluster
- * are dropped), each name's resources handed out once: memory goes down as clusters take theirs.
- * `freed` is told the bytes (`resourceBytes`) each take and `clear` let go.
+ * A resource as one string (ARN, then keys and values, separated): about 40 % of the objects it
+ * came as, for the heap holds every cluster's resources of a region until the clusters take them. A
+ * resource with a separator in it (AWS allows none) is kept as it is.
+ */
+type Packed = string | ResourceTags;
+
+function pack(resource: ResourceTags): Packed {
+  const parts = [resource.arn];
+  for (const key in resource.tags) parts.push(key, resource.tags[key]!);
+  return parts.some((part) => part.includes(SEPARATOR)) ? resource : parts.join(SEPARATOR);
+}
+
+function unpack(packed: Packed): ResourceTags {
+  if (typeof packed !== 'string') return packed;
+  const [arn, ...pairs] = packed.split(SEPARATOR);
+  const tags: Record<string, string> = {};
+  for (let i = 0; i < pairs.length; i += 2) setEntry(tags, pairs[i]!, pairs[i + 1]!);
+  return { arn: arn!, tags };
+}
+
+/** What a packed resource takes: a one-byte string's header and characters, and its place in a list. */
+const packedBytes = (packed: Packed): number =>
+  typeof packed === 'string' ? 40 + packed.length : resourceBytes(packed);
+
+/**
+ * What one scan found, page by page, by the cluster names in the resources' ownership keys (resources
+ * of no cluster are dropped), packed, each name's resources handed out once: memory goes down as
+ * clusters take theirs. `freed` is told the bytes each take and `clear` let go.
  */
 export class ScanIndex {
-  readonly #byCluster = new Map<string, { resources: ResourceTags[]; bytes: number }>();
+  readonly #byCluster = new Map<string, { resources: Packed[]; bytes: number }>();
   readonly #taken = new Set<string>();
   #cleared = false;
   #bytes = 0;
 
-  constructor(
-    resources: readonly ResourceTags[],
-    private readonly freed: (bytes: number) => void,
-  ) {
-    for (const resource of resources) {
+  constructor(private readonly freed: (bytes: number) => void) {}
+
+  /** Keeps the page's resources of clusters; returns what they take. */
+  add(page: readonly ResourceTags[]): number {
+    let added = 0;
+    for (const resource of page) {
       const names = new Set<string>();
       for (const key of Object.keys(resource.tags)) {
         const prefix = PREFIXES.find((start) => key.startsWith(start));
         if (prefix !== undefined) names.add(key.slice(prefix.length));
       }
-      const bytes = names.size > 0 ? resourceBytes(resource) : 0;
+      if (names.size === 0) continue;
+      const packed = pack(resource);
+      const bytes = packedBytes(packed);
       for (const name of names) {
         const found = this.#byCluster.get(name) ?? { resources: [], bytes: 0 };
-        found.resources.push(resource);
+        found.resources.push(packed);
         found.bytes += bytes;
         this.#byCluster.set(name, found);
-        this.#bytes += bytes;
+        added += bytes;
       }
     }
+    this.#bytes += added;
+    return added;
   }
 
-  /** What the resources kept take (`resourceBytes`; a resource of two cluster names counts twice). */
+  /** What the resources kept take (a resource of two cluster names counts twice). */
   get bytes(): number {
     return this.#bytes;
   }
@@ -56,7 +89,7 @@ export class ScanIndex {
     if (found === undefined) return [];
     this.#byCluster.delete(clusterName);
     this.#free(found.bytes);
-    return found.resources;
+    return found.resources.map(unpack);
   }
 
   /** Lets go of every resource (the scan is forgotten): a later take finds nothing, as if taken. */

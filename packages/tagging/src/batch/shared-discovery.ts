@@ -1,9 +1,9 @@
 import { ownershipTagKeys } from '@keymaster/api';
-import { getAllResources, getResourcePages, type ResourceTags } from '../aws/get-resources.js';
+import { getAllResources, resourcePages, type ResourceTags } from '../aws/get-resources.js';
 import type { CallContext, TaggingApi } from '../aws/tagging-api.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { entry } from '../records.js';
-import { ScanIndex, resourceBytes } from './scan-index.js';
+import { ScanIndex } from './scan-index.js';
 
 /** One cluster's discovery in one region: its ownership tags with one of `values`. */
 export interface OwnershipQuery {
@@ -35,9 +35,9 @@ interface Scan {
 /** How long a finished scan answers clusters asked for before it began: long enough for a fleet's queue to drain. */
 export const SCAN_KEPT_MS = 10 * 60_000;
 /**
- * What the scans read and kept may take in all (`resourceBytes`): at 10,000 clusters of tagged
- * resources every account and region scans at once after a restart, about 200 MiB, more than the
- * Deployment's heap. A scan that would go past it stops, and its clusters query alone.
+ * What the scans being read and kept may take in all (`ScanIndex.bytes`): at 10,000 clusters of 20
+ * resources with 6 tags, every account and region scans at once after a restart or a fleet-wide edit,
+ * about 60 MiB packed (130 MiB as read). A scan that would go past it stops, and its clusters query alone.
  */
 export const DEFAULT_SCAN_BYTES = 64 * 1024 * 1024;
 
@@ -60,13 +60,13 @@ export class SharedDiscovery {
   readonly #pages = new Map<string, number>();
   /** Scope -> its latest scan, kept `SCAN_KEPT_MS` after it began. */
   readonly #scans = new Map<string, Scan>();
-  /** What scans being read and kept take now (`resourceBytes`). */
+  /** What scans being read and kept take now (`ScanIndex.bytes`). */
   #held = 0;
 
   /** `maxBytes`: what scans being read and kept may take in all. */
   constructor(private readonly maxBytes = DEFAULT_SCAN_BYTES) {}
 
-  /** What scans being read and kept take now, in `resourceBytes`: for tests and metrics. */
+  /** What scans being read and kept take now (`ScanIndex.bytes`): for tests and metrics. */
   get heldBytes(): number {
     return this.#held;
   }
@@ -117,33 +117,35 @@ export class SharedDiscovery {
    * `maxPages` or more memory than is left, or fails.
    */
   #scan(scope: string, opener: Waiting, grant: Grant, maxPages: number): Promise<ScanIndex | undefined> {
-    let read = 0;
-    let overBudget = false;
-    const accept = (page: readonly ResourceTags[]) => {
-      const bytes = page.reduce((sum, resource) => sum + resourceBytes(resource), 0);
-      read += bytes;
-      this.#held += bytes;
-      overBudget = this.#held > this.maxBytes;
-      return !overBudget;
-    };
-    const index = getResourcePages(opener.api, opener.context, {}, { grant, maxPages, accept }).then(
-      (scan) => {
-        this.#held -= read;
-        // Stopped for memory, the scan says nothing of the region's size.
-        if (!overBudget) this.#pages.set(scope, scan.complete ? scan.pages : 2 * scan.pages);
-        if (!scan.complete) return undefined;
-        const kept = new ScanIndex(scan.resources, (bytes) => (this.#held -= bytes));
-        this.#held += kept.bytes;
-        return kept;
-      },
-      () => {
-        this.#held -= read;
-        return undefined; // Each cluster asks again alone, and sees for itself whatever failed.
-      },
-    );
+    const index = this.#read(scope, opener, grant, maxPages);
     this.#forget(scope);
     this.#scans.set(scope, { startedAt: opener.context.clock.now(), index });
     return index;
+  }
+
+  async #read(scope: string, opener: Waiting, grant: Grant, maxPages: number): Promise<ScanIndex | undefined> {
+    const index = new ScanIndex((bytes) => (this.#held -= bytes));
+    let pages = 0;
+    try {
+      for await (const page of resourcePages(opener.api, opener.context, {}, grant)) {
+        pages++;
+        this.#held += index.add(page.resources);
+        if (page.last) {
+          this.#pages.set(scope, pages);
+          return index;
+        }
+        // Stopped for memory, the scan says nothing of the region's size.
+        if (this.#held > this.maxBytes) break;
+        if (pages === maxPages) {
+          this.#pages.set(scope, 2 * pages);
+          break;
+        }
+      }
+    } catch {
+      // Each cluster asks again alone, and sees for itself whatever failed.
+    }
+    index.clear();
+    return undefined;
   }
 
   #forgetOld(now: number): void {

@@ -193,8 +193,8 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
       h = await startHarness(taggingWorld([...fleet(clusters), ...unrelated(300)]));
       const alone = await discoverAlone(clusters);
       h.aws.calls.reset();
-      // Less room than one page of 100 resources takes: the scan stops after its first page.
-      const batchers = new SessionBatchers({ maxScanBytes: 10_000 });
+      // Less room than the clusters' resources on the first page take: the scan stops after it.
+      const batchers = new SessionBatchers({ maxScanBytes: 1_000 });
       const queue = { askedAt: h.clock.now(), expected: () => clusters.length };
 
       const found = await discoverAll(clusters, batchers, undefined, queue);
