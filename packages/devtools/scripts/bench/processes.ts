@@ -10,7 +10,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { BenchEmulators } from '../bench-emulators.js';
+import type { BenchEmulators, KubeBackend } from '../bench-emulators.js';
 import { parseMetrics, readController, type ControllerReading } from './prometheus.js';
 
 // Children do not outlive the driver, however it ends.
@@ -43,8 +43,8 @@ export interface EmulatorsProcess extends BenchEmulators {
   stop(): Promise<void>;
 }
 
-export async function startEmulators(world: string, kubeconfig: string): Promise<EmulatorsProcess> {
-  const child = fork(fileURLToPath(new URL('../bench-emulators.ts', import.meta.url)), [world, kubeconfig], {
+export async function startEmulators(world: string, kubeconfig: string, kube: KubeBackend): Promise<EmulatorsProcess> {
+  const child = fork(fileURLToPath(new URL('../bench-emulators.ts', import.meta.url)), [world, kubeconfig, kube], {
     execArgv: [...TSX, ...TIME_SHIFT, ...profiling()],
   });
   children.add(child);

@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ColdResult, EditResult, ResyncResult, StsResult } from './phases.js';
+import type { KubeBackend } from '../bench-emulators.js';
 import { isLeaseWrite, sum } from './emulator-api.js';
 
 const ROOT = new URL('../../../../', import.meta.url);
@@ -22,7 +23,7 @@ export interface BenchResult {
     identities: number;
     chained: number;
   };
-  options: { shards: number; replicas: number; budget: string; latencyMs: number };
+  options: { shards: number; replicas: number; budget: string; latencyMs: number; kube: KubeBackend };
   createSeconds: number;
   cold: ColdResult;
   policyEdit?: EditResult;
@@ -45,6 +46,7 @@ function runCells({ date, commit, scenario, options }: BenchResult): (string | n
     `${scenario.clusters} × ${scenario.resourcesPerCluster}`,
     `${scenario.accounts} × ${scenario.regions}`,
     options.shards ? `${options.shards} in ${options.replicas} processes` : '1 process',
+    options.kube === 'real' ? 'kube-apiserver' : 'kube-emulator',
     options.budget,
     `${options.latencyMs} ms`,
   ];
@@ -144,8 +146,8 @@ export const MARKERS = {
 export async function writeReport(result: BenchResult): Promise<void> {
   await mkdir(fileURLToPath(new URL('.bench/', ROOT)), { recursive: true });
   const { clusters } = result.scenario;
-  const { shards, replicas, budget, latencyMs } = result.options;
-  const name = `.bench/reconciler-${clusters}-clusters-${shards}-shards-${replicas}-replicas-${budget.split(' ')[0]}-budget-${latencyMs}ms.json`;
+  const { shards, replicas, budget, latencyMs, kube } = result.options;
+  const name = `.bench/reconciler-${clusters}-clusters-${shards}-shards-${replicas}-replicas-${budget.split(' ')[0]}-budget-${latencyMs}ms-${kube}.json`;
   await writeFile(fileURLToPath(new URL(name, ROOT)), `${JSON.stringify(result, null, 2)}\n`);
   let doc = await readFile(DOC, 'utf8');
   doc = appendRow(doc, MARKERS.cold, coldRow(result));

@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { apiServerWrites } from '../../scripts/bench/emulator-api.js';
+
+/** Lines of a kube-apiserver 1.33 /metrics, trimmed to what the benchmark reads and what it must skip. */
+const METRICS = [
+  '# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, ...',
+  '# TYPE apiserver_request_total counter',
+  'apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="events",scope="namespace",subresource="",verb="POST",version="v1"} 7',
+  'apiserver_request_total{code="200",component="apiserver",dry_run="",group="infrastructure.keymaster.dev",resource="awsclusters",scope="resource",subresource="status",verb="PUT",version="v1beta1"} 3',
+  'apiserver_request_total{code="409",component="apiserver",dry_run="",group="infrastructure.keymaster.dev",resource="awsclusters",scope="resource",subresource="status",verb="PUT",version="v1beta1"} 1',
+  'apiserver_request_total{code="200",component="apiserver",dry_run="",group="infrastructure.keymaster.dev",resource="awsclusters",scope="resource",subresource="",verb="PATCH",version="v1beta1"} 2',
+  'apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 40',
+  'apiserver_request_total{code="200",component="apiserver",dry_run="",group="infrastructure.keymaster.dev",resource="awsclusters",scope="cluster",subresource="",verb="LIST",version="v1beta1"} 5',
+  'apiserver_request_total{code="0",component="apiserver",dry_run="",group="infrastructure.keymaster.dev",resource="awsclusters",scope="cluster",subresource="",verb="WATCH",version="v1beta1"} 2',
+  'apiserver_request_total{code="201",component="apiserver",dry_run="All",group="",resource="events",scope="namespace",subresource="",verb="POST",version="v1"} 4',
+  'apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="",resource="events",scope="namespace",subresource="",verb="POST",version="v1"} 7',
+].join('\n');
+
+describe('bench: the writes a real kube-apiserver answered', () => {
+  it('counts writes by verb and resource as the kube-emulator names them: status and conflicts included, reads and dry runs not', () => {
+    expect(apiServerWrites(METRICS)).to.deep.equal({
+      'create events': 7,
+      'update awsclusters.infrastructure.keymaster.dev': 4,
+      'patch awsclusters.infrastructure.keymaster.dev': 2,
+      'update leases.coordination.k8s.io': 40,
+    });
+  });
+});
