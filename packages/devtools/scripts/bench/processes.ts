@@ -1,13 +1,13 @@
 /**
  * The benchmark's three kinds of process: this one (the driver), the emulators in a child, and
- * `keymaster run` in one child per replica, started from the controller's source with the flags of
- * deploy/manager/deployment.yaml and the standard AWS environment, as deployed.
+ * `keymaster run` in one child per replica, built (`buildController`) and started with the flags and
+ * NODE_OPTIONS of deploy/manager/deployment.yaml and the standard AWS environment, as deployed.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchEmulators, KubeBackend } from '../bench-emulators.js';

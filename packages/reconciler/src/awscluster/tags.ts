@@ -161,10 +161,7 @@ export function createTagSync(deps: {
         wrote: false,
       };
     }
-    const input = clusterTagInput(cluster, chain, policy, {
-      now: now(),
-      layerGracePeriodMs: deps.layerGracePeriodMs,
-    });
+    const input = clusterTagInput(cluster, chain, policy, { now: now(), layerGracePeriodMs: deps.layerGracePeriodMs });
     const { problems } = input.effective;
     const ignored = problems.length > 0 ? `; ignored: ${problems.map(({ message }) => message).join('; ')}` : '';
     let result: TagReconcileResult;

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { API_VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
 import { createControllerLogger } from '../../src/logging.js';
-import { CONTROLLER_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { CONTROLLER_KEYS, TEAM_A, condition, eventually, startPlatform, type Platform } from './harness.js';
 
 /** The process environment of a pod: only what `env` gives, no shared config files, no instance metadata. */
 function podEnvironment(env: Record<string, string>): () => void {
@@ -18,13 +18,7 @@ function podEnvironment(env: Record<string, string>): () => void {
 }
 
 const OBJECTS = [
-  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-  {
-    apiVersion: API_VERSION,
-    kind: 'AWSClusterControllerIdentity',
-    metadata: { name: 'default' },
-    spec: { allowedNamespaces: { list: ['team-a'] } },
-  },
+  ...TEAM_A,
   {
     apiVersion: API_VERSION,
     kind: 'AWSCluster',

@@ -4,13 +4,24 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
+import { API_VERSION, GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { startAwsEmulator, type AwsEmulator, type World } from '@keymaster/aws-emulator';
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { parseRunFlags } from '../../src/cli/flags.js';
 import { startController, type RunningController } from '../../src/cli/run.js';
 import { createControllerLogger, type Logger } from '../../src/logging.js';
 import type { Clock } from '../../src/runtime/clock.js';
+
+/** Namespace team-a, and the controller's own identity allowing it: what a test's tenant starts from. */
+export const TEAM_A = [
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
+  {
+    apiVersion: API_VERSION,
+    kind: 'AWSClusterControllerIdentity',
+    metadata: { name: 'default' },
+    spec: { allowedNamespaces: { list: ['team-a'] } },
+  },
+];
 
 const CRDS = fileURLToPath(new URL('../../../../deploy/crds', import.meta.url));
 export const CONTROLLER_KEYS = {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { parseRunFlags } from '../../src/cli/flags.js';
 import { startController } from '../../src/cli/run.js';
 import { createControllerLogger } from '../../src/logging.js';
-import { CONTROLLER_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { CONTROLLER_KEYS, TEAM_A, condition, eventually, startPlatform, type Platform } from './harness.js';
 
 const ROLE_ARN = 'arn:aws:iam::111111111111:role/tenant';
 const ROLE = { kind: 'AWSClusterRoleIdentity', name: 'tenant' };
@@ -30,13 +30,7 @@ const world = (): World => ({
 const KUBE_WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 const objects = [
-  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-  {
-    apiVersion: API_VERSION,
-    kind: 'AWSClusterControllerIdentity',
-    metadata: { name: 'default' },
-    spec: { allowedNamespaces: { list: ['team-a'] } },
-  },
+  ...TEAM_A,
   {
     apiVersion: API_VERSION,
     kind: ROLE.kind,
