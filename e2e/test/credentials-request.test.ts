@@ -308,6 +308,14 @@ describe('AWSCredentialsRequest: workload credentials narrowed by a session poli
       .and.match(/Packed policy consumes 1\d\d% of allotted space/);
     const written = await secret(tenantA, 'too-large-aws').catch(() => undefined);
     expect(Object.keys(written?.data ?? {})).to.deep.equal([]);
+    // The same policy is refused again whoever asks: resyncs do not ask AWS again until the request changes.
+    const refusedCalls = () =>
+      tenancy.aws.calls((call) => call.action === 'sts:AssumeRole' && call.errorCode === 'PackedPolicyTooLarge').length;
+    expect(refusedCalls()).to.equal(1);
+    const reconciles = () => tenancy.controller.metric('controller_runtime_reconcile_total', CREDENTIALS_CONTROLLER);
+    const enough = (await reconciles()) + 6;
+    await eventually(async () => expect(await reconciles()).to.be.at.least(enough));
+    expect(refusedCalls()).to.equal(1);
   });
 
   describe('a hostile tenant A cannot reach tenant B through a request', () => {

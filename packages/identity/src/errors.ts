@@ -1,4 +1,5 @@
 import { displayText, KeymasterError, type IdentityLink } from '@keymaster/api';
+import { refusesInput } from './aws-codes.js';
 
 /** Which identity in a chain, for messages: `AWSClusterRoleIdentity/tenant-b`. */
 export interface LinkName {
@@ -181,11 +182,14 @@ const constantCase = (action: string) =>
 /**
  * AWS refused a call made to obtain or check credentials; `awsCode` is AWS's error code. A refused
  * check (GetCallerIdentity) or set of keys is `CredentialsRejected`; a refused call that makes
- * credentials is named after it (`AssumeRoleFailed`, `ERR_KEYMASTER_ASSUME_ROLE_FAILED`).
+ * credentials is named after it (`AssumeRoleFailed`, `ERR_KEYMASTER_ASSUME_ROLE_FAILED`). Only a
+ * refusal of the call's input (session policies and tags too large once packed) is not transient.
  */
 export class AwsCredentialError extends IdentityError {
   readonly awsCode: string;
   readonly action: CredentialAction;
+  /** AWS refused what was asked, not who asked: the same call with the same input is refused again. */
+  readonly inputRefused: boolean;
 
   constructor(link: LinkName, action: CredentialAction, awsCode: string, awsMessage: string, hint: string) {
     const rejected = action === 'sts:GetCallerIdentity' || action === 'credentials';
@@ -199,10 +203,11 @@ export class AwsCredentialError extends IdentityError {
       link,
       reason,
       usageChecked: true,
-      transient: true,
+      transient: !refusesInput(awsCode),
     });
     this.awsCode = awsCode;
     this.action = action;
+    this.inputRefused = !this.transient;
   }
 }
 

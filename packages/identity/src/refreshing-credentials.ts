@@ -1,4 +1,5 @@
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { AwsCredentialError } from './errors.js';
 
 export type Clock = () => number;
 
@@ -18,6 +19,8 @@ const BACKOFF_MAX_MS = 60_000;
  * Credentials that renew themselves before they expire. Every caller shares one renewal (single
  * flight). When a renewal fails while the current credentials are still valid, they stay in use and
  * the renewal is retried with exponential backoff; only expired credentials make callers fail.
+ * When AWS refuses the input itself (a session policy too large), every later caller gets that refusal
+ * without AWS being asked again: the input is the set's, and other input makes another set.
  */
 export class RefreshingCredentials {
   readonly provider: SelfRefreshingProvider;
@@ -28,6 +31,7 @@ export class RefreshingCredentials {
   #renewal: Promise<AwsCredentialIdentity> | undefined;
   #failures = 0;
   #retryAt = 0;
+  #inputRefused: AwsCredentialError | undefined;
 
   constructor(
     private readonly obtain: () => Promise<AwsCredentialIdentity>,
@@ -51,6 +55,7 @@ export class RefreshingCredentials {
     const current = this.#current;
     if (current && !this.#stale && !this.#dueForRenewal(current, now)) return current;
     if (current && !this.#stale && this.#valid(current, now) && now < this.#retryAt) return current;
+    if (this.#inputRefused) throw this.#inputRefused;
     this.#renewal ??= this.#renew().finally(() => (this.#renewal = undefined));
     return this.#renewal;
   }
@@ -76,6 +81,7 @@ export class RefreshingCredentials {
       this.#retryAt = 0;
       return fresh;
     } catch (error) {
+      if (error instanceof AwsCredentialError && error.inputRefused) this.#inputRefused = error;
       this.#failures += 1;
       this.#retryAt = this.clock() + Math.min(BACKOFF_BASE_MS * 2 ** (this.#failures - 1), BACKOFF_MAX_MS);
       const current = this.#current;

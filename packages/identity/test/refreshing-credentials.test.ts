@@ -1,16 +1,16 @@
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { expect } from 'chai';
 import { RefreshingCredentials } from '../src/refreshing-credentials.js';
-import { refreshWindowMs } from '../src/index.js';
+import { AwsCredentialError, refreshWindowMs } from '../src/index.js';
 
 const HOUR = 3_600_000;
 
 /** A credential source on a fake clock: each call issues `session-N`, valid for `lifetime`, or fails when told to. */
 function fakeSource(lifetime = HOUR) {
-  const state = { now: 1_000_000, calls: 0, failing: false };
+  const state = { now: 1_000_000, calls: 0, failing: false, failure: (): Error => new Error('STS is down') };
   const obtain = (): Promise<AwsCredentialIdentity> => {
     state.calls += 1;
-    if (state.failing) return Promise.reject(new Error('STS is down'));
+    if (state.failing) return Promise.reject(state.failure());
     return Promise.resolve({
       accessKeyId: `session-${state.calls}`,
       secretAccessKey: 's',
@@ -68,6 +68,39 @@ describe('RefreshingCredentials', () => {
     let failure: unknown;
     await credentials.get().catch((error: unknown) => (failure = error));
     expect(failure).to.be.instanceOf(Error).with.property('message', 'STS is down');
+  });
+
+  describe('when AWS refuses the AssumeRole', () => {
+    const refusal = (code: string) => () =>
+      new AwsCredentialError({ kind: 'AWSClusterRoleIdentity', name: 'r' }, 'sts:AssumeRole', code, 'refused', 'hint');
+    const failures = async (credentials: RefreshingCredentials, times: number) => {
+      const errors: unknown[] = [];
+      for (let i = 0; i < times; i += 1) await credentials.get().catch((error: unknown) => errors.push(error));
+      return errors;
+    };
+
+    it('never asks again when AWS refused the input itself (the SDK’s PackedPolicyTooLargeException): every caller gets that refusal', async () => {
+      const { state, credentials } = fakeSource();
+      state.failing = true;
+      state.failure = refusal('PackedPolicyTooLargeException');
+      const [first] = await failures(credentials, 1);
+      expect(first).to.be.instanceOf(AwsCredentialError).with.property('inputRefused', true);
+      state.now += HOUR;
+      const again = await failures(credentials, 5);
+      expect(state.calls).to.equal(1);
+      expect(again).to.have.length(5);
+      for (const error of again) expect(error).to.equal(first);
+    });
+
+    it('asks again on the next call when AWS refused who asked (AccessDenied: a trust policy can be fixed in AWS)', async () => {
+      const { state, credentials } = fakeSource();
+      state.failing = true;
+      state.failure = refusal('AccessDenied');
+      expect(await failures(credentials, 3)).to.have.length(3);
+      expect(state.calls).to.equal(3);
+      state.failing = false;
+      expect((await credentials.get()).accessKeyId).to.equal('session-4');
+    });
   });
 
   it('renews once when AWS refuses the current generation; stale reports do nothing', async () => {

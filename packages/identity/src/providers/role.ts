@@ -1,5 +1,6 @@
 import { AssumeRoleCommand } from '@aws-sdk/client-sts';
 import type { AWSClusterRoleIdentity, SessionPolicy } from '@keymaster/api';
+import { awsErrorCode } from '../aws-codes.js';
 import { stsCallError } from '../aws-failures.js';
 import { IdentityError } from '../errors.js';
 import { defaultSessionName } from '../session-name.js';
@@ -11,7 +12,7 @@ export const DEFAULT_DURATION_SECONDS = 3600;
 
 /** AWS's packed-size limit is unpublished: it can only be reported when STS refuses, with what helps. */
 export const PACKED_POLICY_HINT =
-  'AWS packs the session policy, policy ARNs and session tags into a binary format whose limit it does not publish: shorten the statements (wildcards, fewer statements, fewer session tags) or move them into a managed policy listed in policyARNs.';
+  'AWS packs the session policy, policy ARNs and session tags into a binary format whose limit it does not publish: shorten the statements (wildcards, fewer statements, fewer session tags) or move them into a managed policy listed in policyARNs. AWS is not asked again until they change.';
 
 /** The session policies and duration of a role session: the identity's own, or a request's instead. */
 export function sessionInput(
@@ -45,7 +46,8 @@ export function assumeRoleInput(role: AWSClusterRoleIdentity, session?: SessionP
   };
 }
 
-function assumeRoleHint(code: string, role: AWSClusterRoleIdentity): string {
+function assumeRoleHint(name: string, role: AWSClusterRoleIdentity): string {
+  const code = awsErrorCode(name);
   if (code === 'AccessDenied') {
     return (
       `The trust policy of ${role.spec.roleARN} must trust the source identity's principal` +

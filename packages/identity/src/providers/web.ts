@@ -1,6 +1,7 @@
 import { AssumeRoleWithWebIdentityCommand } from '@aws-sdk/client-sts';
 import type { AWSClusterWebIdentity, SessionPolicy } from '@keymaster/api';
 import { ApiException } from '@kubernetes/client-node';
+import { awsErrorCode } from '../aws-codes.js';
 import { stsCallError } from '../aws-failures.js';
 import { IdentityError, type LinkName } from '../errors.js';
 import { defaultSessionName } from '../session-name.js';
@@ -47,13 +48,14 @@ export class ServiceAccountTokenError extends IdentityError {
   }
 }
 
-function assumeHint(code: string, identity: AWSClusterWebIdentity, subject: string): string {
+function assumeHint(name: string, identity: AWSClusterWebIdentity, subject: string): string {
+  const code = awsErrorCode(name);
   const { roleARN } = identity.spec;
   if (code === 'AccessDenied')
     return `The trust policy of ${roleARN} must trust the cluster's OIDC provider (sts:AssumeRoleWithWebIdentity) for the subject ${subject}: a role that trusts another namespace's ServiceAccount refuses this one, whatever allowedNamespaces says.`;
-  if (code === 'InvalidIdentityTokenException' || code === 'InvalidIdentityToken')
+  if (code === 'InvalidIdentityToken')
     return `The role's account needs an IAM OIDC identity provider for the cluster's service-account issuer, with ${identity.spec.audience ?? DEFAULT_AUDIENCE} among its audiences, and its keys must be reachable (the issuer's discovery documents public).`;
-  if (code === 'IDPRejectedClaim' || code === 'IDPRejectedClaimException')
+  if (code === 'IDPRejectedClaim')
     return `The OIDC provider refused the token's claims: check that its audiences include ${identity.spec.audience ?? DEFAULT_AUDIENCE}.`;
   if (code === 'ValidationError')
     return "Check durationSeconds against the role's maximum session duration, and the session parameters.";

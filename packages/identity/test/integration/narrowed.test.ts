@@ -7,6 +7,7 @@ import type { AWSCredentialsRequestSpec } from '@keymaster/api';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { expect } from 'chai';
 import {
+  AwsCredentialError,
   IdentityResolver,
   NamespaceNotAllowedError,
   PassthroughRefusedError,
@@ -169,5 +170,23 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
     });
     const { credentials, obtainedAt } = await unchained.fresh(50);
     expect(credentials.expiration!.getTime() - obtainedAt.getTime()).to.be.closeTo(7_200_000, 5_000);
+  });
+
+  it('asks AWS once for a session policy it refuses as too large once packed: later resolves get the refusal, with what helps', async () => {
+    // Far under the 2048 characters of the plaintext limit, over AWS's packed budget.
+    const actions = Array.from({ length: 30 }, (_, i) => `ec2:DescribeThing${i}`);
+    const tooLarge = readTags({ statements: [{ effect: 'Allow', actions, resources: ['*'] }] });
+    const refusals = [];
+    for (let i = 0; i < 3; i += 1) refusals.push(await refusal(resolver.resolveNarrowed(tooLarge)));
+    for (const error of refusals) {
+      expect(error).to.be.instanceOf(AwsCredentialError).with.property('inputRefused', true);
+      expect(error.message).to.contain('PackedPolicyTooLarge');
+      expect((error as AwsCredentialError).hint).to.contain('managed policy listed in policyARNs');
+    }
+    expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole'), 'tenant-b-admin asked once').to.equal(1);
+
+    // Another policy is another session: asked, and served.
+    await (await resolver.resolveNarrowed(readTags())).fresh(50);
+    expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole')).to.equal(2);
   });
 });
