@@ -19,8 +19,9 @@ const BACKOFF_MAX_MS = 60_000;
  * Credentials that renew themselves before they expire. Every caller shares one renewal (single
  * flight). When a renewal fails while the current credentials are still valid, they stay in use and
  * the renewal is retried with exponential backoff; only expired credentials make callers fail.
- * When AWS refuses the input itself (a session policy too large), every later caller gets that refusal
- * without AWS being asked again: the input is the set's, and other input makes another set.
+ * Callers without usable credentials share the failure until the backoff has passed: however many
+ * clusters use a refused identity, AWS is asked once per step. When AWS refused the input itself (a
+ * session policy too large) it is never asked again: the input is the set's, other input makes another set.
  */
 export class RefreshingCredentials {
   readonly provider: SelfRefreshingProvider;
@@ -31,7 +32,7 @@ export class RefreshingCredentials {
   #renewal: Promise<AwsCredentialIdentity> | undefined;
   #failures = 0;
   #retryAt = 0;
-  #inputRefused: AwsCredentialError | undefined;
+  #failure: Error | undefined;
 
   constructor(
     private readonly obtain: () => Promise<AwsCredentialIdentity>,
@@ -55,7 +56,7 @@ export class RefreshingCredentials {
     const current = this.#current;
     if (current && !this.#stale && !this.#dueForRenewal(current, now)) return current;
     if (current && !this.#stale && this.#valid(current, now) && now < this.#retryAt) return current;
-    if (this.#inputRefused) throw this.#inputRefused;
+    if (this.#failure !== undefined && now < this.#retryAt) throw this.#failure;
     this.#renewal ??= this.#renew().finally(() => (this.#renewal = undefined));
     return this.#renewal;
   }
@@ -79,11 +80,15 @@ export class RefreshingCredentials {
       this.#stale = false;
       this.#failures = 0;
       this.#retryAt = 0;
+      this.#failure = undefined;
       return fresh;
     } catch (error) {
-      if (error instanceof AwsCredentialError && error.inputRefused) this.#inputRefused = error;
+      this.#failure = error as Error;
       this.#failures += 1;
-      this.#retryAt = this.clock() + Math.min(BACKOFF_BASE_MS * 2 ** (this.#failures - 1), BACKOFF_MAX_MS);
+      this.#retryAt =
+        error instanceof AwsCredentialError && error.inputRefused
+          ? Infinity
+          : this.clock() + Math.min(BACKOFF_BASE_MS * 2 ** (this.#failures - 1), BACKOFF_MAX_MS);
       const current = this.#current;
       if (current && !this.#stale && this.#valid(current, this.clock())) return current;
       throw error;

@@ -92,14 +92,23 @@ describe('RefreshingCredentials', () => {
       for (const error of again) expect(error).to.equal(first);
     });
 
-    it('asks again on the next call when AWS refused who asked (AccessDenied: a trust policy can be fixed in AWS)', async () => {
+    it('asks again after a backoff when AWS refused who asked (AccessDenied: a trust policy can be fixed in AWS); callers meanwhile share the refusal', async () => {
       const { state, credentials } = fakeSource();
       state.failing = true;
       state.failure = refusal('AccessDenied');
-      expect(await failures(credentials, 3)).to.have.length(3);
-      expect(state.calls).to.equal(3);
+      const [first, ...meanwhile] = await failures(credentials, 5);
+      expect(meanwhile).to.have.length(4);
+      for (const error of meanwhile) expect(error).to.equal(first);
+      expect(state.calls, 'one AssumeRole for five callers').to.equal(1);
+      state.now += 1_000;
+      await failures(credentials, 3);
+      expect(state.calls).to.equal(2);
+      state.now += 1_999;
+      await failures(credentials, 1);
+      expect(state.calls, 'the backoff doubled').to.equal(2);
+      state.now += 1;
       state.failing = false;
-      expect((await credentials.get()).accessKeyId).to.equal('session-4');
+      expect((await credentials.get()).accessKeyId).to.equal('session-3');
     });
   });
 

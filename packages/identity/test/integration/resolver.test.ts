@@ -316,6 +316,38 @@ describe('IdentityResolver against the aws-emulator', function () {
       ]);
     });
 
+    it('an identity AWS refuses costs one AssumeRole per backoff step, however many clusters resolve it; a fix in AWS is seen after the step', async () => {
+      // The resolver's clock moves only when told: the step is 1 s.
+      let now = h.aws.clock.nowMs();
+      const resolver = new IdentityResolver({
+        store: h.platform,
+        controllerNamespace: 'keymaster-system',
+        controllerCredentials: () => Promise.resolve(CONTROLLER_KEYS),
+        aws: { endpoint: h.aws.url },
+        clock: () => now,
+      });
+      const tagger = { ...USES[1]!, region: 'us-west-2' };
+      const refused = () =>
+        resolver.resolve(tagger).then(
+          () => expect.fail('resolved'),
+          (error: unknown) => error,
+        );
+      const denied = h.aws.faults.add({ action: 'sts:AssumeRole', errorCode: 'AccessDenied' });
+      for (let cluster = 0; cluster < 20; cluster += 1)
+        expect(await refused()).to.include({ awsCode: 'AccessDenied', transient: true });
+      expect(h.calls('sts:AssumeRole'), 'one call for 20 clusters').to.equal(1);
+
+      // The trust policy is fixed in AWS: nothing changes in Kubernetes, the next step asks again.
+      h.aws.faults.remove(denied.id);
+      now += 999;
+      await refused();
+      expect(h.calls('sts:AssumeRole'), 'not before the step').to.equal(1);
+      now += 1;
+      await resolver.resolve(tagger);
+      expect(h.calls('sts:AssumeRole')).to.equal(2);
+      resolver.clear();
+    });
+
     const noCalls: [
       string,
       (harness: Harness) => void,
