@@ -1,5 +1,6 @@
 import { KeymasterError } from '@keymaster/api';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { awsErrorCode } from './aws-codes.js';
 import type { RefreshingCredentials } from './refreshing-credentials.js';
 
 /** The part of an AWS SDK v3 client that Keymaster relies on. */
@@ -19,13 +20,8 @@ export interface SdkClientConfig {
 
 export type SdkClientClass<C extends SdkClient> = new (config: SdkClientConfig) => C;
 
-/** Error codes by which AWS says it does not accept the credentials (any more). */
-const REFUSED_CREDENTIALS = new Set([
-  'ExpiredToken',
-  'ExpiredTokenException',
-  'InvalidClientTokenId',
-  'UnrecognizedClientException',
-]);
+/** Error codes (`awsErrorCode`) by which AWS says it does not accept the credentials (any more). */
+const REFUSED_CREDENTIALS = new Set(['ExpiredToken', 'InvalidClientTokenId', 'UnrecognizedClient']);
 
 type Handler = (args: unknown) => Promise<unknown>;
 
@@ -52,7 +48,7 @@ export function makeClient<C extends SdkClient>(
     try {
       return await next(args);
     } catch (error) {
-      if (!REFUSED_CREDENTIALS.has((error as Error).name)) throw error;
+      if (!REFUSED_CREDENTIALS.has(awsErrorCode((error as Error).name))) throw error;
       credentials.invalidate(generation);
       return next(args);
     }
