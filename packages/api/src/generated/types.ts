@@ -332,6 +332,8 @@ export interface AWSClusterRoleIdentitySpec {
   allowedNamespaces?: AllowedNamespaces;
   /** Account-level tags put on every resource of every cluster that uses this identity. In a chain, the link nearest the cluster wins for a key, unless a farther link says overridePolicy: Deny. */
   resourceTags?: ResourceTag[];
+  /** Whether workloads may ask for this identity's credentials (AWSCredentialsRequest), and from which namespaces. Absent: from none. A request is served only when its namespace passes both allowedNamespaces (every link of the chain) and credentialVending.allowedNamespaces. Never vended, whatever this says: an identity that is the sourceIdentityRef of another identity (a hub), and a web identity whose token is of the controller's namespace. */
+  credentialVending?: CredentialVending;
 }
 
 /** A session tag. */
@@ -340,6 +342,12 @@ export interface SessionTag {
   key: string;
   /** The session tag value. */
   value: string;
+}
+
+/** Whether workloads may ask for this identity's credentials (AWSCredentialsRequest), and from which namespaces. Absent: from none. A request is served only when its namespace passes both allowedNamespaces (every link of the chain) and credentialVending.allowedNamespaces. Never vended, whatever this says: an identity that is the sourceIdentityRef of another identity (a hub), and a web identity whose token is of the controller's namespace. */
+export interface CredentialVending {
+  /** Which namespaces may ask for this identity's credentials, read as allowedNamespaces is: absent, no namespace; `{}`, every namespace; otherwise those in `list` or matching `selector`. */
+  allowedNamespaces?: AllowedNamespaces;
 }
 
 /** The role, the ServiceAccount whose token assumes it, and who may use it. */
@@ -362,6 +370,8 @@ export interface AWSClusterWebIdentitySpec {
   allowedNamespaces?: AllowedNamespaces;
   /** Account-level tags put on every resource of every cluster that uses this identity. In a chain, the link nearest the cluster wins for a key, unless a farther link says overridePolicy: Deny. */
   resourceTags?: ResourceTag[];
+  /** Whether workloads may ask for this identity's credentials (AWSCredentialsRequest), and from which namespaces. Absent: from none. A request is served only when its namespace passes both allowedNamespaces (every link of the chain) and credentialVending.allowedNamespaces. Never vended, whatever this says: an identity that is the sourceIdentityRef of another identity (a hub), and a web identity whose token is of the controller's namespace. */
+  credentialVending?: CredentialVending;
 }
 
 /** The ServiceAccount the controller requests a token for. */

@@ -97,21 +97,40 @@ const labelSelector = named(
   }),
 );
 
-export const allowedNamespaces = named(
-  'AllowedNamespaces',
+const namespaceList = array(
+  'Names of namespaces allowed to use the identity.',
+  string('A namespace name.', { pattern: DNS_LABEL, maxLength: 63 }),
+  {
+    'x-kubernetes-list-type': 'set',
+  },
+);
+
+/** A set of namespaces (list and selector), as every field of this type reads it (docs/identity.md). */
+const namespaces = (description: string): JSONSchemaProps =>
+  named('AllowedNamespaces', object(description, { list: namespaceList, selector: labelSelector }));
+
+export const allowedNamespaces = namespaces(
+  'Which namespaces may use this identity. Absent: no namespace. `{}`: every namespace. Otherwise a namespace ' +
+    'is allowed when it is in `list` or matches `selector`; a field that is present but empty (`list: []`, ' +
+    '`selector: {}`) allows nothing through that field. Every link of an identity chain is checked.',
+);
+
+/**
+ * Opt-in to AWSCredentialsRequest, apart from allowedNamespaces: a namespace that may act with an
+ * identity for its clusters may not, by that alone, take its sessions into a Secret of its own.
+ */
+export const credentialVending = named(
+  'CredentialVending',
   object(
-    'Which namespaces may use this identity. Absent: no namespace. `{}`: every namespace. Otherwise a namespace ' +
-      'is allowed when it is in `list` or matches `selector`; a field that is present but empty (`list: []`, ' +
-      '`selector: {}`) allows nothing through that field. Every link of an identity chain is checked.',
+    "Whether workloads may ask for this identity's credentials (AWSCredentialsRequest), and from which namespaces. " +
+      'Absent: from none. A request is served only when its namespace passes both allowedNamespaces (every link of ' +
+      'the chain) and credentialVending.allowedNamespaces. Never vended, whatever this says: an identity that is the ' +
+      "sourceIdentityRef of another identity (a hub), and a web identity whose token is of the controller's namespace.",
     {
-      list: array(
-        'Names of namespaces allowed to use the identity.',
-        string('A namespace name.', { pattern: DNS_LABEL, maxLength: 63 }),
-        {
-          'x-kubernetes-list-type': 'set',
-        },
+      allowedNamespaces: namespaces(
+        "Which namespaces may ask for this identity's credentials, read as allowedNamespaces is: absent, no namespace; " +
+          '`{}`, every namespace; otherwise those in `list` or matching `selector`.',
       ),
-      selector: labelSelector,
     },
   ),
 );

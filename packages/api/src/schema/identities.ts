@@ -2,6 +2,7 @@ import { LIMITS, EXTERNAL_ID, POLICY_ARN, ROLE_ARN, ROLE_SESSION_NAME, DNS_SUBDO
 import {
   allowedNamespaces,
   conditions,
+  credentialVending,
   identityRef,
   observedGeneration,
   resourceTags,
@@ -204,6 +205,7 @@ export const roleIdentity: KindDefinition = {
           { maxItems: 50, 'x-kubernetes-list-type': 'set' },
         ),
         ...commonSpec,
+        credentialVending,
       },
       {
         required: ['roleARN'],
@@ -270,6 +272,7 @@ export const webIdentity: KindDefinition = {
         inlinePolicy,
         policyARNs,
         ...commonSpec,
+        credentialVending,
       },
       { required: ['roleARN', 'serviceAccount'] },
     ),
