@@ -17,11 +17,12 @@ import {
   type LinkName,
 } from './errors.js';
 import { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
-import { namespaceAllowed } from './namespaces.js';
+import { namespaceAllowed, type NamespaceInfo } from './namespaces.js';
 import { CONTROLLER_IDENTITY } from './providers/controller.js';
 import { providerOf } from './providers/index.js';
 import type { ChainLink } from './providers/provider.js';
 import type { IdentityStore } from './store.js';
+import { vendingProblems } from './vending.js';
 
 export { CONTROLLER_IDENTITY, type ChainLink };
 
@@ -48,6 +49,11 @@ export interface ChainRequest {
   /** The AWSCluster asking: an identity being deleted serves it only if it used it before (`servesCluster`). */
   cluster?: ClusterUser | undefined;
   usersAtDeletion?: UsersAtDeletion | undefined;
+  /**
+   * An AWSCredentialsRequest asks: the first link's session is vended to the namespace's workloads,
+   * so it must also pass `vendingProblems` (opt-in, never a hub or a platform token), after every link.
+   */
+  vending?: boolean;
 }
 
 /** A link as status shows it: kind, name and what its provider adds (a role's ARN). */
@@ -60,7 +66,8 @@ export const identityLink = ({ kind, name, identity }: ChainLink): IdentityLink 
 /**
  * Walks an identityRef through its sources, the cluster's own identity first and the root last,
  * checking on the way every link's existence, schema, allowedNamespaces and (for `request.cluster`)
- * deletion, and loading what its provider needs (static keys).
+ * deletion, and loading what its provider needs (static keys); for `request.vending`, then whether
+ * the first link's session may be vended to the namespace.
  * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
  * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up. A
  * refusal carries the chain as far as it was checked (`IdentityError.chain`).
@@ -111,9 +118,10 @@ export interface LinkCheck {
 }
 
 /**
- * Walks the chain as `resolveChain` does. Without `checks`, the first refusal is thrown. With
- * `checks`, every link's refusals are recorded there and the walk goes on to its source; it stops
- * only where the source is unknown (a missing or invalid identity) or the chain loops or runs too deep.
+ * Walks the chain as `resolveChain` does, then, for `request.vending`, checks that the first link's
+ * session may be vended. Without `checks`, the first refusal is thrown. With `checks`, every link's
+ * refusals are recorded there and the walk goes on to its source; it stops only where the source is
+ * unknown (a missing or invalid identity) or the chain loops or runs too deep.
  */
 async function walkChain(
   store: IdentityStore,
@@ -122,8 +130,27 @@ async function walkChain(
   links: ChainLink[],
   checks?: LinkCheck[],
 ): Promise<ChainLink[]> {
-  const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
   const namespace = (await store.getNamespace(request.namespace)) ?? { name: request.namespace, labels: {} };
+  await walkLinks(store, request, namespace, visit, links, checks);
+  const [own] = links;
+  if (request.vending && own) {
+    const problems = vendingProblems(own, namespace, await store.listIdentities());
+    if (!checks && problems[0]) throw problems[0];
+    checks?.[0]?.problems.push(...problems);
+  }
+  return links;
+}
+
+/** Walks and checks the links into `links`, each as it is reached (`walkChain`). */
+async function walkLinks(
+  store: IdentityStore,
+  request: ChainRequest,
+  namespace: NamespaceInfo,
+  visit: Visitor,
+  links: ChainLink[],
+  checks?: LinkCheck[],
+): Promise<void> {
+  const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
   let ref = request.identityRef ?? CONTROLLER_IDENTITY;
   let referencedBy = `AWSClusters in namespace ${request.namespace}`;
   for (;;) {
@@ -136,25 +163,25 @@ async function walkChain(
     const seenAt = links.findIndex((link) => link.kind === ref.kind && link.name === ref.name);
     if (seenAt >= 0) {
       refuse(new IdentityCycleError([...links.slice(seenAt), ref]));
-      return links;
+      return;
     }
     if (links.length === limit) {
       refuse(new ChainTooDeepError(links, limit));
-      return links;
+      return;
     }
 
     visit.identity(ref);
     const identity = await store.getIdentity(ref.kind, ref.name);
     if (!identity) {
       refuse(new IdentityNotFoundError(ref, referencedBy));
-      return links;
+      return;
     }
     check.identity = identity;
     const causes = schemaCauses(identity);
     if (causes.length > 0) {
       // Where an invalid identity points cannot be trusted: the walk ends here.
       refuse(new InvalidIdentityError(ref, causes));
-      return links;
+      return;
     }
     if (!namespaceAllowed(identity.spec.allowedNamespaces, namespace)) {
       refuse(new NamespaceNotAllowedError(ref, request.namespace, links.length));
@@ -180,7 +207,7 @@ async function walkChain(
       }
     }
     const source = provider.source(identity);
-    if (!source) return links;
+    if (!source) return;
     referencedBy = `${ref.kind}/${ref.name}`;
     ref = source;
   }
@@ -189,7 +216,8 @@ async function walkChain(
 /**
  * Every link of a cluster's chain with its verdict, without stopping at the first refusal: each link's
  * existence, schema, allowedNamespaces, deletion (for `request.cluster`) and what its provider loads
- * (a static identity's Secret), so that one look shows everything to fix. The store only: no STS call, no credentials
+ * (a static identity's Secret), and for `request.vending` the first link's vending (in its problems),
+ * so that one look shows everything to fix. The store only: no STS call, no credentials
  * made. Unlike `resolveChain`, a link that refuses the namespace does not stop the walk, and its
  * Secret is still checked (the keys are read to be checked, never returned).
  */

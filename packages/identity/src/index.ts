@@ -8,13 +8,16 @@ export {
   type ResolveRequest,
   type ResolverObserver,
 } from './resolver.js';
+export { checkNarrowing, roleChained, ROLE_SESSION_KINDS, SessionPolicyWouldBroadenError } from './narrowing.js';
+export { credentialVendingOf, identitiesSourcedFrom, vendingProblems } from './vending.js';
 export {
-  checkNarrowing,
+  ControllerNamespaceTokenNotVendableError,
   PassthroughRefusedError,
-  roleChained,
-  ROLE_SESSION_KINDS,
-  SessionPolicyWouldBroadenError,
-} from './narrowing.js';
+  SourceIdentityNotVendableError,
+  VendingNamespaceNotAllowedError,
+  VendingNotEnabledError,
+  VendingRefusedError,
+} from './vending-errors.js';
 export { kubeIdentityStore, type IdentityStore, type IdentityObject, type SecretData } from './store.js';
 export { namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
 export {
@@ -42,6 +45,7 @@ export type {
   LoadContext,
   Observed,
   ServiceAccountTokens,
+  Vending,
 } from './providers/provider.js';
 export { defaultSessionName } from './session-name.js';
 export type { SdkClient, SdkClientClass } from './clients.js';

@@ -7,22 +7,6 @@ export const ROLE_SESSION_KINDS: readonly string[] = ['AWSClusterRoleIdentity', 
 
 const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
 
-/** The request's identity gives keys no session policy can narrow: writing them out would be passthrough. */
-export class PassthroughRefusedError extends IdentityError {
-  constructor(link: LinkName) {
-    super(
-      'ERR_KEYMASTER_PASSTHROUGH_REFUSED',
-      `${linkName(link)} cannot be narrowed: its keys are ${link.kind === 'AWSClusterStaticIdentity' ? 'long-lived keys of a Secret' : "the controller's own credentials"}, which take no session policy, and writing them into a tenant's Secret would be passthrough`,
-      {
-        hint: 'Point spec.identityRef at a role identity (AWSClusterRoleIdentity, which may use this identity as its sourceIdentityRef) or a web identity: the credentials are then a session of that role, narrowed by the request.',
-        link,
-        reason: 'PassthroughRefused',
-        usageChecked: true,
-      },
-    );
-  }
-}
-
 /**
  * The identity narrows its own sessions (inlinePolicy, policyARNs). AWS grants a session what any one
  * of its session policies allows, so sending the request's beside them would widen the identity's
@@ -44,11 +28,11 @@ export class SessionPolicyWouldBroadenError extends IdentityError {
 }
 
 /**
- * Refuses what a session policy cannot narrow exactly: keys that are not a role session, and identities
- * with session policies of their own, unless the request keeps to a subset of their managed policies.
+ * Refuses what a session policy cannot narrow exactly: an identity with session policies of its own,
+ * unless the request keeps to a subset of its managed policies. (Keys that are no role session are
+ * never vended at all: `vendingProblems`.)
  */
 export function checkNarrowing(link: ChainLink, session: SessionPolicy): void {
-  if (!ROLE_SESSION_KINDS.includes(link.kind)) throw new PassthroughRefusedError(link);
   const spec = link.identity.spec as { inlinePolicy?: string; policyARNs?: string[] };
   const own = spec.policyARNs ?? [];
   if (spec.inlinePolicy === undefined && own.length === 0) return;

@@ -69,6 +69,11 @@ export interface ResolveRequest {
   cluster?: ClusterUser;
   /** Who asks, for the STS call metrics (default AWSCluster). */
   requester?: Requester;
+  /**
+   * The session is vended to the namespace's workloads (an AWSCredentialsRequest in WebIdentity mode):
+   * the identity must pass `vendingProblems` too, before any STS call.
+   */
+  vending?: boolean;
 }
 
 /** What a cluster may act with: refreshing credentials, who they are, and clients that use them. */
@@ -190,6 +195,7 @@ export class IdentityResolver {
         ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
         cluster: request.cluster,
         usersAtDeletion: this.#options.usersAtDeletion,
+        vending: request.vending,
       },
       touched,
     );
@@ -220,10 +226,11 @@ export class IdentityResolver {
 
   /**
    * An AWSCredentialsRequest's session: the chain checked as for clusters (every link must allow the
-   * namespace), then the request's own identity assumed with the request's session policy and
-   * duration. Refused when that would not only narrow: keys that take no session policy
-   * (PassthroughRefusedError), an identity with session policies of its own that the request's would
-   * widen (SessionPolicyWouldBroadenError), or what AWS would refuse (InvalidCredentialsRequestError).
+   * namespace), the request's own identity's vending (`vendingProblems`: opt-in, never a hub, never
+   * keys that take no session policy), then that identity assumed with the request's session policy
+   * and duration. Refused when that would not only narrow: an identity with session policies of its
+   * own that the request's would widen (SessionPolicyWouldBroadenError), or what AWS would refuse
+   * (InvalidCredentialsRequestError). No STS call is made for a refused request.
    */
   async resolveNarrowed(request: NarrowedRequest): Promise<NarrowedSession> {
     const touched = new Set<string>();
@@ -243,6 +250,7 @@ export class IdentityResolver {
         identityRef: spec.identityRef,
         controllerNamespace: this.#options.controllerNamespace,
         ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
+        vending: true,
       },
       touched,
     );
@@ -396,8 +404,8 @@ export class IdentityResolver {
       stsEndpoint: stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
       stsCall: (action, error) => observer?.stsCall?.(action, error ? 'error' : 'success', error?.name, requester),
     };
-    // checkNarrowing let only role sessions through, and every role session kind narrows.
-    return session ? provider.narrowed!(link, context, session) : provider.credentials(link, context);
+    // vendingProblems let only kinds that vend through.
+    return session ? provider.vending!.narrowed(link, context, session) : provider.credentials(link, context);
   }
 
   /** The one STS client that signs nothing (AssumeRoleWithWebIdentity needs no credentials). */

@@ -1,5 +1,5 @@
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, KINDS, VERSION, type IdentityKind, type IdentityObject } from '@keymaster/api';
+import { GROUP, IDENTITY_KINDS, KINDS, VERSION, type IdentityKind, type IdentityObject } from '@keymaster/api';
 import type { NamespaceInfo } from './namespaces.js';
 
 export type { IdentityObject };
@@ -15,6 +15,8 @@ export interface SecretData {
  */
 export interface IdentityStore {
   getIdentity(kind: IdentityKind, name: string): Promise<IdentityObject | undefined>;
+  /** Every identity of every kind (which identities are made from which: a source is never vended). */
+  listIdentities(): Promise<IdentityObject[]>;
   getSecret(namespace: string, name: string): Promise<SecretData | undefined>;
   getNamespace(name: string): Promise<NamespaceInfo | undefined>;
 }
@@ -30,7 +32,7 @@ async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** An IdentityStore that GETs every object from the API server. */
+/** An IdentityStore that reads every object from the API server (GET, and a LIST per identity kind). */
 export function kubeIdentityStore(kubeConfig: KubeConfig): IdentityStore {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -44,6 +46,21 @@ export function kubeIdentityStore(kubeConfig: KubeConfig): IdentityStore {
           name,
         }) as Promise<IdentityObject>,
       ),
+    listIdentities: async () =>
+      (
+        await Promise.all(
+          IDENTITY_KINDS.map(
+            (kind) =>
+              custom.listClusterCustomObject({
+                group: GROUP,
+                version: VERSION,
+                plural: PLURALS.get(kind)!,
+              }) as Promise<{
+                items: IdentityObject[];
+              }>,
+          ),
+        )
+      ).flatMap(({ items }) => items),
     getSecret: async (namespace, name) => {
       const secret = await orUndefined(core.readNamespacedSecret({ namespace, name }));
       return secret && { data: secret.data ?? {} };

@@ -21,12 +21,13 @@ describe('credentialKey', () => {
   const base = role('tenant', { externalID: 'ext-1', sessionName: 'km' });
   const key = credentialKey(link(base), 'source-key', 'us-east-1', where);
 
-  it('ignores metadata, allowedNamespaces and resourceTags: they shape no credentials', () => {
+  it('ignores metadata, allowedNamespaces, credentialVending and resourceTags: they shape no credentials', () => {
     const relabeled = edit(base, (copy) => {
       copy.metadata.labels = { team: 'x' };
       copy.metadata.resourceVersion = '999';
       copy.spec.allowedNamespaces = { list: ['other'] };
       copy.spec.resourceTags = [{ key: 'a', value: 'b' }];
+      (copy.spec as { credentialVending?: object }).credentialVending = { allowedNamespaces: { list: ['other'] } };
     });
     expect(credentialKey(link(relabeled), 'source-key', 'us-east-1', where)).to.equal(key);
   });

@@ -38,6 +38,7 @@ export function memoryStore(
       reads.identities += 1;
       return Promise.resolve(objects.find((object) => object.kind === kind && object.metadata.name === name));
     },
+    listIdentities: () => Promise.resolve(objects),
     getSecret: (namespace, name) => {
       reads.secrets.push(`${namespace}/${name}`);
       return Promise.resolve(secrets[`${namespace}/${name}`]);

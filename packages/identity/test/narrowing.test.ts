@@ -1,12 +1,6 @@
 import { expect } from 'chai';
 import { sessionPolicyOf, type AWSCredentialsRequestSpec, type IdentityObject } from '@keymaster/api';
-import {
-  checkNarrowing,
-  PassthroughRefusedError,
-  roleChained,
-  SessionPolicyWouldBroadenError,
-  type ChainLink,
-} from '../src/index.js';
+import { checkNarrowing, roleChained, SessionPolicyWouldBroadenError, type ChainLink } from '../src/index.js';
 import { controller, role, staticIdentity } from './fixtures.js';
 
 const link = (identity: IdentityObject): ChainLink => ({
@@ -31,23 +25,6 @@ describe('checkNarrowing', () => {
     expect(() =>
       checkNarrowing(link(role('r', { roleARN: 'arn:aws:iam::333333333333:role/r' })), statements),
     ).not.to.throw();
-  });
-
-  it('refuses the controller identity and static keys: passing them on would be passthrough', () => {
-    for (const identity of [controller({}), staticIdentity('tenant-a', 'keys', {})]) {
-      const error = (() => {
-        try {
-          checkNarrowing(link(identity), statements);
-        } catch (caught) {
-          return caught as PassthroughRefusedError;
-        }
-        return expect.fail('expected a refusal');
-      })();
-      expect(error).to.be.instanceOf(PassthroughRefusedError);
-      expect(error.reason).to.equal('PassthroughRefused');
-      expect(error.message).to.contain('passthrough');
-      expect(error.hint).to.contain('role identity');
-    }
   });
 
   it("refuses what could widen an identity's own session policies, and allows a subset of its managed policies", () => {

@@ -135,6 +135,7 @@ const identities = new Map(
 );
 const store: IdentityStore = {
   getIdentity: (kind, name) => Promise.resolve(kind === 'AWSClusterRoleIdentity' ? identities.get(name) : undefined),
+  listIdentities: () => Promise.resolve([...identities.values()]),
   getSecret: () => Promise.resolve(undefined),
   getNamespace: (name) => Promise.resolve({ name, labels: {} }),
 };

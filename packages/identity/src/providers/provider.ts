@@ -2,7 +2,7 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import type { IdentityLink, IdentityObject, IdentityReference, SessionPolicy } from '@keymaster/api';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { ControllerCredentialsCheck } from '../controller-credentials.js';
-import type { LinkName } from '../errors.js';
+import type { IdentityError, LinkName } from '../errors.js';
 import type { IdentityStore } from '../store.js';
 
 /** Obtains a fresh set of credentials for one link; RefreshingCredentials decides when. */
@@ -97,18 +97,29 @@ export interface IdentityProvider<I extends IdentityObject, M = undefined> {
   /** Makes the link's credentials (called once per credential set, then on every renewal). */
   credentials(link: ChainLink<I> & { material?: M }, context: CredentialContext): CredentialSource;
   /**
-   * Role sessions only: the link's credentials with a request's session policy and duration instead of
-   * its own (AWSCredentialsRequest; `checkNarrowing` decides when that only narrows).
+   * Kinds whose sessions may be vended to workloads (AWSCredentialsRequest): role sessions, which a
+   * session policy narrows. Absent: never vended (the controller's own credentials, long-lived keys:
+   * handing them out would be passthrough). `checkVending` decides for each identity and namespace.
    */
-  narrowed?(
-    link: ChainLink<I> & { material?: M },
-    context: CredentialContext,
-    session: SessionPolicy,
-  ): CredentialSource;
+  vending?: Vending<I, M>;
   /** What status.identityChain shows of the link beside kind and name. */
   linkDetails(identity: I): Omit<IdentityLink, 'kind' | 'name'>;
   /** What the identity acts with, for people (`keymaster explain`). */
   actsWith(identity: I): string;
   /** Its status beyond the counts, account and principal: conditions and times of its own. */
   status(identity: I, observed: Observed): { conditions?: IdentityCondition[]; lastAssumeRoleTime?: string };
+}
+
+/** What a kind whose sessions may be vended says of them. */
+export interface Vending<I extends IdentityObject, M = undefined> {
+  /**
+   * The link's credentials with a request's session policy and duration instead of its own
+   * (`checkNarrowing` decides when that only narrows).
+   */
+  narrowed(link: ChainLink<I> & { material?: M }, context: CredentialContext, session: SessionPolicy): CredentialSource;
+  /**
+   * Why this identity is never vended, whatever its credentialVending says (a web identity whose token
+   * is of the controller's namespace: its sessions are the platform's), or undefined.
+   */
+  refusal?(identity: I, link: LinkName): IdentityError | undefined;
 }

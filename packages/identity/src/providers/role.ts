@@ -96,12 +96,12 @@ export const roleProvider: IdentityProvider<AWSClusterRoleIdentity> = {
   secrets: () => [],
   // The fields sent to AssumeRole.
   credentialInputs: ({ identity }) => {
-    const { allowedNamespaces, resourceTags, ...assumeRole } = identity.spec;
+    const { allowedNamespaces, credentialVending, resourceTags, ...assumeRole } = identity.spec;
     return assumeRole;
   },
   // Signed with the source's live credentials: every renewal asks the source for its current ones.
   credentials: (link, context) => assumeRole(link, context),
-  narrowed: (link, context, session) => assumeRole(link, context, session),
+  vending: { narrowed: (link, context, session) => assumeRole(link, context, session) },
   linkDetails: (identity) => ({ roleARN: identity.spec.roleARN }),
   actsWith: (identity) => `role ${identity.spec.roleARN}`,
   status: (_identity, { renewedAt }) => (renewedAt ? { lastAssumeRoleTime: renewedAt.toISOString() } : {}),

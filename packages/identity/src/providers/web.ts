@@ -4,6 +4,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { awsErrorCode } from '../aws-codes.js';
 import { stsCallError } from '../aws-failures.js';
 import { IdentityError, type LinkName } from '../errors.js';
+import { ControllerNamespaceTokenNotVendableError } from '../vending-errors.js';
 import { defaultSessionName } from '../session-name.js';
 import type { ChainLink, CredentialContext, CredentialSource, IdentityProvider } from './provider.js';
 import { PACKED_POLICY_HINT, sessionInput } from './role.js';
@@ -125,11 +126,17 @@ export const webProvider: IdentityProvider<AWSClusterWebIdentity> = {
   secrets: () => [],
   // The fields sent to STS and TokenRequest, and where the token comes from: one session per namespace.
   credentialInputs: ({ identity }, namespace, controllerNamespace) => {
-    const { allowedNamespaces, resourceTags, ...assume } = identity.spec;
+    const { allowedNamespaces, credentialVending, resourceTags, ...assume } = identity.spec;
     return { ...assume, tokenNamespace: tokenNamespace(identity, namespace, controllerNamespace) };
   },
   credentials: (link, context) => assumeWithToken(link, context),
-  narrowed: (link, context, session) => assumeWithToken(link, context, session),
+  vending: {
+    narrowed: (link, context, session) => assumeWithToken(link, context, session),
+    refusal: (identity, link) =>
+      identity.spec.serviceAccount.namespace === 'Controller'
+        ? new ControllerNamespaceTokenNotVendableError(link)
+        : undefined,
+  },
   linkDetails: (identity) => ({ roleARN: identity.spec.roleARN }),
   actsWith: (identity) =>
     `role ${identity.spec.roleARN} with a token of ServiceAccount ${identity.spec.serviceAccount.name} in ` +

@@ -66,6 +66,10 @@ export class Platform implements IdentityStore {
     return Promise.resolve(this.identities.get(`${kind}/${name}`));
   }
 
+  listIdentities() {
+    return Promise.resolve([...this.identities.values()]);
+  }
+
   getSecret(namespace: string, name: string) {
     return Promise.resolve(this.secrets.get(`${namespace}/${name}`));
   }

@@ -3,7 +3,7 @@ import {
   ResourceGroupsTaggingAPIClient,
   TagResourcesCommand,
 } from '@aws-sdk/client-resource-groups-tagging-api';
-import type { AWSCredentialsRequestSpec } from '@keymaster/api';
+import type { AWSClusterRoleIdentitySpec, AWSCredentialsRequestSpec } from '@keymaster/api';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { expect } from 'chai';
 import {
@@ -11,6 +11,9 @@ import {
   IdentityResolver,
   NamespaceNotAllowedError,
   PassthroughRefusedError,
+  SourceIdentityNotVendableError,
+  VendingNamespaceNotAllowedError,
+  VendingNotEnabledError,
   type NarrowedRequest,
   type Requester,
 } from '../../src/index.js';
@@ -19,7 +22,8 @@ import { startHarness, type Harness } from './harness.js';
 import { CONTROLLER_KEYS, EXTERNAL_ID, ROLE, TENANT_B } from './world.js';
 
 const HUB_SESSION = 'arn:aws:sts::111111111111:assumed-role/keymaster-hub/keymaster-keymaster-hub';
-const WORKLOADS = { kind: 'AWSClusterRoleIdentity' as const, name: 'tenant-b-workloads' };
+const ROLE_KIND = 'AWSClusterRoleIdentity' as const;
+const WORKLOADS = { kind: ROLE_KIND, name: 'tenant-b-workloads' };
 
 const readTags = (fields: Partial<AWSCredentialsRequestSpec> = {}): NarrowedRequest => ({
   namespace: 'tenant-b',
@@ -58,6 +62,7 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
         sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'keymaster-hub' },
         sessionTags: [{ key: 'tenant', value: 'tenant-b' }],
         allowedNamespaces: { list: ['tenant-b'] },
+        credentialVending: { allowedNamespaces: { list: ['tenant-b'] } },
       }),
     );
     sts = [];
@@ -143,6 +148,42 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
     expect(h.calls('sts:AssumeRole')).to.equal(0);
   });
 
+  it("vends only what opted in, never the hub, and stops vending a role made another's source, with no STS call for a refusal", async () => {
+    // The hub allows tenant-b (every link must), and even says it vends: it is the source of tenant roles.
+    h.platform.edit('AWSClusterRoleIdentity', 'keymaster-hub', (identity) => {
+      (identity.spec as AWSClusterRoleIdentitySpec).credentialVending = { allowedNamespaces: {} };
+    });
+    const hub = await refusal(
+      resolver.resolveNarrowed(readTags({ identityRef: { kind: ROLE_KIND, name: 'keymaster-hub' } })),
+    );
+    expect(hub).to.be.instanceOf(SourceIdentityNotVendableError);
+    expect(hub.message).to.contain(
+      'AWSClusterRoleIdentity/keymaster-hub is the sourceIdentityRef of 2 other identities',
+    );
+    // A tenant role without credentialVending: clusters may use it, workloads may not.
+    const deep = await refusal(
+      resolver.resolveNarrowed(readTags({ identityRef: { kind: ROLE_KIND, name: 'tenant-b-deep' } })),
+    );
+    expect(deep).to.be.instanceOf(VendingNotEnabledError);
+    h.platform.edit('AWSClusterRoleIdentity', 'tenant-b-workloads', (identity) => {
+      (identity.spec as AWSClusterRoleIdentitySpec).credentialVending = { allowedNamespaces: { list: ['tenant-c'] } };
+    });
+    expect(await refusal(resolver.resolveNarrowed(readTags()))).to.be.instanceOf(VendingNamespaceNotAllowedError);
+    expect(h.calls('sts:AssumeRole'), 'AssumeRole for refused requests').to.equal(0);
+
+    h.platform.edit('AWSClusterRoleIdentity', 'tenant-b-workloads', (identity) => {
+      (identity.spec as AWSClusterRoleIdentitySpec).credentialVending = { allowedNamespaces: { list: ['tenant-b'] } };
+    });
+    await (await resolver.resolveNarrowed(readTags())).fresh(50);
+    const served = h.calls('sts:AssumeRole');
+    // Ops build another role on it: from the next resolve on, its session is a hub's, never vended.
+    h.platform.put(
+      role('tenant-b-onwards', { sourceIdentityRef: WORKLOADS, allowedNamespaces: { list: ['tenant-b'] } }),
+    );
+    expect(await refusal(resolver.resolveNarrowed(readTags()))).to.be.instanceOf(SourceIdentityNotVendableError);
+    expect(h.calls('sts:AssumeRole')).to.equal(served);
+  });
+
   it('refuses static keys (passthrough) and a chained duration over one hour before any STS call', async () => {
     const elsewhere = await refusal(
       resolver.resolveNarrowed(readTags({ identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' } })),
@@ -160,6 +201,9 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
     expect(h.calls('sts:AssumeRole')).to.equal(0);
 
     // tenant-a-tagger is assumed with long-lived keys: not chained, 7200 s is AWS's to judge (its maximum is 7200).
+    h.platform.edit('AWSClusterRoleIdentity', 'tenant-a-tagger', (identity) => {
+      (identity.spec as AWSClusterRoleIdentitySpec).credentialVending = { allowedNamespaces: {} };
+    });
     const unchained = await resolver.resolveNarrowed({
       namespace: 'tenant-a',
       spec: {

@@ -53,10 +53,18 @@ describe('the web identity provider', () => {
     );
 
   it("keys its sessions by the token's namespace: the cluster's, or the controller's for Controller", () => {
-    const perCluster = identity('AWSClusterWebIdentity', 'web', { ...spec, allowedNamespaces: {} });
+    const perCluster = identity('AWSClusterWebIdentity', 'web', {
+      ...spec,
+      allowedNamespaces: {},
+      credentialVending: { allowedNamespaces: {} },
+    });
     expect(inputs(perCluster, 'tenant-a')).to.deep.include({ tokenNamespace: 'tenant-a' });
     expect(inputs(perCluster, 'tenant-a')).to.not.deep.equal(inputs(perCluster, 'tenant-b'));
-    expect(inputs(perCluster, 'tenant-a')).to.not.have.any.keys('allowedNamespaces', 'resourceTags');
+    expect(inputs(perCluster, 'tenant-a')).to.not.have.any.keys(
+      'allowedNamespaces',
+      'credentialVending',
+      'resourceTags',
+    );
     const platform = identity('AWSClusterWebIdentity', 'platform', {
       ...spec,
       serviceAccount: { name: 'keymaster', namespace: 'Controller' },

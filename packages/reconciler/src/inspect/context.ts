@@ -55,6 +55,7 @@ export function createInspectContext(options: InspectOptions): InspectContext {
   const direct = kubeIdentityStore(kubeConfig);
   const store: IdentityStore = {
     getIdentity: memoize((kind, name) => direct.getIdentity(kind, name)),
+    listIdentities: memoize(() => direct.listIdentities()),
     getSecret: memoize((namespace, name) => direct.getSecret(namespace, name)),
     getNamespace: memoize((name) => direct.getNamespace(name)),
   };

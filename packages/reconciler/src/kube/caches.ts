@@ -178,6 +178,7 @@ export class Caches {
   identityStore(): IdentityStore {
     return {
       getIdentity: (kind, name) => Promise.resolve(this.identity(kind, name)),
+      listIdentities: () => Promise.resolve(IDENTITY_KINDS.flatMap((kind) => this.identities[kind].list())),
       getSecret: (namespace, name) => {
         const secret = namespace === this.#controllerNamespace ? this.secrets.get(name, namespace) : undefined;
         return Promise.resolve(secret && { data: secret.data ?? {} });

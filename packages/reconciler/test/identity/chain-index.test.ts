@@ -31,6 +31,7 @@ function world() {
   const namespaces = new Map<string, NamespaceInfo>();
   const store: IdentityStore = {
     getIdentity: (kind, name) => Promise.resolve(identities.get(`${kind}/${name}`)),
+    listIdentities: () => Promise.resolve([...identities.values()]),
     getSecret: () => Promise.resolve(undefined),
     getNamespace: (name) => Promise.resolve(namespaces.get(name)),
   };

@@ -41,14 +41,14 @@ const identity = (kind: IdentityObject['kind'], name: string, spec: Record<strin
   ({ apiVersion: API_VERSION, kind, metadata: { name, uid: `uid-${name}` }, spec }) as IdentityObject;
 
 /** The controller identity and the cluster's role identity, both open to every namespace. */
+const identities = [
+  identity('AWSClusterControllerIdentity', 'default', { allowedNamespaces: {} }),
+  identity('AWSClusterRoleIdentity', 'tenant-b', { roleARN: ROLE_ARN, allowedNamespaces: {} }),
+];
 const store: IdentityStore = {
   getIdentity: (kind, name) =>
-    Promise.resolve(
-      [
-        identity('AWSClusterControllerIdentity', 'default', { allowedNamespaces: {} }),
-        identity('AWSClusterRoleIdentity', 'tenant-b', { roleARN: ROLE_ARN, allowedNamespaces: {} }),
-      ].find((object) => object.kind === kind && object.metadata.name === name),
-    ),
+    Promise.resolve(identities.find((object) => object.kind === kind && object.metadata.name === name)),
+  listIdentities: () => Promise.resolve(identities),
   getSecret: () => Promise.resolve(undefined),
   getNamespace: (name) => Promise.resolve({ name, labels: {} }),
 };

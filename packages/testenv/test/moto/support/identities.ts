@@ -23,6 +23,7 @@ function memoryStore(identities: readonly IdentityObject[], namespaces: readonly
   return {
     getIdentity: (kind, name) =>
       Promise.resolve(identities.find((object) => object.kind === kind && object.metadata.name === name)),
+    listIdentities: () => Promise.resolve([...identities]),
     getSecret: () => Promise.resolve(undefined),
     getNamespace: (name) => Promise.resolve(labelled.find((namespace) => namespace.name === name)),
   };
