@@ -1,9 +1,29 @@
 import { InvalidCredentialsRequestError, type Condition } from '@keymaster/api';
+import { VendingRefusedError } from '@keymaster/identity';
 import { readyOf, type ConditionUpdate } from '../awscluster/conditions.js';
 import { IDENTITY_OK, identityVerdict, type IdentityVerdict } from '../awscluster/identity-conditions.js';
 
-/** The identity conditions of a refused request; a request the controller cannot serve as written is no AWS failure. */
+/**
+ * The identity conditions of a refused request. A request the controller cannot serve as written is
+ * no AWS failure; an identity that does not vend to the namespace refuses its use, as allowedNamespaces does.
+ */
 export function refusalVerdict(error: unknown): IdentityVerdict {
+  if (error instanceof VendingRefusedError)
+    return {
+      allowed: {
+        type: 'PrincipalUsageAllowed',
+        status: 'False',
+        reason: error.reason,
+        message: `${error.message}. ${error.hint ?? ''}`.trim(),
+      },
+      retrieved: {
+        type: 'PrincipalCredentialRetrieved',
+        status: 'Unknown',
+        reason: 'NotAttempted',
+        message: "Not attempted: the identity's credentials are not vended to this namespace",
+      },
+      transient: false,
+    };
   if (error instanceof InvalidCredentialsRequestError)
     return {
       allowed: IDENTITY_OK.allowed,

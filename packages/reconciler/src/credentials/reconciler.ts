@@ -130,18 +130,6 @@ export class CredentialsReconciler {
       if (spec.mode === 'WebIdentity') {
         const web = this.deps.identity('AWSClusterWebIdentity', spec.identityRef.name) as
           AWSClusterWebIdentity | undefined;
-        if (web?.spec.serviceAccount.namespace === 'Controller')
-          return {
-            served: false,
-            allowed: IDENTITY_OK.allowed,
-            retrieved: {
-              type: 'PrincipalCredentialRetrieved',
-              status: 'False',
-              reason: 'ServiceAccountNotInNamespace',
-              message: `AWSClusterWebIdentity/${spec.identityRef.name} names a ServiceAccount of the controller's namespace, which pods of ${namespace} cannot use. Ask for a web identity whose serviceAccount.namespace is Cluster, or use Session mode`,
-            },
-            transient: false,
-          };
         // The controller assumes the role with a token of the namespace's ServiceAccount, as the pods
         // will: AWS confirms the trust policy before the Secret tells pods to rely on it.
         const session = await this.deps.resolver.resolve({
@@ -149,6 +137,7 @@ export class CredentialsReconciler {
           identityRef: spec.identityRef,
           region: CHECK_REGION,
           requester: 'AWSCredentialsRequest',
+          vending: true,
         });
         return {
           served: true,

@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, VERSION, type AWSCredentialsRequest } from '@keymaster/api';
 import type { World } from '@keymaster/aws-emulator';
@@ -5,6 +11,7 @@ import type { KubeEmulator } from '@keymaster/kube-emulator';
 import { expect } from 'chai';
 import { EXPIRES_ANNOTATION, REQUEST_LABEL } from '../../src/credentials/owned-secret.js';
 import { realClock } from '../../src/runtime/clock.js';
+import { kubectl133 } from '../cli/kubectl.js';
 import { CONTROLLER_KEYS, eventually, gone, startPlatform, type Platform } from './harness.js';
 
 const WORKLOADS_ROLE = 'arn:aws:iam::111111111111:role/workloads';
@@ -39,7 +46,12 @@ const identities = (allowed: string[]) => [
     apiVersion: API_VERSION,
     kind: 'AWSClusterRoleIdentity',
     metadata: { name: 'workloads' },
-    spec: { roleARN: WORKLOADS_ROLE, sessionName: 'workloads', allowedNamespaces: { list: allowed } },
+    spec: {
+      roleARN: WORKLOADS_ROLE,
+      sessionName: 'workloads',
+      allowedNamespaces: { list: allowed },
+      credentialVending: { allowedNamespaces: { list: allowed } },
+    },
   },
 ];
 
@@ -99,6 +111,19 @@ async function ready(p: Platform, name: string): Promise<AWSCredentialsRequest> 
     expect(conditionOf(object, 'Ready'), JSON.stringify(object.status)).to.include({ status: 'True' });
     return object;
   });
+}
+
+/** The upgrade notes' command that lists requests' identities and namespaces (docs/operations.md), run as written. */
+async function documentedOneLiner(kubeconfig: string): Promise<string> {
+  const doc = await readFile(fileURLToPath(new URL('../../../../docs/operations.md', import.meta.url)), 'utf8');
+  const command = /^\s*(kubectl get awscredentialsrequests -A .*)$/m.exec(doc)?.[1];
+  if (!command) throw new Error('docs/operations.md has no `kubectl get awscredentialsrequests -A ...` line');
+  const bin = await mkdtemp(join(tmpdir(), 'keymaster-kubectl-'));
+  await symlink(kubectl133(), join(bin, 'kubectl'));
+  const { stdout } = await promisify(execFile)('sh', ['-c', command], {
+    env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, KUBECONFIG: kubeconfig, HOME: bin },
+  });
+  return stdout;
 }
 
 const assumedWorkloads = (p: Platform) =>
@@ -277,6 +302,110 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
     });
   });
 
+  describe('vending is opt-in per identity (credentialVending)', () => {
+    let p: Platform;
+    const workloads = () =>
+      p.get<{ metadata: object; spec: Record<string, unknown> }>('awsclusterroleidentities', 'workloads');
+    const replaceWorkloads = async (spec: (current: Record<string, unknown>) => Record<string, unknown>) => {
+      const identity = await workloads();
+      await p.custom.replaceClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: 'awsclusterroleidentities',
+        name: 'workloads',
+        body: { ...identity, spec: spec(identity.spec) },
+      });
+    };
+    const withoutVending = ({ credentialVending, ...spec }: Record<string, unknown>) => spec;
+
+    before(async () => {
+      p = await startPlatform(
+        [namespace('tenant-a'), ...identities(['tenant-a']), request('kept', 'Environment')],
+        [],
+        {
+          world: world(),
+        },
+      );
+    });
+    after(() => p.stop());
+
+    it('upgrading: a request its identity no longer vends loses its Secret’s data at the next reconcile, saying which identity needs which credentialVending; the documented one-liner finds it', async () => {
+      await ready(p, 'kept');
+      const served = keysOf(await secretOf(p, 'kept-aws'));
+      // The state an upgrade meets: a Secret the old release filled, an identity without credentialVending.
+      await p.controller.stop();
+      await replaceWorkloads(withoutVending);
+      await p.restart();
+      await eventually(async () => expect((await secretOf(p, 'kept-aws')).data ?? {}).to.deep.equal({}));
+      const refused = await requestOf(p, 'kept');
+      const why =
+        'AWSClusterRoleIdentity/workloads vends no credentials to workloads: its spec.credentialVending is not set. ' +
+        'For namespace "tenant-a" to ask for its credentials, ops add it to spec.credentialVending.allowedNamespaces of ' +
+        'AWSClusterRoleIdentity/workloads (credentialVending: {allowedNamespaces: {list: [tenant-a]}}, or a selector); ' +
+        'or point spec.identityRef at an identity that vends to "tenant-a".';
+      expect(conditionOf(refused, 'PrincipalUsageAllowed')).to.include({
+        status: 'False',
+        reason: 'VendingNotEnabled',
+        message: why,
+      });
+      expect(conditionOf(refused, 'PrincipalCredentialRetrieved')).to.include({
+        status: 'Unknown',
+        reason: 'NotAttempted',
+      });
+      expect(conditionOf(refused, 'SecretWritten')).to.include({
+        status: 'False',
+        reason: 'CredentialsRevoked',
+        message: `Secret kept-aws holds no credentials: ${why}`,
+      });
+      expect(conditionOf(refused, 'Ready')).to.include({ status: 'False', reason: 'VendingNotEnabled' });
+      const events = await eventually(async () => {
+        const { items } = await p.core.listNamespacedEvent({ namespace: 'tenant-a' });
+        const reasons = items.map(({ reason }) => reason);
+        expect(reasons).to.include.members(['VendingNotEnabled', 'CredentialsRevoked']);
+        return items;
+      });
+      expect(events.find(({ reason }) => reason === 'CredentialsRevoked')?.message).to.equal(
+        `Credentials removed from Secret kept-aws: ${why}`,
+      );
+      expect(events.find(({ reason }) => reason === 'VendingNotEnabled')?.message).to.equal(why);
+      const visible = JSON.stringify([events, refused.status]);
+      for (const secret of [served.secretAccessKey, served.sessionToken]) expect(visible).not.to.contain(secret);
+
+      // Ops list the identities requests use, with their namespaces: what credentialVending must allow.
+      expect(await documentedOneLiner(p.kubeconfig)).to.equal('AWSClusterRoleIdentity/workloads\ttenant-a\n');
+      const assumed = assumedWorkloads(p);
+      await replaceWorkloads((spec) => ({ ...spec, credentialVending: { allowedNamespaces: { list: ['tenant-a'] } } }));
+      await ready(p, 'kept');
+      expect(keysOf(await secretOf(p, 'kept-aws')).accessKeyId).to.match(/^ASIA/);
+      expect(assumedWorkloads(p) - assumed, 'AssumeRole once served again, none while refused').to.equal(1);
+    });
+
+    it("stops vending a role at its requests' next reconcile once ops make it another identity's source", async () => {
+      await ready(p, 'kept');
+      const assumed = assumedWorkloads(p);
+      await p.objects.create({
+        apiVersion: API_VERSION,
+        kind: 'AWSClusterRoleIdentity',
+        metadata: { name: 'onwards' },
+        spec: {
+          roleARN: 'arn:aws:iam::111111111111:role/onwards',
+          sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'workloads' },
+          allowedNamespaces: { list: ['tenant-a'] },
+        },
+      } as KubernetesObject);
+      await eventually(async () => expect((await secretOf(p, 'kept-aws')).data ?? {}).to.deep.equal({}));
+      const refused = await requestOf(p, 'kept');
+      expect(conditionOf(refused, 'PrincipalUsageAllowed')).to.include({
+        status: 'False',
+        reason: 'SourceIdentityNotVendable',
+      });
+      expect(conditionOf(refused, 'PrincipalUsageAllowed')?.message).to.contain(
+        'AWSClusterRoleIdentity/workloads is the sourceIdentityRef of 1 other identity',
+      );
+      expect(assumedWorkloads(p)).to.equal(assumed);
+    });
+  });
+
   describe('WebIdentity mode', () => {
     const STS = 'sts.amazonaws.com';
     const REPORTS_ROLE = 'arn:aws:iam::333333333333:role/reports';
@@ -312,7 +441,12 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       apiVersion: API_VERSION,
       kind: 'AWSClusterWebIdentity',
       metadata: { name },
-      spec: { roleARN: REPORTS_ROLE, serviceAccount, allowedNamespaces: { list: ['tenant-a'] } },
+      spec: {
+        roleARN: REPORTS_ROLE,
+        serviceAccount,
+        allowedNamespaces: { list: ['tenant-a'] },
+        credentialVending: { allowedNamespaces: { list: ['tenant-a'] } },
+      },
     });
     const webRequest = (name: string, identity: string, format: string) => {
       const object = request(name, format, {
@@ -362,17 +496,29 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       ).to.have.length(1);
     });
 
-    it("refuses a web identity whose ServiceAccount is in the controller's namespace: pods of the tenant cannot use it", async () => {
+    it("refuses a web identity whose token is of the controller's namespace, whatever its credentialVending says", async () => {
       const object = await eventually(async () => {
         const found = await requestOf(p, 'web-platform');
-        expect(conditionOf(found, 'PrincipalCredentialRetrieved')).to.include({
+        expect(conditionOf(found, 'PrincipalUsageAllowed')).to.include({
           status: 'False',
-          reason: 'ServiceAccountNotInNamespace',
+          reason: 'ControllerNamespaceTokenNotVendable',
         });
         return found;
       });
-      expect(conditionOf(object, 'Ready')).to.include({ status: 'False' });
+      expect(conditionOf(object, 'Ready')).to.include({
+        status: 'False',
+        reason: 'ControllerNamespaceTokenNotVendable',
+      });
+      expect(conditionOf(object, 'PrincipalUsageAllowed')?.message).to.contain(
+        "AWSClusterWebIdentity/platform takes its token in the controller's namespace",
+      );
       expect(await secretOf(p, 'web-platform-aws').catch(() => undefined)).to.equal(undefined);
+      expect(
+        p.aws.calls
+          .summary()
+          .recent.filter(({ detail }) => detail?.['subject'] === 'system:serviceaccount:keymaster-system:keymaster'),
+        'AssumeRoleWithWebIdentity with a token of the controller namespace',
+      ).to.deep.equal([]);
     });
   });
 });

@@ -88,6 +88,8 @@ export interface Platform {
   controller: RunningController;
   /** The kubeconfig file the controller was started with (to start another). */
   kubeconfig: string;
+  /** Stops the controller and starts another with the same flags and options: a restart, or an upgrade. */
+  restart(): Promise<void>;
   cluster(namespace: string, name: string): Promise<AWSCluster>;
   get<T>(plural: string, name: string): Promise<T>;
   stop(): Promise<void>;
@@ -151,11 +153,13 @@ async function platformOn(
   ]);
   // The default chain reads the process's environment, as `keymaster run` does.
   const credentials = options.defaultCredentialChain ? {} : { credentials: () => Promise.resolve(CONTROLLER_KEYS) };
-  const controller = await startController(flags, {
-    aws: { endpoint: aws.url, ...credentials },
-    logger: options.logger ?? createControllerLogger('error', 'json', new PassThrough().resume()),
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
+  const start = () =>
+    startController(flags, {
+      aws: { endpoint: aws.url, ...credentials },
+      logger: options.logger ?? createControllerLogger('error', 'json', new PassThrough().resume()),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+  const controller = await start();
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const platform: Platform = {
     kube,
@@ -165,6 +169,10 @@ async function platformOn(
     custom,
     controller,
     kubeconfig,
+    restart: async () => {
+      await platform.controller.stop();
+      platform.controller = await start();
+    },
     cluster: async (namespace, name) =>
       (await custom.getNamespacedCustomObject({
         group: GROUP,
