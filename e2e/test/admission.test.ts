@@ -105,7 +105,7 @@ describe('admission webhooks, as tenants and ops meet them under RBAC', function
       expect(
         found.stdout.split(' ').filter(Boolean),
         'caBundle injected by the controller under its RBAC',
-      ).to.have.length(4);
+      ).to.have.length(5);
     });
   });
   after(async () => {

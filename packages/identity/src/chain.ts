@@ -152,7 +152,7 @@ async function walkLinks(
 ): Promise<void> {
   const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
   let ref = request.identityRef ?? CONTROLLER_IDENTITY;
-  let referencedBy = `AWSClusters in namespace ${request.namespace}`;
+  let referencedBy = `${request.vending ? 'AWSCredentialsRequests' : 'AWSClusters'} in namespace ${request.namespace}`;
   for (;;) {
     const check: LinkCheck = { kind: ref.kind, name: ref.name, problems: [] };
     checks?.push(check);

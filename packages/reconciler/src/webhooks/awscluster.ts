@@ -2,7 +2,7 @@ import type { AWSCluster } from '@keymaster/api';
 import { checkChain, CONTROLLER_IDENTITY, NamespaceNotAllowedError } from '@keymaster/identity';
 import { CLAIM_KEY, describeObject, LAYERS, resolveEffectiveTags, tagLayers } from '@keymaster/tagging';
 import { LIMITS } from '@keymaster/api';
-import { bypassed, explain, schemaProblems, specUnchanged, tagProblems } from './checks.js';
+import { chainVerdict, schemaProblems, specUnchanged, tagProblems } from './checks.js';
 import type { WebhookContext } from './context.js';
 import { allow, deny, type AdmissionRequest, type Verdict } from './review.js';
 
@@ -35,20 +35,13 @@ export async function validateAWSCluster(request: AdmissionRequest, context: Web
     identityRef: cluster.spec.identityRef,
     controllerNamespace: context.controllerNamespace,
   });
-  const problems = links.flatMap((link) => link.problems);
-  const budget = tagBudgetWarning(cluster, links, context);
-  const refusals = problems.filter((problem) => problem instanceof NamespaceNotAllowedError).map(explain);
-  // Everything else (a missing identity, a Secret not there yet) may be fixed after the cluster is applied.
-  const warnings = [
-    ...problems.filter((problem) => !(problem instanceof NamespaceNotAllowedError)).map(explain),
-    ...budget,
-  ];
-  if (refusals.length === 0) return allow(warnings);
-  const refusal = refusals.join('; ');
-  if (bypassed(request, context.privileged, context.logger, refusal)) {
-    return allow([...warnings, `allowed as a privileged principal although ${refusal}`]);
-  }
-  return deny(403, refusal, warnings);
+  return chainVerdict(
+    request,
+    context,
+    links.flatMap((link) => link.problems),
+    (problem) => problem instanceof NamespaceNotAllowedError,
+    tagBudgetWarning(cluster, links, context),
+  );
 }
 
 /** What every resource carries besides the layers' keys: its ownership tag and Keymaster's bookkeeping (claim, one memory per layer). */

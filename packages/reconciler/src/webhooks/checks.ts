@@ -3,7 +3,8 @@ import type { IdentityError } from '@keymaster/identity';
 import { validateTags, type TagOrigin } from '@keymaster/tagging';
 import type { Logger } from '../logging.js';
 import { privilegeOf, type Privileged } from './privileged.js';
-import type { AdmissionRequest } from './review.js';
+import type { WebhookContext } from './context.js';
+import { allow, deny, type AdmissionRequest, type Verdict } from './review.js';
 
 /** Every schema cause of the object (as the CRD would refuse it, transition rules included), as kubectl prints them. */
 export const schemaProblems = (request: AdmissionRequest): string[] =>
@@ -31,6 +32,27 @@ export function bypassed(request: AdmissionRequest, privileged: Privileged, logg
     refusal,
   });
   return true;
+}
+
+/**
+ * A chain's problems as the webhook answers them: those `refuses` picks refused (403; a privileged
+ * requester bypasses them, logged), every other one a warning (a missing identity, a Secret not there
+ * yet: fixed after the object is applied), beside `warnings` of the webhook's own.
+ */
+export function chainVerdict(
+  request: AdmissionRequest,
+  context: Pick<WebhookContext, 'privileged' | 'logger'>,
+  problems: readonly IdentityError[],
+  refuses: (problem: IdentityError) => boolean,
+  warnings: readonly string[] = [],
+): Verdict {
+  const refusals = problems.filter(refuses).map(explain);
+  const all = [...problems.filter((problem) => !refuses(problem)).map(explain), ...warnings];
+  if (refusals.length === 0) return allow(all);
+  const refusal = refusals.join('; ');
+  if (bypassed(request, context.privileged, context.logger, refusal))
+    return allow([...all, `allowed as a privileged principal although ${refusal}`]);
+  return deny(403, refusal, all);
 }
 
 /** Whether an update changes nothing but metadata or status (finalizers, labels): never refused. */

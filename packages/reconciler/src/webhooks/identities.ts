@@ -12,6 +12,7 @@ import { describeObject } from '@keymaster/tagging';
 import { dependentClusters } from '../identity/dependents.js';
 import { bypassed, explain, schemaProblems, specUnchanged, tagProblems } from './checks.js';
 import type { WebhookContext } from './context.js';
+import { vendingMistakes } from './identity-vending.js';
 import { allow, deny, type AdmissionRequest, type Verdict } from './review.js';
 
 const linkOf = (identity: IdentityObject): string => `${identity.kind}/${identity.metadata.name ?? ''}`;
@@ -54,7 +55,8 @@ async function chainProblems(written: IdentityObject, context: WebhookContext) {
 
 /**
  * Identities refused before they are stored: the schema (singleton names, immutable fields,
- * selectors), the full AWS tag rules on resourceTags and sessionTags, and the chain (cycles, depth).
+ * selectors), the full AWS tag rules on resourceTags and sessionTags, the chain (cycles, depth), and
+ * credentialVending that can never take effect (`vendingMistakes`).
  * Deleting an identity that AWSClusters use is refused with their names (privileged principals may
  * bypass it; the finalizer keeps the identity until its last user goes whether or not this runs).
  */
@@ -71,7 +73,10 @@ export async function validateIdentity(request: AdmissionRequest, context: Webho
     ...tagProblems(identity.spec.sessionTags ?? [], { ...origin, object: `${origin.object} sessionTags` }),
   ];
   if (invalid.length > 0) return deny(422, invalid.join('; '));
-  const { refusals, warnings } = await chainProblems(identity, context);
+  const chain = await chainProblems(identity, context);
+  const vending = vendingMistakes(identity, context.identities());
+  const refusals = [...chain.refusals, ...vending.refusals];
+  const warnings = [...chain.warnings, ...vending.warnings];
   return refusals.length > 0 ? deny(422, refusals.join('; '), warnings) : allow(warnings);
 }
 

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultAWSCluster, validateAWSCluster } from './awscluster.js';
 import { readCertificate, watchCertificate, type ServingCertificate } from './certificate.js';
 import type { WebhookContext } from './context.js';
+import { validateCredentialsRequest } from './credentials-request.js';
 import { validateIdentity } from './identities.js';
 import { validateTagPolicy } from './tag-policy.js';
 import { reviewResponse, type AdmissionRequest, type Verdict } from './review.js';
@@ -14,6 +15,7 @@ export const WEBHOOK_PATHS = {
   mutateAWSCluster: '/mutate-infrastructure-keymaster-dev-v1beta1-awscluster',
   validateAWSCluster: '/validate-infrastructure-keymaster-dev-v1beta1-awscluster',
   validateIdentity: '/validate-infrastructure-keymaster-dev-v1beta1-identity',
+  validateCredentialsRequest: '/validate-infrastructure-keymaster-dev-v1beta1-awscredentialsrequest',
   validateTagPolicy: '/validate-infrastructure-keymaster-dev-v1beta1-awstagpolicy',
   mutateNamespace: '/mutate--v1-namespace',
   validateNamespace: '/validate--v1-namespace',
@@ -25,6 +27,7 @@ const HANDLERS = new Map<string, Handler>([
   [WEBHOOK_PATHS.mutateAWSCluster, defaultAWSCluster],
   [WEBHOOK_PATHS.validateAWSCluster, validateAWSCluster],
   [WEBHOOK_PATHS.validateIdentity, validateIdentity],
+  [WEBHOOK_PATHS.validateCredentialsRequest, validateCredentialsRequest],
   [WEBHOOK_PATHS.validateTagPolicy, validateTagPolicy],
   [WEBHOOK_PATHS.mutateNamespace, defaultNamespace],
   [WEBHOOK_PATHS.validateNamespace, validateNamespace],

@@ -24,6 +24,8 @@ const role = (name: string, spec: Record<string, unknown>) => ({
   spec: { roleARN: `arn:aws:iam::222222222222:role/${name}`, ...spec },
 });
 const ROLE_REF = (name: string) => ({ kind: 'AWSClusterRoleIdentity', name });
+const MERGE = 'application/merge-patch+json';
+const VENDS_TO_ALL = { spec: { credentialVending: { allowedNamespaces: {} } } };
 
 describe('admission webhooks of keymaster run (kube-emulator)', function () {
   this.timeout(60_000);
@@ -177,6 +179,110 @@ describe('admission webhooks of keymaster run (kube-emulator)', function () {
       role('tags', { resourceTags: [{ key: 'kubernetes.io/cluster/x', value: 'owned' }] }),
     );
     expect(reserved.status).to.equal(422);
+  });
+
+  it("refuses credentialVending that can never vend (a hub, a platform web identity), and warns when a vending identity becomes another's source", async () => {
+    const roles = `${GROUP_PATH}/awsclusterroleidentities`;
+    expect((await platform.send('ops', 'POST', roles, role('vend-hub', { allowedNamespaces: {} }))).status).to.equal(
+      201,
+    );
+    const spoke = role('vend-spoke', {
+      sourceIdentityRef: ROLE_REF('vend-hub'),
+      allowedNamespaces: { list: ['tenant-a'] },
+      credentialVending: { allowedNamespaces: { list: ['tenant-a'] } },
+    });
+    expect((await platform.send('ops', 'POST', roles, spoke)).status).to.equal(201);
+    await eventually(async () => {
+      const hub = await platform.send('ops', 'PATCH', `${roles}/vend-hub`, VENDS_TO_ALL, MERGE);
+      expect(hub.status).to.equal(422);
+      expect(hub.body.message).to.equal(
+        'admission webhook "identities.keymaster.dev" denied the request: AWSClusterRoleIdentity/vend-hub is the ' +
+          'sourceIdentityRef of AWSClusterRoleIdentity/vend-spoke: an identity that others are made from is never ' +
+          'vended (its session may assume their roles). Remove spec.credentialVending, and vend the identities built on it instead',
+      );
+    });
+    const platformWeb = await platform.send('ops', 'POST', `${GROUP_PATH}/awsclusterwebidentities`, {
+      apiVersion: API_VERSION,
+      kind: 'AWSClusterWebIdentity',
+      metadata: { name: 'platform-web' },
+      spec: {
+        roleARN: 'arn:aws:iam::222222222222:role/platform',
+        serviceAccount: { name: 'keymaster', namespace: 'Controller' },
+        allowedNamespaces: {},
+        ...VENDS_TO_ALL.spec,
+      },
+    });
+    expect(platformWeb.status).to.equal(422);
+    expect(platformWeb.body.message).to.include(
+      "AWSClusterWebIdentity/platform-web takes its token in the controller's namespace (spec.serviceAccount.namespace: " +
+        "Controller): its sessions are the platform's and are never vended, in any mode, whatever its credentialVending " +
+        'says: remove spec.credentialVending',
+    );
+    // Building on a vending identity is allowed (a chain is built in some order), and says what it ends.
+    const onwards = await eventually(async () => {
+      const created = await platform.send(
+        'ops',
+        'POST',
+        roles,
+        role('vend-onwards', { sourceIdentityRef: ROLE_REF('vend-spoke') }),
+      );
+      expect(created.warnings.join()).to.include('vend-spoke has spec.credentialVending');
+      return created;
+    });
+    expect(onwards.status).to.equal(201);
+    expect(onwards.warnings).to.include(
+      'AWSClusterRoleIdentity/vend-spoke has spec.credentialVending, but AWSClusterRoleIdentity/vend-onwards makes it a ' +
+        'source: from now on its session is never vended, and the AWSCredentialsRequests that use it lose their ' +
+        'credentials at their next reconcile. Remove credentialVending from AWSClusterRoleIdentity/vend-spoke, and vend ' +
+        'AWSClusterRoleIdentity/vend-onwards (or another identity built on it) instead.',
+    );
+    expect((await platform.send('ops', 'DELETE', `${roles}/vend-onwards`)).status).to.equal(200);
+  });
+
+  it("refuses an AWSCredentialsRequest its identity does not vend to, with the condition's message; a missing identity is a warning", async () => {
+    const requests = (ns: string) => `${GROUP_PATH}/namespaces/${ns}/awscredentialsrequests`;
+    const ask = (user: 'tenantA' | 'tenantB', ns: string, name: string, identity: string) =>
+      platform.send(user, 'POST', requests(ns), {
+        apiVersion: API_VERSION,
+        kind: 'AWSCredentialsRequest',
+        metadata: { name },
+        spec: {
+          identityRef: ROLE_REF(identity),
+          statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
+          secretRef: { name: `${name}-aws` },
+        },
+      });
+    const denied = 'admission webhook "awscredentialsrequests.keymaster.dev" denied the request: ';
+    // tenant-a may use its role for clusters; the role does not vend.
+    const notEnabled = await ask('tenantA', 'tenant-a', 'plain', 'tenant-a');
+    expect(notEnabled.status).to.equal(403);
+    expect(notEnabled.body.message).to.equal(
+      `${denied}AWSClusterRoleIdentity/tenant-a vends no credentials to workloads: its spec.credentialVending is not set. ` +
+        'For namespace "tenant-a" to ask for its credentials, ops add it to spec.credentialVending.allowedNamespaces of ' +
+        'AWSClusterRoleIdentity/tenant-a (credentialVending: {allowedNamespaces: {list: [tenant-a]}}, or a selector); ' +
+        'or point spec.identityRef at an identity that vends to "tenant-a".',
+    );
+    const hub = await ask('tenantA', 'tenant-a', 'hub', 'vend-hub');
+    expect(hub.status).to.equal(403);
+    expect(hub.body.message).to.include(
+      `${denied}AWSClusterRoleIdentity/vend-hub is the sourceIdentityRef of 1 other identity`,
+    );
+    const elsewhere = await ask('tenantB', 'tenant-b', 'borrowed', 'vend-spoke');
+    expect(elsewhere.status).to.equal(403);
+    expect(elsewhere.body.message)
+      .to.include('namespace "tenant-b" may not use AWSClusterRoleIdentity/vend-spoke')
+      .and.include('namespace "tenant-b" may not ask for credentials of AWSClusterRoleIdentity/vend-spoke');
+    const early = await ask('tenantA', 'tenant-a', 'early', 'later');
+    expect([early.status, early.warnings[0]]).to.deep.equal([
+      201,
+      'AWSClusterRoleIdentity/later not found (referenced by AWSCredentialsRequests in namespace tenant-a). Create ' +
+        'AWSClusterRoleIdentity/later, or point AWSCredentialsRequests in namespace tenant-a at an identity that exists.',
+    ]);
+    // Served once the caches have seen vend-onwards go (it made vend-spoke a source).
+    await eventually(async () => {
+      const served = await ask('tenantA', 'tenant-a', 'reports', 'vend-spoke');
+      expect(served.status, JSON.stringify(served.body)).to.equal(201);
+    });
   });
 
   it('refuses global tags of the tag policy that AWS would refuse', async () => {
