@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { AWSCluster, AWSClusterControllerIdentity, AWSClusterSpec } from '@keymaster/api';
+import type {
+  AWSCluster,
+  AWSClusterControllerIdentity,
+  AWSClusterSpec,
+  AWSCredentialsRequest,
+  AWSCredentialsRequestSpec,
+} from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import type { V1Secret } from '@kubernetes/client-node';
 import {
@@ -36,15 +42,20 @@ import {
   CONTROLLER_NAMESPACE,
   awsCluster,
   controllerIdentity,
+  credentialsRequest,
   keysSecret,
   namespace,
+  publicIssuerDiscovery,
   roleIdentity,
   roleRef,
   staticIdentity,
   staticRef,
   tagPolicy,
+  webIdentity,
+  webRef,
 } from './support/objects.js';
 import { RbacManagementCluster, type TenantUser } from './support/rbac-management-cluster.js';
+import { namespaceOwnerRights } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 
 /**
@@ -755,6 +766,171 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         expect(ready(cluster)).to.include({ status: 'False' });
       });
       expectNothingDone();
+    });
+  });
+  describe("10, 11. credential vending: a hub's session, a platform web identity's token", function () {
+    /** Hub and spoke as docs/identity.md describes it: the hub allows every tenant, each tenant role has its externalID. */
+    const ACCOUNT = { a: '222222222222', b: '333333333333' };
+    const EXTERNAL_ID = { a: 'vending-tenant-a-3f9b', b: 'vending-tenant-b-c2d7' };
+    const PLATFORM_ROLE = roleArn(MANAGEMENT, 'keymaster-platform');
+    const STS = 'sts.amazonaws.com';
+    const victimResources = clusterResources(ACCOUNT.b, REGION, 'ledger', 2);
+    /** All an attacker would ask of a session: assume roles, tag anything. */
+    const EVERYTHING = [{ effect: 'Allow' as const, actions: ['sts:AssumeRole', 'tag:*', 'ec2:*'], resources: ['*'] }];
+    const CREDENTIALS_CONTROLLER = { controller: 'awscredentialsrequest' };
+    let tenancy: Tenancy;
+    let victimTags: Record<string, Record<string, string>>;
+
+    const requestKey = (name: string) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSCredentialsRequest',
+      metadata: { name, namespace: 'tenant-a' },
+    });
+    /** Waits until tenant A's request is refused for `reason`, then for a few more reconciles of requests. */
+    async function untilRefused(name: string, reason: string): Promise<AWSCredentialsRequest> {
+      const tenantA = tenancy.tenant('tenant-a');
+      const refused = await eventually(async () => {
+        const request = await tenantA.kube.read<AWSCredentialsRequest>(requestKey(name));
+        expect(condition(request, 'PrincipalUsageAllowed'), name).to.include({ status: 'False', reason });
+        expect(condition(request, 'Ready'), name).to.include({ status: 'False', reason });
+        return request;
+      });
+      const reconciles = () => tenancy.controller.metric('controller_runtime_reconcile_total', CREDENTIALS_CONTROLLER);
+      const enough = (await reconciles()) + 6;
+      await eventually(async () => expect(await reconciles()).to.be.at.least(enough));
+      // Tenant A sees why, in its own namespace, and its Secret holds nothing.
+      const events = await tenantA.kube.events('tenant-a', name);
+      expect(events.map(({ reason: why }) => why)).to.include(reason);
+      const secret = await tenantA.kube
+        .read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-aws`, namespace: 'tenant-a' } })
+        .catch(() => undefined);
+      expect(Object.keys(secret?.data ?? {}), `Secret ${name}-aws`).to.deep.equal([]);
+      return refused;
+    }
+    const ask = (name: string, spec: Omit<AWSCredentialsRequestSpec, 'secretRef'>) =>
+      tenancy
+        .tenant('tenant-a')
+        .kube.create(credentialsRequest('tenant-a', name, { ...spec, secretRef: { name: `${name}-aws` } }));
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: (issuer) => {
+          const host = issuer.url.replace('https://', '');
+          return {
+            accounts: [
+              {
+                id: MANAGEMENT,
+                users: [controllerUser()],
+                oidcProviders: [{ url: issuer.url, clientIds: [STS], discovery: { ca: issuer.ca } }],
+                roles: [
+                  hubRole(),
+                  // The platform's role, trusting the controller's own ServiceAccount: it may assume tenant roles.
+                  {
+                    name: 'keymaster-platform',
+                    trust: [
+                      {
+                        federated: `arn:aws:iam::${MANAGEMENT}:oidc-provider/${host}`,
+                        conditions: {
+                          StringEquals: {
+                            [`${host}:sub`]: 'system:serviceaccount:keymaster-system:keymaster',
+                            [`${host}:aud`]: STS,
+                          },
+                        },
+                      },
+                    ],
+                    allow: ['sts:AssumeRole', ...TAGGER],
+                  },
+                ],
+              },
+              { id: ACCOUNT.a, roles: [tenantRole('tenant-a-admin', HUB_ROLE, EXTERNAL_ID.a)] },
+              {
+                id: ACCOUNT.b,
+                roles: [tenantRole('tenant-b-admin', HUB_ROLE, EXTERNAL_ID.b)],
+                resources: victimResources,
+              },
+            ],
+          };
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          ...namespaceOwnerRights(['tenant-a']),
+          ...publicIssuerDiscovery(),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          // Every link is checked, so the hub allows every tenant. Ops even opted it in to vending (the
+          // admission webhooks, not installed here, would refuse that): it must never be vended anyway.
+          roleIdentity('keymaster-hub', {
+            roleARN: HUB_ROLE,
+            allowedNamespaces: { list: ['tenant-a', 'tenant-b'] },
+            credentialVending: { allowedNamespaces: {} },
+          }),
+          ...(['a', 'b'] as const).map((tenant) =>
+            roleIdentity(`tenant-${tenant}`, {
+              roleARN: roleArn(ACCOUNT[tenant], `tenant-${tenant}-admin`),
+              externalID: EXTERNAL_ID[tenant],
+              sourceIdentityRef: roleRef('keymaster-hub'),
+              allowedNamespaces: { list: [`tenant-${tenant}`] },
+            }),
+          ),
+          // A platform identity whose token is the controller's own, allowed for tenant A and opted in by mistake.
+          webIdentity('keymaster-platform', {
+            roleARN: PLATFORM_ROLE,
+            serviceAccount: { name: 'keymaster', namespace: 'Controller' },
+            allowedNamespaces: { list: ['tenant-a'] },
+            credentialVending: { allowedNamespaces: { list: ['tenant-a'] } },
+          }),
+        ],
+        syncPeriod: '2s',
+      });
+      await create(tenancy.tenant('tenant-b'), 'ledger', {
+        region: REGION,
+        identityRef: roleRef('tenant-b'),
+        additionalTags: { team: 'b' },
+      });
+      await untilReady(tenancy.ops, 'tenant-b', 'ledger');
+      await untilTagged(tenancy.aws, victimResources, { team: 'b' });
+      victimTags = tagsOf(tenancy.aws, victimResources);
+    });
+
+    it("10. refuses tenant A's request for the hub's session (the source of tenant roles, allowing A): no AssumeRole of the hub for it, no tag of B's changed", async function () {
+      const { aws } = tenancy;
+      const hubAssumed = () =>
+        aws.calls((call) => call.action === 'sts:AssumeRole' && call.detail?.['roleArn'] === HUB_ROLE).length;
+      const before = hubAssumed();
+      await ask('hub', { identityRef: roleRef('keymaster-hub'), statements: EVERYTHING });
+      const refused = await untilRefused('hub', 'SourceIdentityNotVendable');
+      expect(condition(refused, 'PrincipalUsageAllowed')?.message).to.contain(
+        'AWSClusterRoleIdentity/keymaster-hub is the sourceIdentityRef of 2 other identities',
+      );
+      expect(hubAssumed(), "AssumeRole of the hub since A's request").to.equal(before);
+      const narrowedHub = aws.emulator.world.directory
+        .sessions()
+        .filter(({ session }) => session.role.arn === HUB_ROLE && session.sessionPolicies.length > 0);
+      expect(narrowedHub, 'hub sessions narrowed for a request').to.deep.equal([]);
+      expect(tagWritesBy(aws, `arn:aws:sts::${ACCOUNT.b}:assumed-role/tenant-b-admin/`), "B's role").to.be.at.least(1);
+      expect(tagsOf(aws, victimResources), "tenant B's resources").to.deep.equal(victimTags);
+      expect(
+        tagWritesBy(aws, `arn:aws:sts::${MANAGEMENT}:assumed-role/keymaster-hub/`),
+        'tag writes by the hub',
+      ).to.equal(0);
+    });
+
+    it("11. refuses tenant A's requests for a web identity whose token is of the controller's namespace, in Session and WebIdentity mode: no AssumeRoleWithWebIdentity for them", async function () {
+      await ask('platform-session', { identityRef: webRef('keymaster-platform'), statements: EVERYTHING });
+      await ask('platform-config', { identityRef: webRef('keymaster-platform'), mode: 'WebIdentity' });
+      for (const name of ['platform-session', 'platform-config']) {
+        const refused = await untilRefused(name, 'ControllerNamespaceTokenNotVendable');
+        expect(condition(refused, 'PrincipalUsageAllowed')?.message, name).to.contain(
+          "AWSClusterWebIdentity/keymaster-platform takes its token in the controller's namespace",
+        );
+      }
+      const platformCalls = tenancy.aws.calls(
+        (call) => call.action === 'sts:AssumeRoleWithWebIdentity' && call.detail?.['roleArn'] === PLATFORM_ROLE,
+      );
+      expect(platformCalls, 'AssumeRoleWithWebIdentity of the platform role').to.deep.equal([]);
+      expect(tenancy.aws.count('sts:AssumeRoleWithWebIdentity'), 'AssumeRoleWithWebIdentity at all').to.equal(0);
+      expect(tagsOf(tenancy.aws, victimResources), "tenant B's resources").to.deep.equal(victimTags);
     });
   });
 });

@@ -5,12 +5,13 @@ import { GetResourcesCommand, TagResourcesCommand } from '@aws-sdk/client-resour
 import { AssumeRoleCommand, GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import type { AWSCredentialsRequest, AWSCredentialsRequestSpec } from '@keymaster/api';
 import type { World } from '@keymaster/aws-emulator';
-import { KubeConfig, KubernetesObjectApi, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import { CONTROLLER_USER, MANAGEMENT, TAGGER, clusterResources, controllerUser, roleArn } from './support/aws-world.js';
 import { eventually } from './support/eventually.js';
 import { condition } from './support/kube.js';
 import { controllerIdentity, credentialsRequest, namespace, roleIdentity, roleRef } from './support/objects.js';
 import type { TenantUser } from './support/rbac-management-cluster.js';
+import { namespaceOwnerRights } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 import { AWS_CLIS, environmentKeys, mountedFile, runAwsCli, sdkClients, secretData } from './support/workload.js';
 
@@ -59,6 +60,14 @@ const world: World = {
   ],
 };
 
+/** A tenant's workload role, used by that tenant's namespace and vended to it (credentialVending). */
+const workloadsIdentity = (tenant: string, roleARN: string) =>
+  roleIdentity(`${tenant}-workloads`, {
+    roleARN,
+    allowedNamespaces: { list: [tenant] },
+    credentialVending: { allowedNamespaces: { list: [tenant] } },
+  });
+
 const secretKey = (namespace: string, name: string) => ({
   apiVersion: 'v1',
   kind: 'Secret',
@@ -69,38 +78,6 @@ const requestKey = (namespace: string, name: string) => ({
   kind: 'AWSCredentialsRequest',
   metadata: { name, namespace },
 });
-
-/**
- * What a namespace's owners usually may do there besides the tenant RBAC example: manage its Secrets
- * and its AWSCredentialsRequests. Bound to each tenant's developers in their namespace only.
- */
-function workloadRights(tenants: string[]): KubernetesObject[] {
-  const role = {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'namespace-owner-credentials' },
-    rules: [
-      {
-        apiGroups: [''],
-        resources: ['secrets'],
-        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-      },
-      {
-        apiGroups: ['infrastructure.keymaster.dev'],
-        resources: ['awscredentialsrequests'],
-        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-      },
-    ],
-  };
-  const bindings = tenants.map((tenant) => ({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: 'namespace-owner-credentials', namespace: tenant },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'namespace-owner-credentials' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: `${tenant}-developers` }],
-  }));
-  return [role, ...bindings];
-}
 
 /** The HTTP status of a refused Kubernetes call (fails the test when it succeeded). */
 async function statusOf(call: Promise<unknown>): Promise<number> {
@@ -152,19 +129,16 @@ describe('AWSCredentialsRequest: workload credentials narrowed by a session poli
       objects: [
         namespace('tenant-a'),
         namespace('tenant-b'),
+        ...namespaceOwnerRights(['tenant-a', 'tenant-b']),
         // The root of both role identities' chains: the controller's own keys.
         controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
-        roleIdentity('tenant-a-workloads', { roleARN: ROLE.a, allowedNamespaces: { list: ['tenant-a'] } }),
-        roleIdentity('tenant-b-workloads', { roleARN: ROLE.b, allowedNamespaces: { list: ['tenant-b'] } }),
+        workloadsIdentity('tenant-a', ROLE.a),
+        workloadsIdentity('tenant-b', ROLE.b),
       ],
       syncPeriod: '2s',
       // The controller's time follows the aws-emulator's, which the renewal test moves by 10 hours.
       preload: [fileURLToPath(new URL('./support/follow-aws-emulator-clock.ts', import.meta.url))],
     });
-    const ops = new KubeConfig();
-    ops.loadFromString(tenancy.management.opsKubeConfig());
-    const objects = KubernetesObjectApi.makeApiClient(ops);
-    for (const object of workloadRights(['tenant-a', 'tenant-b'])) await objects.create(object);
     tenantA = tenancy.tenant('tenant-a');
     tenantB = tenancy.tenant('tenant-b');
     // Tenant B's own request and a Secret of its own (a database password), the targets of tenant A's attempts.

@@ -17,6 +17,7 @@ import type {
   V1ClusterRole,
   V1ClusterRoleBinding,
   V1Namespace,
+  V1RoleBinding,
   V1Secret,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
@@ -32,6 +33,7 @@ export type KubeObject =
   | V1ServiceAccount
   | V1ClusterRole
   | V1ClusterRoleBinding
+  | V1RoleBinding
   | AWSCluster
   | AWSClusterControllerIdentity
   | AWSClusterStaticIdentity

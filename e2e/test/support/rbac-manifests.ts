@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadAllYaml, type KubernetesObject, type V1ClusterRole } from '@kubernetes/client-node';
+import { loadAllYaml, type KubernetesObject, type V1ClusterRole, type V1RoleBinding } from '@kubernetes/client-node';
 import { REPO_ROOT } from './controller-process.js';
 
 /** The ServiceAccount deploy/manager's Deployment runs as, as the API server names it. */
@@ -65,4 +65,36 @@ export async function tenantBindings(tenant: string, { statusWrite = false } = {
         ? { ...binding, roleRef: { ...binding.roleRef, name: STATUS_WRITER_ROLE } }
         : binding;
     });
+}
+
+/**
+ * What a namespace's owners usually may do there besides the tenant RBAC example: manage its Secrets
+ * and its AWSCredentialsRequests. Bound to each tenant's developers in their namespace only.
+ */
+export function namespaceOwnerRights(tenants: string[]): (V1ClusterRole | V1RoleBinding)[] {
+  const role: V1ClusterRole = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'namespace-owner-credentials' },
+    rules: [
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
+      {
+        apiGroups: ['infrastructure.keymaster.dev'],
+        resources: ['awscredentialsrequests'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
+    ],
+  };
+  const bindings = tenants.map((tenant): V1RoleBinding => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'namespace-owner-credentials', namespace: tenant },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'namespace-owner-credentials' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: `${tenant}-developers` }],
+  }));
+  return [role, ...bindings];
 }

@@ -1,12 +1,14 @@
 import { startAwsEmulator, type World } from '@keymaster/aws-emulator';
 import { AwsFacts } from './aws-facts.js';
+import type { ServiceAccountIssuer } from './api-server.js';
 import type { ControllerProcess } from './controller-process.js';
 import type { Kube } from './kube.js';
 import type { KubeObject } from './objects.js';
 import { RbacManagementCluster, type TenantSpec, type TenantUser } from './rbac-management-cluster.js';
 
 export interface TenancyOptions {
-  world: World;
+  /** The AWS accounts, users, roles and resources; a function when they trust the API server's issuer. */
+  world: World | ((issuer: ServiceAccountIssuer) => World);
   tenants: TenantSpec[];
   /** Created by ops, in order, before the tenants are bound and the controller starts (namespaces first). */
   objects: KubeObject[];
@@ -37,40 +39,43 @@ export async function stopTenancies(): Promise<void> {
 }
 
 export async function startTenancy(options: TenancyOptions): Promise<Tenancy> {
-  const emulator = await startAwsEmulator({ world: options.world });
+  const management = await RbacManagementCluster.start({ tenants: options.tenants, objects: options.objects });
+  const world = typeof options.world === 'function' ? options.world(management.server.issuer) : options.world;
+  const emulator = await startAwsEmulator({ world }).catch(async (error: unknown) => {
+    await management.stop();
+    throw error;
+  });
   const controllerOptions = (args = options.args) => ({
     awsUrl: emulator.url,
     ...(options.syncPeriod ? { syncPeriod: options.syncPeriod } : {}),
     ...(args ? { args } : {}),
     ...(options.preload ? { preload: options.preload } : {}),
   });
-  let management: RbacManagementCluster | undefined;
   try {
-    management = await RbacManagementCluster.start({ tenants: options.tenants, objects: options.objects });
     let controller = await management.startController(controllerOptions());
     const tenancy: Tenancy = {
       aws: new AwsFacts(emulator),
       management,
       ops: management.ops,
-      tenant: (name) => management!.tenant(name),
+      tenant: (name) => management.tenant(name),
       get controller() {
         return controller;
       },
       restart: async ({ signal = 'SIGTERM', args } = {}) => {
         await controller.stop(signal);
-        controller = await management!.startController(controllerOptions(args));
+        controller = await management.startController(controllerOptions(args));
         return controller;
       },
       stop: async () => {
         running.delete(tenancy);
-        await management!.stop();
+        await management.stop();
         await emulator.stop();
       },
     };
     running.add(tenancy);
     return tenancy;
   } catch (error) {
-    await management?.stop();
+    await management.stop();
     await emulator.stop();
     throw error;
   }
