@@ -99,7 +99,7 @@ export interface IdentityProvider<I extends IdentityObject, M = undefined> {
   /**
    * Kinds whose sessions may be vended to workloads (AWSCredentialsRequest): role sessions, which a
    * session policy narrows. Absent: never vended (the controller's own credentials, long-lived keys:
-   * handing them out would be passthrough). `checkVending` decides for each identity and namespace.
+   * handing them out would be passthrough). `vendingProblems` decides for each identity and namespace.
    */
   vending?: Vending<I, M>;
   /** What status.identityChain shows of the link beside kind and name. */

@@ -21,7 +21,8 @@ export interface IdentityRefusal extends IdentityVerdict {
   chain: IdentityLink[];
 }
 
-const explain = (error: Error) =>
+/** A failure as conditions word it: what is wrong, then the fix. */
+export const explain = (error: Error) =>
   error instanceof IdentityError && error.hint ? `${error.message}. ${error.hint}` : error.message;
 
 export const IDENTITY_OK: IdentityVerdict = {

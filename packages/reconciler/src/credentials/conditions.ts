@@ -1,7 +1,7 @@
 import { InvalidCredentialsRequestError, type Condition } from '@keymaster/api';
 import { VendingRefusedError } from '@keymaster/identity';
 import { readyOf, type ConditionUpdate } from '../awscluster/conditions.js';
-import { IDENTITY_OK, identityVerdict, type IdentityVerdict } from '../awscluster/identity-conditions.js';
+import { explain, IDENTITY_OK, identityVerdict, type IdentityVerdict } from '../awscluster/identity-conditions.js';
 
 /**
  * The identity conditions of a refused request. A request the controller cannot serve as written is
@@ -14,7 +14,7 @@ export function refusalVerdict(error: unknown): IdentityVerdict {
         type: 'PrincipalUsageAllowed',
         status: 'False',
         reason: error.reason,
-        message: `${error.message}. ${error.hint ?? ''}`.trim(),
+        message: explain(error),
       },
       retrieved: {
         type: 'PrincipalCredentialRetrieved',
