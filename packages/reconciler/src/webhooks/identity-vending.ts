@@ -7,8 +7,8 @@ const sameIdentity = (a: IdentityObject, b: IdentityObject) => linkOf(a) === lin
  * credentialVending that cannot take effect, as an identity is written (the controller never vends
  * these anyway; this tells ops at once):
  * - refused: credentialVending on an identity that is never vended, a web identity of the controller's
- *   namespace or a source of others (a hub): ops would believe it vends. Nothing depends on the order
- *   of apply here: the identity itself, or identities already there, make it unvendable.
+ *   namespace or a source of others (a hub): ops would believe it vends. Judged from the identity
+ *   itself and the identities already there.
  * - warned: an identity whose source has credentialVending. The source is a hub from now on and stops
  *   vending, which is what ops may mean when building a chain; refusing would make them remove the
  *   field first, in the right order, for the same outcome.
