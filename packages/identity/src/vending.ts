@@ -1,4 +1,4 @@
-import type { AllowedNamespaces, IdentityObject } from '@keymaster/api';
+import type { CredentialVending, IdentityObject } from '@keymaster/api';
 import type { IdentityError, LinkName } from './errors.js';
 import { namespaceAllowed, type NamespaceInfo } from './namespaces.js';
 import { providerOf } from './providers/index.js';
@@ -11,9 +11,8 @@ import {
 } from './vending-errors.js';
 
 /** An identity's opt-in to vending: present (even allowing no namespace) or not. */
-export const credentialVendingOf = (identity: IdentityObject): { allowedNamespaces?: AllowedNamespaces } | undefined =>
-  (identity.spec as { credentialVending?: { allowedNamespaces?: AllowedNamespaces } | null }).credentialVending ??
-  undefined;
+export const credentialVendingOf = (identity: IdentityObject): CredentialVending | undefined =>
+  (identity.spec as { credentialVending?: CredentialVending | null }).credentialVending ?? undefined;
 
 /** The identities whose credentials are made from `ref`'s (their sourceIdentityRef, or a role's default): a hub's spokes. */
 export const identitiesSourcedFrom = (ref: LinkName, identities: readonly IdentityObject[]): IdentityObject[] =>
@@ -37,17 +36,19 @@ export function vendingProblems(
   namespace: NamespaceInfo,
   identities: readonly IdentityObject[],
 ): IdentityError[] {
+  // Errors name the link only: a ChainLink also holds what was loaded for it (static keys).
+  const name: LinkName = { kind: link.kind, name: link.name };
   const vending = providerOf(link.kind).vending;
-  if (!vending) return [new PassthroughRefusedError(link)];
-  const sourceOf = identitiesSourcedFrom(link, identities).length;
+  if (!vending) return [new PassthroughRefusedError(name)];
+  const sourceOf = identitiesSourcedFrom(name, identities).length;
   const never = [
-    vending.refusal?.(link.identity, link),
-    sourceOf > 0 ? new SourceIdentityNotVendableError(link, sourceOf) : undefined,
+    vending.refusal?.(link.identity, name),
+    sourceOf > 0 ? new SourceIdentityNotVendableError(name, sourceOf) : undefined,
   ].filter((problem) => problem !== undefined);
   if (never.length > 0) return never;
   const optIn = credentialVendingOf(link.identity);
-  if (!optIn) return [new VendingNotEnabledError(link, namespace.name)];
+  if (!optIn) return [new VendingNotEnabledError(name, namespace.name)];
   if (!namespaceAllowed(optIn.allowedNamespaces, namespace))
-    return [new VendingNamespaceNotAllowedError(link, namespace.name)];
+    return [new VendingNamespaceNotAllowedError(name, namespace.name)];
   return [];
 }

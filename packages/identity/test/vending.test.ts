@@ -124,7 +124,11 @@ const refOf = (object: IdentityObject) => ({ kind: object.kind, name: object.met
 describe('vendingProblems: whether an AWSCredentialsRequest may have its identity’s session', () => {
   for (const { rule, identities, refused, reason } of ROWS) {
     it(rule, () => {
-      const problems = vendingProblems(linkOf(identities[0]!), NAMESPACE, identities);
+      const problems = vendingProblems(
+        { ...linkOf(identities[0]!), material: { secretAccessKey: 'never-in-an-error' } },
+        NAMESPACE,
+        identities,
+      );
       expect(problems.map((problem) => problem.constructor)).to.deep.equal(refused);
       if (reason) expect(problems[0]!.reason).to.equal(reason);
       for (const problem of problems) {
@@ -132,6 +136,8 @@ describe('vendingProblems: whether an AWSCredentialsRequest may have its identit
           `${identities[0]!.kind}/${identities[0]!.metadata.name}`,
         );
         expect(problem.hint, 'says what to change').to.be.a('string').and.not.equal('');
+        // Kind and name only: a link also carries what was loaded for it (a static identity's keys).
+        expect(problem.link).to.deep.equal(refOf(identities[0]!));
         // The never-vendable rules and the opt-in are usage refusals; passthrough stays a retrieval refusal.
         expect(problem instanceof VendingRefusedError).to.equal(!(problem instanceof PassthroughRefusedError));
       }
