@@ -22,7 +22,15 @@ export {
 } from './credentials/check.js';
 export type { KindDefinition, PrinterColumn } from './schema/kind.js';
 export type { JSONSchemaProps, ValidationRule } from './schema/openapi.js';
-export { LIMITS, TAG_CHARACTERS, REGION, ROLE_ARN, ACCOUNT_ID, compilePattern } from './schema/patterns.js';
+export {
+  LIMITS,
+  TAG_CHARACTERS,
+  REGION,
+  ROLE_ARN,
+  ACCOUNT_ID,
+  EXTERNAL_ID,
+  compilePattern,
+} from './schema/patterns.js';
 export { RESERVED_TAG_DOMAINS, RESERVED_TAG_KEYS } from './schema/reserved-tags.js';
 export {
   customResourceDefinition,

@@ -320,8 +320,10 @@ export interface AWSClusterRoleIdentitySpec {
   inlinePolicy?: string;
   /** ARNs of managed policies used as session policies (they narrow the role's permissions). */
   policyARNs?: string[];
-  /** ExternalId sent to STS; the role's trust policy should require it (confused-deputy protection). */
+  /** Deprecated: use externalIDSecretRef. The ExternalId sent to STS, in the spec, where every tenant allowed to read identities reads it (with a principal the role trusts, it is all they need to assume the role). Kept for compatibility, with an admission warning and the condition ExternalIDConfidential False. */
   externalID?: string;
+  /** Where the ExternalId sent to STS is kept: a key of a Secret in the controller's namespace, which tenants cannot read. The role's trust policy should require it (sts:ExternalId, confused-deputy protection). Editable: a new Secret, key or value is used from the next reconcile, with a new session. */
+  externalIDSecretRef?: ExternalIDSecretReference;
   /** The identity whose credentials assume this role. Default: the controller identity "default". */
   sourceIdentityRef?: IdentityReference;
   /** Session tags passed to AssumeRole. */
@@ -334,6 +336,14 @@ export interface AWSClusterRoleIdentitySpec {
   resourceTags?: ResourceTag[];
   /** Whether workloads may ask for this identity's credentials (AWSCredentialsRequest), and from which namespaces. Absent: from none. A request is served only when its namespace passes both allowedNamespaces (every link of the chain) and credentialVending.allowedNamespaces. Never vended, whatever this says: an identity that is the sourceIdentityRef of another identity (a hub), and a web identity whose token is of the controller's namespace. */
   credentialVending?: CredentialVending;
+}
+
+/** Where the ExternalId sent to STS is kept: a key of a Secret in the controller's namespace, which tenants cannot read. The role's trust policy should require it (sts:ExternalId, confused-deputy protection). Editable: a new Secret, key or value is used from the next reconcile, with a new session. */
+export interface ExternalIDSecretReference {
+  /** The name of the Secret in the controller's namespace. */
+  name: string;
+  /** The key of the Secret's data whose value is the externalID (2-1224 characters of letters, digits and `_+=,.@:/-`). */
+  key: string;
 }
 
 /** A session tag. */

@@ -1,4 +1,13 @@
-import { LIMITS, EXTERNAL_ID, POLICY_ARN, ROLE_ARN, ROLE_SESSION_NAME, DNS_SUBDOMAIN, ACCOUNT_ID } from './patterns.js';
+import {
+  LIMITS,
+  EXTERNAL_ID,
+  POLICY_ARN,
+  ROLE_ARN,
+  ROLE_SESSION_NAME,
+  DNS_SUBDOMAIN,
+  ACCOUNT_ID,
+  SECRET_KEY,
+} from './patterns.js';
 import {
   allowedNamespaces,
   conditions,
@@ -151,6 +160,14 @@ const chainedDurationRule = {
   fieldPath: '.durationSeconds',
 };
 
+const oneExternalIDRule = {
+  rule: '!has(self.externalID) || !has(self.externalIDSecretRef)',
+  message:
+    'set externalIDSecretRef or externalID, not both: keep the externalID in the Secret only (externalID is readable ' +
+    'by every tenant allowed to read identities)',
+  fieldPath: '.externalIDSecretRef',
+};
+
 const transitiveKeysRule = {
   rule: '!has(self.transitiveTagKeys) || self.transitiveTagKeys.all(k, has(self.sessionTags) && self.sessionTags.exists(t, t.key == k))',
   message: 'every transitiveTagKeys entry must be the key of one of sessionTags',
@@ -181,8 +198,30 @@ export const roleIdentity: KindDefinition = {
         inlinePolicy,
         policyARNs,
         externalID: string(
-          "ExternalId sent to STS; the role's trust policy should require it (confused-deputy protection).",
+          'Deprecated: use externalIDSecretRef. The ExternalId sent to STS, in the spec, where every tenant allowed ' +
+            'to read identities reads it (with a principal the role trusts, it is all they need to assume the role). ' +
+            'Kept for compatibility, with an admission warning and the condition ExternalIDConfidential False.',
           { minLength: LIMITS.externalIdLength[0], maxLength: LIMITS.externalIdLength[1], pattern: EXTERNAL_ID },
+        ),
+        externalIDSecretRef: named(
+          'ExternalIDSecretReference',
+          object(
+            "Where the ExternalId sent to STS is kept: a key of a Secret in the controller's namespace, which tenants " +
+              "cannot read. The role's trust policy should require it (sts:ExternalId, confused-deputy protection). " +
+              'Editable: a new Secret, key or value is used from the next reconcile, with a new session.',
+            {
+              name: string("The name of the Secret in the controller's namespace.", {
+                minLength: 1,
+                maxLength: 253,
+                pattern: DNS_SUBDOMAIN,
+              }),
+              key: string(
+                "The key of the Secret's data whose value is the externalID (2-1224 characters of letters, digits and `_+=,.@:/-`).",
+                { minLength: 1, maxLength: 253, pattern: SECRET_KEY },
+              ),
+            },
+            { required: ['name', 'key'] },
+          ),
         ),
         sourceIdentityRef: identityRef(
           'The identity whose credentials assume this role. Default: the controller identity "default".',
@@ -209,7 +248,7 @@ export const roleIdentity: KindDefinition = {
       },
       {
         required: ['roleARN'],
-        'x-kubernetes-validations': [chainedDurationRule, transitiveKeysRule],
+        'x-kubernetes-validations': [chainedDurationRule, oneExternalIDRule, transitiveKeysRule],
       },
     ),
   ),

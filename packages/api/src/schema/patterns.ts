@@ -22,6 +22,8 @@ export const IAM_ACTION = '^(\\*|[a-z0-9-]+:[A-Za-z0-9*?]+)$';
 export const IAM_RESOURCE = '^(\\*|arn:\\S+)$';
 export const ROLE_SESSION_NAME = '^[\\w+=,.@-]*$';
 export const EXTERNAL_ID = '^[\\w+=,.@:/-]*$';
+/** A key of a Secret's data, as the API server allows it. */
+export const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
 export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 /** A cluster name as it appears inside the ownership tag keys. */

@@ -96,6 +96,25 @@ describe('validateObject', () => {
     ).to.deep.equal([]);
   });
 
+  it('takes the externalID from a Secret (name and key) or from the spec, never both', () => {
+    const secretRef = { name: 'tenant-b-external-id', key: 'externalID' };
+    expect(validateObject(role({ externalIDSecretRef: secretRef }))).to.deep.equal([]);
+    expect(
+      messages(role({ externalIDSecretRef: secretRef, externalID: '7a5b816a-7743-4377-a382-2d695bf1f172' })),
+    ).to.deep.equal([
+      'spec.externalIDSecretRef: Invalid value: "object": set externalIDSecretRef or externalID, not both: keep the externalID in the Secret only (externalID is readable by every tenant allowed to read identities)',
+    ]);
+    expect(messages(role({ externalIDSecretRef: { name: 'tenant-b-external-id' } }))).to.deep.equal([
+      'spec.externalIDSecretRef.key: Required value',
+    ]);
+    expect(messages(role({ externalIDSecretRef: { name: 'Not_A_Name', key: 'externalID' } }))[0]).to.match(
+      /^spec\.externalIDSecretRef\.name: Invalid value: "Not_A_Name": must match/,
+    );
+    expect(messages(role({ externalIDSecretRef: { name: 'x', key: 'external id' } }))[0]).to.match(
+      /^spec\.externalIDSecretRef\.key: Invalid value: "external id": must match/,
+    );
+  });
+
   it('requires transitiveTagKeys to be session tag keys', () => {
     expect(messages(role({ transitiveTagKeys: ['team'] }))[0]).to.match(
       /^spec\.transitiveTagKeys: .*must be the key of one of sessionTags/,
