@@ -104,10 +104,18 @@ export class IdentityDeletingError extends IdentityError {
   }
 }
 
+/** Where an identity names a Secret of the controller's namespace, and what the Secret must hold: for messages. */
+export interface SecretUse {
+  /** The field that names the Secret: `spec.secretRef`. */
+  field: string;
+  /** What the Secret must hold, for the fix: `the keys AccessKeyID and SecretAccessKey`. */
+  holds: string;
+}
+
 export class SecretNotFoundError extends IdentityError {
-  constructor(link: LinkName, secret: string) {
-    super('ERR_KEYMASTER_SECRET_NOT_FOUND', `Secret ${secret} of ${linkName(link)} not found`, {
-      hint: `Create the Secret ${secret} (static identities read Secrets only in the controller's namespace).`,
+  constructor(link: LinkName, secret: string, use: SecretUse) {
+    super('ERR_KEYMASTER_SECRET_NOT_FOUND', `Secret ${secret} of ${linkName(link)} (${use.field}) not found`, {
+      hint: `Create the Secret ${secret} holding ${use.holds} (identities read Secrets in the controller's namespace only).`,
       link,
       reason: 'SecretNotFound',
       usageChecked: true,
@@ -115,16 +123,21 @@ export class SecretNotFoundError extends IdentityError {
   }
 }
 
+/** The Secret is there, but lacks what the identity reads in it; `problems` name keys, never a value. */
 export class SecretInvalidError extends IdentityError {
   readonly problems: string[];
 
-  constructor(link: LinkName, secret: string, problems: string[]) {
-    super('ERR_KEYMASTER_SECRET_INVALID', `Secret ${secret} of ${linkName(link)} is invalid: ${problems.join('; ')}`, {
-      hint: 'The Secret must hold AccessKeyID and SecretAccessKey (and optionally SessionToken), or aws_access_key_id and aws_secret_access_key (and optionally aws_session_token).',
-      link,
-      reason: 'SecretInvalid',
-      usageChecked: true,
-    });
+  constructor(link: LinkName, secret: string, use: SecretUse, problems: string[]) {
+    super(
+      'ERR_KEYMASTER_SECRET_INVALID',
+      `Secret ${secret} of ${linkName(link)} (${use.field}) is invalid: ${problems.join('; ')}`,
+      {
+        hint: `The Secret must hold ${use.holds}.`,
+        link,
+        reason: 'SecretInvalid',
+        usageChecked: true,
+      },
+    );
     this.problems = problems;
   }
 }

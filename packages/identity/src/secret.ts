@@ -1,5 +1,5 @@
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { SecretInvalidError, type LinkName } from './errors.js';
+import { SecretInvalidError, type LinkName, type SecretUse } from './errors.js';
 
 // Cluster API's key names first, then the cloud-credential-operator's.
 const FORMATS = [
@@ -8,6 +8,13 @@ const FORMATS = [
 ] as const;
 
 const ACCESS_KEY_ID = /^[A-Z0-9]{16,128}$/;
+
+/** A static identity's Secret, for messages. */
+export const STATIC_KEYS: SecretUse = {
+  field: 'spec.secretRef',
+  holds:
+    'AccessKeyID and SecretAccessKey (and optionally SessionToken), or aws_access_key_id and aws_secret_access_key (and optionally aws_session_token)',
+};
 
 /**
  * Reads static keys from a Secret's (base64) data. Errors name the keys at fault, never a value.
@@ -32,6 +39,7 @@ export function credentialsFromSecret(
   else if (!ACCESS_KEY_ID.test(accessKeyId))
     problems.push(`key ${format.accessKeyId} does not hold an access key ID (16-128 capital letters and digits)`);
   if (!secretAccessKey) problems.push(`key ${format.secretAccessKey} is missing or empty`);
-  if (problems.length > 0 || !accessKeyId || !secretAccessKey) throw new SecretInvalidError(link, secretName, problems);
+  if (problems.length > 0 || !accessKeyId || !secretAccessKey)
+    throw new SecretInvalidError(link, secretName, STATIC_KEYS, problems);
   return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
 }

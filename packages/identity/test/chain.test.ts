@@ -95,7 +95,9 @@ describe('resolveChain', () => {
       request('a', 'AWSClusterStaticIdentity'),
     );
     expect(missing).to.be.instanceOf(SecretNotFoundError);
-    expect(missing.message).to.equal('Secret keymaster-system/gone of AWSClusterStaticIdentity/a not found');
+    expect(missing.message).to.equal(
+      'Secret keymaster-system/gone of AWSClusterStaticIdentity/a (spec.secretRef) not found',
+    );
     const malformed = await failure(
       memoryStore([staticIdentity('a', 'bad')], { 'keymaster-system/bad': { data: {} } }).store,
       request('a', 'AWSClusterStaticIdentity'),

@@ -10,7 +10,7 @@ describe('identity error messages', () => {
     const errors = [
       new IdentityNotFoundError(link, 'AWSClusters in namespace team\u2066a'),
       new NamespaceNotAllowedError(link, 'team\u202ea', 1),
-      new SecretNotFoundError(link, 'keymaster-system/keys\u0000'),
+      new SecretNotFoundError(link, 'keymaster-system/keys\u0000', { field: 'spec.secretRef', holds: 'keys' }),
     ];
     for (const error of errors) {
       expect(`${error.message} ${error.hint ?? ''}`)

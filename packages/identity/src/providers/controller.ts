@@ -41,6 +41,7 @@ export const controllerProvider: IdentityProvider<AWSClusterControllerIdentity> 
     },
   linkDetails: () => ({}),
   actsWith: () => "the controller's own credentials",
+  warnings: () => [],
   status: (identity, { controllerCredentials }) =>
     identity.metadata.name === SINGLETON_NAME && controllerCredentials
       ? { conditions: [credentialsAvailable(controllerCredentials)] }

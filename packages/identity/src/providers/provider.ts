@@ -106,6 +106,8 @@ export interface IdentityProvider<I extends IdentityObject, M = undefined> {
   linkDetails(identity: I): Omit<IdentityLink, 'kind' | 'name'>;
   /** What the identity acts with, for people (`keymaster explain`). */
   actsWith(identity: I): string;
+  /** What works but should change (a role's externalID in its spec), each naming the identity: warned at admission. */
+  warnings(identity: I): string[];
   /** Its status beyond the counts, account and principal: conditions and times of its own. */
   status(identity: I, observed: Observed): { conditions?: IdentityCondition[]; lastAssumeRoleTime?: string };
 }

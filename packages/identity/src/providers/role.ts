@@ -2,10 +2,18 @@ import { AssumeRoleCommand } from '@aws-sdk/client-sts';
 import type { AWSClusterRoleIdentity, SessionPolicy } from '@keymaster/api';
 import { awsErrorCode } from '../aws-codes.js';
 import { stsCallError } from '../aws-failures.js';
-import { IdentityError } from '../errors.js';
+import { digest } from '../digest.js';
+import { IdentityError, SecretNotFoundError } from '../errors.js';
+import { externalIDFromSecret, externalIDSecret } from '../external-id.js';
 import { defaultSessionName } from '../session-name.js';
 import { CONTROLLER_IDENTITY } from './controller.js';
-import type { ChainLink, CredentialContext, CredentialSource, IdentityProvider } from './provider.js';
+import type {
+  ChainLink,
+  CredentialContext,
+  CredentialSource,
+  IdentityCondition,
+  IdentityProvider,
+} from './provider.js';
 import { sessionCredentials } from './session-credentials.js';
 
 export const DEFAULT_DURATION_SECONDS = 3600;
@@ -28,17 +36,24 @@ export function sessionInput(
   };
 }
 
+/** A role link with what its provider loaded: the externalID read from its Secret, if it names one. */
+type RoleLink = ChainLink<AWSClusterRoleIdentity> & { material?: string | undefined };
+
+/** The externalID a role link sends: its Secret's, or the plain spec.externalID kept for compatibility. */
+const externalIDOf = ({ identity, material }: RoleLink): string | undefined => material ?? identity.spec.externalID;
+
 /**
  * The AssumeRole request for a role identity, every field of its spec sent (policyARNs included), or
  * with a request's session policy and duration in place of the identity's own.
  */
-export function assumeRoleInput(role: AWSClusterRoleIdentity, session?: SessionPolicy) {
-  const { spec } = role;
+export function assumeRoleInput(link: RoleLink, session?: SessionPolicy) {
+  const { spec } = link.identity;
+  const externalID = externalIDOf(link);
   return {
     RoleArn: spec.roleARN,
-    RoleSessionName: spec.sessionName ?? defaultSessionName(role.metadata.name ?? ''),
+    RoleSessionName: spec.sessionName ?? defaultSessionName(link.identity.metadata.name ?? ''),
     ...sessionInput(spec, session),
-    ...(spec.externalID === undefined ? {} : { ExternalId: spec.externalID }),
+    ...(externalID === undefined ? {} : { ExternalId: externalID }),
     ...(spec.sessionTags?.length
       ? { Tags: spec.sessionTags.map(({ key, value }) => ({ Key: key, Value: value })) }
       : {}),
@@ -46,12 +61,20 @@ export function assumeRoleInput(role: AWSClusterRoleIdentity, session?: SessionP
   };
 }
 
+/** Where the externalID the trust policy must require comes from, for the hint; never the value. */
+function externalIDSource({ spec }: AWSClusterRoleIdentity): string | undefined {
+  if (spec.externalIDSecretRef)
+    return `the externalID of Secret ${spec.externalIDSecretRef.name}, key ${spec.externalIDSecretRef.key}`;
+  return spec.externalID === undefined ? undefined : 'exactly spec.externalID';
+}
+
 function assumeRoleHint(name: string, role: AWSClusterRoleIdentity): string {
   const code = awsErrorCode(name);
   if (code === 'AccessDenied') {
+    const externalID = externalIDSource(role);
     return (
       `The trust policy of ${role.spec.roleARN} must trust the source identity's principal` +
-      (role.spec.externalID ? ' and require exactly this externalID (sts:ExternalId)' : '') +
+      (externalID ? ` and require ${externalID} (sts:ExternalId)` : '') +
       ', and the source must be allowed sts:AssumeRole on the role.'
     );
   }
@@ -62,16 +85,13 @@ function assumeRoleHint(name: string, role: AWSClusterRoleIdentity): string {
 }
 
 /** sts:AssumeRole with the source's live credentials (every renewal asks the source for its current ones). */
-function assumeRole(
-  { kind, name, identity }: ChainLink<AWSClusterRoleIdentity>,
-  context: CredentialContext,
-  session?: SessionPolicy,
-): CredentialSource {
+function assumeRole(link: RoleLink, context: CredentialContext, session?: SessionPolicy): CredentialSource {
+  const { kind, name, identity } = link;
   return async () => {
     const sts = context.sourceSts();
     let output;
     try {
-      output = await sts.send(new AssumeRoleCommand(assumeRoleInput(identity, session)));
+      output = await sts.send(new AssumeRoleCommand(assumeRoleInput(link, session)));
     } catch (error) {
       // A failure of the source's own credentials is already named, and no AssumeRole was sent.
       if (error instanceof IdentityError) throw error;
@@ -89,20 +109,67 @@ function assumeRole(
   };
 }
 
+/**
+ * Why a plain spec.externalID should move, and how: the message of its condition and, after the
+ * identity's name, its admission warning.
+ */
+export const PLAIN_EXTERNAL_ID =
+  "spec.externalID is readable by every tenant allowed to read identities (docs/security.md's keymaster-identity-viewer role): " +
+  "with any principal the role trusts, it is all they need to assume it. Move it into a Secret of the controller's " +
+  'namespace, set spec.externalIDSecretRef and remove spec.externalID (docs/operations.md#moving-externalids-to-secrets); ' +
+  'then rotate it, since it was readable';
+
+/** ExternalIDConfidential: whether the externalID the role sends is out of tenants' reach. */
+function externalIDConfidential({ spec }: AWSClusterRoleIdentity): IdentityCondition {
+  const type = 'ExternalIDConfidential';
+  if (spec.externalIDSecretRef)
+    return {
+      type,
+      status: 'True',
+      reason: 'ExternalIDInSecret',
+      message: `The externalID is read from key ${spec.externalIDSecretRef.key} of Secret ${spec.externalIDSecretRef.name} in the controller's namespace, which tenants cannot read`,
+    };
+  if (spec.externalID !== undefined)
+    return { type, status: 'False', reason: 'ExternalIDInSpec', message: PLAIN_EXTERNAL_ID };
+  return {
+    type,
+    status: 'True',
+    reason: 'NoExternalID',
+    message: "No externalID is sent, so none can be read: the role's trust policy alone decides who may assume it",
+  };
+}
+
 /** An IAM role assumed with sts:AssumeRole on top of its source link's credentials. */
-export const roleProvider: IdentityProvider<AWSClusterRoleIdentity> = {
+export const roleProvider: IdentityProvider<AWSClusterRoleIdentity, string | undefined> = {
   kind: 'AWSClusterRoleIdentity',
   source: (identity) => identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY,
-  secrets: () => [],
-  // The fields sent to AssumeRole.
-  credentialInputs: ({ identity }) => {
-    const { allowedNamespaces, credentialVending, resourceTags, ...assumeRole } = identity.spec;
-    return assumeRole;
+  secrets: ({ spec }) => (spec.externalIDSecretRef ? [spec.externalIDSecretRef.name] : []),
+  load: async ({ spec }, { ref, store, controllerNamespace }) => {
+    if (!spec.externalIDSecretRef) return undefined;
+    const { name, key } = spec.externalIDSecretRef;
+    const secretName = `${controllerNamespace}/${name}`;
+    const secret = await store.getSecret(controllerNamespace, name);
+    if (!secret) throw new SecretNotFoundError(ref, secretName, externalIDSecret(key));
+    return externalIDFromSecret(ref, secretName, key, secret.data);
+  },
+  // The fields sent to AssumeRole, the externalID as a digest wherever it comes from (never the value).
+  credentialInputs: (link) => {
+    const { allowedNamespaces, credentialVending, resourceTags, externalID, externalIDSecretRef, ...assumeRole } =
+      link.identity.spec;
+    const sent = externalIDOf(link);
+    return { ...assumeRole, ...(sent === undefined ? {} : { externalID: digest(sent) }) };
   },
   // Signed with the source's live credentials: every renewal asks the source for its current ones.
   credentials: (link, context) => assumeRole(link, context),
   vending: { narrowed: (link, context, session) => assumeRole(link, context, session) },
   linkDetails: (identity) => ({ roleARN: identity.spec.roleARN }),
   actsWith: (identity) => `role ${identity.spec.roleARN}`,
-  status: (_identity, { renewedAt }) => (renewedAt ? { lastAssumeRoleTime: renewedAt.toISOString() } : {}),
+  warnings: (identity) =>
+    identity.spec.externalID === undefined
+      ? []
+      : [`AWSClusterRoleIdentity/${identity.metadata.name}: ${PLAIN_EXTERNAL_ID}`],
+  status: (identity, { renewedAt }) => ({
+    conditions: [externalIDConfidential(identity)],
+    ...(renewedAt ? { lastAssumeRoleTime: renewedAt.toISOString() } : {}),
+  }),
 };

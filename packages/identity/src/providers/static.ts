@@ -2,7 +2,7 @@ import type { AWSClusterStaticIdentity } from '@keymaster/api';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { digest } from '../digest.js';
 import { SecretNotFoundError } from '../errors.js';
-import { credentialsFromSecret } from '../secret.js';
+import { credentialsFromSecret, STATIC_KEYS } from '../secret.js';
 import type { IdentityProvider } from './provider.js';
 
 /** Long-lived keys from a Secret of the controller's namespace, read when the chain is walked. */
@@ -13,7 +13,7 @@ export const staticProvider: IdentityProvider<AWSClusterStaticIdentity, AwsCrede
   load: async (identity, { ref, store, controllerNamespace }) => {
     const secretKey = `${controllerNamespace}/${identity.spec.secretRef}`;
     const secret = await store.getSecret(controllerNamespace, identity.spec.secretRef);
-    if (!secret) throw new SecretNotFoundError(ref, secretKey);
+    if (!secret) throw new SecretNotFoundError(ref, secretKey, STATIC_KEYS);
     return credentialsFromSecret(ref, secretKey, secret.data);
   },
   // The Secret's name and a digest of the keys (never the keys): rotated keys make a new credential set.
@@ -24,5 +24,6 @@ export const staticProvider: IdentityProvider<AWSClusterStaticIdentity, AwsCrede
       Promise.resolve(material!),
   linkDetails: () => ({}),
   actsWith: (identity) => `keys of Secret ${identity.spec.secretRef}`,
+  warnings: () => [],
   status: () => ({}),
 };

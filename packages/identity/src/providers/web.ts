@@ -143,5 +143,6 @@ export const webProvider: IdentityProvider<AWSClusterWebIdentity> = {
     (identity.spec.serviceAccount.namespace === 'Controller'
       ? "the controller's namespace"
       : "the cluster's namespace"),
+  warnings: () => [],
   status: (_identity, { renewedAt }) => (renewedAt ? { lastAssumeRoleTime: renewedAt.toISOString() } : {}),
 };

@@ -5,6 +5,8 @@ export const MANAGEMENT = '111111111111';
 export const TENANT_A = '222222222222';
 export const TENANT_B = '333333333333';
 export const EXTERNAL_ID = '7a5b816a-7743-4377-a382-2d695bf1f172';
+/** The externalID tenant B's role also accepts: a rotation under way, both values in the trust policy. */
+export const EXTERNAL_ID_ROTATED = 'c2d1e0f3-5b4a-4e8c-9d7f-tenant-b-next';
 
 export const CONTROLLER_KEYS = {
   accessKeyId: 'AKIAEXAMPLECONTROLLER',
@@ -80,7 +82,11 @@ export function world(): World {
         roles: [
           {
             name: 'tenant-b-admin',
-            trust: [{ principal: ROLE.hub, externalId: EXTERNAL_ID, actions: ['sts:AssumeRole', 'sts:TagSession'] }],
+            trust: [EXTERNAL_ID, EXTERNAL_ID_ROTATED].map((externalId) => ({
+              principal: ROLE.hub,
+              externalId,
+              actions: ['sts:AssumeRole', 'sts:TagSession'],
+            })),
             allow: [
               'sts:AssumeRole',
               'sts:GetCallerIdentity',

@@ -36,7 +36,7 @@ describe('identity providers', () => {
     expect(own.conditions?.map(({ type, status, reason }) => ({ type, status, reason }))).to.deep.equal([
       { type: 'CredentialsAvailable', status: 'False', reason: 'NoCredentials' },
     ]);
-    expect(providerOf('AWSClusterRoleIdentity').status(role('r'), { renewedAt })).to.deep.equal({
+    expect(providerOf('AWSClusterRoleIdentity').status(role('r'), { renewedAt })).to.deep.include({
       lastAssumeRoleTime: '2026-11-23T08:00:00.000Z',
     });
     expect(providerOf('AWSClusterStaticIdentity').status(staticIdentity('s', 'k'), { renewedAt })).to.deep.equal({});

@@ -8,6 +8,8 @@ export type ConditionType =
   | 'Ready'
   // AWSClusterControllerIdentity/default: whether the controller's own credentials were found at start.
   | 'CredentialsAvailable'
+  // AWSClusterRoleIdentity: whether the externalID it sends is out of tenants' reach (a Secret, not its spec).
+  | 'ExternalIDConfidential'
   // AWSCredentialsRequest: whether its Secret holds what the request asks for.
   | 'SecretWritten';
 

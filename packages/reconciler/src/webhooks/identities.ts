@@ -4,6 +4,7 @@ import {
   checkChain,
   IdentityCycleError,
   NamespaceNotAllowedError,
+  providerOf,
   type IdentityError,
   type IdentityObject,
   type IdentityStore,
@@ -56,7 +57,8 @@ async function chainProblems(written: IdentityObject, context: WebhookContext) {
 /**
  * Identities refused before they are stored: the schema (singleton names, immutable fields,
  * selectors), the full AWS tag rules on resourceTags and sessionTags, the chain (cycles, depth), and
- * credentialVending that can never take effect (`vendingMistakes`).
+ * credentialVending that can never take effect (`vendingMistakes`); what works but should change (a
+ * role's externalID in its spec) is a warning.
  * Deleting an identity that AWSClusters use is refused with their names (privileged principals may
  * bypass it; the finalizer keeps the identity until its last user goes whether or not this runs).
  */
@@ -76,7 +78,7 @@ export async function validateIdentity(request: AdmissionRequest, context: Webho
   const chain = await chainProblems(identity, context);
   const vending = vendingMistakes(identity, context.identities());
   const refusals = [...chain.refusals, ...vending.refusals];
-  const warnings = [...chain.warnings, ...vending.warnings];
+  const warnings = [...providerOf(identity.kind).warnings(identity), ...chain.warnings, ...vending.warnings];
   return refusals.length > 0 ? deny(422, refusals.join('; '), warnings) : allow(warnings);
 }
 

@@ -49,14 +49,16 @@ describe('identityVerdict', () => {
     ],
     [
       'Secret missing',
-      new SecretNotFoundError(link, 'ns/s'),
+      new SecretNotFoundError(link, 'ns/s', { field: 'spec.secretRef', holds: 'keys' }),
       'True/PrincipalUsageAllowed',
       'False/SecretNotFound',
       false,
     ],
     [
       'Secret invalid',
-      new SecretInvalidError(link, 'ns/s', ['key AccessKeyID is missing or empty']),
+      new SecretInvalidError(link, 'ns/s', { field: 'spec.secretRef', holds: 'keys' }, [
+        'key AccessKeyID is missing or empty',
+      ]),
       'True/PrincipalUsageAllowed',
       'False/SecretInvalid',
       false,
