@@ -455,7 +455,10 @@ export class Manager {
   }
 
   #secretChanged(name: string): void {
-    this.#enqueueIdentities(this.#secretUsers.identitiesUsing(name));
+    const identities = this.#secretUsers.identitiesUsing(name);
+    // A role's externalID (or a source's keys) changed: requests reaching it take it now, as after an identity edit.
+    if (identities.length > 0) this.credentialRequests.enqueueAll();
+    this.#enqueueIdentities(identities);
     this.#reindex(this.#cached(this.chains.clustersReachingSecret(name)));
   }
 
