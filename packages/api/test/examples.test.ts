@@ -35,7 +35,7 @@ describe('deploy/examples', () => {
     }
   });
 
-  it('is a realistic multi-tenant set: two tenants, every identity kind, a two-link chain with an externalID, a tag policy', async () => {
+  it('is a realistic multi-tenant set: two tenants, every identity kind, a two-link chain with an externalID in a Secret, a tag policy', async () => {
     const examples = (await loadExamples()).map(({ manifest }) => manifest);
     const byKind = (kind: string) => examples.filter((manifest) => manifest.kind === kind);
     expect(byKind('Namespace').map((ns) => ns.metadata.name)).to.include.members(['tenant-a', 'tenant-b']);
@@ -53,9 +53,28 @@ describe('deploy/examples', () => {
       return source?.kind === 'AWSClusterRoleIdentity' && roles.has(source.name);
     });
     expect(chained, 'a role sourced from another role').to.exist;
-    expect(chained!['externalID']).to.be.a('string');
+    expect(chained!['externalIDSecretRef'], 'its externalID kept in a Secret').to.be.an('object');
     const clusterNamespaces = new Set(byKind('AWSCluster').map((cluster) => cluster.metadata.namespace));
     expect([...clusterNamespaces]).to.include.members(['tenant-a', 'tenant-b']);
+  });
+
+  it("keeps no externalID in a spec, tenants may read those: each role's Secret of the examples holds its key", async () => {
+    const examples = (await loadExamples()).map(({ manifest }) => manifest);
+    const roles = examples.filter((manifest) => manifest.kind === 'AWSClusterRoleIdentity');
+    expect(
+      roles.filter((role) => role.spec!['externalID'] !== undefined).map((role) => role.metadata.name),
+    ).to.deep.equal([]);
+    for (const role of roles.filter((manifest) => manifest.spec!['externalIDSecretRef'] !== undefined)) {
+      const { name, key } = role.spec!['externalIDSecretRef'] as { name: string; key: string };
+      const secret = examples.find(
+        (manifest) =>
+          manifest.kind === 'Secret' &&
+          manifest.metadata.name === name &&
+          manifest.metadata.namespace === 'keymaster-system',
+      );
+      expect(secret, `Secret keymaster-system/${name} of ${role.metadata.name}`).to.exist;
+      expect(secret!.stringData).to.have.property(key).that.is.a('string');
+    }
   });
 
   it('static identities point at Secrets of the examples that hold both keys', async () => {
