@@ -285,6 +285,62 @@ describe('admission webhooks of keymaster run (kube-emulator)', function () {
     });
   });
 
+  it("warns about a role's externalID kept in its spec, with how to move it, and refuses it beside externalIDSecretRef", async () => {
+    const roles = `${GROUP_PATH}/awsclusterroleidentities`;
+    const externalID = 'b0a8e6f2-9c3d-4e1f-tenant-a-id';
+    // This platform has no controller identity: every chain here also warns that its root is missing.
+    const warningsOf = ({ warnings }: { warnings: string[] }) =>
+      warnings.filter((warning) => !warning.startsWith('AWSClusterControllerIdentity/default not found'));
+    const plain = await platform.send('ops', 'POST', roles, role('plain-id', { externalID }));
+    expect(plain.status).to.equal(201);
+    expect(warningsOf(plain)).to.have.length(1);
+    expect(plain.warnings[0]).to.match(
+      /^AWSClusterRoleIdentity\/plain-id: spec\.externalID is readable by every tenant allowed to read identities .*set spec\.externalIDSecretRef and remove spec\.externalID/,
+    );
+    expect(plain.warnings.join()).not.to.include(externalID);
+
+    const secretRef = { name: 'plain-id-external-id', key: 'externalID' };
+    const both = await platform.send(
+      'ops',
+      'POST',
+      roles,
+      role('both-ids', { externalID, externalIDSecretRef: secretRef }),
+    );
+    expect(both.status).to.equal(422);
+    expect(both.body.message).to.include('set externalIDSecretRef or externalID, not both');
+
+    // Moved: the Secret first, then the identity names it instead (one merge patch), without a warning.
+    const secrets = '/api/v1/namespaces/keymaster-system/secrets';
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: secretRef, stringData: { externalID } };
+    expect(
+      (await platform.send('admin', 'POST', secrets, { ...secret, metadata: { name: secretRef.name } })).status,
+    ).to.equal(201);
+    const moved = await platform.send(
+      'ops',
+      'PATCH',
+      `${roles}/plain-id`,
+      { spec: { externalID: null, externalIDSecretRef: secretRef } },
+      'application/merge-patch+json',
+    );
+    expect(moved.status).to.equal(200);
+    expect(warningsOf(moved)).to.deep.equal([]);
+
+    // A Secret that is not there yet is a warning (apply -f dir/ in any order), named with the field.
+    const early = await platform.send(
+      'ops',
+      'POST',
+      roles,
+      role('early-id', { externalIDSecretRef: { name: 'later-external-id', key: 'externalID' } }),
+    );
+    expect(early.status).to.equal(201);
+    expect(warningsOf(early)).to.deep.equal([
+      'Secret keymaster-system/later-external-id of AWSClusterRoleIdentity/early-id (spec.externalIDSecretRef) not found. ' +
+        "Create the Secret keymaster-system/later-external-id holding the role's externalID (as its trust policy's " +
+        'sts:ExternalId requires it: 2-1224 characters of letters, digits and _+=,.@:/-) under the key externalID ' +
+        "(identities read Secrets in the controller's namespace only).",
+    ]);
+  });
+
   it('refuses global tags of the tag policy that AWS would refuse', async () => {
     const policy = {
       apiVersion: API_VERSION,
