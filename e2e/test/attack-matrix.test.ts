@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { expect } from 'chai';
 import type {
   AWSCluster,
@@ -11,6 +12,7 @@ import type {
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import type { V1Secret } from '@kubernetes/client-node';
 import {
+  CONTROLLER_KEY,
   CONTROLLER_USER,
   HUB_ROLE,
   MANAGEMENT,
@@ -43,6 +45,7 @@ import {
   awsCluster,
   controllerIdentity,
   credentialsRequest,
+  externalIDSecret,
   keysSecret,
   namespace,
   publicIssuerDiscovery,
@@ -931,6 +934,126 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(platformCalls, 'AssumeRoleWithWebIdentity of the platform role').to.deep.equal([]);
       expect(tenancy.aws.count('sts:AssumeRoleWithWebIdentity'), 'AssumeRoleWithWebIdentity at all').to.equal(0);
       expect(tagsOf(tenancy.aws, victimResources), "tenant B's resources").to.deep.equal(victimTags);
+    });
+  });
+
+  describe("12. another tenant's externalID, read through the identity viewer", function () {
+    const ACCOUNT_B = '444444444444';
+    const ROLE_B = roleArn(ACCOUNT_B, 'tenant-b-admin');
+    const EXTERNAL_ID_B = '5f0c2a9e-8d41-4b7a-tenant-b-only';
+    const SECRET_B = 'tenant-b-external-id';
+    /** The session of a principal B's role trusts, in tenant A's hands (the hub's, which vending no longer gives). */
+    const STOLEN_SESSION = `arn:aws:sts::${MANAGEMENT}:assumed-role/keymaster-hub/tenant-a-stolen`;
+    const resources = clusterResources(ACCOUNT_B, REGION, 'b-prod', 2);
+    const secretB = { apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET_B, namespace: CONTROLLER_NAMESPACE } };
+    let tenancy: Tenancy;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()], roles: [hubRole()] },
+            { id: ACCOUNT_B, roles: [tenantRole('tenant-b-admin', HUB_ROLE, EXTERNAL_ID_B)], resources },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          // Hub and spoke as docs/identity.md lays it out: the hub allows every tenant.
+          roleIdentity('keymaster-hub', { roleARN: HUB_ROLE, allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } }),
+          externalIDSecret(SECRET_B, EXTERNAL_ID_B),
+          roleIdentity('tenant-b', {
+            roleARN: ROLE_B,
+            externalIDSecretRef: { name: SECRET_B, key: 'externalID' },
+            sourceIdentityRef: roleRef('keymaster-hub'),
+            allowedNamespaces: { list: ['tenant-b'] },
+          }),
+        ],
+        syncPeriod: '2s',
+      });
+      // B's cluster works with the externalID of the Secret: AWS let Keymaster's hub session in with it.
+      await create(tenancy.tenant('tenant-b'), 'b-prod', {
+        region: REGION,
+        identityRef: roleRef('tenant-b'),
+        additionalTags: { team: 'b' },
+      });
+      await untilReady(tenancy.ops, 'tenant-b', 'b-prod');
+      await untilTagged(tenancy.aws, resources, { team: 'b' });
+    });
+
+    it("12. tenant A reads no externalID of B: B's identity (identity viewer) names only its Secret, which A may not read", async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const identityB = await tenantA.kube.identity<{ spec: Record<string, unknown> }>(
+        'AWSClusterRoleIdentity',
+        'tenant-b',
+      );
+      expect(identityB.spec['externalIDSecretRef'], 'the viewer role shows where it is kept').to.deep.equal({
+        name: SECRET_B,
+        key: 'externalID',
+      });
+      const readable = [
+        ...(await Promise.all(IDENTITY_KINDS.map((kind) => tenantA.kube.list(API_VERSION, kind)))),
+        await tenantA.kube.list(API_VERSION, 'AWSTagPolicy'),
+        await tenantA.kube.events('tenant-a', 'b-prod'),
+      ];
+      expect(JSON.stringify(readable), 'what the identity viewer and its own namespace show tenant A').not.to.include(
+        EXTERNAL_ID_B,
+      );
+      expect((await refusal(tenantA.kube.read(secretB)))?.code, 'GET of the Secret').to.equal(403);
+      expect((await refusal(tenantA.kube.list('v1', 'Secret', CONTROLLER_NAMESPACE)))?.code, 'LIST').to.equal(403);
+    });
+
+    it("12. a principal B's role trusts, without B's externalID, is refused AssumeRole of B's role by AWS", async function () {
+      const { aws } = tenancy;
+      const endpoint = aws.emulator.url;
+      const hub = await new STSClient({ region: 'us-east-1', endpoint, credentials: CONTROLLER_KEY }).send(
+        new AssumeRoleCommand({ RoleArn: HUB_ROLE, RoleSessionName: 'tenant-a-stolen' }),
+      );
+      const { AccessKeyId, SecretAccessKey, SessionToken } = hub.Credentials!;
+      const stolen = new STSClient({
+        region: 'us-east-1',
+        endpoint,
+        maxAttempts: 1,
+        credentials: { accessKeyId: AccessKeyId!, secretAccessKey: SecretAccessKey!, sessionToken: SessionToken! },
+      });
+      // Everything tenant A could try with what it can read: no externalID, the Secret's name, its key.
+      const guesses = [undefined, SECRET_B, 'externalID'];
+      for (const guess of guesses) {
+        const attempt = stolen.send(
+          new AssumeRoleCommand({
+            RoleArn: ROLE_B,
+            RoleSessionName: 'tenant-a',
+            ...(guess === undefined ? {} : { ExternalId: guess }),
+          }),
+        );
+        expect(
+          await attempt.then(
+            () => 'assumed',
+            (error: Error) => error.name,
+          ),
+          String(guess),
+        ).to.equal('AccessDenied');
+      }
+      const byStolen = aws.calls(
+        ({ action, callerArn }) => action === 'sts:AssumeRole' && callerArn === STOLEN_SESSION,
+      );
+      expect(
+        byStolen.map(({ outcome, errorCode, detail }) => ({ outcome, errorCode, externalId: detail?.['externalId'] })),
+        "AWS's call log: the stolen session's AssumeRole of B's role",
+      ).to.deep.equal(guesses.map((externalId) => ({ outcome: 'error', errorCode: 'AccessDenied', externalId })));
+      // B's role was assumed only by Keymaster, with B's externalID.
+      const assumedB = aws.calls(
+        ({ action, outcome, detail }) =>
+          action === 'sts:AssumeRole' && outcome === 'success' && detail?.['roleArn'] === ROLE_B,
+      );
+      expect(assumedB, "successful AssumeRole of B's role").not.to.be.empty;
+      for (const call of assumedB)
+        expect({ caller: call.callerArn, externalId: call.detail?.['externalId'] }).to.deep.equal({
+          caller: `arn:aws:sts::${MANAGEMENT}:assumed-role/keymaster-hub/keymaster-keymaster-hub`,
+          externalId: EXTERNAL_ID_B,
+        });
     });
   });
 });

@@ -57,6 +57,15 @@ export const keysSecret = (name: string, key: AccessKey): V1Secret => ({
   stringData: { AccessKeyID: key.accessKeyId, SecretAccessKey: key.secretAccessKey },
 });
 
+/** A role identity's externalID, in a Secret of the controller's namespace (`externalIDSecretRef`, key `externalID`). */
+export const externalIDSecret = (name: string, externalID: string): V1Secret => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: CONTROLLER_NAMESPACE },
+  type: 'Opaque',
+  stringData: { externalID },
+});
+
 export const controllerIdentity = (
   allowedNamespaces: AllowedNamespaces,
   resourceTags?: ResourceTag[],

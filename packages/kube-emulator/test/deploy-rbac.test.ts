@@ -154,7 +154,10 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
 
   it('patches Secrets in keymaster-system only, writes Secrets without patch elsewhere, and never gets one by name', async () => {
     const secrets = await core.listNamespacedSecret({ namespace: 'keymaster-system' });
-    expect(secrets.items.map((item) => item.metadata?.name)).to.deep.equal(['tenant-a-credentials']);
+    expect(secrets.items.map((item) => item.metadata?.name)).to.deep.equal([
+      'tenant-a-credentials',
+      'tenant-b-external-id',
+    ]);
     await core.patchNamespacedSecret(
       {
         namespace: 'keymaster-system',
