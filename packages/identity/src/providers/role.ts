@@ -3,17 +3,11 @@ import type { AWSClusterRoleIdentity, SessionPolicy } from '@keymaster/api';
 import { awsErrorCode } from '../aws-codes.js';
 import { stsCallError } from '../aws-failures.js';
 import { digest } from '../digest.js';
-import { IdentityError, SecretNotFoundError } from '../errors.js';
-import { externalIDFromSecret, externalIDSecret } from '../external-id.js';
+import { IdentityError } from '../errors.js';
+import { externalIDConfidential, externalIDSource, loadExternalID, PLAIN_EXTERNAL_ID } from '../external-id.js';
 import { defaultSessionName } from '../session-name.js';
 import { CONTROLLER_IDENTITY } from './controller.js';
-import type {
-  ChainLink,
-  CredentialContext,
-  CredentialSource,
-  IdentityCondition,
-  IdentityProvider,
-} from './provider.js';
+import type { ChainLink, CredentialContext, CredentialSource, IdentityProvider } from './provider.js';
 import { sessionCredentials } from './session-credentials.js';
 
 export const DEFAULT_DURATION_SECONDS = 3600;
@@ -61,13 +55,6 @@ export function assumeRoleInput(link: RoleLink, session?: SessionPolicy) {
   };
 }
 
-/** Where the externalID the trust policy must require comes from, for the hint; never the value. */
-function externalIDSource({ spec }: AWSClusterRoleIdentity): string | undefined {
-  if (spec.externalIDSecretRef)
-    return `the externalID of Secret ${spec.externalIDSecretRef.name}, key ${spec.externalIDSecretRef.key}`;
-  return spec.externalID === undefined ? undefined : 'exactly spec.externalID';
-}
-
 function assumeRoleHint(name: string, role: AWSClusterRoleIdentity): string {
   const code = awsErrorCode(name);
   if (code === 'AccessDenied') {
@@ -109,49 +96,12 @@ function assumeRole(link: RoleLink, context: CredentialContext, session?: Sessio
   };
 }
 
-/**
- * Why a plain spec.externalID should move, and how: the message of its condition and, after the
- * identity's name, its admission warning.
- */
-export const PLAIN_EXTERNAL_ID =
-  "spec.externalID is readable by every tenant allowed to read identities (docs/security.md's keymaster-identity-viewer role): " +
-  "with any principal the role trusts, it is all they need to assume it. Move it into a Secret of the controller's " +
-  'namespace, set spec.externalIDSecretRef and remove spec.externalID (docs/operations.md#moving-externalids-to-secrets); ' +
-  'then rotate it, since it was readable';
-
-/** ExternalIDConfidential: whether the externalID the role sends is out of tenants' reach. */
-function externalIDConfidential({ spec }: AWSClusterRoleIdentity): IdentityCondition {
-  const type = 'ExternalIDConfidential';
-  if (spec.externalIDSecretRef)
-    return {
-      type,
-      status: 'True',
-      reason: 'ExternalIDInSecret',
-      message: `The externalID is read from key ${spec.externalIDSecretRef.key} of Secret ${spec.externalIDSecretRef.name} in the controller's namespace, which tenants cannot read`,
-    };
-  if (spec.externalID !== undefined)
-    return { type, status: 'False', reason: 'ExternalIDInSpec', message: PLAIN_EXTERNAL_ID };
-  return {
-    type,
-    status: 'True',
-    reason: 'NoExternalID',
-    message: "No externalID is sent, so none can be read: the role's trust policy alone decides who may assume it",
-  };
-}
-
 /** An IAM role assumed with sts:AssumeRole on top of its source link's credentials. */
 export const roleProvider: IdentityProvider<AWSClusterRoleIdentity, string | undefined> = {
   kind: 'AWSClusterRoleIdentity',
   source: (identity) => identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY,
   secrets: ({ spec }) => (spec.externalIDSecretRef ? [spec.externalIDSecretRef.name] : []),
-  load: async ({ spec }, { ref, store, controllerNamespace }) => {
-    if (!spec.externalIDSecretRef) return undefined;
-    const { name, key } = spec.externalIDSecretRef;
-    const secretName = `${controllerNamespace}/${name}`;
-    const secret = await store.getSecret(controllerNamespace, name);
-    if (!secret) throw new SecretNotFoundError(ref, secretName, externalIDSecret(key));
-    return externalIDFromSecret(ref, secretName, key, secret.data);
-  },
+  load: loadExternalID,
   // The fields sent to AssumeRole, the externalID as a digest wherever it comes from (never the value).
   credentialInputs: (link) => {
     const { allowedNamespaces, credentialVending, resourceTags, externalID, externalIDSecretRef, ...assumeRole } =
