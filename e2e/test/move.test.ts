@@ -20,6 +20,7 @@ import {
   CONTROLLER_NAMESPACE,
   awsCluster,
   controllerIdentity,
+  externalIDSecret,
   keysSecret,
   namespace,
   roleIdentity,
@@ -40,6 +41,11 @@ const TENANT_A_SECRET = {
   apiVersion: 'v1',
   kind: 'Secret',
   metadata: { name: 'tenant-a-keys', namespace: CONTROLLER_NAMESPACE },
+};
+const TENANT_B_SECRET = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'tenant-b-external-id', namespace: CONTROLLER_NAMESPACE },
 };
 /** What clusterctl does not move: the target is prepared with them (docs/operations.md). */
 const NAMESPACES = [
@@ -101,9 +107,10 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
           roleARN: HUB_ROLE,
           allowedNamespaces: { selector: { matchLabels: { 'keymaster.dev/tenant': 'tenant-b' } } },
         }),
+        externalIDSecret('tenant-b-external-id', EXTERNAL_ID),
         roleIdentity('tenant-b', {
           roleARN: roleArn(TENANT_B, 'tenant-b-admin'),
-          externalID: EXTERNAL_ID,
+          externalIDSecretRef: { name: 'tenant-b-external-id', key: 'externalID' },
           sourceIdentityRef: roleRef('keymaster-hub'),
           allowedNamespaces: { list: ['tenant-b'] },
           resourceTags: [{ key: 'tenant', value: 'b', overridePolicy: 'Deny' }],
@@ -129,7 +136,7 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
     await stopScenarios();
   });
 
-  it('moves identities, the Secret ops labelled and the clusters; the target rebuilds every status with zero tag writes', async function () {
+  it('moves identities, the Secrets ops labelled (keys, an externalID) and the clusters; the target rebuilds every status with zero tag writes', async function () {
     const { kube, aws, controller } = scenario;
     const before = await statuses(kube);
     const uids = new Map((await kube.clusters()).map(({ metadata }) => [metadata.name, metadata.uid]));
@@ -146,7 +153,8 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
     target = await ManagementCluster.start([...NAMESPACES, POLICY]);
     // Keymaster never writes a Secret: ops label the ones clusterctl should carry, then move the
     // controller's namespace (where clusterctl finds them) before the tenants' namespaces.
-    await kube.patch(TENANT_A_SECRET, { metadata: { labels: { [MOVE_LABEL]: '' } } });
+    for (const secret of [TENANT_A_SECRET, TENANT_B_SECRET])
+      await kube.patch(secret, { metadata: { labels: { [MOVE_LABEL]: '' } } });
     for (const ns of [CONTROLLER_NAMESPACE, 'tenant-a', 'tenant-b']) await clusterctlMove(kube, target.kube, ns);
     expect(await kube.clusters(), 'clusterctl deletes what it moved from the source').to.be.empty;
     expect(await kube.list(API_VERSION, 'AWSClusterStaticIdentity'), 'identities are copied').to.have.length(1);

@@ -19,6 +19,7 @@ import { condition, isReady } from './support/kube.js';
 import {
   awsCluster,
   controllerIdentity,
+  externalIDSecret,
   keysSecret,
   namespace,
   roleIdentity,
@@ -93,9 +94,11 @@ describe('multi-tenant: each cluster acts only with credentials its namespace ma
           roleARN: HUB_ROLE,
           allowedNamespaces: { selector: { matchLabels: { 'keymaster.dev/tenant': 'tenant-b' } } },
         }),
+        // Tenant B's externalID in a Secret tenants cannot read; tenant C's in its spec, as older releases kept it.
+        externalIDSecret('tenant-b-external-id', EXTERNAL_ID.b),
         roleIdentity('tenant-b', {
           roleARN: TENANT_B_ROLE,
-          externalID: EXTERNAL_ID.b,
+          externalIDSecretRef: { name: 'tenant-b-external-id', key: 'externalID' },
           sourceIdentityRef: roleRef('keymaster-hub'),
           allowedNamespaces: { list: ['tenant-b'] },
         }),
@@ -140,6 +143,7 @@ describe('multi-tenant: each cluster acts only with credentials its namespace ma
   });
 
   it("tenant B's cluster acts through the hub, with tenant B's externalID, in tenant B's account", async function () {
+    // The externalID sent is the Secret's (externalIDSecretRef).
     const { kube, aws } = scenario;
     const cluster = await kube.cluster('tenant-b', 'analytics');
     expect(cluster.status?.accountID).to.equal(TENANT_B);
