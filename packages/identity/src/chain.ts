@@ -66,8 +66,8 @@ export const identityLink = ({ kind, name, identity }: ChainLink): IdentityLink 
 /**
  * Walks an identityRef through its sources, the cluster's own identity first and the root last,
  * checking on the way every link's existence, schema, allowedNamespaces and (for `request.cluster`)
- * deletion, and loading what its provider needs (static keys); for `request.vending`, then whether
- * the first link's session may be vended to the namespace.
+ * deletion; for `request.vending`, then whether the first link's session may be vended to the
+ * namespace; and only then loading what their providers need (static keys, a role's externalID).
  * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
  * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up. A
  * refusal carries the chain as far as it was checked (`IdentityError.chain`).
@@ -131,23 +131,31 @@ async function walkChain(
   checks?: LinkCheck[],
 ): Promise<ChainLink[]> {
   const namespace = (await store.getNamespace(request.namespace)) ?? { name: request.namespace, labels: {} };
-  await walkLinks(store, request, namespace, visit, links, checks);
+  // Resolving, what providers load is read once every check has passed: a deeper link that refuses the
+  // namespace is the refusal, and a Secret's error never claims a usage not checked to the end.
+  const loads: (() => Promise<void>)[] = [];
+  await walkLinks(store, request, namespace, visit, links, loads, checks);
   const [own] = links;
   if (request.vending && own) {
     const problems = vendingProblems(own, namespace, await store.listIdentities());
     if (!checks && problems[0]) throw problems[0];
     checks?.[0]?.problems.push(...problems);
   }
+  for (const load of loads) await load();
   return links;
 }
 
-/** Walks and checks the links into `links`, each as it is reached (`walkChain`). */
+/**
+ * Walks and checks the links into `links`, each as it is reached (`walkChain`). What providers load is
+ * loaded link by link with `checks`, and otherwise left in `loads` for the caller.
+ */
 async function walkLinks(
   store: IdentityStore,
   request: ChainRequest,
   namespace: NamespaceInfo,
   visit: Visitor,
   links: ChainLink[],
+  loads: (() => Promise<void>)[],
   checks?: LinkCheck[],
 ): Promise<void> {
   const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
@@ -195,16 +203,17 @@ async function walkLinks(
     const provider = providerOf(identity.kind);
     for (const secret of provider.secrets(identity)) visit.secret(secret);
     if (provider.load) {
-      try {
-        link.material = await provider.load(identity, {
-          ref,
-          store,
-          controllerNamespace: request.controllerNamespace,
-        });
-      } catch (error) {
-        if (!(error instanceof IdentityError)) throw error;
-        refuse(error);
-      }
+      const context = { ref, store, controllerNamespace: request.controllerNamespace };
+      const loadLink = async () => {
+        try {
+          link.material = await provider.load!(identity, context);
+        } catch (error) {
+          if (!(error instanceof IdentityError)) throw error;
+          refuse(error);
+        }
+      };
+      if (checks) await loadLink();
+      else loads.push(loadLink);
     }
     const source = provider.source(identity);
     if (!source) return;

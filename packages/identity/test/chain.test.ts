@@ -89,6 +89,22 @@ describe('resolveChain', () => {
     expect(reads.secrets).to.deep.equal([]);
   });
 
+  it("reads a role's externalID Secret only once every link allowed the namespace: a deeper refusal wins", async () => {
+    const tenant = role('tenant', { externalIDSecretRef: { name: 'tenant-external-id', key: 'externalID' } });
+    const refused = memoryStore([controller({ list: ['other'] }), tenant]);
+    const deeper = await failure(refused.store, request('tenant'));
+    expect(deeper).to.be.instanceOf(NamespaceNotAllowedError).with.property('depth', 1);
+    expect(refused.reads.secrets, 'no Secret read for a chain the namespace may not use').to.deep.equal([]);
+
+    // Allowed all along: the Secret is read, and its absence is the refusal, with the whole chain checked.
+    const missing = await failure(memoryStore([controller(), tenant]).store, request('tenant'));
+    expect(missing).to.be.instanceOf(SecretNotFoundError).with.property('usageChecked', true);
+    expect((missing as IdentityError).chain.map(({ kind }) => kind)).to.deep.equal([
+      'AWSClusterRoleIdentity',
+      'AWSClusterControllerIdentity',
+    ]);
+  });
+
   it('names a missing or malformed Secret', async () => {
     const missing = await failure(
       memoryStore([staticIdentity('a', 'gone')]).store,
