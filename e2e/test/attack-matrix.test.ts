@@ -1031,7 +1031,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         expect(
           await attempt.then(
             () => 'assumed',
-            (error: Error) => error.name,
+            (error: unknown) => (error as Error).name,
           ),
           String(guess),
         ).to.equal('AccessDenied');
