@@ -167,6 +167,34 @@ describe('admission webhooks, as tenants and ops meet them under RBAC', function
     });
   });
 
+  it('warns ops applying a role identity whose externalID is in its spec, and how to move it; refuses both fields', async () => {
+    const externalID = '3e1d7c55-admission-e2e-only';
+    const plain = await as(
+      'ops',
+      ['apply', '-f', '-'],
+      yaml(roleIdentity('plain-id', { roleARN: `arn:aws:iam::${MANAGEMENT}:role/plain`, externalID })),
+    );
+    expect(plain.stdout).to.include('awsclusterroleidentity.infrastructure.keymaster.dev/plain-id created');
+    expect(plain.stderr).to.include(
+      'Warning: AWSClusterRoleIdentity/plain-id: spec.externalID is readable by every tenant allowed to read identities',
+    );
+    expect(plain.stderr).to.include('set spec.externalIDSecretRef and remove spec.externalID');
+    expect(plain.stderr).not.to.include(externalID);
+    const both = await as(
+      'ops',
+      ['apply', '-f', '-'],
+      yaml(
+        roleIdentity('both-ids', {
+          roleARN: `arn:aws:iam::${MANAGEMENT}:role/plain`,
+          externalID,
+          externalIDSecretRef: { name: 'plain-id-external-id', key: 'externalID' },
+        }),
+      ),
+    );
+    expect(both.code).to.not.equal(0);
+    expect(both.stderr).to.include('set externalIDSecretRef or externalID, not both');
+  });
+
   it("webhooks down (controller stopped) do not block the platform team's recovery", async () => {
     await controller.stop();
     // Fail-open webhooks: AWSClusters and identities can still be fixed; the controller checks them when back.
