@@ -46,7 +46,10 @@ const role = (name: string, spec: Record<string, unknown>) => ({
 const objects = [
   ...TEAM_A,
   secret({ externalID: EXTERNAL_ID }),
-  role(ROLE.name, { externalIDSecretRef: { name: SECRET, key: 'externalID' } }),
+  role(ROLE.name, {
+    externalIDSecretRef: { name: SECRET, key: 'externalID' },
+    credentialVending: { allowedNamespaces: { list: ['team-a'] } },
+  }),
   // An identity of an older release: its externalID in the spec, still sent, and flagged.
   role('legacy', { externalID: EXTERNAL_ID }),
   {
