@@ -1,7 +1,12 @@
 import { namespaces } from '../resources/builtins/core.js';
 import type { Store } from '../storage/store.js';
 import { arrayAt, isObject, objectAt, text, type JsonObject } from '../util/json.js';
-import { isNamespaceObject, type AdmissionAttributes } from './request.js';
+import type { AdmissionAttributes } from './request.js';
+
+/**
+ * Whether a request is one a webhook or a policy cares about, as kube-apiserver's admission
+ * predicates decide it (rules, namespace and object selectors): shared by webhooks and policies.
+ */
 
 const strings = (object: JsonObject, field: string): string[] => (arrayAt(object, field) ?? []).map(String);
 const listed = (values: string[], value: string): boolean => values.includes('*') || values.includes(value);
@@ -43,41 +48,40 @@ function scopeMatches(rule: JsonObject, attributes: AdmissionAttributes): boolea
 }
 
 /**
- * A webhook's rules against the request. matchPolicy Equivalent (the default) also matches a rule
- * naming another version of the resource: the emulator serves one version of each, so a request is
- * already in any version the webhook could be sent.
+ * One RuleWithOperations against the request. matchPolicy Equivalent (the default) also matches a
+ * rule naming another version of the resource: the emulator serves one version of each, so a
+ * request is already in any version the hook could be sent.
  */
-function rulesMatch(webhook: JsonObject, attributes: AdmissionAttributes): boolean {
-  const equivalent = webhook.matchPolicy !== 'Exact';
-  return (arrayAt(webhook, 'rules') ?? [])
-    .filter(isObject)
-    .some(
-      (rule) =>
-        listed(strings(rule, 'operations'), attributes.operation) &&
-        listed(strings(rule, 'apiGroups'), attributes.resource.group) &&
-        (equivalent || listed(strings(rule, 'apiVersions'), attributes.resource.version)) &&
-        resourceMatches(rule, attributes) &&
-        scopeMatches(rule, attributes),
-    );
+export function ruleMatches(rule: JsonObject, attributes: AdmissionAttributes, equivalent: boolean): boolean {
+  return (
+    listed(strings(rule, 'operations'), attributes.operation) &&
+    listed(strings(rule, 'apiGroups'), attributes.resource.group) &&
+    (equivalent || listed(strings(rule, 'apiVersions'), attributes.resource.version)) &&
+    resourceMatches(rule, attributes) &&
+    scopeMatches(rule, attributes)
+  );
 }
 
 const labelsOf = (object: JsonObject | undefined): Record<string, unknown> | undefined =>
   object ? (objectAt(objectAt(object, 'metadata') ?? {}, 'labels') ?? {}) : undefined;
 
-/** namespaceSelector: cluster-scoped objects always match; a Namespace is matched by its own labels. */
-function namespaceMatches(webhook: JsonObject, attributes: AdmissionAttributes, store: Store): boolean {
-  const selector = webhook.namespaceSelector;
-  if (isNamespaceObject(attributes)) {
-    return selectorMatches(selector, labelsOf(attributes.object ?? attributes.oldObject) ?? {});
+/**
+ * namespaceSelector: cluster-scoped objects always match. A Namespace created or updated is
+ * matched by its own new labels; any other request on a Namespace (its deletion, its `status` and
+ * `finalize` subresources) and everything in a namespace by the stored Namespace's labels.
+ */
+export function namespaceSelected(selector: unknown, attributes: AdmissionAttributes, store: Store): boolean {
+  const isNamespace = attributes.resource === namespaces;
+  if (isNamespace && attributes.subresource === undefined && attributes.operation !== 'DELETE') {
+    return selectorMatches(selector, labelsOf(attributes.object) ?? {});
   }
-  if (!attributes.resource.namespaced || !attributes.namespace) return true;
-  const namespace = store.get(namespaces.storageKey, undefined, attributes.namespace);
+  if (!isNamespace && (!attributes.resource.namespaced || !attributes.namespace)) return true;
+  const namespace = store.get(namespaces.storageKey, undefined, attributes.namespace ?? '');
   return selectorMatches(selector, labelsOf(namespace) ?? {});
 }
 
 /** objectSelector: the new or the old object's labels (either is enough, as kube-apiserver checks). */
-function objectMatches(webhook: JsonObject, attributes: AdmissionAttributes): boolean {
-  const selector = webhook.objectSelector;
+export function objectSelected(selector: unknown, attributes: AdmissionAttributes): boolean {
   return [attributes.object, attributes.oldObject]
     .map(labelsOf)
     .some((labels) => labels !== undefined && selectorMatches(selector, labels));
@@ -85,9 +89,10 @@ function objectMatches(webhook: JsonObject, attributes: AdmissionAttributes): bo
 
 /** Whether kube-apiserver would send this request to the webhook. */
 export function webhookMatches(webhook: JsonObject, attributes: AdmissionAttributes, store: Store): boolean {
+  const equivalent = webhook.matchPolicy !== 'Exact';
   return (
-    rulesMatch(webhook, attributes) &&
-    namespaceMatches(webhook, attributes, store) &&
-    objectMatches(webhook, attributes)
+    (arrayAt(webhook, 'rules') ?? []).filter(isObject).some((rule) => ruleMatches(rule, attributes, equivalent)) &&
+    namespaceSelected(webhook.namespaceSelector, attributes, store) &&
+    objectSelected(webhook.objectSelector, attributes)
   );
 }

@@ -24,9 +24,6 @@ export interface AdmissionAttributes {
   dryRun: boolean;
 }
 
-export const isNamespaceObject = (attributes: AdmissionAttributes): boolean =>
-  attributes.resource === namespaces && attributes.subresource === undefined;
-
 /** The attributes of a write to a resource: the name from the URL, else the object's. */
 export function admissionAttributes(
   input: Omit<AdmissionAttributes, 'name' | 'namespace'> & { namespace: string | undefined; name: string | undefined },

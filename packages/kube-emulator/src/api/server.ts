@@ -93,6 +93,8 @@ function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string)
       (route.subresource === 'status' && resource.statusSubresource) ||
       (route.subresource === 'finalize' && resource.kind === 'Namespace');
     if (!served) throw notServed();
+    // kube-apiserver's finalize REST is an Update alone: every other method is 405.
+    if (route.subresource === 'finalize' && verb !== 'update') throw methodNotAllowed();
     if (!['get', 'update', 'patch'].includes(verb)) {
       throw verbNotSupported(verb === 'unsupported' ? 'create' : verb, resource);
     }

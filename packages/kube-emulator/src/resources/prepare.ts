@@ -217,6 +217,15 @@ const withoutMetadata = (object: JsonObject, dropStatus: boolean): JsonObject =>
   return rest;
 };
 
+/** A `/status` write: the stored object with the body's status (and the managedFields the write computed). */
+function statusOnly(body: JsonObject, old: JsonObject): JsonObject {
+  const object: JsonObject = { ...clone(old), status: body.status ?? null };
+  if (body.status === undefined) delete object.status;
+  const managedFields = objectAt(body, 'metadata')?.managedFields;
+  if (managedFields !== undefined) objectAt(object, 'metadata')!.managedFields = managedFields;
+  return object;
+}
+
 /** The fields of metadata that only the server sets, carried over from the stored object. */
 const SERVER_METADATA = [
   'uid',
@@ -241,22 +250,15 @@ export function prepareUpdate(
   decode(resource, body, admission);
   const oldMetadata = objectAt(old, 'metadata')!;
   let object: JsonObject;
-  if (subresource === 'status') {
-    object = { ...clone(old), status: body.status ?? null };
-    if (body.status === undefined) delete object.status;
-    const managedFields = objectAt(body, 'metadata')?.managedFields;
-    if (managedFields !== undefined) objectAt(object, 'metadata')!.managedFields = managedFields;
-  } else if (subresource === 'finalize') {
-    object = {
-      ...clone(old),
-      spec: { ...objectAt(old, 'spec'), finalizers: objectAt(body, 'spec')?.finalizers ?? [] },
-    };
+  if (subresource !== undefined) {
+    object = resource.strategy.updateSubresource?.(subresource, body, clone(old)) ?? statusOnly(body, old);
   } else {
     object = body;
     if (resource.statusSubresource) {
       if (old.status === undefined) delete object.status;
       else object.status = clone(old.status);
     }
+    resource.strategy.keepOnUpdate?.(object, old);
   }
   const metadata = objectAt(object, 'metadata')!;
   for (const field of SERVER_METADATA) {

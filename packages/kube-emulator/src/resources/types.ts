@@ -20,6 +20,13 @@ export interface Strategy {
   normalize?(object: JsonObject): void;
   /** Fields the server sets on create (e.g. a Namespace's status.phase). */
   initialize?(object: JsonObject): void;
+  /** What an update of the main resource keeps of the stored object besides its status (a Namespace's spec.finalizers). */
+  keepOnUpdate?(object: JsonObject, old: JsonObject): void;
+  /**
+   * An update of a subresource: what it takes from the body and what from the stored object. By
+   * default a `/status` write changes the status alone (and its managedFields).
+   */
+  updateSubresource?(subresource: string, body: JsonObject, old: JsonObject): JsonObject;
   /** Fields the server keeps up to date on every write (e.g. a CRD's status conditions). */
   derive?(object: JsonObject, old: JsonObject | undefined): void;
   /** Finalizers the first delete adds (a CRD's cleanup finalizer: its objects go first). */

@@ -2,7 +2,7 @@ import { ApiError } from '../api/status.js';
 import { now } from '../resources/prepare.js';
 import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import { arrayAt, isObject, objectAt, type JsonObject, text } from '../util/json.js';
-import { fieldsOf, fromFieldsV1, pathOfKey, sameAt, toFieldsV1 } from './field-paths.js';
+import { fieldsOf, fromFieldsV1, pathOfKey, sameAt, toFieldsV1, valueAt } from './field-paths.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -146,15 +146,19 @@ export class FieldManager {
     subresource: string | undefined,
   ): void {
     const entries = readEntries(old);
-    // kube-apiserver tracks no fields for a namespace's /finalize (its writer gets no entry).
-    if ((old && entries.length === 0) || subresource === 'finalize') {
+    if (old && entries.length === 0) {
       writeEntries(next, entries);
       return;
     }
     const nextFields = fieldsOf(next, resource.schema, true);
     const oldFields = old ? fieldsOf(old, resource.schema, true) : new Set<string>();
+    // A map whose fields all went is no new field: structured-merge-diff compares the map as it was.
+    const emptied = (key: string): boolean => {
+      const [before, after] = [old, next].map((object) => valueAt(object, pathOfKey(key), resource.schema));
+      return isObject(after) && Object.keys(after).length === 0 && isObject(before) && Object.keys(before).length > 0;
+    };
     const changed = [...nextFields].filter(
-      (key) => !oldFields.has(key) || !sameAt(old, next, pathOfKey(key), resource.schema),
+      (key) => (!oldFields.has(key) || !sameAt(old, next, pathOfKey(key), resource.schema)) && !emptied(key),
     );
     const gone = [...oldFields].filter((key) => !nextFields.has(key));
     if (changed.length === 0 && gone.length === 0) {

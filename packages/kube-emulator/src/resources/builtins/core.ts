@@ -56,6 +56,22 @@ export const namespaces: ResourceDef = defineBuiltin({
       ...phaseCauses(namespace),
     ],
     validatesName: true,
+    // As kube-apiserver's namespace strategies: spec.finalizers change through /finalize alone;
+    // /status keeps the spec, /finalize the status, and both keep metadata changes (labels too).
+    keepOnUpdate(namespace, old) {
+      const spec: JsonObject = { ...objectAt(namespace, 'spec') };
+      const finalizers = objectAt(old, 'spec')?.finalizers;
+      if (finalizers === undefined) delete spec.finalizers;
+      else spec.finalizers = finalizers;
+      namespace.spec = spec;
+    },
+    updateSubresource(subresource, body, old) {
+      const kept = subresource === 'status' ? 'spec' : 'status';
+      const object: JsonObject = { ...body };
+      if (old[kept] === undefined) drop(object, kept);
+      else object[kept] = old[kept];
+      return object;
+    },
     // The first delete only marks a namespace Terminating (the namespace controller empties it);
     // then its spec.finalizers hold it.
     holdsDeletion: (namespace) =>
