@@ -34,7 +34,7 @@ const internalError = (message: string, warnings: string[]): ApiError =>
     500,
     'InternalError',
     `Internal error occurred: ${message}`,
-    { causes: [{ reason: '', message }] },
+    { causes: [{ message }] },
     warnings,
   );
 

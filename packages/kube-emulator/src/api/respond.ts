@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { PageNotFound, type ApiError } from './status.js';
+import { PlainTextError, type ApiError } from './status.js';
 
 /** Sends a JSON body; warnings go into `Warning: 299` headers as the apiserver sends them. */
 export function sendJson(
@@ -27,9 +27,9 @@ export function sendError(response: ServerResponse, error: ApiError): void {
     response.end();
     return;
   }
-  if (error instanceof PageNotFound) {
-    const body = '404 page not found\n';
-    response.writeHead(404, {
+  if (error instanceof PlainTextError) {
+    const body = error.message;
+    response.writeHead(error.code, {
       'Content-Type': 'text/plain; charset=utf-8',
       'X-Content-Type-Options': 'nosniff',
       'Content-Length': String(Buffer.byteLength(body)),

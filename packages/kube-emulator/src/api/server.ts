@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { impersonate } from '../auth/impersonation.js';
 import { forbiddenPath, forbiddenRequest, type RbacAuthorizer } from '../auth/rbac.js';
 import type { User } from '../auth/tokens.js';
 import { aggregatedDiscovery, coreVersions, group, groupList, resourceList } from '../discovery/discovery.js';
@@ -109,8 +110,23 @@ function resolve(registry: ResourceRegistry, route: ResourceRoute, verb: string)
 
 const resourceName = (route: ResourceRoute): string => (route.group ? `${route.plural}.${route.group}` : route.plural);
 
+/**
+ * Counts a request under its requester (as kube-apiserver's audit log names the user who sent it),
+ * then returns whom it acts as: the requester, or the user its Impersonate-* headers name when it
+ * may impersonate them (a refusal counts as forbidden).
+ */
+function actingUser(parts: ServerParts, request: IncomingMessage, requester: User, verb: string, counted: string): User {
+  parts.stats.record(verb, counted, requester.name);
+  try {
+    return impersonate(request, requester, parts.authorizer);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 403) parts.stats.recordForbidden(verb, counted, requester.name);
+    throw error;
+  }
+}
+
 /** RBAC, before anything else looks at the request (so a refused request learns nothing, not even a 404). */
-function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user: User): void {
+function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user: User, requester: User): void {
   if (!parts.authorizer || verb === 'unsupported') return;
   const request = {
     verb,
@@ -123,21 +139,21 @@ function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user:
   };
   const decision = parts.authorizer.decide(user, request);
   if (decision.allowed) return;
-  parts.stats.recordForbidden(verb, resourceName(route), user.name);
+  parts.stats.recordForbidden(verb, resourceName(route), requester.name);
   throw forbiddenRequest(user, request, decision.reason);
 }
 
 async function serveResource(
   parts: ServerParts,
   route: ResourceRoute,
-  user: User,
+  requester: User,
   request: IncomingMessage,
   response: ServerResponse,
   query: URLSearchParams,
 ): Promise<void> {
   const verb = verbOf(request.method ?? 'GET', route, query);
-  parts.stats.record(verb, resourceName(route), user.name);
-  authorize(parts, route, verb, user);
+  const user = actingUser(parts, request, requester, verb, resourceName(route));
+  authorize(parts, route, verb, user, requester);
   const resource = resolve(parts.registry, route, verb);
   const fault = parts.faults.decide(verb, resourceName(route));
   if (fault.latencyMs > 0) await sleep(fault.latencyMs);
@@ -165,15 +181,15 @@ async function serveResource(
 function serveIssuer(
   parts: ServerParts,
   document: IssuerDocument,
-  user: User,
+  requester: User,
   request: IncomingMessage,
   response: ServerResponse,
   path: string,
 ): void {
   const verb = (request.method ?? 'GET').toLowerCase();
-  parts.stats.record(verb, path, user.name);
+  const user = actingUser(parts, request, requester, verb, path);
   if (parts.authorizer && !parts.authorizer.allowsPath(user, verb, path)) {
-    parts.stats.recordForbidden(verb, path, user.name);
+    parts.stats.recordForbidden(verb, path, requester.name);
     throw forbiddenPath(user, verb, path);
   }
   serveIssuerDocument(parts.issuer, document, request, response);
@@ -245,25 +261,27 @@ export function createRequestListener(
       response.end('ok');
       return;
     }
-    const user = parts.authenticator.request(request.headers.authorization);
-    if (!user) throw unauthorized();
+    const requester = parts.authenticator.request(request.headers.authorization);
+    if (!requester) throw unauthorized();
     // kube-apiserver serves the issuer's documents only for an https issuer; otherwise the paths are unknown.
     if (route?.kind === 'issuer' && parts.issuer.discoveryServed) {
-      serveIssuer(parts, route.document, user, request, response, url.pathname);
+      serveIssuer(parts, route.document, requester, request, response, url.pathname);
       return;
     }
     if (!route || route.kind === 'issuer') {
-      parts.stats.record('get', url.pathname, user.name);
+      actingUser(parts, request, requester, 'get', url.pathname);
       throw new PageNotFound();
     }
-    if (route.kind === 'resource') return serveResource(parts, route, user, request, response, parseQuery(url.search));
+    if (route.kind === 'resource') {
+      return serveResource(parts, route, requester, request, response, parseQuery(url.search));
+    }
     // The admin paths observe the emulator: they are not counted as API requests.
     if (route.kind === 'admin') return parts.admin(route.segments, request, response);
     const verb = (request.method ?? 'GET').toLowerCase();
-    parts.stats.record(verb, url.pathname, user.name);
+    const user = actingUser(parts, request, requester, verb, url.pathname);
     // Discovery and OpenAPI are system:discovery's: every authenticated user's, no anonymous one's.
     if (parts.authorizer && !parts.authorizer.allowsPath(user, verb, url.pathname)) {
-      parts.stats.recordForbidden(verb, url.pathname, user.name);
+      parts.stats.recordForbidden(verb, url.pathname, requester.name);
       throw forbiddenPath(user, verb, url.pathname);
     }
     if (route.kind.startsWith('openapi')) {

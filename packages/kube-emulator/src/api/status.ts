@@ -2,7 +2,8 @@ import type { JsonObject } from '../util/json.js';
 
 /** A StatusCause: which field is wrong and how, as kubectl prints it (`field: message`). */
 export interface StatusCause {
-  reason: string;
+  /** Absent in the causes of admission refusals and internal errors (Go's omitempty). */
+  reason?: string;
   message: string;
   field?: string;
 }
@@ -56,13 +57,16 @@ export class ApiError extends Error {
   }
 }
 
+/** An answer in plain text rather than a Status, as Go's http.Error writes it (the message is the body). */
+export class PlainTextError extends ApiError {}
+
 /**
  * Paths no API serves: Go's plain-text `404 page not found`, as kube-apiserver answers for groups,
  * versions and custom resources it does not know (built-in group versions answer a NotFound Status).
  */
-export class PageNotFound extends ApiError {
+export class PageNotFound extends PlainTextError {
   constructor() {
-    super(404, 'NotFound', '404 page not found');
+    super(404, 'NotFound', '404 page not found\n');
   }
 }
 

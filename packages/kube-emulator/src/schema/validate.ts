@@ -321,7 +321,7 @@ export function validateObject(
         : validateValue(object.status, schema.properties.status, 'status', old?.status, structural)
       : validateValue(object, schema, '', old, structural);
   if (!hasRules(schema)) return causes;
-  if (causes.some((cause) => BLOCKING.includes(cause.reason))) {
+  if (causes.some((cause) => BLOCKING.includes(cause.reason ?? ''))) {
     return [
       ...causes,
       {
