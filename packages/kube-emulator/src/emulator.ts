@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './api/server.js';
+import { AdmissionChain } from './admission/chain.js';
 import { WebhookAdmission } from './admission/dispatch.js';
+import { PolicyAdmission } from './admission/policies/dispatch.js';
 import { selfSignedCertificate } from './auth/certificate.js';
 import { Authenticator } from './auth/authenticator.js';
 import { BOOTSTRAP_OBJECTS } from './auth/bootstrap-policy.js';
@@ -12,6 +14,7 @@ import { RbacAuthorizer } from './auth/rbac.js';
 import { ServiceAccountIssuer } from './auth/service-accounts/issuer.js';
 import { checkIssuerOptions, issuerSettings, type IssuerOptions } from './auth/service-accounts/options.js';
 import { readTokenFile } from './auth/tokens.js';
+import { ControllerAdmission } from './controllers/admission.js';
 import { CrdController } from './controllers/crds.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { INITIAL_NAMESPACES, NamespaceController } from './controllers/namespaces.js';
@@ -129,10 +132,13 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const store = new Store(options.watchHistory ?? 100_000);
   const fieldManager = new FieldManager();
   const objects = new Objects(store, registry, fieldManager);
+  const policies = new PolicyAdmission(store);
+  const controllerAdmission = new ControllerAdmission(policies);
   const controllers = [
     new CrdController(registry, objects),
-    new NamespaceController(registry, objects),
-    new GarbageCollector(registry, objects),
+    new NamespaceController(registry, objects, controllerAdmission),
+    new GarbageCollector(registry, objects, controllerAdmission),
+    controllerAdmission,
   ];
   store.subscribe((event) => {
     for (const controller of controllers) controller.observe(event);
@@ -162,7 +168,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     authenticator: new Authenticator(users, issuer, store, options.anonymousAuth ?? true),
     authorizer,
     ...(authorizer ? { escalation: escalationCheck(authorizer, store) } : {}),
-    admission: new WebhookAdmission(store),
+    admission: new AdmissionChain(new WebhookAdmission(store), policies),
     admin: adminHandler(stats, faults),
   });
   server.on('request', listener);

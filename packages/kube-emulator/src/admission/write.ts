@@ -3,7 +3,7 @@ import { decodeForAdmission } from '../resources/prepare.js';
 import type { ResourceDef } from '../resources/types.js';
 import type { WriteOptions } from '../storage/objects.js';
 import { clone, type JsonObject } from '../util/json.js';
-import type { WebhookAdmission } from './dispatch.js';
+import type { AdmissionChain } from './chain.js';
 import { admissionAttributes } from './request.js';
 
 /** The request a write comes from. */
@@ -19,11 +19,11 @@ const OPTIONS_KIND = { create: 'CreateOptions', update: 'UpdateOptions', patch: 
 
 /**
  * Admission around a create or an update, in kube-apiserver's order: the body decoded and defaulted,
- * mutating webhooks, then the write validated (a dry run: `wouldStore`), validating webhooks on what
- * would be stored. Returns the body to write: the webhooks' patches applied.
+ * mutating webhooks, then the write validated (a dry run: `wouldStore`), policies and validating
+ * webhooks on what would be stored. Returns the body to write: the webhooks' patches applied.
  */
 export async function admitWrite(
-  admission: WebhookAdmission | undefined,
+  admission: AdmissionChain | undefined,
   request: AdmittedRequest & { verb: keyof typeof OPTIONS_KIND; old: JsonObject | undefined },
   body: unknown,
   options: WriteOptions,
@@ -48,9 +48,9 @@ export async function admitWrite(
   return mutated;
 }
 
-/** Admission of a delete: the webhooks see the stored object as oldObject and the DeleteOptions. */
+/** Admission of a delete: webhooks and policies see the stored object as oldObject and the DeleteOptions. */
 export async function admitDelete(
-  admission: WebhookAdmission | undefined,
+  admission: AdmissionChain | undefined,
   request: AdmittedRequest,
   old: JsonObject,
   deleteOptions: JsonObject,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebhookAdmission } from '../admission/dispatch.js';
+import type { AdmissionChain } from '../admission/chain.js';
 import { admitDelete, admitWrite, type AdmittedRequest } from '../admission/write.js';
 import type { User } from '../auth/tokens.js';
 import { mergeApplied } from '../patch/apply.js';
@@ -37,8 +37,8 @@ export interface Api {
   fieldManager: FieldManager;
   /** With RBAC: refuses writes of roles and bindings that grant more than their author holds. */
   escalation?: (user: User, resource: ResourceDef, namespace: string | undefined, object: JsonObject) => void;
-  /** Admission webhooks, called on every write. */
-  admission?: WebhookAdmission;
+  /** Admission webhooks and policies, called on every write. */
+  admission?: AdmissionChain;
 }
 
 /** The request, as admission names it. */
@@ -476,13 +476,16 @@ const deletedStatus = (resource: ResourceDef, object: JsonObject): JsonObject =>
   },
 });
 
-/** Admission of one delete, before it is done. */
+/**
+ * Admission of one delete, before it is done. The deletes of a deletecollection are admitted
+ * without a name, as kube-apiserver admits each item of one (policies and webhooks see an empty name).
+ */
 async function admitRemoval(api: Api, call: Call, old: JsonObject, options: DeleteOptions, warnings: string[]) {
   const { dryRun = false, ...sent } = options;
   const metadata = objectAt(old, 'metadata');
   const namespace = call.namespace ?? (metadata?.namespace as string | undefined);
-  const request = { ...admitted(call), namespace, name: text(metadata?.name) };
-  await admitDelete(api.admission, request, old, sent, dryRun, warnings);
+  const name = call.verb === 'deletecollection' ? '' : text(metadata?.name);
+  await admitDelete(api.admission, { ...admitted(call), namespace, name }, old, sent, dryRun, warnings);
 }
 
 async function remove(api: Api, call: Call): Promise<void> {

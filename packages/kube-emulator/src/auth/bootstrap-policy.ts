@@ -6,11 +6,40 @@ import type { JsonObject } from '../util/json.js';
 const PUBLIC_INFO = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 const DISCOVERY = ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', ...PUBLIC_INFO];
 
+/** One bootstrap ClusterRoleBinding: the rules of its ClusterRole, for the members of a group or one user. */
+export interface BootstrapGrant {
+  group?: string;
+  user?: string;
+  /** How RBAC's reasons name the binding (`ClusterRoleBinding "x" of ClusterRole "x" to ...`), when they do. */
+  source?: string;
+  rules: JsonObject[];
+}
+
+/**
+ * kube-controller-manager's controllers that the emulator plays act as these service accounts, with
+ * the rules of their bootstrap `system:controller:NAME` ClusterRoles (so that a request made as one
+ * of them, impersonated, is authorized as theirs is).
+ */
+function controllerGrant(controller: string, rules: JsonObject[]): BootstrapGrant {
+  const role = `system:controller:${controller}`;
+  return {
+    user: `system:serviceaccount:kube-system:${controller}`,
+    source: `ClusterRoleBinding "${role}" of ClusterRole "${role}" to ServiceAccount "${controller}/kube-system"`,
+    rules,
+  };
+}
+
+const EVENTS: JsonObject = {
+  apiGroups: ['', 'events.k8s.io'],
+  resources: ['events'],
+  verbs: ['create', 'update', 'patch'],
+};
+
 /**
  * The bootstrap ClusterRoleBindings of kube-apiserver that the emulator honours without storing
- * them: each gives the members of a group the rules of its ClusterRole.
+ * them: each gives the members of a group (or one controller) the rules of its ClusterRole.
  */
-export const BOOTSTRAP_GRANTS: { group: string; rules: JsonObject[] }[] = [
+export const BOOTSTRAP_GRANTS: BootstrapGrant[] = [
   // system:discovery and system:public-info-viewer: authenticated users read discovery and OpenAPI,
   // anonymous ones only health and version.
   { group: 'system:authenticated', rules: [{ nonResourceURLs: DISCOVERY, verbs: ['get'] }] },
@@ -42,6 +71,15 @@ export const BOOTSTRAP_GRANTS: { group: string; rules: JsonObject[] }[] = [
       },
     ],
   },
+  controllerGrant('generic-garbage-collector', [
+    { apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'] },
+    EVENTS,
+  ]),
+  controllerGrant('namespace-controller', [
+    { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch', 'delete'] },
+    { apiGroups: [''], resources: ['namespaces/finalize', 'namespaces/status'], verbs: ['update'] },
+    { apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch', 'delete', 'deletecollection'] },
+  ]),
 ];
 
 const BOOTSTRAPPED = {

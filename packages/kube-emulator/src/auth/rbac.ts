@@ -126,9 +126,9 @@ export class RbacAuthorizer {
    * first), and the roles named by those bindings that do not exist.
    */
   rulesOf(user: User, namespace: string | undefined): { rules: SourcedRule[]; errors: string[] } {
-    const rules: SourcedRule[] = BOOTSTRAP_GRANTS.filter(({ group }) => user.groups.includes(group)).flatMap((grant) =>
-      grant.rules.map((rule) => ({ rule })),
-    );
+    const rules: SourcedRule[] = BOOTSTRAP_GRANTS.filter(
+      (grant) => (grant.group !== undefined && user.groups.includes(grant.group)) || grant.user === user.name,
+    ).flatMap((grant) => grant.rules.map((rule) => ({ rule, ...(grant.source ? { source: grant.source } : {}) })));
     const errors: string[] = [];
     const bindings = [
       ...this.#list(clusterRoleBindings.storageKey, undefined),

@@ -3,7 +3,11 @@ import { apiVersionOf, type ResourceDef } from '../resources/types.js';
 import { FOREGROUND, ORPHAN, type Objects } from '../storage/objects.js';
 import type { StoreEvent } from '../storage/store.js';
 import { arrayAt, isObject, objectAt, type JsonObject, text } from '../util/json.js';
+import type { ControllerAdmission, ControllerWrite } from './admission.js';
 import { later } from './background.js';
+
+/** The garbage collector's service account, as kube-controller-manager runs it. */
+const COLLECTOR = 'generic-garbage-collector';
 
 interface Location {
   storageKey: string;
@@ -34,6 +38,7 @@ export class GarbageCollector {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly objects: Objects,
+    private readonly admission: ControllerAdmission,
   ) {}
 
   observe(event: StoreEvent): void {
@@ -135,9 +140,39 @@ export class GarbageCollector {
     }
   }
 
+  /**
+   * Whether admission lets the collector write (a policy may refuse it); a refused write is done
+   * again, on the object as it is then, once policies change.
+   */
+  private admitted(write: ControllerWrite, again: (resource: ResourceDef, object: JsonObject) => void): boolean {
+    if (!this.admission.refusal(COLLECTOR, write)) return true;
+    const uid = text(metadataOf(write.oldObject!).uid);
+    this.admission.retryLater(() => {
+      const current = this.find(uid);
+      if (current) again(current.resource, current.object);
+    });
+    return false;
+  }
+
   private deleteObject(resource: ResourceDef, object: JsonObject): void {
     const { namespace, name } = locationOf(resource.storageKey, object);
+    const oldObject = this.objects.serve(resource, object);
+    const write: ControllerWrite = { operation: 'DELETE', resource, namespace, name, oldObject, propagationPolicy: 'Background' };
+    if (!this.admitted(write, (current, live) => this.deleteObject(current, live))) return;
     this.objects.delete(resource, namespace, name, { propagationPolicy: 'Background' });
+  }
+
+  /** An update of the collector's (references or finalizers it removes), admitted first. */
+  private update(
+    resource: ResourceDef,
+    object: JsonObject,
+    next: JsonObject,
+    again: (resource: ResourceDef, object: JsonObject) => void,
+  ): void {
+    const { namespace, name } = locationOf(resource.storageKey, object);
+    const [oldObject, newObject] = [object, next].map((version) => this.objects.serve(resource, version));
+    const write: ControllerWrite = { operation: 'UPDATE', resource, namespace, name, object: newObject, oldObject };
+    if (this.admitted(write, again)) this.objects.settle(resource, next);
   }
 
   private dropReferences(resource: ResourceDef, object: JsonObject, owners: string[]): void {
@@ -147,7 +182,7 @@ export class GarbageCollector {
     );
     const next: JsonObject = { ...object, metadata: { ...metadata, ownerReferences: references } };
     if (references.length === 0) delete (next.metadata as JsonObject).ownerReferences;
-    this.objects.settle(resource, next);
+    this.update(resource, object, next, (current, live) => this.dropReferences(current, live, owners));
   }
 
   private release(resource: ResourceDef, object: JsonObject, finalizer: string): void {
@@ -155,6 +190,6 @@ export class GarbageCollector {
     const finalizers = (arrayAt(metadata, 'finalizers') ?? []).filter((item) => item !== finalizer);
     const next: JsonObject = { ...object, metadata: { ...metadata, finalizers } };
     if (finalizers.length === 0) delete (next.metadata as JsonObject).finalizers;
-    this.objects.settle(resource, next);
+    this.update(resource, object, next, (current, live) => this.release(current, live, finalizer));
   }
 }

@@ -13,6 +13,8 @@ import {
   serviceAccounts,
   services,
   tokenReviews,
+  validatingAdmissionPolicies,
+  validatingAdmissionPolicyBindings,
 } from './builtins/index.js';
 import { selfSubjectAccessReviews } from './builtins/authorization.js';
 import type { ResourceDef } from './types.js';
@@ -33,6 +35,8 @@ export const BUILTINS: ResourceDef[] = [
   ...rbacResources,
   customResourceDefinitions,
   ...admissionResources,
+  validatingAdmissionPolicies,
+  validatingAdmissionPolicyBindings,
 ];
 
 const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;

@@ -1,4 +1,5 @@
 export { admissionResources } from './admission.js';
+export { validatingAdmissionPolicies, validatingAdmissionPolicyBindings } from './admission-policies.js';
 export { selfSubjectReviews, tokenReviews } from './authentication.js';
 export { customResourceDefinitions } from './apiextensions.js';
 export { deployments } from './apps.js';

@@ -1,0 +1,71 @@
+import { toCel } from '../../schema/cel.js';
+import { objectAt, type Json, type JsonObject } from '../../util/json.js';
+import type { AdmissionAttributes } from '../request.js';
+
+/**
+ * The values of `request` and `namespaceObject`, converted as kube-apiserver converts its Go structs
+ * for CEL (to unstructured JSON: fields tagged omitempty are absent when empty, so `request.namespace`
+ * of a cluster-scoped request is `no such key`).
+ */
+
+const present = (entries: [string, Json | undefined][]): JsonObject =>
+  Object.fromEntries(entries.filter(([, value]) => value !== undefined && value !== '')) as JsonObject;
+
+/** admissionv1.AdmissionRequest as CreateAdmissionRequest fills it (no uid, no objects: those are variables). */
+export function requestValue(attributes: AdmissionAttributes): unknown {
+  const { resource, user } = attributes;
+  const kind = { group: resource.group, version: resource.version, kind: resource.kind };
+  const gvr = { group: resource.group, version: resource.version, resource: resource.plural };
+  const extra = user.extra && Object.keys(user.extra).length > 0 ? (user.extra as JsonObject) : undefined;
+  const request: JsonObject = {
+    uid: '',
+    kind,
+    resource: gvr,
+    requestKind: kind,
+    requestResource: gvr,
+    operation: attributes.operation,
+    userInfo: present([
+      ['username', user.name],
+      ['uid', user.uid],
+      ['groups', user.groups.length > 0 ? user.groups : undefined],
+      ['extra', extra],
+    ]),
+    object: null,
+    oldObject: null,
+    dryRun: attributes.dryRun,
+    options: attributes.options,
+    ...present([
+      ['subResource', attributes.subresource],
+      ['requestSubResource', attributes.subresource],
+      ['name', attributes.name],
+      ['namespace', attributes.namespace],
+    ]),
+  };
+  return toCel(request, undefined);
+}
+
+/** CreateNamespaceObject: the stored Namespace's metadata (not its managedFields nor owners), spec and status. */
+export function namespaceValue(namespace: JsonObject | undefined): unknown {
+  if (!namespace) return null;
+  const metadata = objectAt(namespace, 'metadata') ?? {};
+  const kept = [
+    'name',
+    'generateName',
+    'namespace',
+    'uid',
+    'resourceVersion',
+    'generation',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'labels',
+    'annotations',
+    'finalizers',
+  ];
+  const value: JsonObject = {
+    metadata: Object.fromEntries(kept.filter((key) => metadata[key] !== undefined).map((key) => [key, metadata[key]!])),
+    spec: objectAt(namespace, 'spec') ?? {},
+    status: objectAt(namespace, 'status') ?? {},
+  };
+  return toCel(value, undefined);
+}
