@@ -24,6 +24,13 @@ export const EXPLAINED: Explanation[] = [
       "Refused alike (422, same field, same rule printed as Go prints it); the text after `compilation failed:` is the emulator's CEL parser's (`Unexpected token: EOF`), not cel-go's ANTLR grammar's (`ERROR: <input>:1:14: Syntax error: mismatched input '<EOF>' expecting {...}`). Porting cel-go's parser errors is out of scope (docs/emulators/kube-emulator.md, What is not emulated).",
   },
   {
+    title: "CEL compile errors of admission policies: the parser's own words",
+    sequences: /^admission: expressions that do not compile are refused$/,
+    paths: /^steps\[3\]\.body\.(message|details\.causes\[0\]\.message)$/,
+    reason:
+      "A ValidatingAdmissionPolicy whose expression does not parse is refused alike (422, same field, same position and caret line, as cel-go prints them); the words after `ERROR: <input>:L:C:` are the emulator's CEL parser's (`Unexpected token: EOF`), not cel-go's ANTLR grammar's (`Syntax error: mismatched input '<EOF>' expecting {...}`). Undeclared references, undefined fields and wrong result types are worded as cel-go words them (docs/emulators/kube-emulator.md, What is not emulated).",
+  },
+  {
     title: 'CEL cost budget: not estimated',
     sequences: /^CRD: a rule whose estimated cost is over the budget$/,
     paths: /^steps\[0\]\.(status|body)$/,

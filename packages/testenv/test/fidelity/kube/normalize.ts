@@ -195,7 +195,7 @@ function normalizeValue(value: Json, issued: Issued): Json {
 }
 
 /** The texts of `Warning: 299 - "text"` headers. */
-function warningsOf(header: string | string[] | undefined): string[] | undefined {
+export function warningsOf(header: string | string[] | undefined): string[] | undefined {
   if (header === undefined) return undefined;
   const headers = Array.isArray(header) ? header : [header];
   return headers.flatMap((line) => [...line.matchAll(/\d{3} [^ ]+ "((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!));

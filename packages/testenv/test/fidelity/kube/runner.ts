@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { differences, type Difference } from './compare.js';
 import { EXPLAINED, type Explanation } from './explained.js';
 import { send, type HttpAnswer, type Target } from './http.js';
-import { Issued, observe, type Observed } from './normalize.js';
+import { Issued, observe, warningsOf, type Observed } from './normalize.js';
 import { CONTENT_TYPES, fill, type Sequence, type Step } from './sequence.js';
 import type { Servers } from './servers.js';
 
@@ -42,6 +42,7 @@ class Session {
       headers: {
         ...(body === undefined ? {} : { 'content-type': type ?? 'application/json' }),
         ...(step.accept === undefined ? {} : { accept: step.accept }),
+        ...fill(step.headers, this.namespace, this.bodies),
       },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
       ...(step.watch === undefined ? {} : { maxEvents: step.watch }),
@@ -59,7 +60,8 @@ class Session {
 
 function arrived(until: NonNullable<Step['until']>, answer: HttpAnswer): boolean {
   if (typeof until === 'number') return answer.status === until;
-  return until({ status: answer.status, body: answer.events ?? parseOrText(answer.text) });
+  const warnings = warningsOf(answer.headers.warning) ?? [];
+  return until({ status: answer.status, body: answer.events ?? parseOrText(answer.text), warnings });
 }
 
 function parseOrText(text: string): unknown {

@@ -15,6 +15,7 @@ export const AREAS = [
   'deletion',
   'namespace',
   'validation',
+  'admission',
   'rbac',
   'discovery',
 ] as const;
@@ -34,6 +35,8 @@ export interface Step {
   /** `METHOD path[?query]`. `{ns}` is the sequence's namespace, `{{N.a.b}}` a field of step N's answer body. */
   request: string;
   as?: Who;
+  /** Extra request headers (`Impersonate-User`, ...). */
+  headers?: Record<string, string>;
   /** An object or array is sent as JSON (or YAML text for `type: 'apply'` when given a string). */
   body?: unknown;
   /** A key of CONTENT_TYPES or a media type; defaults to JSON when there is a body. */
@@ -46,7 +49,7 @@ export interface Step {
    * check: waits for a controller's work (kube-controller-manager acts a moment later than the
    * emulator's controllers, which act before the request that triggered them returns).
    */
-  until?: number | ((answer: { status: number; body: unknown }) => boolean);
+  until?: number | ((answer: { status: number; body: unknown; warnings: string[] }) => boolean);
   /** Compare only this part of the answer body (for documents far larger than what a client reads). */
   pick?: (body: unknown) => unknown;
 }

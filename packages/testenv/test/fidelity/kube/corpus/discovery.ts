@@ -78,6 +78,16 @@ export const discovery: Sequence[] = [
         pick: resources(['customresourcedefinitions', 'customresourcedefinitions/status']),
       },
       { request: 'GET /apis/events.k8s.io/v1' },
+      {
+        request: 'GET /apis/admissionregistration.k8s.io/v1',
+        pick: resources([
+          'mutatingwebhookconfigurations',
+          'validatingwebhookconfigurations',
+          'validatingadmissionpolicies',
+          'validatingadmissionpolicies/status',
+          'validatingadmissionpolicybindings',
+        ]),
+      },
     ],
   },
   {

@@ -1,4 +1,5 @@
 import type { Sequence } from '../sequence.js';
+import { admission } from './admission.js';
 import { applies } from './apply.js';
 import { conflict } from './conflict.js';
 import { crud } from './crud.js';
@@ -24,6 +25,7 @@ export const CORPUS: Sequence[] = [
   ...deletion,
   ...namespace,
   ...validation,
+  ...admission,
   ...rbac,
   ...discovery,
 ];

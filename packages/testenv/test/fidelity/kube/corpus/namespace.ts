@@ -33,6 +33,8 @@ export const namespace: Sequence[] = [
         body: configMap('blocker', {}, { finalizers: ['fidelity.keymaster.dev/hold'] }),
       },
       { request: 'DELETE /api/v1/namespaces/{ns}' },
+      // kube-apiserver's NamespaceLifecycle admission reads namespaces from an informer: wait until it knows.
+      { request: `POST ${configMaps}?dryRun=All`, body: configMap('late'), until: 403 },
       { request: `POST ${configMaps}`, body: configMap('late') },
       { request: `POST ${clusters}`, body: cluster('late') },
       { request: `GET ${configMaps}/blocker`, until: deleting },
@@ -162,5 +164,62 @@ export const namespace: Sequence[] = [
         body: { metadata: { name: '{ns}-badfin' }, spec: { finalizers: ['not valid!'] } },
       },
     ],
+  },
+  {
+    name: 'namespace: /status and /finalize keep metadata changes, as the namespace strategies do',
+    area: 'namespace',
+    steps: [
+      { request: 'POST /api/v1/namespaces', body: { metadata: { name: '{ns}-meta', labels: { tenancy: 'a' } } } },
+      {
+        request: 'PUT /api/v1/namespaces/{ns}-meta/status',
+        body: {
+          metadata: { name: '{ns}-meta', labels: { tenancy: 'b', added: 'x' }, annotations: { note: 'y' } },
+          spec: { finalizers: [] },
+          status: { phase: 'Active' },
+        },
+      },
+      {
+        request: 'PATCH /api/v1/namespaces/{ns}-meta/status',
+        type: 'merge',
+        body: { metadata: { labels: { tenancy: 'c' } } },
+      },
+      {
+        request: 'PATCH /api/v1/namespaces/{ns}-meta/status?fieldManager=fidelity-apply&force=true',
+        type: 'apply',
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: '{ns}-meta', labels: { tenancy: 'd' } } },
+      },
+      {
+        request: 'PUT /api/v1/namespaces/{ns}-meta/finalize',
+        body: {
+          metadata: { name: '{ns}-meta', labels: { tenancy: 'e', 'kubernetes.io/metadata.name': 'other' } },
+          spec: { finalizers: ['kubernetes', 'fidelity.keymaster.dev/hold'] },
+          status: { phase: 'Terminating' },
+        },
+      },
+      { request: 'GET /api/v1/namespaces/{ns}-meta/finalize' },
+      {
+        request: 'PATCH /api/v1/namespaces/{ns}-meta/finalize',
+        type: 'merge',
+        body: { metadata: { labels: { x: 'y' } } },
+      },
+      {
+        request: 'PUT /api/v1/namespaces/{ns}-meta',
+        body: {
+          metadata: { name: '{ns}-meta', labels: { tenancy: 'f' } },
+          spec: { finalizers: ['fidelity.keymaster.dev/other'] },
+        },
+        // kube-apiserver gives the writer the spec.finalizers it asked for before its strategy keeps
+        // the stored ones (the emulator's field manager sees the object as stored).
+        pick: (body) => {
+          const { managedFields: _, ...metadata } = (body as { metadata: { managedFields?: unknown } }).metadata;
+          return { ...(body as object), metadata };
+        },
+      },
+      {
+        request: 'PUT /api/v1/namespaces/{ns}-meta/finalize',
+        body: { metadata: { name: '{ns}-meta' }, spec: { finalizers: [] } },
+      },
+    ],
+    cleanup: ['/api/v1/namespaces/{ns}-meta'],
   },
 ];

@@ -1,7 +1,34 @@
 import type { Sequence, Step } from '../sequence.js';
-import { cluster, configMap, PATHS, role, tenantBinding } from './objects.js';
+import { cluster, configMap, GROUP, PATHS, role, tenantBinding } from './objects.js';
 
 const { clusters, configMaps } = PATHS;
+
+const REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+
+/**
+ * The tenant asks whether it may do something until kube-apiserver says yes: its authorizer reads
+ * roles and bindings from an informer, so a grant takes effect a moment after it is stored (the
+ * emulator's at once). `kubectl auth can-i` in a loop, as a client waits for a grant.
+ */
+const untilAllowed = (attributes: Record<string, string>): Step => ({
+  request: `POST ${REVIEWS}`,
+  as: 'tenant',
+  body: {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes: attributes },
+  },
+  until: ({ body }) => (body as { status?: { allowed?: boolean } }).status?.allowed === true,
+  pick: (body) => (body as { status: { allowed: unknown } }).status.allowed,
+});
+
+/** A SelfSubjectReview (`kubectl auth whoami`), as the tenant or the admin with impersonation headers. */
+const whoami = (headers: Record<string, string>, as: 'tenant' | 'admin' = 'tenant'): Step => ({
+  request: 'POST /apis/authentication.k8s.io/v1/selfsubjectreviews',
+  as,
+  headers,
+  body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+});
 
 /** A Role with `rules` in the sequence's namespace, bound to the tenant (steps 0 and 1). */
 const grant = (rules: Record<string, unknown>[]): Step[] => [
@@ -104,6 +131,7 @@ export const rbac: Sequence[] = [
         request: `POST ${PATHS.roleBindings}`,
         body: tenantBinding('tenant-reads', 'fidelity-cluster-reader', 'ClusterRole'),
       },
+      untilAllowed({ namespace: '{ns}', verb: 'list', group: GROUP, resource: 'awsclusters' }),
       { request: `GET ${clusters}`, as: 'tenant' },
       { request: `GET ${PATHS.allClusters}`, as: 'tenant' },
       { request: `GET /apis/infrastructure.keymaster.dev/v1beta1/namespaces/default/awsclusters`, as: 'tenant' },
@@ -179,7 +207,8 @@ export const rbac: Sequence[] = [
     area: 'rbac',
     steps: [
       { request: `POST ${PATHS.roleBindings}`, body: tenantBinding('dangling', 'nonexistent') },
-      { request: `GET ${configMaps}`, as: 'tenant' },
+      // The refusal names the missing Role once kube-apiserver's authorizer has seen the binding.
+      { request: `GET ${configMaps}`, as: 'tenant', until: ({ body }) => JSON.stringify(body).includes('not found') },
     ],
   },
   {
@@ -212,6 +241,7 @@ export const rbac: Sequence[] = [
       ...grant([
         { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'get'] },
       ]),
+      untilAllowed({ namespace: '{ns}', verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'rolebindings' }),
       {
         request: `POST ${PATHS.roles}`,
         as: 'tenant',
@@ -234,6 +264,7 @@ export const rbac: Sequence[] = [
     area: 'rbac',
     steps: [
       ...grant([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]),
+      untilAllowed({ namespace: '{ns}', verb: 'get', resource: 'configmaps' }),
       {
         request: 'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
         as: 'tenant',
@@ -265,5 +296,66 @@ export const rbac: Sequence[] = [
       { request: `POST ${configMaps}`, as: 'tenant', body: configMap('by-tenant'), until: 201 },
       { request: 'GET /api/v1/namespaces/default/configmaps', as: 'tenant' },
     ],
+  },
+  {
+    name: 'RBAC: impersonation without the right to impersonate',
+    area: 'rbac',
+    steps: [
+      whoami({ 'Impersonate-User': 'someone' }),
+      whoami({ 'Impersonate-User': 'system:serviceaccount:{ns}:robot' }),
+      { request: `GET ${configMaps}`, as: 'tenant', headers: { 'Impersonate-User': 'someone' } },
+      whoami({ 'Impersonate-Group': 'system:masters' }),
+      whoami({ 'Impersonate-User': 'bob', 'Impersonate-Group': '{ns}-team' }, 'admin'),
+      whoami({ 'Impersonate-User': 'system:serviceaccount:{ns}:robot' }, 'admin'),
+      whoami(
+        {
+          'Impersonate-User': 'bob',
+          'Impersonate-Uid': 'bob-uid',
+          'Impersonate-Extra-Scopes': 'view',
+          'Impersonate-Extra-Acme.com%2Fproject': 'apollo',
+        },
+        'admin',
+      ),
+      whoami({ 'Impersonate-User': 'bob', 'Impersonate-Group': 'system:unauthenticated' }, 'admin'),
+    ],
+  },
+  {
+    name: 'RBAC: impersonation as far as the impersonate rules reach',
+    area: 'rbac',
+    steps: [
+      {
+        request: `POST ${PATHS.clusterRoles}`,
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: '{ns}-impersonator' },
+          rules: [
+            { apiGroups: [''], resources: ['users'], resourceNames: ['{ns}-bob'], verbs: ['impersonate'] },
+            { apiGroups: [''], resources: ['groups'], resourceNames: ['{ns}-team'], verbs: ['impersonate'] },
+            { apiGroups: ['authentication.k8s.io'], resources: ['userextras/scopes'], verbs: ['impersonate'] },
+          ],
+        },
+      },
+      {
+        request: `POST ${PATHS.clusterRoleBindings}`,
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: '{ns}-impersonator' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: '{ns}-impersonator' },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'fidelity-tenant' }],
+        },
+      },
+      untilAllowed({ verb: 'impersonate', resource: 'users', name: '{ns}-bob' }),
+      whoami({ 'Impersonate-User': '{ns}-bob' }),
+      whoami({ 'Impersonate-User': '{ns}-alice' }),
+      whoami({ 'Impersonate-User': '{ns}-bob', 'Impersonate-Group': '{ns}-team' }),
+      whoami({ 'Impersonate-User': '{ns}-bob', 'Impersonate-Group': 'system:masters' }),
+      whoami({ 'Impersonate-User': '{ns}-bob', 'Impersonate-Extra-Scopes': 'view' }),
+      whoami({ 'Impersonate-User': '{ns}-bob', 'Impersonate-Extra-Other': 'view' }),
+      whoami({ 'Impersonate-User': '{ns}-bob', 'Impersonate-Uid': 'bob-uid' }),
+      { request: `GET ${configMaps}`, as: 'tenant', headers: { 'Impersonate-User': '{ns}-bob' } },
+    ],
+    cleanup: [`${PATHS.clusterRoleBindings}/{ns}-impersonator`, `${PATHS.clusterRoles}/{ns}-impersonator`],
   },
 ];
