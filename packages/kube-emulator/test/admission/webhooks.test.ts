@@ -332,6 +332,39 @@ describe('admission webhooks (kube-emulator)', function () {
     ).to.equal(200);
   });
 
+  it("sends namespaces/status and /finalize to a rule that lists them, selected by the stored Namespace's labels", async () => {
+    webhooks.on('/main', () => deny('main'));
+    webhooks.on('/subresources', () => deny('subresources'));
+    const namespaceRules = (resources: string[]) => [
+      { operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources },
+    ];
+    await register('Validating', 'main', [{ path: '/main', rules: namespaceRules(['namespaces']) }]);
+    await register('Validating', 'subresources', [
+      {
+        path: '/subresources',
+        rules: namespaceRules(['namespaces/status', 'namespaces/finalize']),
+        namespaceSelector: { matchLabels: { tenancy: 'a' } },
+      },
+    ]);
+    await call(cluster.emulator, 'POST', '/api/v1/namespaces', { metadata: { name: 'tenant', labels: { tenancy: 'a' } } });
+    const body = { metadata: { name: 'tenant', labels: { tenancy: 'b' } }, status: { phase: 'Active' } };
+    for (const subresource of ['status', 'finalize']) {
+      const refused = await call(cluster.emulator, 'PUT', `/api/v1/namespaces/tenant/${subresource}`, body);
+      expect((refused.body as { message: string }).message).to.equal(
+        'admission webhook "subresources-0.example.com" denied the request: subresources',
+      );
+    }
+    const [review] = webhooks.sent('/subresources') as [Review];
+    expect(review.request).to.deep.include({ operation: 'UPDATE', name: 'tenant', namespace: 'tenant', subResource: 'status' });
+    expect(review.request.oldObject?.metadata.labels).to.include({ tenancy: 'a' });
+    expect(review.request.object?.metadata.labels).to.include({ tenancy: 'b' });
+    expect(webhooks.sent('/main'), 'the rule on namespaces alone is not called').to.deep.equal([]);
+    // The stored labels decide: a Namespace that does not carry tenancy=a is not sent.
+    await call(cluster.emulator, 'POST', '/api/v1/namespaces', { metadata: { name: 'other' } });
+    const other = { metadata: { name: 'other', labels: { tenancy: 'a' } }, status: { phase: 'Active' } };
+    expect((await call(cluster.emulator, 'PUT', '/api/v1/namespaces/other/status', other)).status).to.equal(200);
+  });
+
   it('never sends webhook configurations to webhooks, so a broken one can always be removed', async () => {
     await register('Validating', 'everything', [
       {

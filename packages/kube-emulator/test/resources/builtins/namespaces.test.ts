@@ -53,8 +53,13 @@ describe('Namespace finalizers and /finalize as kube-apiserver 1.33 keeps them',
   this.timeout(20_000);
   let cluster: TestCluster;
   type Namespace = {
-    metadata: { managedFields?: { manager: string; subresource?: string }[] };
+    metadata: {
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+      managedFields?: { manager: string; subresource?: string }[];
+    };
     spec?: { finalizers?: string[] };
+    status?: { phase?: string };
     message?: string;
   };
   const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -108,5 +113,47 @@ describe('Namespace finalizers and /finalize as kube-apiserver 1.33 keeps them',
     }
     expect(held.body.spec).to.deep.equal({});
     expect(managers(held.body)).to.deep.equal(['creator', 'kube-controller-manager/status']);
+  });
+
+  it('keeps label and annotation changes through /status (not the spec) and /finalize (not the status)', async () => {
+    await send('POST', '/api/v1/namespaces', { metadata: { name: 'relabelled', labels: { tenancy: 'a' } } });
+    const status = await send('PUT', '/api/v1/namespaces/relabelled/status?fieldManager=status-writer', {
+      metadata: { name: 'relabelled', labels: { tenancy: 'b' }, annotations: { note: 'x' } },
+      spec: { finalizers: [] },
+      status: { phase: 'Active' },
+    });
+    expect(status.body.metadata.labels).to.deep.equal({ tenancy: 'b', [NAME_LABEL]: 'relabelled' });
+    expect(status.body.metadata.annotations).to.deep.equal({ note: 'x' });
+    expect(status.body.spec, 'the spec is the stored one').to.deep.equal({ finalizers: ['kubernetes'] });
+    expect(managers(status.body), 'the labels are the status writer\'s').to.include('status-writer/status');
+    const finalized = await send('PUT', '/api/v1/namespaces/relabelled/finalize', {
+      metadata: { name: 'relabelled', labels: { tenancy: 'c' } },
+      spec: { finalizers: ['kubernetes', 'example.com/hold'] },
+      status: { phase: 'Terminating' },
+    });
+    expect(finalized.body.metadata.labels).to.deep.equal({ tenancy: 'c', [NAME_LABEL]: 'relabelled' });
+    expect(finalized.body.spec).to.deep.equal({ finalizers: ['kubernetes', 'example.com/hold'] });
+    expect(finalized.body.status, 'the status is the stored one').to.deep.equal({ phase: 'Active' });
+    const updated = await send('PUT', '/api/v1/namespaces/relabelled', {
+      metadata: { name: 'relabelled', labels: { tenancy: 'd' } },
+      spec: { finalizers: ['example.com/other'] },
+    });
+    expect(updated.body.metadata.labels?.tenancy).to.equal('d');
+    expect(updated.body.spec, 'spec.finalizers change through /finalize alone').to.deep.equal({
+      finalizers: ['kubernetes', 'example.com/hold'],
+    });
+    await send('PUT', '/api/v1/namespaces/relabelled/finalize', { metadata: { name: 'relabelled' } });
+  });
+
+  it('serves PUT alone on /finalize', async () => {
+    for (const [method, body] of [['GET'], ['PATCH', {}], ['DELETE']] as const) {
+      const headers: Record<string, string> = { 'Content-Type': 'application/merge-patch+json' };
+      const answer = await send(method, '/api/v1/namespaces/default/finalize', body, headers);
+      expect([method, answer.status, answer.body.message]).to.deep.equal([
+        method,
+        405,
+        'the server does not allow this method on the requested resource',
+      ]);
+    }
   });
 });
