@@ -132,7 +132,8 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const store = new Store(options.watchHistory ?? 100_000);
   const fieldManager = new FieldManager();
   const objects = new Objects(store, registry, fieldManager);
-  const policies = new PolicyAdmission(store);
+  const authorizer = options.authorization === 'RBAC' ? new RbacAuthorizer(store) : undefined;
+  const policies = new PolicyAdmission(store, authorizer);
   const controllerAdmission = new ControllerAdmission(policies);
   const controllers = [
     new CrdController(registry, objects),
@@ -155,7 +156,6 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const url = `${certificate ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   // The issuer defaults to the emulator's own URL, known once it listens; no request is read before this.
   const issuer = new ServiceAccountIssuer(issuerSettings(options, url));
-  const authorizer = options.authorization === 'RBAC' ? new RbacAuthorizer(store) : undefined;
   const listener = createRequestListener({
     registry,
     objects,

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
 
@@ -278,5 +281,65 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect((await send('GET', '/api/v1/namespaces/doomed')).status, 'emptied once the policy goes').to.equal(404);
+  });
+});
+
+describe('ValidatingAdmissionPolicy: the authorizer of expressions asks RBAC', function () {
+  this.timeout(30_000);
+  let folder: string;
+  let cluster: TestCluster;
+  const as = (token: string, method: string, path: string, body?: unknown) =>
+    call(cluster.emulator, method, path, body, { Authorization: `Bearer ${token}` });
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'kube-emulator-policy-authorizer-'));
+    writeFileSync(join(folder, 'tokens.csv'), 'root-token,root,0,system:masters\neve-token,eve,1\n');
+    cluster = await startTestCluster({ tokenAuthFile: join(folder, 'tokens.csv'), authorization: 'RBAC' });
+    const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/default';
+    await as('root-token', 'POST', `${rbac}/roles`, {
+      metadata: { name: 'cm-writer' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }],
+    });
+    await as('root-token', 'POST', `${rbac}/rolebindings`, {
+      metadata: { name: 'eve' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-writer' },
+      subjects: [{ kind: 'User', name: 'eve' }],
+    });
+    await as('root-token', 'POST', POLICIES, {
+      metadata: { name: 'readers-only' },
+      spec: {
+        matchConstraints: { resourceRules: rules(['CREATE']) },
+        validations: [
+          {
+            expression: 'authorizer.requestResource.check("create").allowed()',
+            message: 'the request itself is allowed',
+          },
+          {
+            expression: `authorizer.group("").resource("configmaps").namespace("default").check("create").reason() == 'RBAC: allowed by RoleBinding "eve/default" of Role "cm-writer" to User "eve"' || request.userInfo.username != "eve"`,
+            message: "RBAC's reason",
+          },
+          {
+            expression: 'authorizer.group("").resource("secrets").namespace(request.namespace).check("get").allowed()',
+            message: 'only those who may read secrets write configmaps here',
+          },
+        ],
+      },
+    });
+    await as('root-token', 'POST', BINDINGS, {
+      metadata: { name: 'readers-only' },
+      spec: { policyName: 'readers-only', validationActions: ['Deny'] },
+    });
+  });
+  after(async () => {
+    await cluster.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('refuses the requester the check says no to, admits the one it says yes to', async () => {
+    const refused = await as('eve-token', 'POST', CM, configMap('by-eve'));
+    expect((refused.body as Status).message).to.equal(
+      `configmaps "by-eve" is forbidden: ValidatingAdmissionPolicy 'readers-only' with binding 'readers-only' denied request: only those who may read secrets write configmaps here`,
+    );
+    expect((await as('root-token', 'POST', CM, configMap('by-root'))).status).to.equal(201);
   });
 });

@@ -1,4 +1,5 @@
 import { ApiError, qualifiedResource } from '../../api/status.js';
+import type { RbacAuthorizer } from '../../auth/rbac.js';
 import { namespaces } from '../../resources/builtins/core.js';
 import {
   validatingAdmissionPolicies,
@@ -10,6 +11,7 @@ import { arrayAt, isObject, objectAt, text, type JsonObject } from '../../util/j
 import { namespaceSelected, objectSelected, ruleMatches } from '../match.js';
 import type { AdmissionAttributes } from '../request.js';
 import { namespaceValue, requestValue } from './activation.js';
+import { authorizerValue } from './authorizer.js';
 import { compilePolicy, type CompiledPolicy } from './compile.js';
 import { evaluatePolicy, type Inputs, type Refusal } from './evaluate.js';
 
@@ -79,7 +81,11 @@ function refusal(attributes: AdmissionAttributes, denial: Denial, warnings: stri
 export class PolicyAdmission {
   private readonly compiled = new Map<string, { version: string; policy: CompiledPolicy }>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** RBAC, which the `authorizer` of expressions asks (without it everything is allowed). */
+    private readonly rbac: RbacAuthorizer | undefined,
+  ) {}
 
   /** Whether any binding is stored (else no policy can apply). */
   get active(): boolean {
@@ -105,6 +111,7 @@ export class PolicyAdmission {
       oldObject: toCel(attributes.oldObject ?? null, undefined),
       request: requestValue(attributes),
       namespaceObject: namespaceValue(namespace),
+      authorizer: authorizerValue(attributes, this.rbac),
     };
   }
 

@@ -1,11 +1,13 @@
 import { Environment } from '@marcbachmann/cel-js';
+import { AUTHORIZER_TYPE, declareAuthorizerTypes } from './authorizer.js';
 import { celGoTypeName, compileIssue } from './cel-words.js';
 
 /**
  * The CEL environments of admission expressions (ValidatingAdmissionPolicy), as kube-apiserver's
  * plugin/cel declares them: `object`, `oldObject` and `params` untyped; `request` and
  * `namespaceObject` typed, so that a misspelt field does not compile; `variables` typed by each
- * variable's own expression; `authorizer` (authorizer.ts). Expressions are type-checked in a typed
+ * variable's own expression; `authorizer` (authorizer.ts) where kube-apiserver declares it.
+ * Expressions are type-checked in a typed
  * environment, then run in an untyped one on the JSON values kube-apiserver hands them (a missing
  * optional field of `request` is `no such key` there too).
  */
@@ -74,6 +76,7 @@ const checking = new Environment(OPTIONS);
 for (const [name, fields] of Object.entries({ ...REQUEST_TYPES, ...NAMESPACE_TYPES })) {
   checking.registerType(name, { fields });
 }
+declareAuthorizerTypes(checking);
 checking
   // namespaceObject is null for cluster-scoped objects, and may be compared with null.
   .registerOperator('kubernetes.Namespace == null', () => false)
@@ -83,7 +86,9 @@ checking
   .registerVariable('namespaceObject', 'kubernetes.Namespace');
 
 /** The environment expressions run in: every value is the JSON kube-apiserver converts. */
-const running = new Environment(OPTIONS)
+const running = new Environment(OPTIONS);
+declareAuthorizerTypes(running);
+running
   .registerVariable('object', 'dyn')
   .registerVariable('oldObject', 'dyn')
   .registerVariable('request', 'dyn')
@@ -157,7 +162,8 @@ function environmentsFor(declarations: Declarations): Environments {
     runner.registerVariable('variables', 'kubernetes.variables');
   }
   if (declarations.authorizer) {
-    // declared by authorizer.ts once it is there
+    checker.registerVariable('authorizer', AUTHORIZER_TYPE);
+    runner.registerVariable('authorizer', AUTHORIZER_TYPE);
   }
   found = { checker, runner, values };
   environments.set(key, found);

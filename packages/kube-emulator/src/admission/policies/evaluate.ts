@@ -9,12 +9,13 @@ export interface Refusal {
   reason: string;
 }
 
-/** The CEL values of one request: `object`, `oldObject`, `request`, `namespaceObject`. */
+/** The CEL values of one request: `object`, `oldObject`, `request`, `namespaceObject`, `authorizer`. */
 export interface Inputs {
   object: unknown;
   oldObject: unknown;
   request: unknown;
   namespaceObject: unknown;
+  authorizer: unknown;
 }
 
 type Outcome = { value: unknown } | { error: string };

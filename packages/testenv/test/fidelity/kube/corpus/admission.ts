@@ -1,5 +1,5 @@
 import type { Sequence, Step } from '../sequence.js';
-import { cluster, configMap, GROUP, PATHS } from './objects.js';
+import { cluster, configMap, GROUP, PATHS, role, tenantBinding } from './objects.js';
 
 /**
  * ValidatingAdmissionPolicies. kube-apiserver reads policies, bindings and namespace labels from its
@@ -486,5 +486,34 @@ export const admission: Sequence[] = [
       },
     ],
     cleanup: [...cleanup('tenancy'), `${PATHS.namespaces}/{ns}-guarded`],
+  },
+  {
+    name: "admission: the authorizer asks RBAC, with RBAC's reasons",
+    area: 'admission',
+    steps: [
+      {
+        request: `POST ${PATHS.roles}`,
+        body: role('writer', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }]),
+      },
+      { request: `POST ${PATHS.roleBindings}`, body: tenantBinding('tenant-writes', 'writer') },
+      ...denying('authorizer', ['CREATE'], {
+        validations: [
+          { expression: 'authorizer.requestResource.check("create").allowed()', message: 'the request is allowed' },
+          {
+            expression:
+              'request.userInfo.username != "fidelity-tenant" || authorizer.group("").resource("configmaps").namespace(request.namespace).check("create").reason() == \'RBAC: allowed by RoleBinding "tenant-writes/{ns}" of Role "writer" to User "fidelity-tenant"\'',
+            message: "RBAC's reason is another",
+          },
+          {
+            expression: 'authorizer.group("").resource("secrets").namespace(request.namespace).check("get").allowed()',
+            message: 'only those who may read secrets write configmaps here',
+          },
+        ],
+      }),
+      untilRefused(`POST ${configMaps}`, configMap('probe'), 422, { as: 'tenant' }),
+      { request: `POST ${configMaps}`, as: 'tenant', body: configMap('by-tenant') },
+      { request: `POST ${configMaps}`, body: configMap('by-admin') },
+    ],
+    cleanup: cleanup('authorizer'),
   },
 ];
