@@ -168,7 +168,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     authenticator: new Authenticator(users, issuer, store, options.anonymousAuth ?? true),
     authorizer,
     ...(authorizer ? { escalation: escalationCheck(authorizer, store) } : {}),
-    admission: new AdmissionChain(new WebhookAdmission(store), policies),
+    admission: new AdmissionChain(new WebhookAdmission(store, authorizer), policies),
     admin: adminHandler(stats, faults),
   });
   server.on('request', listener);

@@ -1,4 +1,5 @@
-import { ApiError, badRequest } from '../api/status.js';
+import { ApiError, badRequest, forbidden } from '../api/status.js';
+import type { RbacAuthorizer } from '../auth/rbac.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { admissionResources } from '../resources/builtins/admission.js';
 import type { ResourceDef } from '../resources/types.js';
@@ -6,6 +7,9 @@ import type { Store } from '../storage/store.js';
 import { arrayAt, clone, deepEqual, isObject, objectAt, text, type Json, type JsonObject } from '../util/json.js';
 import { postReview, webhookUrl, WebhookCallError } from './call.js';
 import { webhookMatches } from './match.js';
+import { inputsOf } from './policies/activation.js';
+import { compileConditions, type NamedExpression } from './policies/compile.js';
+import { conditionsHold } from './policies/evaluate.js';
 import { admissionReview, type AdmissionAttributes } from './request.js';
 
 const [VALIDATING, MUTATING] = admissionResources as [ResourceDef, ResourceDef];
@@ -46,11 +50,18 @@ interface Webhook {
 /**
  * kube-apiserver's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: the webhooks of
  * the stored configurations (by configuration name, then in order) are sent an AdmissionReview v1 for
- * each write they match; mutating ones first, their JSON patches applied one after the other, then
+ * each write they match (rules, selectors, then matchConditions); mutating ones first, their JSON patches applied one after the other, then
  * validating ones on the object that would be stored.
  */
 export class WebhookAdmission {
-  constructor(private readonly store: Store) {}
+  /** Each webhook's compiled matchConditions, for as long as its configuration object lives. */
+  private readonly conditions = new WeakMap<JsonObject, NamedExpression[]>();
+
+  constructor(
+    private readonly store: Store,
+    /** RBAC, which the `authorizer` of matchConditions asks. */
+    private readonly rbac: RbacAuthorizer | undefined,
+  ) {}
 
   /** Whether any webhook configuration is stored (else writes skip admission entirely). */
   get active(): boolean {
@@ -66,12 +77,29 @@ export class WebhookAdmission {
     );
     for (const configuration of configurations) {
       for (const spec of (arrayAt(configuration, 'webhooks') ?? []).filter(isObject)) {
-        if (webhookMatches(spec, attributes, this.store)) {
+        if (webhookMatches(spec, attributes, this.store) && this.conditionsHold(spec, attributes)) {
           found.push({ configuration: text(objectAt(configuration, 'metadata')?.name), spec });
         }
       }
     }
     return found;
+  }
+
+  /**
+   * A webhook's matchConditions, last of what decides whether it is called: a false one skips it; an
+   * error refuses the request (403) under failurePolicy Fail and skips the webhook under Ignore.
+   */
+  private conditionsHold(spec: JsonObject, attributes: AdmissionAttributes): boolean {
+    const declared = (arrayAt(spec, 'matchConditions') ?? []).filter(isObject);
+    if (declared.length === 0) return true;
+    let conditions = this.conditions.get(spec);
+    if (!conditions) {
+      conditions = compileConditions(declared, false, 'matchConditions', []);
+      this.conditions.set(spec, conditions);
+    }
+    const held = conditionsHold(conditions, inputsOf(attributes, this.store, this.rbac), spec.failurePolicy !== 'Ignore');
+    if (typeof held === 'boolean') return held;
+    throw forbidden(attributes.resource, attributes.name, held.message);
   }
 
   /** Calls one webhook; undefined when it failed and its failurePolicy is Ignore. */

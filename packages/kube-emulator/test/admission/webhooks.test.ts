@@ -20,6 +20,7 @@ interface Hook {
   objectSelector?: unknown;
   matchPolicy?: string;
   reinvocationPolicy?: string;
+  matchConditions?: { name: string; expression: string }[];
   url?: string;
   caBundle?: string | null;
 }
@@ -70,6 +71,7 @@ describe('admission webhooks (kube-emulator)', function () {
         ...(hook.objectSelector ? { objectSelector: hook.objectSelector } : {}),
         ...(hook.matchPolicy ? { matchPolicy: hook.matchPolicy } : {}),
         ...(hook.reinvocationPolicy ? { reinvocationPolicy: hook.reinvocationPolicy } : {}),
+        ...(hook.matchConditions ? { matchConditions: hook.matchConditions } : {}),
       })),
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
@@ -363,6 +365,73 @@ describe('admission webhooks (kube-emulator)', function () {
     await call(cluster.emulator, 'POST', '/api/v1/namespaces', { metadata: { name: 'other' } });
     const other = { metadata: { name: 'other', labels: { tenancy: 'a' } }, status: { phase: 'Active' } };
     expect((await call(cluster.emulator, 'PUT', '/api/v1/namespaces/other/status', other)).status).to.equal(200);
+  });
+
+  it('calls a webhook only when its matchConditions hold; an erring condition refuses under Fail, skips under Ignore', async () => {
+    webhooks.on('/tier', () => deny('tier changes are reviewed'));
+    await register('Validating', 'tier', [
+      {
+        path: '/tier',
+        url: 'https://127.0.0.1:1',
+        matchConditions: [
+          { name: 'tier-changes', expression: 'oldObject == null || object.data.tier != oldObject.data.tier' },
+        ],
+      },
+    ]);
+    const created = await call(cluster.emulator, 'POST', CM, configMap('t', {}, { tier: 'a' }));
+    expect(created.status, 'a create matches, and the webhook is down').to.equal(500);
+    await call(cluster.emulator, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/tier');
+    await call(cluster.emulator, 'POST', CM, configMap('t', {}, { tier: 'a' }));
+    await register('Validating', 'tier', [
+      {
+        path: '/tier',
+        matchConditions: [
+          { name: 'tier-changes', expression: 'oldObject == null || object.data.tier != oldObject.data.tier' },
+        ],
+      },
+    ]);
+    const unchanged = await call(cluster.emulator, 'PUT', `${CM}/t`, configMap('t', {}, { tier: 'a', other: 'x' }));
+    expect(unchanged.status, 'the tier did not change: the webhook is not called').to.equal(200);
+    const changed = await call(cluster.emulator, 'PUT', `${CM}/t`, configMap('t', {}, { tier: 'b' }));
+    expect((changed.body as { message: string }).message).to.match(/tier changes are reviewed$/);
+    await register('Validating', 'erring', [
+      { path: '/tier', matchConditions: [{ name: 'missing', expression: 'object.data.missing == "x"' }] },
+    ]);
+    const erring = await call(cluster.emulator, 'PUT', `${CM}/t`, configMap('t', {}, { tier: 'a', other: 'y' }));
+    expect(erring.status).to.equal(403);
+    expect((erring.body as { message: string }).message).to.equal(
+      `configmaps "t" is forbidden: expression 'object.data.missing == "x"' resulted in error: no such key: missing`,
+    );
+    await register('Validating', 'ignoring', [
+      {
+        path: '/tier',
+        failurePolicy: 'Ignore',
+        matchConditions: [{ name: 'missing', expression: 'object.data.missing == "x"' }],
+      },
+    ]);
+    await call(cluster.emulator, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/erring');
+    const ignored = await call(cluster.emulator, 'PUT', `${CM}/t`, configMap('t', {}, { tier: 'a', other: 'z' }));
+    expect(ignored.status, 'Ignore: the erring webhook is skipped').to.equal(200);
+    const refusedConfiguration = await call(
+      cluster.emulator,
+      'POST',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+      {
+        metadata: { name: 'broken' },
+        webhooks: [
+          {
+            name: 'broken.example.com',
+            admissionReviewVersions: ['v1'],
+            sideEffects: 'None',
+            clientConfig: { url: 'https://127.0.0.1:1' },
+            matchConditions: [{ name: 'self', expression: 'self.x == 1' }],
+          },
+        ],
+      },
+    );
+    expect((refusedConfiguration.body as { message: string }).message).to.match(
+      /webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: "self.x == 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'self'/,
+    );
   });
 
   it('never sends webhook configurations to webhooks, so a broken one can always be removed', async () => {

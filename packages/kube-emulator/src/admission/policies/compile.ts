@@ -39,6 +39,26 @@ const invalidExpression = (field: string, expression: string, detail: string): S
 const failed = (compiled: Compiled): string | undefined => ('error' in compiled ? compiled.error : undefined);
 
 /**
+ * Compiles matchConditions (of a policy or a webhook): boolean expressions that see no variables;
+ * their compile errors are added to `causes` under `field`.
+ */
+export function compileConditions(
+  conditions: JsonObject[],
+  params: boolean,
+  field: string,
+  causes: StatusCause[],
+): NamedExpression[] {
+  return conditions.flatMap((condition, index): NamedExpression[] => {
+    const expression = text(condition.expression).trim();
+    if (expression === '') return [];
+    const compiled = compileExpression(expression, ['bool'], { params, authorizer: true });
+    const error = failed(compiled);
+    if (error) causes.push(invalidExpression(`${field}[${index}].expression`, expression, error));
+    return [{ name: text(condition.name), expression, compiled }];
+  });
+}
+
+/**
  * Compiles a policy's spec: its variables in order (each sees those before it, typed by its own
  * result), its matchConditions (which see no variables), its validations and their
  * messageExpressions (which see no authorizer), and its audit annotations' values.
@@ -60,14 +80,7 @@ export function compilePolicy(spec: JsonObject): CompiledPolicy {
     variables.push({ name, expression, compiled });
   });
   const declarations: Declarations = { ...(hasVariables ? { variables: typed } : {}), params, authorizer: true };
-  const matchConditions = objects(spec, 'matchConditions').flatMap((condition, index): NamedExpression[] => {
-    const expression = text(condition.expression).trim();
-    if (expression === '') return [];
-    const compiled = compileExpression(expression, ['bool'], { params, authorizer: true });
-    const error = failed(compiled);
-    if (error) causes.push(invalidExpression(`spec.matchConditions[${index}].expression`, expression, error));
-    return [{ name: text(condition.name), expression, compiled }];
-  });
+  const matchConditions = compileConditions(objects(spec, 'matchConditions'), params, 'spec.matchConditions', causes);
   const validations = objects(spec, 'validations').flatMap((validation, index): CompiledValidation[] => {
     const expression = text(validation.expression);
     if (expression.trim() === '') return [];

@@ -1,17 +1,14 @@
 import { ApiError, qualifiedResource } from '../../api/status.js';
 import type { RbacAuthorizer } from '../../auth/rbac.js';
-import { namespaces } from '../../resources/builtins/core.js';
 import {
   validatingAdmissionPolicies,
   validatingAdmissionPolicyBindings,
 } from '../../resources/builtins/admission-policies.js';
-import { toCel } from '../../schema/cel.js';
 import type { Store } from '../../storage/store.js';
 import { arrayAt, isObject, objectAt, text, type JsonObject } from '../../util/json.js';
 import { namespaceSelected, objectSelected, ruleMatches } from '../match.js';
 import type { AdmissionAttributes } from '../request.js';
-import { namespaceValue, requestValue } from './activation.js';
-import { authorizerValue } from './authorizer.js';
+import { inputsOf } from './activation.js';
 import { compilePolicy, type CompiledPolicy } from './compile.js';
 import { evaluatePolicy, type Inputs, type Refusal } from './evaluate.js';
 
@@ -102,19 +99,6 @@ export class PolicyAdmission {
     return compiled;
   }
 
-  /** The CEL inputs of a request; namespaced requests see their Namespace, Namespaces themselves none. */
-  private inputs(attributes: AdmissionAttributes): Inputs {
-    const namespaced = attributes.resource !== namespaces && attributes.resource.namespaced && attributes.namespace;
-    const namespace = namespaced ? this.store.get(namespaces.storageKey, undefined, attributes.namespace!) : undefined;
-    return {
-      object: toCel(attributes.object ?? null, undefined),
-      oldObject: toCel(attributes.oldObject ?? null, undefined),
-      request: requestValue(attributes),
-      namespaceObject: namespaceValue(namespace),
-      authorizer: authorizerValue(attributes, this.rbac),
-    };
-  }
-
   /** The denials of every matching binding, in order; Warn bindings' failures become warnings. */
   private denials(attributes: AdmissionAttributes, warnings: string[]): Denial[] {
     const policies = new Map(ordered(this.store.list(validatingAdmissionPolicies.storageKey)).map((p) => [nameOf(p), p]));
@@ -143,7 +127,7 @@ export class PolicyAdmission {
         const bindingSpec = objectAt(binding, 'spec') ?? {};
         const match = objectAt(bindingSpec, 'matchResources');
         if (match && !resourcesMatch(match, attributes, this.store)) continue;
-        inputs ??= this.inputs(attributes);
+        inputs ??= inputsOf(attributes, this.store, this.rbac);
         const actions = (arrayAt(bindingSpec, 'validationActions') ?? []).map(text);
         for (const failure of evaluatePolicy(this.compile(policy), inputs, failurePolicy)) {
           if (actions.includes('Deny')) denials.push({ ...failure, policy: name, binding: nameOf(binding) });

@@ -1,5 +1,5 @@
 import { runtimeError } from './cel-words.js';
-import type { CompiledPolicy, CompiledValidation } from './compile.js';
+import type { CompiledPolicy, CompiledValidation, NamedExpression } from './compile.js';
 import { variablesOf, type Compiled } from './environment.js';
 
 /** A validation that did not admit the request: what kube-apiserver's validator decides (validator.go). */
@@ -54,14 +54,14 @@ function variableValues(policy: CompiledPolicy, inputs: Inputs): object {
 const aggregate = (errors: string[]): string => (errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`);
 
 /**
- * Whether the policy's matchConditions let the request through to its validations: any false one
- * skips the policy; errors refuse under failurePolicy Fail and skip under Ignore. (They see no
- * namespaceObject, as kube-apiserver gives them none.)
+ * Whether matchConditions (a policy's or a webhook's) let the request through: any false one skips
+ * it; errors refuse under failurePolicy Fail and skip under Ignore. (They see no namespaceObject, as
+ * kube-apiserver gives them none.)
  */
-function conditionsHold(policy: CompiledPolicy, inputs: Inputs, fail: boolean): boolean | Refusal {
+export function conditionsHold(conditions: NamedExpression[], inputs: Inputs, fail: boolean): boolean | Refusal {
   const errors: string[] = [];
   const activation = { ...inputs, namespaceObject: null };
-  for (const condition of policy.matchConditions) {
+  for (const condition of conditions) {
     const outcome = run(condition.compiled, condition.expression, activation);
     if ('error' in outcome) errors.push(outcome.error);
     else if (outcome.value === false) return false;
@@ -90,7 +90,7 @@ function failureMessage(validation: CompiledValidation, activation: Record<strin
 /** The refusals of one policy for one request, in the order of its validations. */
 export function evaluatePolicy(policy: CompiledPolicy, inputs: Inputs, failurePolicy: string): Refusal[] {
   const fail = failurePolicy !== 'Ignore';
-  const held = conditionsHold(policy, inputs, fail);
+  const held = conditionsHold(policy.matchConditions, inputs, fail);
   if (held === false) return [];
   if (held !== true) return [held];
   const activation: Record<string, unknown> = {

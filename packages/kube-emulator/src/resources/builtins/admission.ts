@@ -1,6 +1,9 @@
 import { atomicList, free, integer, keyedList, kindSchema, object, string } from '../../schema/builders.js';
 import type { Schema } from '../../schema/types.js';
 import { ageColumn, column, countOf, nameColumn } from '../../table/columns.js';
+import type { StatusCause } from '../../api/status.js';
+import { compileConditions } from '../../admission/policies/compile.js';
+import { arrayAt, isObject, type JsonObject } from '../../util/json.js';
 import type { ResourceDef } from '../types.js';
 import { defineBuiltin } from './define.js';
 
@@ -38,7 +41,17 @@ const webhook = (mutating: boolean): Schema =>
     { 'x-kubernetes-preserve-unknown-fields': true },
   );
 
-/** Stored and served; calling the webhooks is not emulated. */
+/** Each webhook's matchConditions compile, as kube-apiserver's validation requires of a configuration. */
+function matchConditionCauses(configuration: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  (arrayAt(configuration, 'webhooks') ?? []).filter(isObject).forEach((webhook, index) => {
+    const conditions = (arrayAt(webhook, 'matchConditions') ?? []).filter(isObject);
+    compileConditions(conditions, false, `webhooks[${index}].matchConditions`, causes);
+  });
+  return causes;
+}
+
+/** Stored and served; their webhooks are called by admission/dispatch.ts. */
 const webhookConfiguration = (kind: string, plural: string): ResourceDef =>
   defineBuiltin({
     group: 'admissionregistration.k8s.io',
@@ -62,6 +75,7 @@ const webhookConfiguration = (kind: string, plural: string): ResourceDef =>
       ),
       ageColumn,
     ],
+    strategy: { validate: matchConditionCauses },
   });
 
 export const admissionResources: ResourceDef[] = [

@@ -11,6 +11,7 @@ import { cluster, configMap, GROUP, PATHS, role, tenantBinding } from './objects
 
 const POLICIES = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
 const BINDINGS = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings';
+const WEBHOOKS = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const { configMaps, clusters } = PATHS;
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 
@@ -62,6 +63,18 @@ const untilRefused = (request: string, body: unknown, status = 422, extra: Parti
 const relabelled = (tenancy: string): Fields => ({
   metadata: { name: '{ns}-guarded', labels: { tenancy } },
   status: { phase: 'Active' },
+});
+
+/** A webhook on configmaps in the sequence's namespace that nothing answers (port 1), and that must answer. */
+const unreachableWebhook = (name: string, matchConditions: Fields[]): Fields => ({
+  name,
+  admissionReviewVersions: ['v1'],
+  sideEffects: 'None',
+  failurePolicy: 'Fail',
+  clientConfig: { url: 'https://127.0.0.1:1/validate' },
+  rules: configMapRules(['CREATE', 'UPDATE']),
+  namespaceSelector: IN_NAMESPACE.namespaceSelector,
+  matchConditions,
 });
 
 /** Acting as one of kube-controller-manager's service accounts (the admin may impersonate anyone). */
@@ -515,5 +528,33 @@ export const admission: Sequence[] = [
       { request: `POST ${configMaps}`, body: configMap('by-admin') },
     ],
     cleanup: cleanup('authorizer'),
+  },
+  {
+    name: "admission: a webhook's matchConditions decide whether it is called",
+    area: 'admission',
+    steps: [
+      {
+        request: `POST ${WEBHOOKS}`,
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: '{ns}-conditions' },
+          webhooks: [
+            unreachableWebhook('tier.fidelity.keymaster.dev', [
+              { name: 'not-skipped', expression: '!has(object.data) || !("skip" in object.data)' },
+            ]),
+            unreachableWebhook('erring.fidelity.keymaster.dev', [
+              { name: 'needs-missing', expression: 'request.operation == "UPDATE" && object.data.missing == "x"' },
+            ]),
+          ],
+        },
+      },
+      // Called, and down: the refusal says so once kube-apiserver knows the configuration.
+      { request: `POST ${configMaps}?dryRun=All`, body: configMap('probe'), until: 500 },
+      { request: `POST ${configMaps}`, body: configMap('called') },
+      { request: `POST ${configMaps}`, body: configMap('skipped', { skip: 'yes' }) },
+      { request: `PUT ${configMaps}/skipped`, body: configMap('skipped', { skip: 'yes', more: 'data' }) },
+    ],
+    cleanup: [`${WEBHOOKS}/{ns}-conditions`],
   },
 ];
