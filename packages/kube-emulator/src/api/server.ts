@@ -21,6 +21,7 @@ import { sendError, sendJson } from './respond.js';
 import { parseQuery, parseRoute, type Route } from './route.js';
 import { ApiError, methodNotAllowed, PageNotFound, pathNotFound, unauthorized, verbNotSupported } from './status.js';
 import { isBuiltinGroupVersion } from '../resources/registry.js';
+import { GIT_VERSION, KUBERNETES_MINOR } from '../version.js';
 
 export interface ServerParts extends Api, AuthenticationParts {
   registry: ResourceRegistry;
@@ -36,13 +37,13 @@ type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 
 export const VERSION = {
   major: '1',
-  minor: '33',
+  minor: String(KUBERNETES_MINOR),
   // Compatibility versions (KEP-4330): the emulated version, and the oldest it can be rolled back to.
   emulationMajor: '1',
-  emulationMinor: '33',
+  emulationMinor: String(KUBERNETES_MINOR),
   minCompatibilityMajor: '1',
-  minCompatibilityMinor: '32',
-  gitVersion: 'v1.33.0',
+  minCompatibilityMinor: String(KUBERNETES_MINOR - 1),
+  gitVersion: GIT_VERSION,
   gitCommit: 'kube-emulator',
   gitTreeState: 'clean',
   buildDate: '2025-01-01T00:00:00Z',

@@ -3,6 +3,7 @@ import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceDef } from '../resources/types.js';
 import { clone, isObject, type Json, type JsonObject } from '../util/json.js';
 import { LIST_META_REF, listMetaSchema, OBJECT_META_REF, objectMetaSchema } from './object-meta.js';
+import { GIT_VERSION } from '../version.js';
 
 /** `io.k8s.api.core.v1.Secret`, `dev.keymaster.infrastructure.v1beta1.AWSCluster`: OpenAPI definition names. */
 export function definitionName(
@@ -216,7 +217,7 @@ export class OpenApi {
       [...byGroupVersion].map(([path, resources]) => {
         const document: JsonObject = {
           openapi: '3.0.0',
-          info: { title: 'Kubernetes', version: 'v1.33.0' },
+          info: { title: 'Kubernetes', version: GIT_VERSION },
           paths: Object.assign({}, ...resources.map(pathsOf)) as JsonObject,
           components: { schemas: definitionsOf(resources, '#/components/schemas/') },
         };
@@ -226,7 +227,7 @@ export class OpenApi {
     );
     this.v2 = {
       swagger: '2.0',
-      info: { title: 'Kubernetes', version: 'v1.33.0' },
+      info: { title: 'Kubernetes', version: GIT_VERSION },
       paths: {},
       definitions: definitionsOf(this.registry.all(), '#/definitions/', true),
     };

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { KUBERNETES_MINOR } from '../../src/version.js';
 import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
 
 describe('discovery, OpenAPI and errors over HTTP', function () {
@@ -10,15 +11,17 @@ describe('discovery, OpenAPI and errors over HTTP', function () {
   });
   after(() => cluster.stop());
 
-  it('serves /version and health', async () => {
+  it('serves /version (the minor it follows) and health', async () => {
+    const minor = String(KUBERNETES_MINOR);
     expect((await call(cluster.emulator, 'GET', '/version')).body).to.include({
       major: '1',
-      minor: '33',
-      // kube-apiserver 1.33's compatibility versions: it emulates 1.33 and can be rolled back to 1.32.
+      minor,
+      gitVersion: `v1.${minor}.0`,
+      // kube-apiserver's compatibility versions: it emulates its own minor and can be rolled back one.
       emulationMajor: '1',
-      emulationMinor: '33',
+      emulationMinor: minor,
       minCompatibilityMajor: '1',
-      minCompatibilityMinor: '32',
+      minCompatibilityMinor: String(KUBERNETES_MINOR - 1),
     });
     expect((await call(cluster.emulator, 'GET', '/readyz')).body).to.equal('ok');
   });
