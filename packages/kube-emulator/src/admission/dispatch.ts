@@ -34,13 +34,7 @@ function denied(name: string, status: JsonObject | undefined, warnings: string[]
 }
 
 const internalError = (message: string, warnings: string[]): ApiError =>
-  new ApiError(
-    500,
-    'InternalError',
-    `Internal error occurred: ${message}`,
-    { causes: [{ message }] },
-    warnings,
-  );
+  new ApiError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }, warnings);
 
 interface Webhook {
   configuration: string;
@@ -97,7 +91,11 @@ export class WebhookAdmission {
       conditions = compileConditions(declared, false, 'matchConditions', []);
       this.conditions.set(spec, conditions);
     }
-    const held = conditionsHold(conditions, inputsOf(attributes, this.store, this.rbac), spec.failurePolicy !== 'Ignore');
+    const held = conditionsHold(
+      conditions,
+      inputsOf(attributes, this.store, this.rbac),
+      spec.failurePolicy !== 'Ignore',
+    );
     if (typeof held === 'boolean') return held;
     throw forbidden(attributes.resource, attributes.name, held.message);
   }

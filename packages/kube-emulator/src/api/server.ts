@@ -116,7 +116,13 @@ const resourceName = (route: ResourceRoute): string => (route.group ? `${route.p
  * then returns whom it acts as: the requester, or the user its Impersonate-* headers name when it
  * may impersonate them (a refusal counts as forbidden).
  */
-function actingUser(parts: ServerParts, request: IncomingMessage, requester: User, verb: string, counted: string): User {
+function actingUser(
+  parts: ServerParts,
+  request: IncomingMessage,
+  requester: User,
+  verb: string,
+  counted: string,
+): User {
   parts.stats.record(verb, counted, requester.name);
   try {
     return impersonate(request, requester, parts.authorizer);

@@ -33,7 +33,11 @@ const controllerUser = (controller: string): User => ({
   groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],
 });
 
-const OPTIONS: Record<Operation, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' };
+const OPTIONS: Record<Operation, string> = {
+  CREATE: 'CreateOptions',
+  UPDATE: 'UpdateOptions',
+  DELETE: 'DeleteOptions',
+};
 
 /**
  * The writes of the emulator's controllers (garbage collector, namespace controller), admitted as

@@ -157,7 +157,14 @@ export class GarbageCollector {
   private deleteObject(resource: ResourceDef, object: JsonObject): void {
     const { namespace, name } = locationOf(resource.storageKey, object);
     const oldObject = this.objects.serve(resource, object);
-    const write: ControllerWrite = { operation: 'DELETE', resource, namespace, name, oldObject, propagationPolicy: 'Background' };
+    const write: ControllerWrite = {
+      operation: 'DELETE',
+      resource,
+      namespace,
+      name,
+      oldObject,
+      propagationPolicy: 'Background',
+    };
     if (!this.admitted(write, (current, live) => this.deleteObject(current, live))) return;
     this.objects.delete(resource, namespace, name, { propagationPolicy: 'Background' });
   }

@@ -99,8 +99,7 @@ export class NamespaceController {
       if (event.type === 'DELETED') {
         this.terminating.delete(name);
         this.refused.delete(name);
-      }
-      else if (objectAt(event.object, 'metadata')?.deletionTimestamp && !this.terminating.has(name)) {
+      } else if (objectAt(event.object, 'metadata')?.deletionTimestamp && !this.terminating.has(name)) {
         this.terminating.add(name);
         later(() => this.emptyNamespace(name));
       }
@@ -209,7 +208,15 @@ export class NamespaceController {
   private write(namespace: JsonObject, next: JsonObject, subresource: 'status' | 'finalize'): void {
     const name = text(objectAt(namespace, 'metadata')?.name);
     const [oldObject, object] = [namespace, next].map((version) => this.objects.serve(namespaces, version));
-    const write = { operation: 'UPDATE', resource: namespaces, subresource, namespace: name, name, object, oldObject } as const;
+    const write = {
+      operation: 'UPDATE',
+      resource: namespaces,
+      subresource,
+      namespace: name,
+      name,
+      object,
+      oldObject,
+    } as const;
     if (this.admission.refusal(CONTROLLER, write)) {
       this.admission.retryLater(() => this.finishIfEmpty(name));
       return;

@@ -72,9 +72,14 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
       objectSelector: {},
       matchPolicy: 'Equivalent',
     });
-    const changed = await send('PATCH', `${POLICIES}/defaults`, { spec: { failurePolicy: 'Ignore' } }, {
-      'Content-Type': 'application/merge-patch+json',
-    });
+    const changed = await send(
+      'PATCH',
+      `${POLICIES}/defaults`,
+      { spec: { failurePolicy: 'Ignore' } },
+      {
+        'Content-Type': 'application/merge-patch+json',
+      },
+    );
     expect((changed.body as { metadata: { generation: number } }).metadata.generation).to.equal(2);
   });
 
@@ -94,7 +99,10 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
       'spec.validations[1].expression: Invalid value: "object.metadata.name": must evaluate to bool but got dyn',
       `spec.variables[0].expression: Invalid value: "request.userInfo.nickname": compilation failed: ERROR: <input>:1:17: undefined field 'nickname'\n | request.userInfo.nickname\n | ................^`,
     ]);
-    const binding = await send('POST', BINDINGS, { metadata: { name: 'b' }, spec: { validationActions: ['Deny', 'Warn'] } });
+    const binding = await send('POST', BINDINGS, {
+      metadata: { name: 'b' },
+      spec: { validationActions: ['Deny', 'Warn'] },
+    });
     expect((binding.body as Status).message).to.equal(
       'ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io "b" is invalid: [spec.policyName: Required value, spec.validationActions: Invalid value: []admissionregistration.ValidationAction{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)]',
     );
@@ -113,7 +121,8 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
     });
     const bronze = await send('POST', CM, configMap('bronze', { tier: 'bronze' }));
     expect(bronze.status).to.equal(403);
-    const message = "ValidatingAdmissionPolicy 'tiers' with binding 'tiers' denied request: tier bronze is not offered to admin";
+    const message =
+      "ValidatingAdmissionPolicy 'tiers' with binding 'tiers' denied request: tier bronze is not offered to admin";
     expect(bronze.body).to.deep.include({
       reason: 'Forbidden',
       code: 403,
@@ -131,7 +140,10 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
 
   it('Warn admits with a Warning header per failed validation; Audit records nothing', async () => {
     await enforce('small', { validations: [{ expression: 'size(object.data) < 2' }] }, ['Warn']);
-    await send('POST', BINDINGS, { metadata: { name: 'audit' }, spec: { policyName: 'small', validationActions: ['Audit'] } });
+    await send('POST', BINDINGS, {
+      metadata: { name: 'audit' },
+      spec: { policyName: 'small', validationActions: ['Audit'] },
+    });
     const created = await send('POST', CM, configMap('big', { a: '1', b: '2' }));
     expect(created.status).to.equal(201);
     expect(created.headers.get('warning')).to.equal(
@@ -151,9 +163,9 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
         { expression: '!variables.broken' },
       ],
     });
-    expect((await send('POST', CM, configMap('untiered')).then((answer) => answer.body)) as Status).to.include({
-      message: `configmaps "untiered" is forbidden: ValidatingAdmissionPolicy 'composed' with binding 'composed' denied request: a tier in default`,
-    });
+    expect(((await send('POST', CM, configMap('untiered'))).body as Status).message).to.equal(
+      `configmaps "untiered" is forbidden: ValidatingAdmissionPolicy 'composed' with binding 'composed' denied request: a tier in default`,
+    );
     expect(((await send('POST', CM, configMap('tiered', { tier: 'a' }))).body as Status).message).to.equal(
       `configmaps "tiered" is forbidden: ValidatingAdmissionPolicy 'composed' with binding 'composed' denied request: expression '!variables.broken' resulted in error: composited variable "broken" fails to evaluate: no such key: missing`,
     );
@@ -174,7 +186,10 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
   });
 
   it('a binding to a missing policy does nothing until the policy exists', async () => {
-    await send('POST', BINDINGS, { metadata: { name: 'early' }, spec: { policyName: 'later', validationActions: ['Deny'] } });
+    await send('POST', BINDINGS, {
+      metadata: { name: 'early' },
+      spec: { policyName: 'later', validationActions: ['Deny'] },
+    });
     expect((await send('POST', CM, configMap('first'))).status).to.equal(201);
     await send('POST', POLICIES, {
       metadata: { name: 'later' },
@@ -198,17 +213,28 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
       ],
     };
     expect((await send('POST', POLICIES, { metadata: { name: 'tenancy' }, spec })).status).to.equal(201);
-    await send('POST', BINDINGS, { metadata: { name: 'tenancy' }, spec: { policyName: 'tenancy', validationActions: ['Deny'] } });
-    const relabel = (tenancy: string) => ({ metadata: { name: 'guarded', labels: { tenancy } }, status: { phase: 'Active' } });
+    await send('POST', BINDINGS, {
+      metadata: { name: 'tenancy' },
+      spec: { policyName: 'tenancy', validationActions: ['Deny'] },
+    });
+    const relabel = (tenancy: string) => ({
+      metadata: { name: 'guarded', labels: { tenancy } },
+      status: { phase: 'Active' },
+    });
     for (const subresource of ['status', 'finalize']) {
       const refused = await send('PUT', `/api/v1/namespaces/guarded/${subresource}`, relabel('b'));
       expect((refused.body as Status).message).to.equal(
         `namespaces "guarded" is forbidden: ValidatingAdmissionPolicy 'tenancy' with binding 'tenancy' denied request: no tenancy change through ${subresource}`,
       );
     }
-    const main = await send('PATCH', '/api/v1/namespaces/guarded', { metadata: { labels: { tenancy: 'b' } } }, {
-      'Content-Type': 'application/merge-patch+json',
-    });
+    const main = await send(
+      'PATCH',
+      '/api/v1/namespaces/guarded',
+      { metadata: { labels: { tenancy: 'b' } } },
+      {
+        'Content-Type': 'application/merge-patch+json',
+      },
+    );
     expect(main.status, 'the rules name the subresources alone').to.equal(200);
     // Stored labels no longer match the namespaceSelector: the policy is not asked.
     expect((await send('PUT', '/api/v1/namespaces/guarded/status', relabel('c'))).status).to.equal(200);
@@ -221,7 +247,8 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
       {
         validations: [
           {
-            expression: '!(oldObject.metadata.name == "protected" && request.userInfo.username.startsWith("system:serviceaccount:kube-system:"))',
+            expression:
+              '!(oldObject.metadata.name == "protected" && request.userInfo.username.startsWith("system:serviceaccount:kube-system:"))',
           },
         ],
       },
@@ -267,7 +294,12 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
     );
     await send('DELETE', '/api/v1/namespaces/doomed');
     let conditions: { type: string; status: string; message: string }[] = [];
-    for (let tries = 0; tries < 100 && !conditions.some(({ status, type }) => type === 'NamespaceDeletionContentFailure' && status === 'True'); tries++) {
+    for (
+      let tries = 0;
+      tries < 100 &&
+      !conditions.some(({ status, type }) => type === 'NamespaceDeletionContentFailure' && status === 'True');
+      tries++
+    ) {
       await new Promise((resolve) => setImmediate(resolve));
       const namespace = await send('GET', '/api/v1/namespaces/doomed');
       conditions = (namespace.body as { status: { conditions?: typeof conditions } }).status.conditions ?? [];

@@ -348,7 +348,9 @@ describe('admission webhooks (kube-emulator)', function () {
         namespaceSelector: { matchLabels: { tenancy: 'a' } },
       },
     ]);
-    await call(cluster.emulator, 'POST', '/api/v1/namespaces', { metadata: { name: 'tenant', labels: { tenancy: 'a' } } });
+    await call(cluster.emulator, 'POST', '/api/v1/namespaces', {
+      metadata: { name: 'tenant', labels: { tenancy: 'a' } },
+    });
     const body = { metadata: { name: 'tenant', labels: { tenancy: 'b' } }, status: { phase: 'Active' } };
     for (const subresource of ['status', 'finalize']) {
       const refused = await call(cluster.emulator, 'PUT', `/api/v1/namespaces/tenant/${subresource}`, body);
@@ -357,7 +359,12 @@ describe('admission webhooks (kube-emulator)', function () {
       );
     }
     const [review] = webhooks.sent('/subresources') as [Review];
-    expect(review.request).to.deep.include({ operation: 'UPDATE', name: 'tenant', namespace: 'tenant', subResource: 'status' });
+    expect(review.request).to.deep.include({
+      operation: 'UPDATE',
+      name: 'tenant',
+      namespace: 'tenant',
+      subResource: 'status',
+    });
     expect(review.request.oldObject?.metadata.labels).to.include({ tenancy: 'a' });
     expect(review.request.object?.metadata.labels).to.include({ tenancy: 'b' });
     expect(webhooks.sent('/main'), 'the rule on namespaces alone is not called').to.deep.equal([]);
@@ -380,7 +387,11 @@ describe('admission webhooks (kube-emulator)', function () {
     ]);
     const created = await call(cluster.emulator, 'POST', CM, configMap('t', {}, { tier: 'a' }));
     expect(created.status, 'a create matches, and the webhook is down').to.equal(500);
-    await call(cluster.emulator, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/tier');
+    await call(
+      cluster.emulator,
+      'DELETE',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/tier',
+    );
     await call(cluster.emulator, 'POST', CM, configMap('t', {}, { tier: 'a' }));
     await register('Validating', 'tier', [
       {
@@ -409,7 +420,11 @@ describe('admission webhooks (kube-emulator)', function () {
         matchConditions: [{ name: 'missing', expression: 'object.data.missing == "x"' }],
       },
     ]);
-    await call(cluster.emulator, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/erring');
+    await call(
+      cluster.emulator,
+      'DELETE',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/erring',
+    );
     const ignored = await call(cluster.emulator, 'PUT', `${CM}/t`, configMap('t', {}, { tier: 'a', other: 'z' }));
     expect(ignored.status, 'Ignore: the erring webhook is skipped').to.equal(200);
     const refusedConfiguration = await call(

@@ -43,7 +43,8 @@ describe('impersonation (Impersonate-* headers)', function () {
     expect(user.status).to.equal(403);
     expect(user.body).to.deep.include({
       reason: 'Forbidden',
-      message: 'users "bob" is forbidden: User "eve" cannot impersonate resource "users" in API group "" at the cluster scope',
+      message:
+        'users "bob" is forbidden: User "eve" cannot impersonate resource "users" in API group "" at the cluster scope',
       details: { name: 'bob', kind: 'users' },
     });
     const account = await as('eve-token', { 'Impersonate-User': 'system:serviceaccount:apps:robot' });
@@ -82,7 +83,9 @@ describe('impersonation (Impersonate-* headers)', function () {
       groups: ['system:serviceaccounts', 'system:serviceaccounts:apps', 'system:authenticated'],
     });
     const anonymous = await as('root-token', { 'Impersonate-User': 'system:anonymous' });
-    expect(message(anonymous)).to.match(/^selfsubjectreviews.authentication.k8s.io is forbidden: User "system:anonymous"/);
+    expect(message(anonymous)).to.match(
+      /^selfsubjectreviews.authentication.k8s.io is forbidden: User "system:anonymous"/,
+    );
   });
 
   it('allows what RBAC grants to impersonate, by name and kind, and the request is then authorized as that user', async () => {
@@ -117,7 +120,9 @@ describe('impersonation (Impersonate-* headers)', function () {
       groups: ['team', 'system:authenticated'],
     });
     expect(message(await as('eve-token', { 'Impersonate-User': 'alice' }))).to.match(/^users "alice" is forbidden/);
-    expect(message(await as('eve-token', { 'Impersonate-User': 'bob', 'Impersonate-Group': 'system:masters' }))).to.equal(
+    expect(
+      message(await as('eve-token', { 'Impersonate-User': 'bob', 'Impersonate-Group': 'system:masters' })),
+    ).to.equal(
       'groups "system:masters" is forbidden: User "eve" cannot impersonate resource "groups" in API group "" at the cluster scope',
     );
     expect(message(await as('eve-token', { 'Impersonate-User': 'bob', 'Impersonate-Extra-Other': 'x' }))).to.equal(

@@ -71,46 +71,47 @@ export function declareAuthorizerTypes(environment: Environment): void {
     .registerType(`${TYPE}.GroupCheck`, { ctor: GroupCheck, fields: {} })
     .registerType(`${TYPE}.PathCheck`, { ctor: PathCheck, fields: {} })
     .registerType(`${TYPE}.Authorizer`, { ctor: Authorizer, fields: { requestResource: `${TYPE}.ResourceCheck` } });
-  const member = <T>(receiver: string, signature: string, handler: (self: T, ...args: string[]) => unknown): void => {
-    environment.registerFunction(`${TYPE}.${receiver}.${signature}`, handler as (...args: unknown[]) => unknown);
+  // The handlers' receivers and arguments are what cel-js checked the signatures against.
+  const member = (signature: string, handler: (...args: never[]) => unknown): void => {
+    environment.registerFunction(`${TYPE}.${signature}`, handler as (...args: unknown[]) => unknown);
   };
-  member<Authorizer>('Authorizer', `path(string): ${TYPE}.PathCheck`, (self, path) => new PathCheck(self, nonEmpty(path!, 'path')));
-  member<Authorizer>('Authorizer', `group(string): ${TYPE}.GroupCheck`, (self, group) => new GroupCheck(self, group!));
-  member<Authorizer>(
-    'Authorizer',
-    `serviceAccount(string, string): ${TYPE}.Authorizer`,
-    (self, namespace, name) =>
-      new Authorizer(
-        {
-          name: `system:serviceaccount:${namespace}:${name}`,
-          uid: '',
-          groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`],
-        },
+  member(`Authorizer.path(string): ${TYPE}.PathCheck`, (self: Authorizer, path: string) => {
+    return new PathCheck(self, nonEmpty(path, 'path'));
+  });
+  member(
+    `Authorizer.group(string): ${TYPE}.GroupCheck`,
+    (self: Authorizer, group: string) => new GroupCheck(self, group),
+  );
+  member(
+    `Authorizer.serviceAccount(string, string): ${TYPE}.Authorizer`,
+    (self: Authorizer, namespace: string, name: string) => {
+      const groups = ['system:serviceaccounts', `system:serviceaccounts:${namespace}`];
+      return new Authorizer(
+        { name: `system:serviceaccount:${namespace}:${name}`, uid: '', groups },
         self.rbac,
         undefined,
-      ),
+      );
+    },
   );
-  member<GroupCheck>(
-    'GroupCheck',
-    `resource(string): ${TYPE}.ResourceCheck`,
-    (self, resource) => new ResourceCheck(self.authorizer, { group: self.group, resource: nonEmpty(resource!, 'resource') }),
-  );
+  member(`GroupCheck.resource(string): ${TYPE}.ResourceCheck`, (self: GroupCheck, resource: string) => {
+    return new ResourceCheck(self.authorizer, { group: self.group, resource: nonEmpty(resource, 'resource') });
+  });
   for (const key of ['subresource', 'namespace', 'name'] as const) {
-    member<ResourceCheck>('ResourceCheck', `${key}(string): ${TYPE}.ResourceCheck`, (self, value) =>
+    member(`ResourceCheck.${key}(string): ${TYPE}.ResourceCheck`, (self: ResourceCheck, value: string) =>
       self.with({ [key]: value || undefined }),
     );
   }
-  member<ResourceCheck>('ResourceCheck', `check(string): ${TYPE}.Decision`, (self, verb) =>
-    decide(self.authorizer, { ...self.request, verb: verb! }),
+  member(`ResourceCheck.check(string): ${TYPE}.Decision`, (self: ResourceCheck, verb: string) =>
+    decide(self.authorizer, { ...self.request, verb }),
   );
-  member<PathCheck>('PathCheck', `check(string): ${TYPE}.Decision`, (self, verb) => {
-    const allowed = self.authorizer.rbac?.allowsPath(self.authorizer.user, verb!.toLowerCase(), self.path) ?? true;
+  member(`PathCheck.check(string): ${TYPE}.Decision`, (self: PathCheck, verb: string) => {
+    const allowed = self.authorizer.rbac?.allowsPath(self.authorizer.user, verb.toLowerCase(), self.path) ?? true;
     return new Decision(allowed, '');
   });
-  member<Decision>('Decision', 'allowed(): bool', (self) => self.allowed);
-  member<Decision>('Decision', 'reason(): string', (self) => self.reason);
-  member<Decision>('Decision', 'errored(): bool', () => false);
-  member<Decision>('Decision', 'error(): string', () => '');
+  member('Decision.allowed(): bool', (self: Decision) => self.allowed);
+  member('Decision.reason(): string', (self: Decision) => self.reason);
+  member('Decision.errored(): bool', () => false);
+  member('Decision.error(): string', () => '');
 }
 
 /** The `authorizer` of one request: its user, and its own resource as `requestResource`. */

@@ -11,8 +11,7 @@ interface CelJsError {
   node?: { pos?: number; op?: string; args?: unknown };
 }
 
-const asCelJsError = (error: unknown): CelJsError =>
-  error instanceof Error ? (error as CelJsError) : { message: String(error) };
+const asCelJsError = (error: unknown): CelJsError => (error instanceof Error ? error : { message: String(error) });
 
 const summaryOf = (error: CelJsError): string => (error.summary ?? error.message).split('\n')[0]!;
 
@@ -38,7 +37,8 @@ export function compileIssue(expression: string, error: unknown): string {
   const before = expression.slice(0, position);
   const lineNumber = before.split('\n').length;
   const lineStart = before.lastIndexOf('\n') + 1;
-  const column = [...expression.slice(lineStart, position)].length;
+  // Columns count characters (code points), as cel-go's do.
+  const column = expression.slice(lineStart, position).replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '.').length;
   const line = expression.slice(lineStart).split('\n')[0]!.replaceAll('\t', ' ');
   return `ERROR: <input>:${lineNumber}:${column + 1}: ${message}\n | ${line}\n | ${'.'.repeat(column)}^`;
 }
@@ -58,7 +58,10 @@ export function runtimeError(error: unknown): string {
   const celError = asCelJsError(error);
   if (celError.code === 'no_such_key') {
     const args = celError.node?.args;
-    const key = Array.isArray(args) && typeof args[1] === 'string' ? args[1] : /^No such key: (.+)$/.exec(summaryOf(celError))?.[1];
+    const key =
+      Array.isArray(args) && typeof args[1] === 'string'
+        ? args[1]
+        : /^No such key: (.+)$/.exec(summaryOf(celError))?.[1];
     if (key !== undefined) return `no such key: ${key}`;
   }
   return summaryOf(celError);

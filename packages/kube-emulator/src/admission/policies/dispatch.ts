@@ -101,7 +101,9 @@ export class PolicyAdmission {
 
   /** The denials of every matching binding, in order; Warn bindings' failures become warnings. */
   private denials(attributes: AdmissionAttributes, warnings: string[]): Denial[] {
-    const policies = new Map(ordered(this.store.list(validatingAdmissionPolicies.storageKey)).map((p) => [nameOf(p), p]));
+    const policies = new Map(
+      ordered(this.store.list(validatingAdmissionPolicies.storageKey)).map((p) => [nameOf(p), p]),
+    );
     const bindings = ordered(this.store.list(validatingAdmissionPolicyBindings.storageKey));
     const denials: Denial[] = [];
     let inputs: Inputs | undefined;

@@ -154,7 +154,9 @@ function environmentsFor(declarations: Declarations): Environments {
       checker.registerType('kubernetes.variables', { fields: Object.fromEntries(variables) });
     } catch {
       // a type cel-js cannot declare as a field: the variables are untyped then
-      checker.registerType('kubernetes.variables', { fields: Object.fromEntries(variables.map(([name]) => [name, 'dyn'])) });
+      checker.registerType('kubernetes.variables', {
+        fields: Object.fromEntries(variables.map(([name]) => [name, 'dyn'])),
+      });
     }
     checker.registerVariable('variables', 'kubernetes.variables');
     const untyped = Object.fromEntries(variables.map(([name]) => [name, 'dyn']));
@@ -196,7 +198,13 @@ export function compileExpression(expression: string, returns: Returns, declarat
     };
   }
   const parsed = runner.parse(expression);
-  return { program: (activation) => parsed(activation), type };
+  return {
+    program: (activation) => {
+      const value: unknown = parsed(activation);
+      return value;
+    },
+    type,
+  };
 }
 
 /** The class of `variables` values for expressions compiled with these declarations. */

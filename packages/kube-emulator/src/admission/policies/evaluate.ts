@@ -42,7 +42,7 @@ function variableValues(policy: CompiledPolicy, inputs: Inputs): object {
       try {
         known.set(name, compiled.program({ ...inputs, variables: values }));
       } catch (error) {
-        throw new Error(`composited variable "${name}" fails to evaluate: ${runtimeError(error)}`);
+        throw new Error(`composited variable "${name}" fails to evaluate: ${runtimeError(error)}`, { cause: error });
       }
     }
     return known.get(name);

@@ -65,8 +65,12 @@ const matchResources = (description: string): Schema =>
         ...labelSelector('ObjectSelector decides whether to run the policy based on the object labels.'),
         default: {},
       },
-      resourceRules: rules('ResourceRules describes what operations on what resources/subresources the policy matches.'),
-      excludeResourceRules: rules('ExcludeResourceRules describes what operations on what resources/subresources the policy should not care about.'),
+      resourceRules: rules(
+        'ResourceRules describes what operations on what resources/subresources the policy matches.',
+      ),
+      excludeResourceRules: rules(
+        'ExcludeResourceRules describes what operations on what resources/subresources the policy should not care about.',
+      ),
       matchPolicy: string('matchPolicy defines how the "MatchResources" list is used to match incoming requests.', {
         default: 'Equivalent',
       }),
@@ -108,7 +112,9 @@ export const validatingAdmissionPolicies: ResourceDef = defineBuiltin({
         },
         { 'x-kubernetes-map-type': 'atomic' },
       ),
-      matchConstraints: matchResources('MatchConstraints specifies what resources this policy is designed to validate.'),
+      matchConstraints: matchResources(
+        'MatchConstraints specifies what resources this policy is designed to validate.',
+      ),
       validations: atomicList(
         'Validations contain CEL expressions which is used to apply the validation.',
         object('Validation specifies the CEL expression which is used to apply the validation.', {
@@ -131,7 +137,9 @@ export const validatingAdmissionPolicies: ResourceDef = defineBuiltin({
       matchConditions: keyedList(
         'MatchConditions is a list of conditions that must be met for a request to be validated.',
         'name',
-        namedExpression('MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook.'),
+        namedExpression(
+          'MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook.',
+        ),
       ),
       variables: keyedList(
         'Variables contain definitions of variables that can be used in composition of other expressions.',
@@ -239,7 +247,12 @@ export const validatingAdmissionPolicyBindings: ResourceDef = defineBuiltin({
       'PolicyName indicates the policy definition which the policy binding binded to',
       (o) => objectAt(o, 'spec')?.policyName ?? '',
     ),
-    column('ParamRef', 'string', 'ParamRef indicates the param resource which sets the configration param', paramRefCell),
+    column(
+      'ParamRef',
+      'string',
+      'ParamRef indicates the param resource which sets the configration param',
+      paramRefCell,
+    ),
     ageColumn,
   ],
   strategy: { validate: bindingCauses },

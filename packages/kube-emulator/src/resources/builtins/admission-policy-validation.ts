@@ -44,34 +44,50 @@ function resourceCauses(resources: string[], field: string): StatusCause[] {
   let doubleWildcard = false;
   let singleWildcard = false;
   let plainResource = false;
-  resources.forEach((entry, index) => {
+  for (const [index, entry] of resources.entries()) {
     if (entry === '') {
       causes.push(required(`${field}[${index}]`));
-      return;
+      continue;
     }
     if (entry === '*/*') doubleWildcard = true;
     if (entry === '*') singleWildcard = true;
     const slash = entry.indexOf('/');
     if (slash < 0) {
       plainResource = entry !== '*';
-      return;
+      continue;
     }
     const [resource, subresource] = [entry.slice(0, slash), entry.slice(slash + 1)];
     if (wildcardSubresourceOf.has(resource)) {
-      causes.push(invalid(`${field}[${index}]`, JSON.stringify(entry), `if '${resource}/*' is present, must not specify ${entry}`));
+      causes.push(
+        invalid(
+          `${field}[${index}]`,
+          JSON.stringify(entry),
+          `if '${resource}/*' is present, must not specify ${entry}`,
+        ),
+      );
     }
     if (wildcardResourceOf.has(subresource)) {
-      causes.push(invalid(`${field}[${index}]`, JSON.stringify(entry), `if '*/${subresource}' is present, must not specify ${entry}`));
+      causes.push(
+        invalid(
+          `${field}[${index}]`,
+          JSON.stringify(entry),
+          `if '*/${subresource}' is present, must not specify ${entry}`,
+        ),
+      );
     }
     if (subresource === '*') wildcardSubresourceOf.add(resource);
     if (resource === '*') wildcardResourceOf.add(subresource);
-  });
+  }
   if (resources.length > 1 && doubleWildcard) {
     causes.push(invalid(field, goStringSlice(resources), "if '*/*' is present, must not specify other resources"));
   }
   if (singleWildcard && plainResource) {
     causes.push(
-      invalid(field, goStringSlice(resources), "if '*' is present, must not specify other resources without subresources"),
+      invalid(
+        field,
+        goStringSlice(resources),
+        "if '*' is present, must not specify other resources without subresources",
+      ),
     );
   }
   return causes;
@@ -91,11 +107,16 @@ function ruleCauses(rule: JsonObject, field: string): StatusCause[] {
   if (operations.length === 0) causes.push(required(`${field}.operations`));
   if (operations.length > 1 && operations.includes('*')) {
     causes.push(
-      invalid(`${field}.operations`, goTypedSlice('OperationType', operations), "if '*' is present, must not specify other operations"),
+      invalid(
+        `${field}.operations`,
+        goTypedSlice('OperationType', operations),
+        "if '*' is present, must not specify other operations",
+      ),
     );
   }
   operations.forEach((operation, index) => {
-    if (!OPERATIONS.includes(operation)) causes.push(unsupportedValue(`${field}.operations[${index}]`, operation, OPERATIONS));
+    if (!OPERATIONS.includes(operation))
+      causes.push(unsupportedValue(`${field}.operations[${index}]`, operation, OPERATIONS));
   });
   for (const [key, what] of [
     ['apiGroups', 'API groups'],
@@ -104,7 +125,9 @@ function ruleCauses(rule: JsonObject, field: string): StatusCause[] {
     const values = texts(rule, key);
     if (values.length === 0) causes.push(required(`${field}.${key}`));
     if (values.length > 1 && values.includes('*')) {
-      causes.push(invalid(`${field}.${key}`, goStringSlice(values), `if '*' is present, must not specify other ${what}`));
+      causes.push(
+        invalid(`${field}.${key}`, goStringSlice(values), `if '*' is present, must not specify other ${what}`),
+      );
     }
   }
   texts(rule, 'apiVersions').forEach((version, index) => {
@@ -157,7 +180,9 @@ const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 const CEL_RESERVED = new Set(
-  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(' '),
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(
+    ' ',
+  ),
 );
 
 /** Names and expressions of the matchConditions and variables (their compilation is compile.ts's). */
@@ -190,7 +215,8 @@ function namedExpressionCauses(spec: JsonObject): StatusCause[] {
     else if (!CEL_IDENTIFIER.test(name) || CEL_RESERVED.has(name)) {
       causes.push(invalid(`${field}.name`, JSON.stringify(name), 'name is not a valid CEL identifier'));
     }
-    if (text(variable.expression).trim() === '') causes.push(required(`${field}.expression`, 'expression is not specified'));
+    if (text(variable.expression).trim() === '')
+      causes.push(required(`${field}.expression`, 'expression is not specified'));
   });
   return causes;
 }
@@ -206,10 +232,13 @@ function validationCauses(name: string, spec: JsonObject): StatusCause[] {
   const causes: StatusCause[] = [];
   validations.forEach((validation, index) => {
     const field = `spec.validations[${index}]`;
-    if (text(validation.expression).trim() === '') causes.push(required(`${field}.expression`, 'expression is not specified'));
+    if (text(validation.expression).trim() === '')
+      causes.push(required(`${field}.expression`, 'expression is not specified'));
     const messageExpression = text(validation.messageExpression);
     if (messageExpression.length > 0 && messageExpression.trim() === '') {
-      causes.push(invalid(`${field}.messageExpression`, JSON.stringify(messageExpression), 'must be non-empty if specified'));
+      causes.push(
+        invalid(`${field}.messageExpression`, JSON.stringify(messageExpression), 'must be non-empty if specified'),
+      );
     }
     const message = text(validation.message);
     if (message.length > 0 && message.trim() === '') {

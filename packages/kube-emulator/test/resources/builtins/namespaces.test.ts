@@ -125,7 +125,7 @@ describe('Namespace finalizers and /finalize as kube-apiserver 1.33 keeps them',
     expect(status.body.metadata.labels).to.deep.equal({ tenancy: 'b', [NAME_LABEL]: 'relabelled' });
     expect(status.body.metadata.annotations).to.deep.equal({ note: 'x' });
     expect(status.body.spec, 'the spec is the stored one').to.deep.equal({ finalizers: ['kubernetes'] });
-    expect(managers(status.body), 'the labels are the status writer\'s').to.include('status-writer/status');
+    expect(managers(status.body), "the labels are the status writer's").to.include('status-writer/status');
     const finalized = await send('PUT', '/api/v1/namespaces/relabelled/finalize', {
       metadata: { name: 'relabelled', labels: { tenancy: 'c' } },
       spec: { finalizers: ['kubernetes', 'example.com/hold'] },
