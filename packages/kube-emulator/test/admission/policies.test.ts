@@ -185,6 +185,41 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
     );
   });
 
+  it('enforces a writers-only policy of the shape Keymaster ships, whoever the request acts as', async () => {
+    await enforce(
+      'writers',
+      {
+        variables: [
+          { name: 'writers', expression: "['system:serviceaccount:keymaster-system:keymaster']" },
+          { name: 'groups', expression: "['system:masters']" },
+        ],
+        validations: [
+          {
+            expression:
+              'request.userInfo.username in variables.writers || (has(request.userInfo.groups) && request.userInfo.groups.exists(group, group in variables.groups))',
+            messageExpression: "request.userInfo.username + ' may not ' + request.operation.lowerAscii() + ' them'",
+            reason: 'Forbidden',
+          },
+        ],
+      },
+      ['Deny'],
+      ['CREATE', 'UPDATE', 'DELETE'],
+    );
+    const as = (user: string) => ({ 'Impersonate-User': user });
+    expect((await send('POST', CM, configMap('by-admin'))).status, 'system:masters').to.equal(201);
+    const controller = await send(
+      'POST',
+      CM,
+      configMap('by-controller'),
+      as('system:serviceaccount:keymaster-system:keymaster'),
+    );
+    expect(controller.status).to.equal(201);
+    const tenant = await send('DELETE', `${CM}/by-controller`, undefined, as('tenant-a'));
+    expect((tenant.body as Status).message).to.equal(
+      `configmaps "by-controller" is forbidden: ValidatingAdmissionPolicy 'writers' with binding 'writers' denied request: tenant-a may not delete them`,
+    );
+  });
+
   it('a binding to a missing policy does nothing until the policy exists', async () => {
     await send('POST', BINDINGS, {
       metadata: { name: 'early' },
