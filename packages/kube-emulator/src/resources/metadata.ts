@@ -4,7 +4,7 @@ import { arrayAt, isObject, objectAt, text, type Json, type JsonObject, drop } f
 import { dnsSubdomainCauses, labelValueCauses, qualifiedNameCauses } from './names.js';
 
 /** The fields of ObjectMeta; anything else under metadata is an unknown field. */
-const OBJECT_META = new Set([
+export const OBJECT_META = new Set([
   'name',
   'generateName',
   'namespace',

@@ -2,6 +2,7 @@ import { toCel } from '../../schema/cel.js';
 import { objectAt, type Json, type JsonObject } from '../../util/json.js';
 import type { RbacAuthorizer } from '../../auth/rbac.js';
 import { namespaces } from '../../resources/builtins/core.js';
+import { OBJECT_META } from '../../resources/metadata.js';
 import type { Store } from '../../storage/store.js';
 import type { AdmissionAttributes } from '../request.js';
 import { authorizerValue } from './authorizer.js';
@@ -49,26 +50,16 @@ function requestValue(attributes: AdmissionAttributes): unknown {
   return toCel(request, undefined);
 }
 
+/** What CreateNamespaceObject leaves out of a Namespace's metadata. */
+const NOT_IN_NAMESPACE_OBJECT = ['selfLink', 'ownerReferences', 'managedFields'];
+
 /** CreateNamespaceObject: the stored Namespace's metadata (not its managedFields nor owners), spec and status. */
 function namespaceValue(namespace: JsonObject | undefined): unknown {
   if (!namespace) return null;
   const metadata = objectAt(namespace, 'metadata') ?? {};
-  const kept = [
-    'name',
-    'generateName',
-    'namespace',
-    'uid',
-    'resourceVersion',
-    'generation',
-    'creationTimestamp',
-    'deletionTimestamp',
-    'deletionGracePeriodSeconds',
-    'labels',
-    'annotations',
-    'finalizers',
-  ];
+  const kept = [...OBJECT_META].filter((key) => !NOT_IN_NAMESPACE_OBJECT.includes(key) && metadata[key] !== undefined);
   const value: JsonObject = {
-    metadata: Object.fromEntries(kept.filter((key) => metadata[key] !== undefined).map((key) => [key, metadata[key]!])),
+    metadata: Object.fromEntries(kept.map((key) => [key, metadata[key]!])),
     spec: objectAt(namespace, 'spec') ?? {},
     status: objectAt(namespace, 'status') ?? {},
   };

@@ -99,6 +99,22 @@ export const role = (name: string, rules: Fields[]): Fields => ({
   rules,
 });
 
+export const clusterRole = (name: string, rules: Fields[]): Fields => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: { name },
+  rules,
+});
+
+/** A ClusterRoleBinding of a ClusterRole of the same name to one subject (a User or a Group). */
+export const clusterRoleBinding = (name: string, subject: { kind: 'User' | 'Group'; name: string }): Fields => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRoleBinding',
+  metadata: { name },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+  subjects: [{ apiGroup: 'rbac.authorization.k8s.io', ...subject }],
+});
+
 /** A RoleBinding of the tenant (by user name) to a Role, or to a ClusterRole with `clusterRole`. */
 export const tenantBinding = (name: string, roleName: string, kind: 'Role' | 'ClusterRole' = 'Role'): Fields => ({
   apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -1,5 +1,5 @@
 import type { Sequence, Step } from '../sequence.js';
-import { cluster, configMap, GROUP, PATHS, role, tenantBinding } from './objects.js';
+import { cluster, clusterRole, clusterRoleBinding, configMap, GROUP, PATHS, role, tenantBinding } from './objects.js';
 
 const { clusters, configMaps } = PATHS;
 
@@ -120,12 +120,9 @@ export const rbac: Sequence[] = [
     steps: [
       {
         request: `POST ${PATHS.clusterRoles}`,
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name: 'fidelity-cluster-reader' },
-          rules: [{ apiGroups: ['infrastructure.keymaster.dev'], resources: ['awsclusters'], verbs: ['get', 'list'] }],
-        },
+        body: clusterRole('fidelity-cluster-reader', [
+          { apiGroups: ['infrastructure.keymaster.dev'], resources: ['awsclusters'], verbs: ['get', 'list'] },
+        ]),
       },
       {
         request: `POST ${PATHS.roleBindings}`,
@@ -144,28 +141,17 @@ export const rbac: Sequence[] = [
     steps: [
       {
         request: `POST ${PATHS.clusterRoles}`,
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name: 'fidelity-identity-reader' },
-          rules: [
-            {
-              apiGroups: ['infrastructure.keymaster.dev'],
-              resources: ['awsclusterstaticidentities', 'awstagpolicies'],
-              verbs: ['list'],
-            },
-          ],
-        },
+        body: clusterRole('fidelity-identity-reader', [
+          {
+            apiGroups: ['infrastructure.keymaster.dev'],
+            resources: ['awsclusterstaticidentities', 'awstagpolicies'],
+            verbs: ['list'],
+          },
+        ]),
       },
       {
         request: `POST ${PATHS.clusterRoleBindings}`,
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: 'fidelity-identity-readers' },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'fidelity-identity-reader' },
-          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'fidelity-tenants' }],
-        },
+        body: clusterRoleBinding('fidelity-identity-reader', { kind: 'Group', name: 'fidelity-tenants' }),
       },
       {
         request: `GET ${PATHS.tagPolicies}`,
@@ -177,7 +163,7 @@ export const rbac: Sequence[] = [
       { request: `GET ${PATHS.roleIdentities}`, as: 'tenant' },
     ],
     cleanup: [
-      `${PATHS.clusterRoleBindings}/fidelity-identity-readers`,
+      `${PATHS.clusterRoleBindings}/fidelity-identity-reader`,
       `${PATHS.clusterRoles}/fidelity-identity-reader`,
     ],
   },
@@ -325,26 +311,15 @@ export const rbac: Sequence[] = [
     steps: [
       {
         request: `POST ${PATHS.clusterRoles}`,
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name: '{ns}-impersonator' },
-          rules: [
-            { apiGroups: [''], resources: ['users'], resourceNames: ['{ns}-bob'], verbs: ['impersonate'] },
-            { apiGroups: [''], resources: ['groups'], resourceNames: ['{ns}-team'], verbs: ['impersonate'] },
-            { apiGroups: ['authentication.k8s.io'], resources: ['userextras/scopes'], verbs: ['impersonate'] },
-          ],
-        },
+        body: clusterRole('{ns}-impersonator', [
+          { apiGroups: [''], resources: ['users'], resourceNames: ['{ns}-bob'], verbs: ['impersonate'] },
+          { apiGroups: [''], resources: ['groups'], resourceNames: ['{ns}-team'], verbs: ['impersonate'] },
+          { apiGroups: ['authentication.k8s.io'], resources: ['userextras/scopes'], verbs: ['impersonate'] },
+        ]),
       },
       {
         request: `POST ${PATHS.clusterRoleBindings}`,
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: '{ns}-impersonator' },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: '{ns}-impersonator' },
-          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'fidelity-tenant' }],
-        },
+        body: clusterRoleBinding('{ns}-impersonator', { kind: 'User', name: 'fidelity-tenant' }),
       },
       untilAllowed({ verb: 'impersonate', resource: 'users', name: '{ns}-bob' }),
       whoami({ 'Impersonate-User': '{ns}-bob' }),
