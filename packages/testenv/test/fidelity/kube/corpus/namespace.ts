@@ -7,6 +7,18 @@ const { clusters, configMaps } = PATHS;
 const conditions = (body: unknown): { type: string; status: string }[] =>
   (body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
 
+/**
+ * An object with its managedFields entries in one order. Entries of one operation are ordered by the
+ * second of their time, then manager and subresource: writers of /status and /finalize that fall in
+ * one second or in two (as the corpus's pace decides) come in either order.
+ */
+const anyManagerOrder = (body: unknown): unknown => {
+  const { metadata } = body as { metadata: { managedFields?: unknown[] } };
+  const { managedFields, ...rest } = metadata;
+  const managers = (managedFields ?? []).map((entry) => JSON.stringify(entry)).sort();
+  return { ...(body as object), metadata: { ...rest, managers } };
+};
+
 /** Whether an object has been deleted (by the namespace controller) and waits for its finalizers. */
 const deleting = ({ body }: { body: unknown }): boolean =>
   (body as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp !== undefined;
@@ -127,10 +139,7 @@ export const namespace: Sequence[] = [
         body: { metadata: { finalizers: null } },
         // managedFields of one operation are ordered by their time's second: this PATCH and the
         // controller's last status write fall in one second or in two, as the corpus's pace decides.
-        pick: (body) => {
-          const { managedFields, ...metadata } = (body as { metadata: { managedFields?: unknown[] } }).metadata;
-          return { ...metadata, managers: (managedFields ?? []).map((entry) => JSON.stringify(entry)).sort() };
-        },
+        pick: (body) => (anyManagerOrder(body) as { metadata: unknown }).metadata,
       },
       { request: 'GET /api/v1/namespaces/{ns}-held', until: 404 },
     ],
@@ -195,6 +204,7 @@ export const namespace: Sequence[] = [
           spec: { finalizers: ['kubernetes', 'fidelity.keymaster.dev/hold'] },
           status: { phase: 'Terminating' },
         },
+        pick: anyManagerOrder,
       },
       { request: 'GET /api/v1/namespaces/{ns}-meta/finalize' },
       {
@@ -218,6 +228,7 @@ export const namespace: Sequence[] = [
       {
         request: 'PUT /api/v1/namespaces/{ns}-meta/finalize',
         body: { metadata: { name: '{ns}-meta' }, spec: { finalizers: [] } },
+        pick: anyManagerOrder,
       },
     ],
     cleanup: ['/api/v1/namespaces/{ns}-meta'],
