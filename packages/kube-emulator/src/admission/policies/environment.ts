@@ -7,9 +7,8 @@ import { celGoTypeName, compileIssue } from './cel-words.js';
  * plugin/cel declares them: `object`, `oldObject` and `params` untyped; `request` and
  * `namespaceObject` typed, so that a misspelt field does not compile; `variables` typed by each
  * variable's own expression; `authorizer` (authorizer.ts) where kube-apiserver declares it.
- * Expressions are type-checked in a typed
- * environment, then run in an untyped one on the JSON values kube-apiserver hands them (a missing
- * optional field of `request` is `no such key` there too).
+ * Expressions are type-checked in a typed environment, then run in an untyped one on the JSON values
+ * kube-apiserver hands them (a missing optional field of `request` is `no such key` there too).
  */
 
 const OPTIONS = { unlistedVariablesAreDyn: false, enableOptionalTypes: true };
