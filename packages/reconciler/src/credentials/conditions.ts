@@ -38,6 +38,9 @@ export function refusalVerdict(error: unknown): IdentityVerdict {
   return identityVerdict(error);
 }
 
+/** The ClusterRole holding the Secret verbs requests need, bound per namespace (deploy/rbac). */
+export const CREDENTIAL_VENDING_ROLE = 'keymaster-credential-vending';
+
 export const secretWritten = (message: string): ConditionUpdate => ({
   type: 'SecretWritten',
   status: 'True',
@@ -51,6 +54,23 @@ export const secretNotWritten = (reason: string, message: string): ConditionUpda
   reason,
   message,
 });
+
+/** The reason of SecretWritten where the controller may not watch or write the namespace's Secrets. */
+export const SECRET_ACCESS_NOT_GRANTED = 'SecretAccessNotGranted';
+
+/**
+ * Credential vending is enabled in a namespace by a RoleBinding that gives the controller the Secret
+ * rights of the ClusterRole keymaster-credential-vending there (deploy/rbac; the chart's
+ * credentialVending.allowedNamespaces.list): the message says what ops create.
+ */
+export const secretAccessNotGranted = (namespace: string, secretName: string): ConditionUpdate =>
+  secretNotWritten(
+    SECRET_ACCESS_NOT_GRANTED,
+    `Keymaster may not write Secret ${secretName}: it has no Secret rights in namespace ${namespace}, where credential vending is not enabled. ` +
+      `Ops enable it with a RoleBinding of the ClusterRole ${CREDENTIAL_VENDING_ROLE} to Keymaster's ServiceAccount: ` +
+      `kubectl create rolebinding ${CREDENTIAL_VENDING_ROLE} --namespace ${namespace} --clusterrole ${CREDENTIAL_VENDING_ROLE} --serviceaccount keymaster-system:keymaster ` +
+      `(the default install's ServiceAccount), or with Helm, ${namespace} in credentialVending.allowedNamespaces.list. The request is served within 30 s of it`,
+  );
 
 /** A request's Ready: True when the Secret holds what the request asks for. */
 export const requestReady = (conditions: readonly Condition[]): ConditionUpdate =>

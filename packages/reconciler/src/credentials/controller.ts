@@ -1,4 +1,4 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCredentialsRequest } from '@keymaster/api';
 import type { IdentityObject, IdentityResolver } from '@keymaster/identity';
 import type { EventRecorder } from '../kube/events.js';
@@ -8,8 +8,10 @@ import type { Logger } from '../logging.js';
 import type { Clock } from '../runtime/clock.js';
 import { Controller, type ControllerOptions, type Request } from '../runtime/controller.js';
 import { Informer, type InformerHandlers } from '../runtime/informer.js';
+import type { KeptSecret } from './kept-secret.js';
 import { REQUEST_LABEL } from './owned-secret.js';
 import { CredentialsReconciler } from './reconciler.js';
+import { RequestSecrets } from './request-secrets.js';
 import { SecretWriter } from './secrets.js';
 
 export interface CredentialRequestsOptions {
@@ -38,31 +40,36 @@ const changed = (object: Meta, previous: Meta | undefined) =>
   (object.metadata.finalizers ?? []).join() !== (previous.metadata.finalizers ?? []).join();
 
 /**
- * AWSCredentialsRequests: their informer, the informer of the Secrets they own (a label-selected
- * watch: the controller never lists or caches another Secret of a tenant namespace) and their controller.
+ * AWSCredentialsRequests: their informer, the watches of the Secrets they own (label-selected, per
+ * namespace with requests, keeping no data: request-secrets.ts) and their controller.
  */
 export class CredentialRequests {
   readonly requests: Informer<AWSCredentialsRequest>;
-  readonly secrets: Informer<V1Secret>;
+  readonly secrets: RequestSecrets;
   readonly controller: Controller;
 
   constructor(options: CredentialRequestsOptions) {
     const { kubeConfig, watchNamespace, resyncMs, clock } = options;
     const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-    const core = kubeConfig.makeApiClient(CoreV1Api);
     const enqueue = (request: Request) => this.controller.enqueue(request);
     const ofRequest = (request: AWSCredentialsRequest) =>
       enqueue({ namespace: request.metadata.namespace ?? '', name: request.metadata.name ?? '' });
-    const ofSecret = (secret: V1Secret) => {
-      const owner = secret.metadata?.labels?.[REQUEST_LABEL];
-      if (owner) enqueue({ namespace: secret.metadata?.namespace ?? '', name: owner });
-    };
+    const ofSecret = (secret: KeptSecret) =>
+      enqueue({ namespace: secret.metadata.namespace, name: secret.metadata.labels[REQUEST_LABEL] });
+    // A namespace's Secrets are watched from its first request to its last.
+    const follow = (request: AWSCredentialsRequest) => this.secrets.follow(request.metadata.namespace ?? '');
     const requestHandlers: InformerHandlers<AWSCredentialsRequest> = {
-      add: ofRequest,
+      add: (request) => {
+        follow(request);
+        ofRequest(request);
+      },
       update: (request, previous) => {
         if (changed(request, previous)) ofRequest(request);
       },
-      delete: ofRequest,
+      delete: (request) => {
+        follow(request);
+        ofRequest(request);
+      },
       resync: ofRequest,
     };
     const list = { group: GROUP, version: VERSION, plural: PLURAL['AWSCredentialsRequest']! };
@@ -78,18 +85,13 @@ export class CredentialRequests {
       clock,
       onError: (error, retryInMs) => options.onWatchError('AWSCredentialsRequests', error, retryInMs),
     });
-    this.secrets = new Informer<V1Secret>({
+    this.secrets = new RequestSecrets({
       kubeConfig,
-      path: watchNamespace ? `/api/v1/namespaces/${watchNamespace}/secrets` : '/api/v1/secrets',
-      labelSelector: REQUEST_LABEL,
-      list: () =>
-        watchNamespace
-          ? core.listNamespacedSecret({ namespace: watchNamespace, labelSelector: REQUEST_LABEL })
-          : core.listSecretForAllNamespaces({ labelSelector: REQUEST_LABEL }),
-      handlers: { add: ofSecret, update: ofSecret, delete: ofSecret },
-      resyncMs: 0,
+      requests: this.requests,
       clock,
-      onError: (error, retryInMs) => options.onWatchError('credentials Secrets', error, retryInMs),
+      onSecret: ofSecret,
+      onAccess: (namespace) => this.enqueueNamespace(namespace),
+      onWatchError: options.onWatchError,
     });
     const reconciler = new CredentialsReconciler({
       requests: this.requests,
@@ -109,13 +111,14 @@ export class CredentialRequests {
     });
   }
 
+  /** The requests' cache is filled; each namespace's Secrets follow (a namespace without Secret rights must not hold the others up). */
   get synced(): boolean {
-    return this.requests.synced && this.secrets.synced;
+    return this.requests.synced;
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.requests.start(), this.secrets.start()]);
-    await Promise.all([this.requests.waitForSync(), this.secrets.waitForSync()]);
+    await this.requests.start();
+    await this.requests.waitForSync();
   }
 
   async stop(): Promise<void> {

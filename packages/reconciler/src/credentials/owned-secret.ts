@@ -1,23 +1,25 @@
-import type { V1Secret } from '@kubernetes/client-node';
+import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
 import type { AWSCredentialsRequest } from '@keymaster/api';
 import { createHash } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 
 /**
  * The label on every Secret a request writes (its value: the request's name). The controller lists
- * and watches Secrets with this label only, so it never caches a Secret it did not write.
+ * and watches Secrets with this label only, and keeps only those existing requests control, without
+ * their data (kept-secret.ts).
  */
 export const REQUEST_LABEL = 'keymaster.dev/credentials-request';
 /** When the credentials in the Secret expire (RFC 3339), for people and tools that read the Secret. */
 export const EXPIRES_ANNOTATION = 'keymaster.dev/expires';
-export const SECRET_SELECTOR = REQUEST_LABEL;
 
 /**
  * Whether a Secret is the request's own: an Opaque Secret that names the request (this UID) as its
  * controlling owner. Anyone who may create Secrets in the namespace could make one like it, and gain
  * nothing: it receives what the request's own Secret would.
  */
-export const ownedBy = (secret: V1Secret, request: AWSCredentialsRequest): boolean =>
+export const ownedBy = (
+  secret: { type?: string; metadata?: { ownerReferences?: V1OwnerReference[] } },
+  request: AWSCredentialsRequest,
+): boolean =>
   (secret.type ?? 'Opaque') === 'Opaque' &&
   (secret.metadata?.ownerReferences ?? []).some(
     (owner) => owner.uid === request.metadata.uid && owner.kind === request.kind && owner.controller === true,
@@ -51,21 +53,6 @@ export function desiredSecret(
     },
     data: encode(data),
   };
-}
-
-/**
- * Whether the live Secret differs from the desired one in what the request decides (data, our label
- * and annotation, the owner): a hand edit of any of these is set back. Other labels and
- * annotations people add are left alone.
- */
-export function secretDiffers(live: V1Secret, desired: V1Secret): boolean {
-  const ours = (map: Record<string, string> | undefined, key: string) => map?.[key];
-  return (
-    !isDeepStrictEqual(live.data ?? {}, desired.data ?? {}) ||
-    ours(live.metadata?.labels, REQUEST_LABEL) !== ours(desired.metadata?.labels, REQUEST_LABEL) ||
-    ours(live.metadata?.annotations, EXPIRES_ANNOTATION) !== ours(desired.metadata?.annotations, EXPIRES_ANNOTATION) ||
-    !isDeepStrictEqual(live.metadata?.ownerReferences, desired.metadata?.ownerReferences)
-  );
 }
 
 /** The live Secret set back to the desired one, keeping what others added (labels, annotations) and its resourceVersion. */

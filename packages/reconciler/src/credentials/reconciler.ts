@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { V1Secret } from '@kubernetes/client-node';
 import {
   DEFAULT_RENEW_AT_PERCENT,
   type AWSClusterWebIdentity,
@@ -12,10 +11,20 @@ import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
+import { isForbidden } from '../kube/errors.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Request, Result } from '../runtime/controller.js';
-import { refusalVerdict, requestReady, secretNotWritten, secretWritten } from './conditions.js';
-import { dataDigest as digest, desiredSecret, ownedBy, restoredSecret, secretDiffers } from './owned-secret.js';
+import {
+  refusalVerdict,
+  requestReady,
+  SECRET_ACCESS_NOT_GRANTED,
+  secretAccessNotGranted,
+  secretNotWritten,
+  secretWritten,
+} from './conditions.js';
+import { keptSecret, secretDiffers, type KeptSecret } from './kept-secret.js';
+import { dataDigest as digest, desiredSecret, ownedBy } from './owned-secret.js';
+import type { RequestSecrets } from './request-secrets.js';
 import { sessionSecretData, webIdentitySecretData, type SecretFormat } from './secret-data.js';
 import type { SecretWriter } from './secrets.js';
 
@@ -24,13 +33,17 @@ export const CREDENTIALS_FINALIZER = 'awscredentialsrequest.infrastructure.keyma
 
 /** How long to wait before looking again at a Secret name taken by a Secret the request does not own. */
 const NOT_OWNED_RETRY_MS = 60_000;
+/** How long to wait before writing again where RBAC refused a write (a watch refused tells by itself). */
+const NOT_GRANTED_RETRY_MS = 60_000;
+/** The digest of no data: a revoked Secret's. */
+const EMPTY = digest({});
 /** The STS region of WebIdentity mode's check (the clients of that session are never used). */
 const CHECK_REGION = 'us-east-1';
 
 export interface CredentialsReconcilerDeps {
   requests: Informer<AWSCredentialsRequest>;
-  /** Only Secrets labelled as requests' (the label-selected watch). */
-  secrets: Informer<V1Secret>;
+  /** The Secrets requests control, without their data, watched per namespace. */
+  secrets: RequestSecrets;
   resolver: IdentityResolver;
   /** An identity from the informer caches. */
   identity: (kind: 'AWSClusterWebIdentity', name: string) => IdentityObject | undefined;
@@ -77,9 +90,13 @@ export class CredentialsReconciler {
       this.#written.delete(key);
       return undefined;
     }
-    const live = this.deps.secrets.get(request.spec.secretRef.name, namespace);
+    // Until the namespace's Secrets are listed nothing is known of this one: the list enqueues it again.
+    const access = this.deps.secrets.access(namespace);
+    if (access === 'Pending') return undefined;
+    const live = access === 'Granted' ? this.deps.secrets.get(request.spec.secretRef.name, namespace) : undefined;
     const finalizers = request.metadata.finalizers ?? [];
     if (request.metadata.deletionTimestamp) {
+      // Without Secret rights here, the garbage collector deletes the Secret the request owns.
       if (live && ownedBy(live, request)) await this.deps.secretWriter.delete(live);
       this.#written.delete(key);
       if (finalizers.includes(CREDENTIALS_FINALIZER))
@@ -95,22 +112,38 @@ export class CredentialsReconciler {
       return undefined;
     }
 
+    if (access === 'Forbidden') {
+      // No STS call for credentials that could not be written; the watch's first list once ops
+      // granted the rights brings the request back.
+      await this.#report(request, secretAccessNotGranted(namespace, request.spec.secretRef.name));
+      return undefined;
+    }
+
     const outcome = await this.#obtain(request);
     const events: Event[] = [];
     let written: ConditionUpdate;
     let result: Result | undefined;
-    if (outcome.served) {
-      written = await this.#write(request, live, outcome.data, outcome.times?.expiration, events);
-      if (written.reason === 'SecretNotOwned') result = { requeueAfterMs: NOT_OWNED_RETRY_MS };
-      else if (outcome.times)
-        result = { requeueAfterMs: Math.max(1_000, outcome.times.nextRenewal.getTime() - this.deps.now().getTime()) };
-    } else if (outcome.transient) {
-      // AWS or the network failed: the Secret keeps credentials that are still valid; retried with backoff.
-      written = secretNotWritten('NotRenewed', `Not renewed: ${outcome.retrieved.message}`);
-      result = { requeue: true };
-    } else {
-      const why = outcome.allowed.status === 'False' ? outcome.allowed : outcome.retrieved;
-      written = await this.#revoke(request, live, why.message, events);
+    try {
+      if (outcome.served) {
+        written = await this.#write(request, live, outcome.data, outcome.times?.expiration, events);
+        if (written.reason === 'SecretNotOwned') result = { requeueAfterMs: NOT_OWNED_RETRY_MS };
+        else if (outcome.times)
+          result = {
+            requeueAfterMs: Math.max(1_000, outcome.times.nextRenewal.getTime() - this.deps.now().getTime()),
+          };
+      } else if (outcome.transient) {
+        // AWS or the network failed: the Secret keeps credentials that are still valid; retried with backoff.
+        written = secretNotWritten('NotRenewed', `Not renewed: ${outcome.retrieved.message}`);
+        result = { requeue: true };
+      } else {
+        const why = outcome.allowed.status === 'False' ? outcome.allowed : outcome.retrieved;
+        written = await this.#revoke(request, live, why.message, events);
+      }
+    } catch (error) {
+      // Watching is granted but writing is not (a role with fewer verbs, or the controller's own namespace).
+      if (!isForbidden(error)) throw error;
+      written = secretAccessNotGranted(namespace, request.spec.secretRef.name);
+      result = { requeueAfterMs: NOT_GRANTED_RETRY_MS };
     }
 
     const status = this.#status(request, outcome, written);
@@ -169,18 +202,26 @@ export class CredentialsReconciler {
   /** Writes the Secret: created, set back, or left as it is; never one the request does not own. */
   async #write(
     request: AWSCredentialsRequest,
-    live: V1Secret | undefined,
+    cached: KeptSecret | undefined,
     data: Record<string, string>,
     expires: Date | undefined,
     events: Event[],
   ): Promise<ConditionUpdate> {
     const secretName = request.spec.secretRef.name;
-    const key = `${request.metadata.namespace}/${request.metadata.name}`;
+    const namespace = request.metadata.namespace ?? '';
+    const key = `${namespace}/${request.metadata.name}`;
     const desired = desiredSecret(request, data, expires);
     const until = expires ? ` until ${expires.toISOString()}` : '';
+    let live = cached;
     if (live && !ownedBy(live, request)) return notOwned(secretName);
+    if (!live && !(await this.deps.secretWriter.create(desired))) {
+      // The name is taken. The cache keeps only Secrets of requests it knew when the Secret's event
+      // came: one seen before its request (clusterctl move) is read here.
+      const found = await this.deps.secretWriter.read(namespace, secretName);
+      live = found && keptSecret(() => request)(found);
+      if (!live) return notOwned(secretName);
+    }
     if (!live) {
-      if (!(await this.deps.secretWriter.create(desired))) return notOwned(secretName);
       if (this.#written.has(key))
         events.push({
           type: 'Warning',
@@ -188,8 +229,8 @@ export class CredentialsReconciler {
           message: `Secret ${secretName} was deleted: recreated`,
         });
     } else if (secretDiffers(live, desired)) {
-      const edited = this.#written.get(key) !== undefined && this.#written.get(key) !== digest(live.data ?? {});
-      await this.deps.secretWriter.replace(restoredSecret(live, desired));
+      const edited = this.#written.get(key) !== undefined && this.#written.get(key) !== live.dataDigest;
+      await this.deps.secretWriter.replace(live, desired);
       if (edited)
         events.push({
           type: 'Warning',
@@ -214,22 +255,36 @@ export class CredentialsReconciler {
   /** Empties the request's own Secret at once (it stays, owned, to be filled again when the request can be served). */
   async #revoke(
     request: AWSCredentialsRequest,
-    live: V1Secret | undefined,
+    live: KeptSecret | undefined,
     why: string,
     events: Event[],
   ): Promise<ConditionUpdate> {
     const secretName = request.spec.secretRef.name;
     const key = `${request.metadata.namespace}/${request.metadata.name}`;
-    if (live && ownedBy(live, request) && Object.keys(live.data ?? {}).length > 0) {
-      await this.deps.secretWriter.replace(restoredSecret(live, desiredSecret(request, {}, undefined)));
+    if (live && ownedBy(live, request) && live.dataDigest !== EMPTY) {
+      await this.deps.secretWriter.replace(live, desiredSecret(request, {}, undefined));
       events.push({
         type: 'Warning',
         reason: 'CredentialsRevoked',
         message: `Credentials removed from Secret ${secretName}: ${why}`,
       });
     }
-    this.#written.set(key, digest({}));
+    this.#written.set(key, EMPTY);
     return secretNotWritten('CredentialsRevoked', `Secret ${secretName} holds no credentials: ${why}`);
+  }
+
+  /** Only SecretWritten (and Ready) changes: what the Secret holds, and when it expires, is as before. */
+  async #report(request: AWSCredentialsRequest, written: ConditionUpdate): Promise<void> {
+    const generation = request.metadata.generation ?? 0;
+    const now = this.deps.now().toISOString();
+    const previous = request.status ?? {};
+    let conditions = setCondition(previous.conditions ?? [], written, generation, now);
+    conditions = setCondition(conditions, requestReady(conditions), generation, now);
+    const status = { ...previous, conditions, observedGeneration: generation };
+    if (isDeepStrictEqual(status, request.status)) return;
+    await this.deps.writer.replaceStatus({ ...request, status });
+    for (const event of newFailures(request.status, status))
+      await this.deps.events.record(request, event.type, event.reason, event.message);
   }
 
   #status(request: AWSCredentialsRequest, outcome: Outcome, written: ConditionUpdate): AWSCredentialsRequestStatus {
@@ -241,8 +296,9 @@ export class CredentialsReconciler {
     let conditions = previous.conditions ?? [];
     for (const update of [allowed, retrieved, written]) conditions = setCondition(conditions, update, generation, now);
     conditions = setCondition(conditions, requestReady(conditions), generation, now);
-    const keep = written.reason === 'NotRenewed' || written.reason === 'SecretNotOwned';
-    const times = outcome.served ? outcome.times : undefined;
+    const keep = ['NotRenewed', 'SecretNotOwned', SECRET_ACCESS_NOT_GRANTED].includes(written.reason);
+    // The times of what the Secret holds: a session that could not be written is not in it.
+    const times = outcome.served && written.status === 'True' ? outcome.times : undefined;
     return {
       conditions,
       observedGeneration: generation,

@@ -6,6 +6,13 @@ export const isConflict = (error: unknown): boolean => error instanceof ApiExcep
 /** Whether the object written to is gone (404): its deletion brings the reconcile that forgets it. */
 export const isNotFound = (error: unknown): boolean => error instanceof ApiException && error.code === 404;
 
+/**
+ * Whether RBAC refused the call (403): an ApiException from a request, or the status client-node's
+ * watch gives the error it ends with.
+ */
+export const isForbidden = (error: unknown): boolean =>
+  (error instanceof ApiException && error.code === 403) || (error as { statusCode?: unknown })?.statusCode === 403;
+
 /** Errors that only mean the cache was behind: retried at once, counted as requeues, never as errors. */
 export const isStaleRead = (error: unknown): boolean => isConflict(error) || isNotFound(error);
 

@@ -23,11 +23,19 @@ export interface InformerHandlers<T> {
   resync?(object: T): void;
 }
 
-export interface InformerOptions<T extends CachedObject> {
+/** One page of a list; `continue` set when the server has more (a list asked with a limit). */
+export interface ListPage<T> {
+  items: T[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+/** `Listed`: the objects as the server sends them, when the transform keeps something else of them. */
+export interface InformerOptions<T extends CachedObject, Listed = T> {
   kubeConfig: KubeConfig;
   /** The list/watch path, e.g. `/apis/infrastructure.keymaster.dev/v1beta1/awsclusters`. */
   path: string;
-  list: () => Promise<{ items: T[]; metadata?: { resourceVersion?: string } }>;
+  /** The first page, or the page a continue token names; the informer reads every page. */
+  list: (continueToken?: string) => Promise<ListPage<Listed>>;
   labelSelector?: string;
   handlers: InformerHandlers<T>;
   /** --sync-period; 0 turns resync off. */
@@ -35,11 +43,14 @@ export interface InformerOptions<T extends CachedObject> {
   clock?: Clock;
   /** Told about every watch failure before the informer restarts. */
   onError?: (error: unknown, retryInMs: number) => void;
+  /** Told each time a list has filled the cache: the first, and each after a restart. */
+  onListed?: () => void;
   /**
    * What the cache keeps of each object, listed or watched, before any handler sees it: only what the
    * controller reads (`kube/cache-transforms.ts`), so that memory follows the fleet, not its history.
+   * Undefined keeps nothing: the object is not cached (and leaves the cache if it was, as if deleted).
    */
-  transform?: (object: T) => T;
+  transform?: (object: Listed) => T | undefined;
 }
 
 const RESTART_BASE_MS = 1_000;
@@ -50,8 +61,8 @@ const RESTART_MAX_MS = 30_000;
  * this restarts it with exponential backoff (1 s doubling to 30 s, reset by the next event). It
  * also resyncs on a period and says when its cache has been filled by the first list.
  */
-export class Informer<T extends CachedObject> {
-  readonly #options: InformerOptions<T>;
+export class Informer<T extends CachedObject, Listed = T> {
+  readonly #options: InformerOptions<T, Listed>;
   readonly #clock: Clock;
   readonly #informer: ListWatch<KubernetesObject>;
   readonly #previous = new Map<string, T>();
@@ -62,23 +73,41 @@ export class Informer<T extends CachedObject> {
   #resyncTimer: unknown;
   #stopped = false;
 
-  constructor(options: InformerOptions<T>) {
+  constructor(options: InformerOptions<T, Listed>) {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
     const { transform } = options;
+    const kept = (items: Listed[]): T[] =>
+      transform ? items.map(transform).filter((item) => item !== undefined) : (items as unknown as T[]);
     const list = async () => {
-      const result = await options.list();
+      // Page by page, each kept as the transform keeps it before the next is read: a list of large
+      // objects never sits whole in memory.
+      let page = await options.list();
+      const items = kept(page.items);
+      for (let next = page.metadata?.continue; next; next = page.metadata?.continue) {
+        page = await options.list(next);
+        items.push(...kept(page.items));
+      }
+      // Stopped while listing: no watch is started (client-node would start one).
+      if (this.#stopped) throw new Error('informer stopped');
       // client-node fills its cache right after this promise resolves; the cache is filled by the next turn.
       setImmediate(() => {
         this.#failures = 0;
         this.#markSynced();
+        options.onListed?.();
       });
-      const items = transform ? result.items.map(transform) : result.items;
-      return { ...result, items } as KubernetesListObject<KubernetesObject>;
+      return {
+        items,
+        metadata: { resourceVersion: page.metadata?.resourceVersion },
+      } as KubernetesListObject<KubernetesObject>;
     };
     // client-node's makeInformer, with the watch handing on transformed objects.
     const watch = transform
-      ? new TransformingWatch(options.kubeConfig, transform as (object: unknown) => unknown)
+      ? new TransformingWatch(
+          options.kubeConfig,
+          transform as (object: unknown) => CachedObject | undefined,
+          (object) => this.#informer.get(object.metadata?.name ?? '', object.metadata?.namespace) as CachedObject,
+        )
       : new Watch(options.kubeConfig);
     this.#informer = new ListWatch<KubernetesObject>(options.path, watch, list, false, options.labelSelector);
     const { handlers } = options;
@@ -165,19 +194,33 @@ export class Informer<T extends CachedObject> {
 const OBJECT_EVENTS = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
 class TransformingWatch extends Watch {
-  readonly #transform: (object: unknown) => unknown;
+  readonly #transform: (object: unknown) => CachedObject | undefined;
+  readonly #cached: (object: CachedObject) => CachedObject | undefined;
 
-  constructor(kubeConfig: KubeConfig, transform: (object: unknown) => unknown) {
+  constructor(
+    kubeConfig: KubeConfig,
+    transform: (object: unknown) => CachedObject | undefined,
+    cached: (object: CachedObject) => CachedObject | undefined,
+  ) {
     super(kubeConfig);
     this.#transform = transform;
+    this.#cached = cached;
   }
 
   override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): ReturnType<Watch['watch']> {
     return super.watch(
       path,
       query,
-      (phase, object: unknown, raw: unknown) =>
-        callback(phase, OBJECT_EVENTS.has(phase) ? this.#transform(object) : object, raw),
+      (phase, object: unknown, raw: unknown) => {
+        if (!OBJECT_EVENTS.has(phase)) return callback(phase, object, raw);
+        const kept = this.#transform(object);
+        if (kept !== undefined) return callback(phase, kept, raw);
+        // Kept no more: it leaves the cache as if deleted (the handlers get what was cached), and the
+        // watch goes on from this event's resourceVersion.
+        const { name, namespace, resourceVersion } = (object as CachedObject).metadata ?? {};
+        const last = this.#cached({ metadata: { name, namespace } }) ?? { metadata: { name, namespace } };
+        return callback('DELETED', { ...last, metadata: { ...last.metadata, resourceVersion } }, raw);
+      },
       done,
     );
   }

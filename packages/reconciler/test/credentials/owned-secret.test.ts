@@ -1,3 +1,4 @@
+import type { V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { API_VERSION, type AWSCredentialsRequest } from '@keymaster/api';
 import {
@@ -7,7 +8,6 @@ import {
   ownedBy,
   REQUEST_LABEL,
   restoredSecret,
-  secretDiffers,
 } from '../../src/credentials/owned-secret.js';
 
 const request: AWSCredentialsRequest = {
@@ -57,23 +57,27 @@ describe('the Secret a request owns', () => {
     const docker = structuredClone(secret);
     docker.type = 'kubernetes.io/dockerconfigjson';
     expect(ownedBy(docker, request)).to.equal(false);
-    expect(ownedBy({ metadata: { name: 'reports-aws', labels: { [REQUEST_LABEL]: 'reports' } } }, request)).to.equal(
-      false,
-    );
+    const unowned: V1Secret = { metadata: { name: 'reports-aws', labels: { [REQUEST_LABEL]: 'reports' } } };
+    expect(ownedBy(unowned, request)).to.equal(false);
   });
 
-  it('is set back after edits of what the request decides, keeping what others added', () => {
+  it('is set back to what the request decides, keeping the labels and annotations others added and the resourceVersion', () => {
     const desired = desiredSecret(request, { AWS_ACCESS_KEY_ID: 'ASIA' }, expires);
     const edited = structuredClone(desired);
     edited.metadata!.resourceVersion = '7';
     edited.metadata!.labels!['team'] = 'reports';
-    expect(secretDiffers(edited, desired), 'another label').to.equal(false);
+    edited.metadata!.annotations!['note'] = 'mine';
     edited.data!['AWS_ACCESS_KEY_ID'] = Buffer.from('AKIAMINE').toString('base64');
+    edited.data!['extra'] = Buffer.from('added').toString('base64');
     edited.metadata!.annotations![EXPIRES_ANNOTATION] = '2099-01-01T00:00:00Z';
-    expect(secretDiffers(edited, desired)).to.equal(true);
     const restored = restoredSecret(edited, desired);
-    expect(secretDiffers(restored, desired)).to.equal(false);
+    expect(restored.data).to.deep.equal(desired.data);
     expect(restored.metadata!.labels).to.deep.equal({ [REQUEST_LABEL]: 'reports', team: 'reports' });
+    expect(restored.metadata!.annotations).to.deep.equal({
+      note: 'mine',
+      [EXPIRES_ANNOTATION]: '2026-11-23T12:00:00.000Z',
+    });
+    expect(restored.metadata!.ownerReferences).to.deep.equal(desired.metadata!.ownerReferences);
     expect(restored.metadata!.resourceVersion).to.equal('7');
   });
 
