@@ -11,7 +11,7 @@ import { eventually } from './support/eventually.js';
 import { condition } from './support/kube.js';
 import { controllerIdentity, credentialsRequest, namespace, roleIdentity, roleRef } from './support/objects.js';
 import type { TenantUser } from './support/rbac-management-cluster.js';
-import { namespaceOwnerRights } from './support/rbac-manifests.js';
+import { credentialVending, namespaceOwnerRights } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 import { AWS_CLIS, environmentKeys, mountedFile, runAwsCli, sdkClients, secretData } from './support/workload.js';
 
@@ -134,6 +134,9 @@ describe('AWSCredentialsRequest: workload credentials narrowed by a session poli
         controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
         workloadsIdentity('tenant-a', ROLE.a),
         workloadsIdentity('tenant-b', ROLE.b),
+        // Both namespaces have credential vending (docs/credentials.md).
+        await credentialVending('tenant-a'),
+        await credentialVending('tenant-b'),
       ],
       syncPeriod: '2s',
       // The controller's time follows the aws-emulator's, which the renewal test moves by 10 hours.

@@ -20,12 +20,22 @@ export async function manifests(folder: string): Promise<KubernetesObject[]> {
   return texts.flatMap((text) => loadAllYaml(text) as KubernetesObject[]);
 }
 
-/** The YAML block after the `tenant-rbac` marker of docs/security.md. */
-async function tenantRbacExample(): Promise<string> {
-  const doc = await readFile(join(REPO_ROOT, 'docs/security.md'), 'utf8');
-  const block = /<!-- tenant-rbac[^>]*-->\s*```yaml\n([\s\S]*?)```/.exec(doc);
-  if (!block) throw new Error('docs/security.md has no tenant-rbac YAML block');
+/** The YAML block after a marker (`<!-- name: ... -->`) of a page of docs/. */
+async function docsExample(page: string, marker: string): Promise<string> {
+  const doc = await readFile(join(REPO_ROOT, 'docs', page), 'utf8');
+  const block = new RegExp(`<!-- ${marker}[^>]*-->\\s*\`\`\`yaml\\n([\\s\\S]*?)\`\`\``).exec(doc);
+  if (!block) throw new Error(`docs/${page} has no ${marker} YAML block`);
   return block[1]!;
+}
+
+const tenantRbacExample = () => docsExample('security.md', 'tenant-rbac');
+
+/** The RoleBinding that enables credential vending in a namespace, as docs/credentials.md writes it for tenant-a. */
+export async function credentialVending(namespace: string): Promise<V1RoleBinding> {
+  const [binding] = loadAllYaml(
+    (await docsExample('credentials.md', 'credential-vending')).replaceAll(EXAMPLE_TENANT, namespace),
+  ) as V1RoleBinding[];
+  return binding!;
 }
 
 const isClusterRole = (object: KubernetesObject): object is V1ClusterRole => object.kind === 'ClusterRole';

@@ -28,13 +28,18 @@ async function expectRefused(...calls: (() => Promise<unknown>)[]): Promise<void
     expect((await failure(refused())).code, `call ${index + 1}`).to.equal(403);
 }
 
-/** The tenant RBAC example of docs/security.md: the YAML block after its `tenant-rbac` marker. */
-function tenantRbacExample(): KubernetesObject[] {
-  const doc = readFileSync(fileURLToPath(new URL('../../../docs/security.md', import.meta.url)), 'utf8');
-  const block = /<!-- tenant-rbac[^>]*-->\s*```yaml\n([\s\S]*?)```/.exec(doc);
-  if (!block) throw new Error('docs/security.md has no tenant-rbac YAML block');
+/** The YAML block after a marker (`<!-- name: ... -->`) of a page of docs/. */
+function docsExample(page: string, marker: string): KubernetesObject[] {
+  const doc = readFileSync(fileURLToPath(new URL(`../../../docs/${page}`, import.meta.url)), 'utf8');
+  const block = new RegExp(`<!-- ${marker}[^>]*-->\\s*\`\`\`yaml\\n([\\s\\S]*?)\`\`\``).exec(doc);
+  if (!block) throw new Error(`docs/${page} has no ${marker} YAML block`);
   return loadAllYaml(block[1]!) as KubernetesObject[];
 }
+
+/** The tenant RBAC example of docs/security.md. */
+const tenantRbacExample = () => docsExample('security.md', 'tenant-rbac');
+/** The RoleBinding that enables credential vending in tenant-a, as docs/credentials.md shows it. */
+const credentialVendingExample = () => docsExample('credentials.md', 'credential-vending');
 
 /**
  * deploy/rbac as a contract, on an API server that enforces RBAC: what the controller's
@@ -74,6 +79,17 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
   });
 
   const kind = (plural: string) => ({ group: GROUP, version: VERSION, plural });
+  /** Every call the controller could make on a namespace's Secrets (a watch too): for a namespace without vending. */
+  const everySecretCall = (namespace: string) => [
+    () => core.listNamespacedSecret({ namespace }),
+    () => core.listNamespacedSecret({ namespace, labelSelector: 'keymaster.dev/credentials-request', watch: true }),
+    () => core.readNamespacedSecret({ namespace, name: 'aws' }),
+    () => core.createNamespacedSecret({ namespace, body: { metadata: { name: 'aws' } } }),
+    () => core.replaceNamespacedSecret({ namespace, name: 'aws', body: { metadata: { name: 'aws' } } }),
+    () => core.patchNamespacedSecret({ namespace, name: 'aws', body: {} }, merge),
+    () => core.deleteNamespacedSecret({ namespace, name: 'aws' }),
+    () => core.deleteCollectionNamespacedSecret({ namespace }),
+  ];
 
   it('lists and watches its kinds and Namespaces in every namespace', async () => {
     for (const plural of [
@@ -88,17 +104,17 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
     }
     expect((await core.listNamespace()).items.map((item) => item.metadata?.name)).to.include('tenant-a');
     const watch = (path: string) =>
-      call(cluster.emulator, 'GET', `${path}?watch=true&timeoutSeconds=1`, undefined, {
+      call(cluster.emulator, 'GET', `${path}${path.includes('?') ? '&' : '?'}watch=true&timeoutSeconds=1`, undefined, {
         Authorization: 'Bearer controller',
       });
-    // Every Secret: AWSCredentialsRequests' Secrets live in tenant namespaces (the controller watches
-    // them with a label selector; RBAC cannot narrow by label).
-    const [clusters, secrets, everySecret] = await Promise.all([
+    // Secrets: its own namespace's, and those of namespaces where vending is enabled (deploy/examples
+    // enables it in tenant-b), label-selected; never every namespace's at once.
+    const [clusters, secrets, vending] = await Promise.all([
       watch(`/apis/${GROUP}/${VERSION}/awsclusters`),
       watch('/api/v1/namespaces/keymaster-system/secrets'),
-      watch('/api/v1/secrets'),
+      watch('/api/v1/namespaces/tenant-b/secrets?labelSelector=keymaster.dev%2Fcredentials-request'),
     ]);
-    expect([clusters.status, secrets.status, everySecret.status]).to.deep.equal([200, 200, 200]);
+    expect([clusters.status, secrets.status, vending.status]).to.deep.equal([200, 200, 200]);
     expect(cluster.emulator.stats.forbidden({ user: CONTROLLER })).to.equal(0);
   });
 
@@ -152,7 +168,7 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
     ).to.equal(403);
   });
 
-  it('patches Secrets in keymaster-system only, writes Secrets without patch elsewhere, and never gets one by name', async () => {
+  it('reads and writes Secrets only in keymaster-system and where vending is enabled, and never gets one by name', async () => {
     const secrets = await core.listNamespacedSecret({ namespace: 'keymaster-system' });
     expect(secrets.items.map((item) => item.metadata?.name)).to.deep.equal([
       'tenant-a-credentials',
@@ -166,14 +182,31 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
       },
       merge,
     );
-    // AWSCredentialsRequests' Secrets: created, replaced and deleted in their namespaces.
-    const created = await core.createNamespacedSecret({ namespace: 'tenant-a', body: { metadata: { name: 'aws' } } });
-    await core.replaceNamespacedSecret({ namespace: 'tenant-a', name: 'aws', body: created });
-    await core.deleteNamespacedSecret({ namespace: 'tenant-a', name: 'aws' });
+    // AWSCredentialsRequests' Secrets, where deploy/examples enables vending (tenant-b): listed (also by
+    // name, to restore one), created, replaced and deleted.
+    const created = await core.createNamespacedSecret({ namespace: 'tenant-b', body: { metadata: { name: 'aws' } } });
+    await core.replaceNamespacedSecret({ namespace: 'tenant-b', name: 'aws', body: created });
+    const byName = await core.listNamespacedSecret({ namespace: 'tenant-b', fieldSelector: 'metadata.name=aws' });
+    expect(byName.items.map((item) => item.metadata?.name)).to.deep.equal(['aws']);
+    await core.deleteNamespacedSecret({ namespace: 'tenant-b', name: 'aws' });
     await expectRefused(
       () => core.readNamespacedSecret({ namespace: 'keymaster-system', name: 'tenant-a-credentials' }),
+      () => core.readNamespacedSecret({ namespace: 'tenant-b', name: 'anything' }),
+      () => core.patchNamespacedSecret({ namespace: 'tenant-b', name: 'anything', body: {} }, merge),
+      ...everySecretCall('tenant-a'),
+      () => core.listSecretForAllNamespaces(),
+    );
+  });
+
+  it('gets the Secret rights of a namespace from the RoleBinding docs/credentials.md shows, in that namespace only', async () => {
+    await installObjects(cluster.kubeConfig, credentialVendingExample());
+    await core.createNamespacedSecret({ namespace: 'tenant-a', body: { metadata: { name: 'aws' } } });
+    await core.listNamespacedSecret({ namespace: 'tenant-a', labelSelector: 'keymaster.dev/credentials-request' });
+    await core.deleteNamespacedSecret({ namespace: 'tenant-a', name: 'aws' });
+    await expectRefused(
       () => core.readNamespacedSecret({ namespace: 'tenant-a', name: 'anything' }),
-      () => core.patchNamespacedSecret({ namespace: 'tenant-a', name: 'anything', body: {} }, merge),
+      ...everySecretCall('tenant-c'),
+      () => core.listSecretForAllNamespaces(),
     );
   });
 

@@ -24,6 +24,8 @@ const CRDS = [
   'awstagpolicies',
 ].map((plural) => `${plural}.infrastructure.keymaster.dev`);
 const SERVICE_ACCOUNT = `system:serviceaccount:${NAMESPACE}:keymaster`;
+/** Every verb on Secrets: none is granted outside the release namespace unless vending is enabled there. */
+const SECRET_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 const appVersion = (parse(readText('deploy/helm/keymaster/Chart.yaml')) as { appVersion: string }).appVersion;
 
 interface Server {
@@ -93,10 +95,17 @@ async function expectInstalled(server: Server): Promise<string[]> {
   return deployment.spec?.template.spec?.containers[0]?.args ?? [];
 }
 
-/** Upgrading with watch.namespace and other flags rewrites the Deployment and adds the Role in that namespace. */
+/**
+ * Upgrading with watch.namespace, credential vending in tenant-a and other flags rewrites the Deployment
+ * and adds the Role and the vending RoleBinding in that namespace.
+ */
 async function expectUpgraded(server: Server): Promise<void> {
   await server.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'tenant-a' } } });
-  await upgrade(server, { watch: { namespace: 'tenant-a' }, controller: { syncPeriod: '5m' } });
+  await upgrade(server, {
+    watch: { namespace: 'tenant-a' },
+    controller: { syncPeriod: '5m' },
+    credentialVending: { allowedNamespaces: { list: ['tenant-a'] } },
+  });
   const deployment = await server.kubeConfig
     .makeApiClient(AppsV1Api)
     .readNamespacedDeployment({ namespace: NAMESPACE, name: 'keymaster-controller' });
@@ -108,6 +117,10 @@ async function expectUpgraded(server: Server): Promise<void> {
     .makeApiClient(RbacAuthorizationV1Api)
     .readNamespacedRole({ namespace: 'tenant-a', name: 'keymaster-awsclusters' });
   expect(role.rules?.flatMap((rule) => rule.resources)).to.deep.equal(['awsclusters', 'awsclusters/status']);
+  const vending = await server.kubeConfig
+    .makeApiClient(RbacAuthorizationV1Api)
+    .readNamespacedRoleBinding({ namespace: 'tenant-a', name: 'keymaster-credential-vending' });
+  expect(vending.roleRef.name).to.equal('keymaster-credential-vending');
 }
 
 describe('helm install of deploy/helm/keymaster', function () {
@@ -177,11 +190,10 @@ describe('helm install of deploy/helm/keymaster', function () {
       expect(await allowed('update', 'awsclusters/status', 'tenant-a')).to.equal(true);
       expect(await allowed('list', 'secrets', NAMESPACE, '')).to.equal(true);
       expect(await allowed('get', 'secrets', NAMESPACE, ''), 'secrets are read from the cache only').to.equal(false);
-      // AWSCredentialsRequests' Secrets: RBAC cannot select by label, so list reaches every namespace
-      // (the controller's watch selects keymaster.dev/credentials-request); get by name never does.
-      expect(await allowed('list', 'secrets', 'tenant-a', ''), "requests' Secrets").to.equal(true);
-      expect(await allowed('get', 'secrets', 'tenant-a', ''), 'secrets of other namespaces by name').to.equal(false);
-      expect(await allowed('patch', 'secrets', 'tenant-a', ''), 'no patch outside its namespace').to.equal(false);
+      // No namespace has credential vending: no Secret of any other namespace may be read or written.
+      for (const verb of SECRET_VERBS)
+        expect(await allowed(verb, 'secrets', 'tenant-a', ''), `${verb} secrets in tenant-a`).to.equal(false);
+      expect(await allowed('list', 'secrets', undefined, ''), 'secrets of every namespace').to.equal(false);
       expect(await allowed('create', 'awsclustercontrolleridentities'), 'the gate is off').to.equal(false);
       expect(await allowed('delete', 'awsclusters', 'tenant-a')).to.equal(false);
     });
@@ -193,6 +205,16 @@ describe('helm install of deploy/helm/keymaster', function () {
       expect(await allowed('list', 'awsclusters', 'tenant-b')).to.equal(false);
       expect(await allowed('list', 'awsclusters'), 'across namespaces').to.equal(false);
       expect(await allowed('watch', 'awsclusterroleidentities'), 'identities stay cluster-wide').to.equal(true);
+    });
+
+    it("with credentialVending.allowedNamespaces.list, the controller may use requests' Secret verbs in those namespaces only", async () => {
+      for (const verb of ['list', 'watch', 'create', 'update', 'delete'])
+        expect(await allowed(verb, 'secrets', 'tenant-a', ''), `${verb} secrets in tenant-a`).to.equal(true);
+      expect(await allowed('get', 'secrets', 'tenant-a', ''), 'never by name').to.equal(false);
+      expect(await allowed('patch', 'secrets', 'tenant-a', '')).to.equal(false);
+      for (const verb of SECRET_VERBS)
+        expect(await allowed(verb, 'secrets', 'tenant-b', ''), `${verb} secrets in tenant-b`).to.equal(false);
+      expect(await allowed('list', 'secrets', undefined, ''), 'secrets of every namespace').to.equal(false);
     });
 
     it('uninstalls everything but the CRDs (Helm never deletes those: they hold every AWSCluster)', async () => {

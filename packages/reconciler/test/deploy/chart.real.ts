@@ -61,6 +61,7 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         watch: { namespace: 'tenant-a', filter: 'shard-1' },
         featureGates: { AutoControllerIdentityCreator: true },
         webhooks: { enabled: true, tenantGroups: { 'tenant-a-developers': 'tenant-a' } },
+        credentialVending: { allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } },
       },
       { webhooks: { enabled: true, certManager: { enabled: true } } },
     ]) {
@@ -74,6 +75,7 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
     it('renders an install with the defaults: these kinds, each in the release namespace when namespaced, no empty document', async () => {
       const manifests = await render();
       expect(manifests.map((object) => `${object.kind}/${object.metadata.name}`).sort()).to.deep.equal([
+        'ClusterRole/keymaster-credential-vending',
         'ClusterRole/keymaster-manager',
         'ClusterRoleBinding/keymaster-manager',
         'Deployment/keymaster-controller',
@@ -94,16 +96,16 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
       const [kustomizeClusterRole] = readManifests('deploy/rbac/cluster-role.yaml');
       const [kustomizeRole] = readManifests('deploy/rbac/role.yaml');
       const gateOff = await render();
-      expect(rules(only(gateOff, 'ClusterRole'))).to.deep.equal(
+      expect(rules(only(gateOff, 'ClusterRole', 'keymaster-manager'))).to.deep.equal(
         rules(kustomizeClusterRole!).filter((rule) => JSON.stringify(rule) !== JSON.stringify(CREATE_IDENTITY)),
       );
       const gateOn = await render({ featureGates: { AutoControllerIdentityCreator: true } });
-      expect(rules(only(gateOn, 'ClusterRole'))).to.deep.equal(rules(kustomizeClusterRole!));
+      expect(rules(only(gateOn, 'ClusterRole', 'keymaster-manager'))).to.deep.equal(rules(kustomizeClusterRole!));
       expect(rules(only(gateOn, 'Role'))).to.deep.equal(rules(kustomizeRole!));
       // The bindings give them to the pod's ServiceAccount, in the release namespace.
       const serviceAccount = podSpec(gateOn).serviceAccountName;
       for (const kind of ['ClusterRoleBinding', 'RoleBinding']) {
-        const binding = only(gateOn, kind) as Manifest & {
+        const binding = only(gateOn, kind, 'keymaster-manager') as Manifest & {
           roleRef: { kind: string; name: string };
           subjects: unknown[];
         };
@@ -116,6 +118,44 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
           { kind: 'ServiceAccount', name: serviceAccount, namespace: NAMESPACE },
         ]);
       }
+    });
+
+    it("grants deploy/rbac's credential-vending Secret rule in the namespaces of credentialVending.allowedNamespaces.list only", async () => {
+      const [kustomizeRole] = readManifests('deploy/rbac/credential-vending-role.yaml');
+      const none = await render();
+      expect(rules(only(none, 'ClusterRole', 'keymaster-credential-vending'))).to.deep.equal(rules(kustomizeRole!));
+      expect(none.filter(({ kind }) => kind === 'RoleBinding').map(({ metadata }) => metadata.name)).to.deep.equal([
+        'keymaster-manager',
+      ]);
+      const manifests = await render({
+        credentialVending: { allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } },
+        serviceAccount: { name: 'km' },
+      });
+      const bindings = manifests.filter(
+        ({ kind, metadata }) => kind === 'RoleBinding' && metadata.name === 'keymaster-credential-vending',
+      ) as (Manifest & { roleRef: unknown; subjects: unknown })[];
+      expect(bindings.map(({ metadata }) => metadata.namespace)).to.deep.equal(['tenant-a', 'tenant-b']);
+      for (const binding of bindings) {
+        expect(binding.roleRef).to.deep.equal({
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'keymaster-credential-vending',
+        });
+        expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', name: 'km', namespace: NAMESPACE }]);
+      }
+      // The same RoleBinding as deploy/examples enables vending with, for the default ServiceAccount.
+      const [example] = readManifests('deploy/examples/44-credential-vending.yaml') as (Manifest & {
+        roleRef: unknown;
+        subjects: unknown;
+      })[];
+      const tenantB = (await render({ credentialVending: { allowedNamespaces: { list: ['tenant-b'] } } })).find(
+        ({ kind, metadata }) => kind === 'RoleBinding' && metadata.namespace === 'tenant-b',
+      ) as Manifest & { roleRef: unknown; subjects: unknown };
+      expect([tenantB.metadata.name, tenantB.roleRef, tenantB.subjects]).to.deep.equal([
+        example!.metadata.name,
+        example!.roleRef,
+        example!.subjects,
+      ]);
     });
 
     it("runs the appVersion's image with Kustomize's flags, probes, resources and restricted security contexts", async () => {
@@ -229,7 +269,7 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
 
     it('with watch.namespace, grants the AWSCluster rules in that namespace only', async () => {
       const manifests = await render({ watch: { namespace: 'tenant-a' } });
-      expect(AWSCLUSTER_RULES(only(manifests, 'ClusterRole')), 'ClusterRole').to.deep.equal([]);
+      expect(AWSCLUSTER_RULES(only(manifests, 'ClusterRole', 'keymaster-manager')), 'ClusterRole').to.deep.equal([]);
       const watched = only(manifests, 'Role', 'keymaster-awsclusters');
       expect(watched.metadata.namespace).to.equal('tenant-a');
       const [kustomizeClusterRole] = readManifests('deploy/rbac/cluster-role.yaml');
@@ -337,6 +377,9 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         'replicaCount is 2 with leaderElection.enabled false: every replica would reconcile and write. Set leaderElection.enabled true, shards above 0, or replicaCount 1.',
       );
       expect(await refusal({ shards: 257 })).to.include("at '/shards'");
+      expect(await refusal({ credentialVending: { allowedNamespaces: { list: ['Tenant_A'] } } })).to.include(
+        "at '/credentialVending/allowedNamespaces/list/0'",
+      );
     });
 
     it("with shards, passes --shards and the Leases' prefix instead of --leader-elect", async () => {

@@ -93,24 +93,25 @@ function keysOf(secret: V1Secret) {
   };
 }
 
-const secretOf = (p: Platform, name: string) => p.core.readNamespacedSecret({ namespace: 'tenant-a', name });
-const requestOf = async (p: Platform, name: string) =>
+const secretOf = (p: Platform, name: string, namespace = 'tenant-a') =>
+  p.core.readNamespacedSecret({ namespace, name });
+const requestOf = async (p: Platform, name: string, namespace = 'tenant-a') =>
   (await p.custom.getNamespacedCustomObject({
     group: GROUP,
     version: VERSION,
-    namespace: 'tenant-a',
+    namespace,
     plural: 'awscredentialsrequests',
     name,
   })) as AWSCredentialsRequest;
 const conditionOf = (object: AWSCredentialsRequest, type: string) =>
   object.status?.conditions?.find((condition) => condition.type === type);
 
-async function ready(p: Platform, name: string): Promise<AWSCredentialsRequest> {
+async function ready(p: Platform, name: string, namespace = 'tenant-a', timeoutMs?: number) {
   return eventually(async () => {
-    const object = await requestOf(p, name);
+    const object = await requestOf(p, name, namespace);
     expect(conditionOf(object, 'Ready'), JSON.stringify(object.status)).to.include({ status: 'True' });
     return object;
-  });
+  }, timeoutMs);
 }
 
 /** The upgrade notes' command that lists requests' identities and namespaces (docs/operations.md), run as written. */
@@ -125,6 +126,15 @@ async function documentedOneLiner(kubeconfig: string): Promise<string> {
   });
   return stdout;
 }
+
+/** The RoleBinding that enables credential vending in a namespace (docs/credentials.md). */
+const vending = (namespace: string) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'RoleBinding',
+  metadata: { name: 'keymaster-credential-vending', namespace },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'keymaster-credential-vending' },
+  subjects: [{ kind: 'ServiceAccount', name: 'keymaster', namespace: 'keymaster-system' }],
+});
 
 const assumedWorkloads = (p: Platform) =>
   p.aws.calls.summary().byCaller['arn:aws:iam::111111111111:user/keymaster-controller']?.['sts:AssumeRole'] ?? 0;
@@ -403,6 +413,102 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
         'AWSClusterRoleIdentity/workloads is the sourceIdentityRef of 1 other identity',
       );
       expect(assumedWorkloads(p)).to.equal(assumed);
+    });
+  });
+
+  describe('the Secrets of requests, under deploy/rbac', () => {
+    const MiB = 1024 * 1024;
+    let p: Platform;
+    before(async () => {
+      p = await startPlatform(
+        [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          ...identities(['tenant-a', 'tenant-b']),
+          vending('tenant-a'),
+          request('env', 'Environment'),
+          { ...request('other', 'Environment'), metadata: { name: 'other', namespace: 'tenant-b' } },
+        ],
+        [],
+        { world: world(), rbac: true },
+      );
+    });
+    after(() => p.stop());
+
+    it('says SecretAccessNotGranted where it may not watch Secrets, calls no STS, serves the request once the RoleBinding exists, and watches no more after its last request', async () => {
+      await ready(p, 'env');
+      const refused = await eventually(async () => {
+        const object = await requestOf(p, 'other', 'tenant-b');
+        expect(conditionOf(object, 'SecretWritten')).to.include({ status: 'False', reason: 'SecretAccessNotGranted' });
+        return object;
+      });
+      expect(conditionOf(refused, 'Ready')).to.include({ status: 'False', reason: 'SecretAccessNotGranted' });
+      expect(conditionOf(refused, 'SecretWritten')?.message).to.include(
+        'kubectl create rolebinding keymaster-credential-vending --namespace tenant-b --clusterrole keymaster-credential-vending --serviceaccount keymaster-system:keymaster',
+      );
+      expect(assumedWorkloads(p), "tenant-a's session only").to.equal(1);
+      await eventually(async () => {
+        const events = await p.core.listNamespacedEvent({ namespace: 'tenant-b' });
+        expect(events.items.map(({ reason }) => reason)).to.include('SecretAccessNotGranted');
+      });
+
+      await p.objects.create(vending('tenant-b') as KubernetesObject);
+      // The refused watch is retried with a backoff of up to 30 s.
+      await ready(p, 'other', 'tenant-b', 40_000);
+      expect(Object.keys((await secretOf(p, 'other-aws', 'tenant-b')).data ?? {})).to.have.length(3);
+      expect(assumedWorkloads(p), "tenant-b's own session").to.equal(2);
+
+      await p.custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: 'tenant-b',
+        plural: 'awscredentialsrequests',
+        name: 'other',
+      });
+      await gone(() => secretOf(p, 'other-aws', 'tenant-b'));
+      const secrets = p.controller.manager.credentialRequests.secrets;
+      await eventually(() => expect(secrets.access('tenant-b'), 'no watch without requests').to.equal('Pending'));
+      expect(secrets.access('tenant-a')).to.equal('Granted');
+    });
+
+    it('keeps no data of 24 labelled Secrets of 1 MiB, nothing of those no request controls, and tells a hand edit by digest', async () => {
+      const served = await secretOf(p, 'env-aws');
+      const owner = served.metadata!.ownerReferences!;
+      const big = (name: string, label: string, ownerReferences?: typeof owner) => ({
+        metadata: { name, labels: { [REQUEST_LABEL]: label }, ...(ownerReferences ? { ownerReferences } : {}) },
+        data: { padding: Buffer.alloc(MiB - 1024, 'k').toString('base64') },
+      });
+      // A tenant's Secrets that name its own request, with or without its owner, or a request that does not exist.
+      const decoys = Array.from({ length: 24 }, (_, index) =>
+        index % 3 === 0
+          ? big(`forged-${index}`, 'env', owner)
+          : index % 3 === 1
+            ? big(`labelled-${index}`, 'env')
+            : big(`ghost-${index}`, 'ghost'),
+      );
+      for (const body of decoys) await p.core.createNamespacedSecret({ namespace: 'tenant-a', body });
+      // A hand edit adds 1 MiB to the request's own Secret: set back, told by the digest.
+      await p.core.replaceNamespacedSecret({
+        namespace: 'tenant-a',
+        name: 'env-aws',
+        body: { ...served, data: { ...served.data, padding: Buffer.alloc(MiB - 1024, 'k').toString('base64') } },
+      });
+      await eventually(async () => expect((await secretOf(p, 'env-aws')).data).to.deep.equal(served.data));
+      await eventually(async () => {
+        const events = await p.core.listNamespacedEvent({ namespace: 'tenant-a' });
+        expect(events.items.map(({ reason }) => reason)).to.include('SecretRestored');
+      });
+
+      const cache = p.controller.manager.credentialRequests.secrets;
+      for (const { metadata } of decoys)
+        expect(cache.get(metadata.name, 'tenant-a'), metadata.name).to.equal(undefined);
+      const kept = cache.get('env-aws', 'tenant-a');
+      expect(kept).to.not.have.property('data');
+      expect(kept?.metadata.resourceVersion).to.equal((await secretOf(p, 'env-aws')).metadata?.resourceVersion);
+      expect(JSON.stringify(kept).length).to.be.below(1000);
+      // The tenant's Secrets are its own: none touched.
+      const listed = await p.core.listNamespacedSecret({ namespace: 'tenant-a', labelSelector: REQUEST_LABEL });
+      expect(listed.items).to.have.length(25);
     });
   });
 

@@ -1,9 +1,16 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  loadAllYaml,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { API_VERSION, GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { startAwsEmulator, type AwsEmulator, type World } from '@keymaster/aws-emulator';
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
@@ -24,6 +31,18 @@ export const TEAM_A = [
 ];
 
 const CRDS = fileURLToPath(new URL('../../../../deploy/crds', import.meta.url));
+const RBAC = fileURLToPath(new URL('../../../../deploy/rbac', import.meta.url));
+/** The kube-emulator's users with `rbac`: ops (system:masters), and the controller as deploy/rbac's ServiceAccount. */
+const OPS_TOKEN = 'ops';
+const CONTROLLER_TOKEN = 'keymaster';
+const TOKENS = `${OPS_TOKEN},ops,ops,system:masters\n${CONTROLLER_TOKEN},system:serviceaccount:keymaster-system:keymaster,keymaster\n`;
+
+/** Every object of deploy/rbac, as `kubectl apply -k deploy/rbac` creates them. */
+async function deployRbac(): Promise<KubernetesObject[]> {
+  const files = (await readdir(RBAC)).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
+  const texts = await Promise.all(files.sort().map((file) => readFile(join(RBAC, file), 'utf8')));
+  return texts.flatMap((text) => loadAllYaml(text) as KubernetesObject[]);
+}
 export const CONTROLLER_KEYS = {
   accessKeyId: 'AKIAEXAMPLECONTROLLER',
   secretAccessKey: 'controller-secret-key-0000000000000000000',
@@ -104,6 +123,11 @@ interface PlatformOptions {
   defaultCredentialChain?: boolean;
   /** The controller's time (default: the wall clock). */
   clock?: Clock;
+  /**
+   * The kube-emulator enforces RBAC: the controller runs as deploy/rbac's ServiceAccount, with
+   * deploy/rbac installed; the test's clients (and `objects`) are ops, in system:masters.
+   */
+  rbac?: boolean;
 }
 
 /** Both emulators, the given objects applied, and the controller running in-process against them. */
@@ -112,7 +136,13 @@ export async function startPlatform(
   runArgs: string[] = [],
   options: PlatformOptions = {},
 ): Promise<Platform> {
-  const kube = await startKubeEmulator({ crds: CRDS, ...(options.tls ? { tls: true } : {}) });
+  const tokens = options.rbac ? join(await mkdtemp(join(tmpdir(), 'keymaster-')), 'tokens.csv') : undefined;
+  if (tokens) await writeFile(tokens, TOKENS);
+  const kube = await startKubeEmulator({
+    crds: CRDS,
+    ...(options.tls ? { tls: true } : {}),
+    ...(tokens ? { tokenAuthFile: tokens, authorization: 'RBAC' as const } : {}),
+  });
   const aws = await startAwsEmulator({
     world: typeof options.world === 'function' ? options.world(kube) : (options.world ?? world()),
   });
@@ -133,11 +163,16 @@ async function platformOn(
   options: PlatformOptions,
 ): Promise<Platform> {
   const kubeconfig = join(await mkdtemp(join(tmpdir(), 'keymaster-')), 'kubeconfig');
-  await writeFile(kubeconfig, kube.kubeConfig());
+  await writeFile(kubeconfig, kube.kubeConfig(options.rbac ? { token: CONTROLLER_TOKEN } : {}));
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(kube.kubeConfig());
+  kubeConfig.loadFromString(kube.kubeConfig(options.rbac ? { token: OPS_TOKEN } : {}));
   const api = KubernetesObjectApi.makeApiClient(kubeConfig);
-  for (const object of [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'keymaster-system' } }, ...objects]) {
+  const rbac = options.rbac ? await deployRbac() : [];
+  for (const object of [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'keymaster-system' } },
+    ...rbac,
+    ...objects,
+  ]) {
     await api.create(object);
   }
   const flags = parseRunFlags([

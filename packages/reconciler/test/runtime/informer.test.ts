@@ -99,3 +99,73 @@ describe('Informer with a transform', () => {
     expect(informer.get('watched', 'default')).to.equal(undefined);
   });
 });
+
+describe('Informer with a transform that keeps some objects only, listing page by page', () => {
+  let kube: KubeEmulator;
+  let core: CoreV1Api;
+  let informer: Informer<V1ConfigMap>;
+  const pages: (string | undefined)[] = [];
+  const deleted: V1ConfigMap[] = [];
+  const configMap = (name: string, kept: string) => ({ metadata: { name, namespace: 'default', labels: { kept } } });
+
+  before(async () => {
+    kube = await startKubeEmulator({});
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(kube.kubeConfig());
+    core = kubeConfig.makeApiClient(CoreV1Api);
+    for (const index of [1, 2, 3, 4, 5])
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: configMap(`listed-${index}`, `${index % 2}`),
+      });
+    informer = new Informer<V1ConfigMap>({
+      kubeConfig,
+      path: '/api/v1/namespaces/default/configmaps',
+      list: async (continueToken) => {
+        pages.push(continueToken);
+        const { items, metadata } = await core.listNamespacedConfigMap({
+          namespace: 'default',
+          limit: 2,
+          ...(continueToken ? { _continue: continueToken } : {}),
+        });
+        return { items, metadata: { resourceVersion: metadata?.resourceVersion, continue: metadata?._continue } };
+      },
+      resyncMs: 0,
+      transform: (object) => (object.metadata?.labels?.['kept'] === '1' ? object : undefined),
+      handlers: { delete: (object) => deleted.push(object) },
+    });
+    await informer.start();
+    await informer.waitForSync();
+  });
+  after(async () => {
+    await informer.stop();
+    await kube.stop();
+  });
+
+  const names = () => informer.list('default').map((object) => object.metadata?.name);
+
+  it('reads every page, and caches only what the transform keeps', () => {
+    expect(pages, 'three pages of two').to.have.length(3);
+    expect(pages[0]).to.equal(undefined);
+    expect(names().sort()).to.deep.equal(['listed-1', 'listed-3', 'listed-5']);
+  });
+
+  it('drops an object the transform keeps no more, as a deletion of what it cached, and watches on', async () => {
+    const live = await core.readNamespacedConfigMap({ namespace: 'default', name: 'listed-1' });
+    await core.replaceNamespacedConfigMap({
+      namespace: 'default',
+      name: 'listed-1',
+      body: { ...live, metadata: { ...live.metadata, labels: { kept: '0' } } },
+    });
+    await eventually(() => expect(names()).to.not.include('listed-1'));
+    expect(deleted.map((object) => [object.metadata?.name, object.metadata?.labels])).to.deep.equal([
+      ['listed-1', { kept: '1' }],
+    ]);
+    // Never cached, and the watch still delivers: neither adds nor deletes.
+    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('watched-0', '0') });
+    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('watched-1', '1') });
+    await eventually(() => expect(names()).to.include('watched-1'));
+    expect(names()).to.not.include('watched-0');
+    expect(deleted).to.have.length(1);
+  });
+});
