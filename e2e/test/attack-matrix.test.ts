@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { expect } from 'chai';
@@ -10,6 +11,7 @@ import type {
   AWSCredentialsRequestSpec,
 } from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
+import { writeServingCertificate } from '@keymaster/testenv';
 import type { V1Secret } from '@kubernetes/client-node';
 import {
   CONTROLLER_KEY,
@@ -26,8 +28,9 @@ import {
   userArn,
   type AccessKey,
 } from './support/aws-world.js';
+import { BACKEND } from './support/api-server.js';
 import { clusterctlMove } from './support/clusterctl-move.js';
-import { REPO_ROOT } from './support/controller-process.js';
+import { REPO_ROOT, type ControllerProcess } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import {
   everyKey,
@@ -58,8 +61,16 @@ import {
   webRef,
 } from './support/objects.js';
 import { RbacManagementCluster, type TenantUser } from './support/rbac-management-cluster.js';
-import { namespaceOwnerRights } from './support/rbac-manifests.js';
+import { credentialVending, manifests, namespaceOwnerRights } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
+import {
+  freePort,
+  kubectl,
+  namespaceSelfService,
+  untilCaBundleInjected,
+  webhookConfigurations,
+  webhookManifests,
+} from './support/webhooks.js';
 
 /**
  * The attack matrix of issue 11: each attack is made as a tenant user, bound by exactly the tenant
@@ -859,6 +870,8 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
           namespace('tenant-a'),
           namespace('tenant-b'),
           ...namespaceOwnerRights(['tenant-a']),
+          // Vending enabled in tenant-a (docs/credentials.md): the identities' vending rules refuse.
+          await credentialVending('tenant-a'),
           ...publicIssuerDiscovery(),
           controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
           // Every link is checked, so the hub allows every tenant. Ops even opted it in to vending (the
@@ -1054,6 +1067,306 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
           caller: `arn:aws:sts::${MANAGEMENT}:assumed-role/keymaster-hub/keymaster-keymaster-hub`,
           externalId: EXTERNAL_ID_B,
         });
+    });
+  });
+
+  describe("13. the controller's memory, inflated through Secrets", function () {
+    /** The largest Secret kube-apiserver accepts: 1 MiB of data, 256 KiB of annotations (with their keys). */
+    const DATA_BYTES = 1024 * 1024;
+    const ANNOTATION_BYTES = 256 * 1024;
+    const FLOOD = 240;
+    const TENANT_A = '222222222222';
+    const TENANT_B = '333333333333';
+    const ONLY_GET_RESOURCES = [{ effect: 'Allow' as const, actions: ['tag:GetResources'], resources: ['*'] }];
+    let tenancy: Tenancy;
+    let limitBytes: number;
+    let heapFlag: string;
+
+    /** The Deployment of deploy/manager: its container's memory limit and the heap flag in NODE_OPTIONS. */
+    async function deployment() {
+      const [found] = (await manifests('deploy/manager')).filter(({ kind }) => kind === 'Deployment') as {
+        spec: {
+          template: {
+            spec: {
+              containers: {
+                env: { name: string; value?: string }[];
+                resources: { limits: { memory: string } };
+              }[];
+            };
+          };
+        };
+      }[];
+      const container = found!.spec.template.spec.containers[0]!;
+      const limit = /^(\d+)Mi$/.exec(container.resources.limits.memory);
+      const flag = container.env.find(({ name }) => name === 'NODE_OPTIONS')?.value;
+      if (!limit || !flag)
+        throw new Error('deploy/manager/deployment.yaml has no memory limit in Mi or no NODE_OPTIONS');
+      return { limitBytes: Number(limit[1]) * 1024 * 1024, heapFlag: flag };
+    }
+
+    /** The peak resident set of the controller's process so far (VmHWM), in bytes. */
+    async function peakRss(controller: ControllerProcess): Promise<number> {
+      const status = await readFile(`/proc/${controller.pid}/status`, 'utf8');
+      return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)![1]) * 1024;
+    }
+    const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+    /** A tenant's Secret of the largest size, labelled as a request's Secret. */
+    const largest = (name: string, request: string, extra: object = {}, dataBytes = DATA_BYTES) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name,
+        namespace: 'tenant-a',
+        labels: { 'keymaster.dev/credentials-request': request },
+        annotations: { padding: 'a'.repeat(ANNOTATION_BYTES - 'padding'.length) },
+        ...extra,
+      },
+      data: { padding: Buffer.alloc(dataBytes, 's').toString('base64') },
+    });
+
+    /** The tenant's request `name` of credentials for its role identity, only to read tags. */
+    const ask = (tenant: TenantUser, name: string) =>
+      tenant.kube.create(
+        credentialsRequest(tenant.namespace, name, {
+          identityRef: roleRef(tenant.namespace),
+          statements: ONLY_GET_RESOURCES,
+          secretRef: { name: `${name}-aws` },
+        }),
+      );
+
+    async function untilServed(tenant: TenantUser, name: string) {
+      return eventually(async () => {
+        const request = await tenant.kube.read<{ status?: { conditions?: { type: string; status: string }[] } }>({
+          apiVersion: API_VERSION,
+          kind: 'AWSCredentialsRequest',
+          metadata: { name, namespace: tenant.namespace },
+        });
+        expect(request.status?.conditions?.find(({ type }) => type === 'Ready')?.status, name).to.equal('True');
+        return request;
+      });
+    }
+
+    before(async function () {
+      ({ limitBytes, heapFlag } = await deployment());
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            { id: TENANT_A, roles: [tenantRole('workloads', CONTROLLER_USER)] },
+            { id: TENANT_B, roles: [tenantRole('workloads', CONTROLLER_USER)] },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          roleIdentity('tenant-a', {
+            roleARN: roleArn(TENANT_A, 'workloads'),
+            allowedNamespaces: { list: ['tenant-a'] },
+            credentialVending: { allowedNamespaces: { list: ['tenant-a'] } },
+          }),
+          roleIdentity('tenant-b', {
+            roleARN: roleArn(TENANT_B, 'workloads'),
+            allowedNamespaces: { list: ['tenant-b'] },
+            credentialVending: { allowedNamespaces: { list: ['tenant-b'] } },
+          }),
+          await credentialVending('tenant-a'),
+          await credentialVending('tenant-b'),
+          ...(namespaceOwnerRights(['tenant-a', 'tenant-b']) as never[]),
+        ],
+        nodeOptions: heapFlag.split(' '),
+      });
+      for (const tenant of ['tenant-a', 'tenant-b']) await ask(tenancy.tenant(tenant), 'reports');
+      await untilServed(tenancy.tenant('tenant-a'), 'reports');
+      await untilServed(tenancy.tenant('tenant-b'), 'reports');
+    });
+
+    it("13. a tenant's largest labelled Secrets, while the controller runs and when it starts, keep its RSS under the Deployment's limit and other tenants served", async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const tenantB = tenancy.tenant('tenant-b');
+      // The largest: kube-apiserver refuses one byte more of data (the kube-emulator checks no Secret's size).
+      if (BACKEND === 'real') {
+        const tooLarge = await tenantA.kube.create(largest('too-large', 'reports', {}, DATA_BYTES + 1) as never).then(
+          () => 'created',
+          (error: unknown) => (error as { code?: number }).code,
+        );
+        expect(tooLarge).to.equal(422);
+      }
+      const own = await tenantA.kube.read<{ metadata: { ownerReferences: unknown[] } }>({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'reports-aws', namespace: 'tenant-a' },
+      });
+      const baseline = await peakRss(tenancy.controller);
+      // Labelled with its own request (with its owner reference forged onto them, or not) and with
+      // requests that do not exist: none is a Secret a request controls.
+      const flood = Array.from({ length: FLOOD }, (_, index) =>
+        index % 3 === 0
+          ? largest(`forged-${index}`, 'reports', { ownerReferences: own.metadata.ownerReferences })
+          : largest(`flood-${index}`, index % 3 === 1 ? 'reports' : `ghost-${index}`),
+      );
+      for (let start = 0; start < flood.length; start += 8)
+        await Promise.all(flood.slice(start, start + 8).map((secret) => tenantA.kube.create(secret as never)));
+      // What another tenant asks meanwhile is served.
+      await ask(tenantB, 'during');
+      await untilServed(tenantB, 'during');
+      const running = await peakRss(tenancy.controller);
+      expect(running, `peak RSS ${mib(running)} (${mib(baseline)} before ${FLOOD} Secrets)`).to.be.below(limitBytes);
+
+      // At start, the controller lists the tenant's Secrets (every one of them is labelled).
+      const restarted = await tenancy.restart();
+      await ask(tenantB, 'after');
+      await untilServed(tenantB, 'after');
+      await untilServed(tenantA, 'reports');
+      const started = await peakRss(restarted);
+      expect(started, `peak RSS ${mib(started)} after a start among ${FLOOD} Secrets`).to.be.below(limitBytes);
+    });
+  });
+
+  describe('14. the tenancy label, through every path that writes a Namespace', function () {
+    const TENANT = 'keymaster.dev/tenant';
+    type Path = 'object' | 'status' | 'finalize';
+    /**
+     * Where a label change is refused by the webhook. The kube-emulator throws label changes on /status
+     * and /finalize away before admission (kube-apiserver keeps them): there the label stays, unrefused.
+     */
+    const REFUSED_ON: Path[] = BACKEND === 'real' ? ['object', 'status', 'finalize'] : ['object'];
+    let tenancy: Tenancy;
+    let certDir: string;
+    /** kubectl 1.33 as ops (system:masters, privileged) or as tenant A's developer. */
+    const as = (user: 'ops' | 'tenant-a', command: string[], stdin?: string) =>
+      kubectl(
+        tenancy.management.dir,
+        user === 'ops'
+          ? tenancy.management.opsKubeConfig()
+          : tenancy.management.server.kubeConfig({ token: 'tenant-a-token' }),
+        command,
+        stdin,
+      );
+    const labelOf = async (name: string) =>
+      (
+        await as('ops', [
+          'get',
+          'namespace',
+          name,
+          '-o',
+          `jsonpath={.metadata.labels.${TENANT.replaceAll('.', '\\.')}}`,
+        ])
+      ).stdout;
+    /** The three ways to write a Namespace's labels: the object, /status (a merge patch) and /finalize (a PUT). */
+    const writes = (name: string, labels: Record<string, string | null>) => ({
+      object: ['patch', 'namespace', name, '--type', 'merge', '-p', JSON.stringify({ metadata: { labels } })],
+      status: [
+        'patch',
+        'namespace',
+        name,
+        '--subresource',
+        'status',
+        '--type',
+        'merge',
+        '-p',
+        JSON.stringify({ metadata: { labels } }),
+      ],
+      finalize: async (user: 'ops' | 'tenant-a') => {
+        const current = JSON.parse((await as('ops', ['get', 'namespace', name, '-o', 'json'])).stdout) as {
+          metadata: { labels?: Record<string, string> };
+        };
+        // null removes a label, as in a merge patch.
+        current.metadata.labels = Object.fromEntries(
+          Object.entries({ ...current.metadata.labels, ...labels }).filter(
+            (entry): entry is [string, string] => entry[1] !== null,
+          ),
+        );
+        return as(
+          user,
+          ['replace', '--raw', `/api/v1/namespaces/${name}/finalize`, '-f', '-'],
+          JSON.stringify(current),
+        );
+      },
+    });
+    /** Each of the three writes, as the user: their stderr. */
+    async function writeEveryWay(
+      user: 'ops' | 'tenant-a',
+      name: string,
+      labels: Record<string, string | null>,
+    ): Promise<Record<Path, string>> {
+      const way = writes(name, labels);
+      return {
+        object: (await as(user, way.object)).stderr,
+        status: (await as(user, way.status)).stderr,
+        finalize: (await way.finalize(user)).stderr,
+      };
+    }
+
+    before(async function () {
+      const port = await freePort();
+      certDir = await mkdtemp(join(tmpdir(), 'keymaster-webhook-certs-'));
+      await writeServingCertificate(certDir, 'keymaster-webhook-ca');
+      // What a namespace self-service tool might hold for tenant A: its Namespace and both subresources.
+      const selfService = namespaceSelfService('tenant-a', ['namespaces', 'namespaces/status', 'namespaces/finalize']);
+      tenancy = await startTenancy({
+        world: { accounts: [{ id: MANAGEMENT, users: [controllerUser()] }] },
+        tenants: [{ name: 'tenant-a' }],
+        // The webhook configurations last: the labelled namespaces are created before they exist.
+        objects: [
+          namespace('tenant-a', { [TENANT]: 'tenant-a' }),
+          namespace('tenant-b', { [TENANT]: 'tenant-b' }),
+          ...(selfService as never[]),
+          ...((await webhookManifests('ca-injector-rbac.yaml')) as never[]),
+          ...((await webhookConfigurations(port)) as never[]),
+        ],
+        args: [`--webhook-port=${port}`, `--webhook-cert-dir=${certDir}`, '--webhook-inject-ca-bundle'],
+      });
+      await untilCaBundleInjected(tenancy.management.dir, tenancy.management.opsKubeConfig());
+    });
+    after(() => rm(certDir, { recursive: true, force: true }));
+
+    it('14. refuses a tenant changing, removing or setting its tenancy label through the Namespace, namespaces/status and namespaces/finalize, and any tenancy label on kube-system or keymaster-system', async function () {
+      const denied = (change: string, path: Path) =>
+        `admission webhook "tenant.namespaces.keymaster.dev" denied the request: tenant-a-dev may not ${change} on namespace tenant-a` +
+        (path === 'object' ? '' : ` (through namespaces/${path})`);
+      const changed = await writeEveryWay('tenant-a', 'tenant-a', { [TENANT]: 'tenant-b' });
+      const removed = await writeEveryWay('tenant-a', 'tenant-a', { [TENANT]: null });
+      for (const path of REFUSED_ON) {
+        expect(changed[path], path).to.include(denied(`change the label ${TENANT} from tenant-a to tenant-b`, path));
+        expect(removed[path], path).to.include(denied(`remove the label ${TENANT}`, path));
+      }
+      expect(await labelOf('tenant-a')).to.equal('tenant-a');
+      // Its other labels are its own, on every path.
+      const other = writes('tenant-a', { team: 'payments' });
+      expect((await as('tenant-a', other.status)).code).to.equal(0);
+      expect((await other.finalize('tenant-a')).code).to.equal(0);
+
+      // Kubernetes' and Keymaster's own namespaces carry no tenant, whoever asks (ops are privileged here).
+      for (const name of ['kube-system', CONTROLLER_NAMESPACE]) {
+        const given = await writeEveryWay('ops', name, { [TENANT]: 'tenant-a' });
+        for (const path of REFUSED_ON)
+          expect(given[path], `${name}, ${path}`).to.include(
+            `denied the request: namespace ${name} may not carry the label ${TENANT}`,
+          );
+        expect(await labelOf(name), name).to.equal('');
+      }
+    });
+
+    it('14. with the webhook down, refuses every change of the tenancy label on every path (it fails closed), even for ops', async function () {
+      await tenancy.controller.stop();
+      const calling = 'failed calling webhook "tenant.namespaces.keymaster.dev"';
+      for (const stderr of Object.values(await writeEveryWay('tenant-a', 'tenant-a', { [TENANT]: 'tenant-b' })))
+        expect(stderr).to.include(calling);
+      for (const stderr of Object.values(await writeEveryWay('ops', 'tenant-b', { [TENANT]: 'tenant-c' })))
+        expect(stderr).to.include(calling);
+      expect([await labelOf('tenant-a'), await labelOf('tenant-b')]).to.deep.equal(['tenant-a', 'tenant-b']);
+      // kube-apiserver calls the webhook only for writes that change the label (matchConditions): the
+      // rest of a labelled namespace's writes, its deletion's included, go through while it is down.
+      // The kube-emulator does not evaluate matchConditions, and sends them all.
+      if (BACKEND === 'real') {
+        const other = writes('tenant-a', { team: 'reporting' });
+        expect((await as('tenant-a', other.object)).code).to.equal(0);
+        expect((await as('tenant-a', other.status)).code).to.equal(0);
+        expect((await other.finalize('tenant-a')).code).to.equal(0);
+      }
     });
   });
 });

@@ -21,6 +21,8 @@ export interface ControllerProcessOptions {
   args?: string[];
   /** Modules node loads before the controller (`--import`), e.g. follow-aws-emulator-clock.ts. */
   preload?: string[];
+  /** Options of node itself, e.g. the Deployment's `--max-old-space-size=384`. */
+  nodeOptions?: string[];
 }
 
 /** One line the controller logged (it logs JSON, one object per line, on stderr). */
@@ -59,6 +61,7 @@ export class ControllerProcess {
 
   static async start(options: ControllerProcessOptions): Promise<ControllerProcess> {
     const args = [
+      ...(options.nodeOptions ?? []),
       '--conditions=@keymaster/source',
       '--import',
       'tsx',

@@ -16,6 +16,8 @@ export interface TenancyOptions {
   args?: string[];
   /** Modules the controller's node loads first (`--import`), e.g. follow-aws-emulator-clock.ts. */
   preload?: string[];
+  /** Options of the controller's node, e.g. the Deployment's heap limit. */
+  nodeOptions?: string[];
 }
 
 /** A multi-tenant management cluster under RBAC, an emulated AWS, and the controller: what attacks run on. */
@@ -50,6 +52,7 @@ export async function startTenancy(options: TenancyOptions): Promise<Tenancy> {
     ...(options.syncPeriod ? { syncPeriod: options.syncPeriod } : {}),
     ...(args ? { args } : {}),
     ...(options.preload ? { preload: options.preload } : {}),
+    ...(options.nodeOptions ? { nodeOptions: options.nodeOptions } : {}),
   });
   try {
     let controller = await management.startController(controllerOptions());

@@ -12,6 +12,9 @@ export interface Tenancy {
 
 export const DEFAULT_TENANT_LABEL = 'keymaster.dev/tenant';
 
+/** Kubernetes' own namespaces: like the controller's, never a tenant's. */
+const SYSTEM_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'];
+
 const tenantOf = (namespace: unknown, label: string): string | undefined =>
   (namespace as V1Namespace | undefined)?.metadata?.labels?.[label];
 
@@ -45,7 +48,9 @@ export function defaultNamespace(request: AdmissionRequest, context: WebhookCont
 /**
  * Only privileged principals set, change or remove a namespace's tenancy label: it is what identities'
  * allowedNamespaces selectors and account ownership trust. A member of a mapped group may create a
- * namespace labelled with its own tenant (what defaultNamespace sets).
+ * namespace labelled with its own tenant (what defaultNamespace sets). Kubernetes' and the
+ * controller's own namespaces carry none, whoever asks. The Namespace object, its /status and its
+ * /finalize are checked alike: kube-apiserver keeps label changes made through either subresource.
  */
 export function validateNamespace(request: AdmissionRequest, context: WebhookContext): Verdict {
   const { label } = context.tenancy;
@@ -53,6 +58,13 @@ export function validateNamespace(request: AdmissionRequest, context: WebhookCon
   const before = tenantOf(request.oldObject, label);
   const after = tenantOf(request.object, label);
   if (before === after) return allow();
+  const name = request.name ?? '';
+  if (after !== undefined && [...SYSTEM_NAMESPACES, context.controllerNamespace].includes(name))
+    return deny(
+      403,
+      `namespace ${name} may not carry the label ${label}: it is Kubernetes' or Keymaster's own, never a tenant's. ` +
+        "Put tenants' AWSClusters and AWSCredentialsRequests in namespaces of their own",
+    );
   if (request.operation === 'CREATE' && after === mappedTenant(request, context.tenancy)) return allow();
   const change =
     before === undefined
@@ -65,15 +77,17 @@ export function validateNamespace(request: AdmissionRequest, context: WebhookCon
     context.logger.info('tenancy label changed by a privileged principal', {
       user: request.userInfo.username,
       privilege,
-      namespace: request.name,
+      namespace: name,
+      ...(request.subResource ? { subresource: request.subResource } : {}),
       from: before,
       to: after,
     });
     return allow();
   }
+  const path = request.subResource ? ` (through namespaces/${request.subResource})` : '';
   return deny(
     403,
-    `${request.userInfo.username ?? 'this user'} may not ${change} on namespace ${request.name ?? ''}: ` +
+    `${request.userInfo.username ?? 'this user'} may not ${change} on namespace ${name}${path}: ` +
       'only the platform team (privileged users and groups of keymaster run) sets the tenant of a namespace',
   );
 }
