@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -95,5 +95,46 @@ describe('deploy/ and deploy/examples apply with kubectl, unchanged', function (
       ...outcomes(await kubectl('apply', '-k', join(REPO_ROOT, 'deploy'))),
       ...outcomes(await kubectl('apply', '-f', join(REPO_ROOT, 'deploy/examples'))),
     }).to.deep.equal(expected);
+  });
+
+  it("the upgrade notes' commands bind credential vending in every namespace that has requests, and only there", async () => {
+    // As before this release: requests (tenant-b's example, one in tenant-a), and no RoleBinding.
+    await kubectl('delete', 'rolebinding', 'keymaster-credential-vending', '--namespace', 'tenant-b');
+    const request = join(dir, 'request.yaml');
+    await writeFile(
+      request,
+      JSON.stringify({
+        apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+        kind: 'AWSCredentialsRequest',
+        metadata: { name: 'billing', namespace: 'tenant-a' },
+        spec: {
+          identityRef: { kind: 'AWSClusterRoleIdentity', name: 'tenant-b-workloads' },
+          statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
+          secretRef: { name: 'billing-aws' },
+        },
+      }),
+    );
+    await kubectl('apply', '-f', request);
+    const doc = await readFile(join(REPO_ROOT, 'docs/operations.md'), 'utf8');
+    const block = /<!-- vending-upgrade[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(doc);
+    if (!block) throw new Error('docs/operations.md has no vending-upgrade block');
+    const env = { ...process.env, KUBECONFIG: kubeconfig, HOME: dir };
+    // Word for word, from the repository's root, twice: a second run changes nothing.
+    const upgrade = () => run('bash', ['-euo', 'pipefail', '-c', block[1]!], { cwd: REPO_ROOT, env });
+    await upgrade();
+    await upgrade();
+    const bindings = await kubectl(
+      'get',
+      'rolebindings',
+      '--all-namespaces',
+      '--field-selector',
+      'metadata.name=keymaster-credential-vending',
+      '-o',
+      'jsonpath={range .items[*]}{.metadata.namespace} {.roleRef.kind}/{.roleRef.name} {.subjects[0].namespace}/{.subjects[0].name}{"\\n"}{end}',
+    );
+    expect(bindings.trim().split('\n')).to.deep.equal([
+      'tenant-a ClusterRole/keymaster-credential-vending keymaster-system/keymaster',
+      'tenant-b ClusterRole/keymaster-credential-vending keymaster-system/keymaster',
+    ]);
   });
 });
