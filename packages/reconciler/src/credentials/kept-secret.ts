@@ -71,8 +71,12 @@ export const keptSecret =
  * and annotation, the owner): a hand edit of any of these is set back. Other labels and annotations
  * people add are left alone (and not kept).
  */
-export const secretDiffers = (live: KeptSecret, desired: V1Secret): boolean =>
-  live.dataDigest !== dataDigest(desired.data ?? {}) ||
-  live.metadata.labels[REQUEST_LABEL] !== desired.metadata?.labels?.[REQUEST_LABEL] ||
-  live.metadata.annotations?.[EXPIRES_ANNOTATION] !== desired.metadata?.annotations?.[EXPIRES_ANNOTATION] ||
-  !isDeepStrictEqual(live.metadata.ownerReferences, desired.metadata?.ownerReferences);
+export function secretDiffers(live: KeptSecret, desired: V1Secret): boolean {
+  const { labels = {}, annotations = {}, ownerReferences } = desired.metadata ?? {};
+  return (
+    live.dataDigest !== dataDigest(desired.data ?? {}) ||
+    live.metadata.labels[REQUEST_LABEL] !== labels[REQUEST_LABEL] ||
+    live.metadata.annotations?.[EXPIRES_ANNOTATION] !== annotations[EXPIRES_ANNOTATION] ||
+    !isDeepStrictEqual(live.metadata.ownerReferences, ownerReferences)
+  );
+}

@@ -44,7 +44,8 @@ export class SecretWriter {
     const { name, namespace, resourceVersion } = live.metadata;
     const current = await this.read(namespace, name);
     if (!current) throw new ApiException(404, `Secret ${namespace}/${name} is gone`, undefined, {});
-    const body = restoredSecret({ ...current, metadata: { ...current.metadata, resourceVersion } }, desired);
+    const body = restoredSecret(current, desired);
+    body.metadata = Object.assign(body.metadata ?? {}, { resourceVersion });
     await this.#core.replaceNamespacedSecret({ name, namespace, body });
   }
 

@@ -11,7 +11,8 @@ export const isNotFound = (error: unknown): boolean => error instanceof ApiExcep
  * watch gives the error it ends with.
  */
 export const isForbidden = (error: unknown): boolean =>
-  (error instanceof ApiException && error.code === 403) || (error as { statusCode?: unknown })?.statusCode === 403;
+  (error instanceof ApiException && error.code === 403) ||
+  (typeof error === 'object' && error !== null && (error as { statusCode?: unknown }).statusCode === 403);
 
 /** Errors that only mean the cache was behind: retried at once, counted as requeues, never as errors. */
 export const isStaleRead = (error: unknown): boolean => isConflict(error) || isNotFound(error);

@@ -106,7 +106,7 @@ export class Informer<T extends CachedObject, Listed = T> {
       ? new TransformingWatch(
           options.kubeConfig,
           transform as (object: unknown) => CachedObject | undefined,
-          (object) => this.#informer.get(object.metadata?.name ?? '', object.metadata?.namespace) as CachedObject,
+          (object) => this.#informer.get(object.metadata?.name ?? '', object.metadata?.namespace),
         )
       : new Watch(options.kubeConfig);
     this.#informer = new ListWatch<KubernetesObject>(options.path, watch, list, false, options.labelSelector);
@@ -212,14 +212,16 @@ class TransformingWatch extends Watch {
       path,
       query,
       (phase, object: unknown, raw: unknown) => {
-        if (!OBJECT_EVENTS.has(phase)) return callback(phase, object, raw);
-        const kept = this.#transform(object);
-        if (kept !== undefined) return callback(phase, kept, raw);
+        const kept = OBJECT_EVENTS.has(phase) ? this.#transform(object) : object;
+        if (kept !== undefined) {
+          callback(phase, kept, raw);
+          return;
+        }
         // Kept no more: it leaves the cache as if deleted (the handlers get what was cached), and the
         // watch goes on from this event's resourceVersion.
         const { name, namespace, resourceVersion } = (object as CachedObject).metadata ?? {};
         const last = this.#cached({ metadata: { name, namespace } }) ?? { metadata: { name, namespace } };
-        return callback('DELETED', { ...last, metadata: { ...last.metadata, resourceVersion } }, raw);
+        callback('DELETED', { ...last, metadata: { ...last.metadata, resourceVersion } }, raw);
       },
       done,
     );

@@ -22,14 +22,13 @@ function served(): V1Secret {
     { AWS_ACCESS_KEY_ID: 'ASIA', AWS_SECRET_ACCESS_KEY: 'x'.repeat(4096) },
     expires,
   );
-  secret.metadata = {
-    ...secret.metadata,
+  Object.assign(secret.metadata!, {
     uid: 'secret-uid',
     resourceVersion: '42',
-    labels: { ...secret.metadata!.labels, team: 'reports' },
-    annotations: { ...secret.metadata!.annotations, big: 'y'.repeat(4096) },
+    labels: { [REQUEST_LABEL]: 'reports', team: 'reports' },
+    annotations: { [EXPIRES_ANNOTATION]: expires.toISOString(), big: 'y'.repeat(4096) },
     managedFields: [{ manager: 'kubectl', operation: 'Update' }],
-  };
+  });
   return secret;
 }
 const keep = keptSecret((namespace, name) => (namespace === 'tenant-b' && name === 'reports' ? request : undefined));
@@ -58,7 +57,7 @@ describe('what the controller keeps of a Secret', () => {
   });
 
   const dropped: [string, (secret: V1Secret) => void][] = [
-    ['without the label', (secret) => delete secret.metadata!.labels![REQUEST_LABEL]],
+    ['without the label', (secret) => (secret.metadata!.labels = { team: 'reports' })],
     ['labelled with a request that does not exist', (secret) => (secret.metadata!.labels![REQUEST_LABEL] = 'other')],
     ["of another name than the request's secretRef", (secret) => (secret.metadata!.name = 'decoy')],
     [

@@ -85,7 +85,7 @@ async function reconcile(world: World) {
 /** The request's Secret as the API server holds it: owned, with other data than the session's. */
 const ownSecret = (): V1Secret => {
   const secret = desiredSecret(request(), { AWS_ACCESS_KEY_ID: 'ASIA0' }, undefined);
-  secret.metadata = { ...secret.metadata, uid: 'secret-uid', resourceVersion: '9' };
+  Object.assign(secret.metadata!, { uid: 'secret-uid', resourceVersion: '9' });
   return secret;
 };
 

@@ -452,7 +452,7 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
         expect(events.items.map(({ reason }) => reason)).to.include('SecretAccessNotGranted');
       });
 
-      await p.objects.create(vending('tenant-b') as KubernetesObject);
+      await p.objects.create(vending('tenant-b'));
       // The refused watch is retried with a backoff of up to 30 s.
       await ready(p, 'other', 'tenant-b', 40_000);
       expect(Object.keys((await secretOf(p, 'other-aws', 'tenant-b')).data ?? {})).to.have.length(3);
@@ -491,7 +491,9 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       await p.core.replaceNamespacedSecret({
         namespace: 'tenant-a',
         name: 'env-aws',
-        body: { ...served, data: { ...served.data, padding: Buffer.alloc(MiB - 1024, 'k').toString('base64') } },
+        body: Object.assign(structuredClone(served), {
+          data: { ...served.data, padding: Buffer.alloc(MiB - 1024, 'k').toString('base64') },
+        }),
       });
       await eventually(async () => expect((await secretOf(p, 'env-aws')).data).to.deep.equal(served.data));
       await eventually(async () => {

@@ -155,7 +155,9 @@ describe('Informer with a transform that keeps some objects only, listing page b
     await core.replaceNamespacedConfigMap({
       namespace: 'default',
       name: 'listed-1',
-      body: { ...live, metadata: { ...live.metadata, labels: { kept: '0' } } },
+      body: Object.assign(structuredClone(live), {
+        metadata: Object.assign(live.metadata!, { labels: { kept: '0' } }),
+      }),
     });
     await eventually(() => expect(names()).to.not.include('listed-1'));
     expect(deleted.map((object) => [object.metadata?.name, object.metadata?.labels])).to.deep.equal([
