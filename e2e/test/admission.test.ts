@@ -7,7 +7,14 @@ import { MANAGEMENT, controllerUser } from './support/aws-world.js';
 import { eventually } from './support/eventually.js';
 import { awsCluster, namespace, roleIdentity, roleRef } from './support/objects.js';
 import { RbacManagementCluster } from './support/rbac-management-cluster.js';
-import { freePort, kubectl, webhookConfigurations, webhookManifests } from './support/webhooks.js';
+import {
+  freePort,
+  kubectl,
+  namespaceSelfService,
+  untilCaBundleInjected,
+  webhookConfigurations,
+  webhookManifests,
+} from './support/webhooks.js';
 import type { ControllerProcess } from './support/controller-process.js';
 
 /**
@@ -52,32 +59,7 @@ describe('admission webhooks, as tenants and ops meet them under RBAC', function
     started = true;
     const port = await freePort();
     // What a namespace self-service tool might grant: tenant-a may edit its own Namespace object.
-    const selfService = [
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: { name: 'tenant-a-namespace-self-service' },
-        rules: [
-          {
-            apiGroups: [''],
-            resources: ['namespaces'],
-            resourceNames: ['tenant-a'],
-            verbs: ['get', 'patch', 'update'],
-          },
-        ],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'tenant-a-namespace-self-service' },
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: 'tenant-a-namespace-self-service',
-        },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'tenant-a-developers' }],
-      },
-    ];
+    const selfService = namespaceSelfService('tenant-a', ['namespaces']);
     await management.ops.create(
       ...((await webhookManifests('ca-injector-rbac.yaml')) as never[]),
       ...(selfService as never[]),
@@ -94,19 +76,7 @@ describe('admission webhooks, as tenants and ops meet them under RBAC', function
       '--admission-privileged-groups=platform-team',
     ];
     controller = await management.startController({ awsUrl: aws.url, args });
-    await eventually(async () => {
-      const found = await as('ops', [
-        'get',
-        'validatingwebhookconfiguration',
-        'keymaster',
-        '-o',
-        'jsonpath={.webhooks[*].clientConfig.caBundle}',
-      ]);
-      expect(
-        found.stdout.split(' ').filter(Boolean),
-        'caBundle injected by the controller under its RBAC',
-      ).to.have.length(5);
-    });
+    await untilCaBundleInjected(management.dir, management.opsKubeConfig());
   });
   after(async () => {
     if (started) await management.stop();

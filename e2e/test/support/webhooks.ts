@@ -3,7 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
+import { expect } from 'chai';
 import { REPO_ROOT } from './controller-process.js';
+import { eventually } from './eventually.js';
 
 /** A port nothing listens on now, for `--webhook-port` (the configurations must name it before the controller starts). */
 export async function freePort(): Promise<number> {
@@ -64,5 +66,47 @@ export async function kubectl(
         }),
     );
     if (stdin !== undefined) child.stdin?.end(stdin);
+  });
+}
+
+/**
+ * What a namespace self-service tool might grant a tenant's developers: get, update and patch of its
+ * own Namespace (resources: `namespaces`, and its subresources when listed).
+ */
+export function namespaceSelfService(tenant: string, resources: string[]): KubernetesObject[] {
+  const name = `${tenant}-namespace-self-service`;
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name },
+      rules: [{ apiGroups: [''], resources, resourceNames: [tenant], verbs: ['get', 'patch', 'update'] }],
+    } as KubernetesObject,
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: `${tenant}-developers` }],
+    } as KubernetesObject,
+  ];
+}
+
+/** Waits until the controller, under its RBAC, has written its CA into every validating webhook. */
+export async function untilCaBundleInjected(dir: string, opsKubeConfig: string): Promise<void> {
+  await eventually(async () => {
+    const found = await kubectl(dir, opsKubeConfig, [
+      'get',
+      'validatingwebhookconfiguration',
+      'keymaster',
+      '-o',
+      'json',
+    ]);
+    const { webhooks } = JSON.parse(found.stdout) as {
+      webhooks: { name: string; clientConfig: { caBundle?: string } }[];
+    };
+    expect(webhooks).to.not.be.empty;
+    for (const { name, clientConfig } of webhooks)
+      expect(clientConfig.caBundle, `${name}: caBundle injected`).to.be.a('string');
   });
 }

@@ -1,24 +1,14 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { API_VERSION, type AWSCredentialsRequest } from '@keymaster/api';
 import { keptSecret, secretDiffers, type KeptSecret } from '../../src/credentials/kept-secret.js';
 import { dataDigest, desiredSecret, EXPIRES_ANNOTATION, REQUEST_LABEL } from '../../src/credentials/owned-secret.js';
+import { REQUEST } from './request.js';
 
-const request: AWSCredentialsRequest = {
-  apiVersion: API_VERSION,
-  kind: 'AWSCredentialsRequest',
-  metadata: { name: 'reports', namespace: 'tenant-b', uid: 'uid-1' },
-  spec: {
-    identityRef: { kind: 'AWSClusterRoleIdentity', name: 'tenant-b-workloads' },
-    statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
-    secretRef: { name: 'reports-aws' },
-  },
-};
 const expires = new Date('2026-11-23T12:00:00Z');
 /** What the API server sends of the request's Secret, with what others added. */
 function served(): V1Secret {
   const secret = desiredSecret(
-    request,
+    REQUEST,
     { AWS_ACCESS_KEY_ID: 'ASIA', AWS_SECRET_ACCESS_KEY: 'x'.repeat(4096) },
     expires,
   );
@@ -31,7 +21,7 @@ function served(): V1Secret {
   });
   return secret;
 }
-const keep = keptSecret((namespace, name) => (namespace === 'tenant-b' && name === 'reports' ? request : undefined));
+const keep = keptSecret((namespace, name) => (namespace === 'tenant-b' && name === 'reports' ? REQUEST : undefined));
 
 describe('what the controller keeps of a Secret', () => {
   it("keeps of the request's own Secret its name, version, owner, our label and annotation, and a digest of the data", () => {
@@ -81,7 +71,7 @@ describe('what the controller keeps of a Secret', () => {
 
   it('differs from the desired Secret when data, our label, our annotation or the owner differ; not for what others add', () => {
     const desired = desiredSecret(
-      request,
+      REQUEST,
       { AWS_ACCESS_KEY_ID: 'ASIA', AWS_SECRET_ACCESS_KEY: 'x'.repeat(4096) },
       expires,
     );

@@ -1,6 +1,6 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { API_VERSION, type AWSCredentialsRequest } from '@keymaster/api';
+import { API_VERSION } from '@keymaster/api';
 import {
   dataDigest,
   desiredSecret,
@@ -9,22 +9,13 @@ import {
   REQUEST_LABEL,
   restoredSecret,
 } from '../../src/credentials/owned-secret.js';
+import { REQUEST } from './request.js';
 
-const request: AWSCredentialsRequest = {
-  apiVersion: API_VERSION,
-  kind: 'AWSCredentialsRequest',
-  metadata: { name: 'reports', namespace: 'tenant-b', uid: 'uid-1' },
-  spec: {
-    identityRef: { kind: 'AWSClusterRoleIdentity', name: 'tenant-b-workloads' },
-    statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
-    secretRef: { name: 'reports-aws' },
-  },
-};
 const expires = new Date('2026-11-23T12:00:00Z');
 
 describe('the Secret a request owns', () => {
   it('is written in the request namespace, labelled, annotated with the expiry and owned by the request', () => {
-    const secret = desiredSecret(request, { AWS_ACCESS_KEY_ID: 'ASIA' }, expires);
+    const secret = desiredSecret(REQUEST, { AWS_ACCESS_KEY_ID: 'ASIA' }, expires);
     expect(secret.metadata).to.deep.include({
       name: 'reports-aws',
       namespace: 'tenant-b',
@@ -42,27 +33,27 @@ describe('the Secret a request owns', () => {
       },
     ]);
     expect(secret.data).to.deep.equal({ AWS_ACCESS_KEY_ID: Buffer.from('ASIA').toString('base64') });
-    expect(ownedBy(secret, request)).to.equal(true);
+    expect(ownedBy(secret, REQUEST)).to.equal(true);
   });
 
   it('is owned only with this UID as controlling owner, and only when Opaque', () => {
-    const secret = desiredSecret(request, {}, undefined);
+    const secret = desiredSecret(REQUEST, {}, undefined);
     expect(
-      ownedBy(secret, { ...request, metadata: { ...request.metadata, uid: 'uid-2' } }),
+      ownedBy(secret, { ...REQUEST, metadata: { ...REQUEST.metadata, uid: 'uid-2' } }),
       'a re-created request',
     ).to.equal(false);
     const notController = structuredClone(secret);
     notController.metadata!.ownerReferences![0]!.controller = false;
-    expect(ownedBy(notController, request)).to.equal(false);
+    expect(ownedBy(notController, REQUEST)).to.equal(false);
     const docker = structuredClone(secret);
     docker.type = 'kubernetes.io/dockerconfigjson';
-    expect(ownedBy(docker, request)).to.equal(false);
+    expect(ownedBy(docker, REQUEST)).to.equal(false);
     const unowned: V1Secret = { metadata: { name: 'reports-aws', labels: { [REQUEST_LABEL]: 'reports' } } };
-    expect(ownedBy(unowned, request)).to.equal(false);
+    expect(ownedBy(unowned, REQUEST)).to.equal(false);
   });
 
   it('is set back to what the request decides, keeping the labels and annotations others added and the resourceVersion', () => {
-    const desired = desiredSecret(request, { AWS_ACCESS_KEY_ID: 'ASIA' }, expires);
+    const desired = desiredSecret(REQUEST, { AWS_ACCESS_KEY_ID: 'ASIA' }, expires);
     const edited = structuredClone(desired);
     edited.metadata!.resourceVersion = '7';
     edited.metadata!.labels!['team'] = 'reports';

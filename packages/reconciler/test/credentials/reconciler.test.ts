@@ -1,6 +1,6 @@
 import { ApiException, type V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { API_VERSION, type AWSCredentialsRequest } from '@keymaster/api';
+import type { AWSCredentialsRequest } from '@keymaster/api';
 import type { IdentityResolver } from '@keymaster/identity';
 import { keptSecret, type KeptSecret } from '../../src/credentials/kept-secret.js';
 import { desiredSecret } from '../../src/credentials/owned-secret.js';
@@ -11,18 +11,13 @@ import type { EventRecorder } from '../../src/kube/events.js';
 import type { KubeWriter } from '../../src/kube/writer.js';
 import type { Logger } from '../../src/logging.js';
 import type { Informer } from '../../src/runtime/informer.js';
+import { REQUEST } from './request.js';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
 const EXPIRES = new Date('2026-05-01T13:00:00Z');
 const request = (fields: Partial<AWSCredentialsRequest['metadata']> = {}): AWSCredentialsRequest => ({
-  apiVersion: API_VERSION,
-  kind: 'AWSCredentialsRequest',
-  metadata: { name: 'reports', namespace: 'tenant-b', uid: 'uid-1', finalizers: [CREDENTIALS_FINALIZER], ...fields },
-  spec: {
-    identityRef: { kind: 'AWSClusterRoleIdentity', name: 'workloads' },
-    statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
-    secretRef: { name: 'reports-aws' },
-  },
+  ...REQUEST,
+  metadata: { ...REQUEST.metadata, finalizers: [CREDENTIALS_FINALIZER], ...fields },
 });
 const credentials = { accessKeyId: 'ASIA1', secretAccessKey: 'secret', sessionToken: 'token', expiration: EXPIRES };
 const forbidden = () => new ApiException(403, 'forbidden', '{}', {});
