@@ -60,11 +60,24 @@ export const keptSecret =
         ...(resourceVersion ? { resourceVersion } : {}),
         labels: { [REQUEST_LABEL]: owner! },
         ...(expires !== undefined ? { annotations: { [EXPIRES_ANNOTATION]: expires } } : {}),
-        ownerReferences,
+        ownerReferences: ownerReferences?.map(plainOwner),
       },
       dataDigest: dataDigest(secret.data ?? {}),
     };
   };
+
+/**
+ * An owner reference as plain JSON: a listed Secret's are client-node's model instances, a watched
+ * one's plain objects, and only plain ones compare equal to the desired Secret's.
+ */
+const plainOwner = ({ apiVersion, kind, name, uid, controller, blockOwnerDeletion }: V1OwnerReference) => ({
+  apiVersion,
+  kind,
+  name,
+  uid,
+  ...(controller !== undefined ? { controller } : {}),
+  ...(blockOwnerDeletion !== undefined ? { blockOwnerDeletion } : {}),
+});
 
 /**
  * Whether the live Secret differs from the desired one in what the request decides (data, our label

@@ -1,4 +1,4 @@
-import type { V1Secret } from '@kubernetes/client-node';
+import { V1OwnerReference, type V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { keptSecret, secretDiffers, type KeptSecret } from '../../src/credentials/kept-secret.js';
 import { dataDigest, desiredSecret, EXPIRES_ANNOTATION, REQUEST_LABEL } from '../../src/credentials/owned-secret.js';
@@ -68,6 +68,19 @@ describe('what the controller keeps of a Secret', () => {
       edit(secret);
       expect(keep(secret)).to.equal(undefined);
     });
+
+  it("does not differ from the desired Secret when listed: client-node's owner reference models kept as plain JSON", () => {
+    const listed = served();
+    listed.metadata!.ownerReferences = listed.metadata!.ownerReferences!.map((owner) =>
+      Object.assign(new V1OwnerReference(), owner),
+    );
+    const desired = desiredSecret(
+      REQUEST,
+      { AWS_ACCESS_KEY_ID: 'ASIA', AWS_SECRET_ACCESS_KEY: 'x'.repeat(4096) },
+      expires,
+    );
+    expect(secretDiffers(keep(listed)!, desired)).to.equal(false);
+  });
 
   it('differs from the desired Secret when data, our label, our annotation or the owner differ; not for what others add', () => {
     const desired = desiredSecret(
