@@ -17,8 +17,17 @@ function onPath(name: string): boolean {
 }
 
 /**
- * On Linux the servers run under `setpriv --pdeathsig KILL` (util-linux), so the kernel kills them
- * even when this process dies without stopping them (SIGKILL, a crashed test runner): no orphans.
+ * Run by setpriv once it has armed the parent death signal, which it can only do after the fork: a
+ * parent that died before that left its child to init, with no signal to come. The shell reads `$PPID`
+ * at its start (POSIX): still this process, whose death will now kill the server; else the parent is
+ * gone already, and the server is not started at all.
+ */
+const ORPHAN_GUARD = '[ "$PPID" = "$1" ] || exit 1; shift; exec "$@"';
+
+/**
+ * On Linux the servers run under `setpriv --pdeathsig KILL` (util-linux) and ORPHAN_GUARD, so that they
+ * die whenever this process dies without stopping them (SIGKILL, a crashed test runner), even right
+ * after it started them (docs/testenv.md, "No orphans").
  */
 function commandLine(command: string, args: string[]): [string, string[]] {
   if (process.platform !== 'linux') return [command, args];
@@ -27,7 +36,8 @@ function commandLine(command: string, args: string[]): [string, string[]] {
       hint: 'install util-linux (apt-get install -y util-linux): it runs the servers so that they die with their parent',
     });
   }
-  return ['setpriv', ['--pdeathsig', 'KILL', '--', command, ...args]];
+  const guard = ['/bin/sh', '-c', ORPHAN_GUARD, 'keymaster-orphan-guard', String(process.pid)];
+  return ['setpriv', ['--pdeathsig', 'KILL', '--', ...guard, command, ...args]];
 }
 
 /** Groups still running, killed if this Node process exits without stopping them (a failed test run). */
