@@ -21,7 +21,7 @@ function main(): void {
   process.on('SIGINT', () => undefined);
   child.on('close', (code, signal) => {
     const results = parseResults(output);
-    process.stdout.write(`${renderSummary(results).join('\n')}\n`);
+    process.stdout.write(`${renderSummary(results, process.version).join('\n')}\n`);
     process.exitCode = code === 0 && signal === null && totals(results).failed === 0 ? 0 : code || 1;
   });
 }

@@ -69,9 +69,10 @@ export function totals(results: readonly PackageResult[]): { passed: number; fai
 }
 
 /**
- * The end of the run: a table per package, the failing tests by name, and last `N passed, N failed`.
+ * The end of the run: the Node.js it ran on (CI runs the suites on several), a table per package, the
+ * failing tests by name, and last `N passed, N failed`.
  */
-export function renderSummary(results: readonly PackageResult[]): string[] {
+export function renderSummary(results: readonly PackageResult[], nodeVersion: string): string[] {
   const rows = [
     ['PACKAGE', 'PASSED', 'FAILED', 'PENDING'],
     ...results.map((result) => [
@@ -94,7 +95,7 @@ export function renderSummary(results: readonly PackageResult[]): string[] {
   const { passed, failed } = totals(results);
   return [
     '',
-    'Test summary',
+    `Test summary on Node.js ${nodeVersion}`,
     ...table,
     ...(failing.length > 0 ? ['', 'Failing:', ...failing] : []),
     '',

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -41,13 +41,14 @@ function workspace(): string {
   return dir;
 }
 
+const pathEnv = () => ({
+  ...process.env,
+  PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
+});
+
 function runSummary(cwd: string): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    const env = {
-      ...process.env,
-      PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
-    };
-    execFile(join(ROOT, 'node_modules', '.bin', 'tsx'), [CLI], { cwd, env }, (error, stdout) =>
+    execFile(join(ROOT, 'node_modules', '.bin', 'tsx'), [CLI], { cwd, env: pathEnv() }, (error, stdout) =>
       resolve({ code: error ? Number(error.code) : 0, stdout }),
     );
   });
@@ -64,9 +65,12 @@ describe('pnpm test (test-summary/cli.ts)', function () {
       .to.match(/^ +1 passing/m)
       .and.match(/^ +2 failing/m)
       .and.match(/^ +2 passing/m);
-    const summary = stdout.slice(stdout.lastIndexOf('Test summary'));
-    expect(summary.split('\n').map((line) => line.trimEnd())).to.deep.equal([
-      'Test summary',
+    const [title, ...summary] = stdout.slice(stdout.lastIndexOf('Test summary')).split('\n');
+    // The Node.js the packages' tests ran on: the `node` on PATH, which the tsx of the root script runs.
+    expect(title).to.equal(
+      `Test summary on Node.js ${execFileSync('node', ['--version'], { env: pathEnv() }).toString().trim()}`,
+    );
+    expect(summary.map((line) => line.trimEnd())).to.deep.equal([
       '  PACKAGE        PASSED   FAILED   PENDING',
       '  @w/broken   no result        0         0',
       '  @w/green            2        0         0',
