@@ -2,9 +2,10 @@
 # The Keymaster controller image. Build it from the repository root:
 #   docker build -t registry.example.com/platform/keymaster:0.2.0 \
 #     --build-arg REVISION="$(git rev-parse HEAD)" --build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" .
-# Both stages use Node.js 22 (LTS), pinned by digest: docs/operations.md ("The image") says how to move
-# to a newer one. The chart and deploy/manager run it with `run --namespace=... --leader-elect ...`.
-ARG NODE_IMAGE=node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c
+# Both stages use Node.js 26.10.0 (the newest LTS), pinned by digest: the Node.js CI runs the suites on
+# (packages/testenv/node-versions.env; a test keeps them equal). docs/operations.md ("The image") says
+# how to move to a newer one. The chart and deploy/manager run it with `run --namespace=... --leader-elect ...`.
+ARG NODE_IMAGE=node:26.10.0-bookworm-slim@sha256:662933cf47f013bc8e4beb31a6116448427a82057ba7c42c97e4c5ba766504c2
 
 FROM ${NODE_IMAGE} AS build
 RUN npm install --global pnpm@10.34.9

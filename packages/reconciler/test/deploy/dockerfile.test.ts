@@ -53,9 +53,13 @@ describe('Dockerfile', () => {
   const indexOf = (predicate: (instruction: Instruction) => boolean, from = 0) =>
     all.findIndex((instruction, index) => index >= from && predicate(instruction));
 
-  it('builds from and runs on Node.js 22 pinned by digest', () => {
+  it('builds from and runs on the Node.js CI runs the suites on (packages/testenv/node-versions.env), pinned by digest', () => {
     const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readText('Dockerfile'))?.[1];
-    expect(base, 'ARG NODE_IMAGE=node:22-...@sha256:<digest>').to.match(/^node:22-[a-z0-9.-]+@sha256:[0-9a-f]{64}$/);
+    const proven = /^NODE_LTS_VERSION=(\S+)$/m.exec(readText('packages/testenv/node-versions.env'))?.[1];
+    expect(proven, 'NODE_LTS_VERSION in packages/testenv/node-versions.env').to.match(/^\d+\.\d+\.\d+$/);
+    expect(base, `ARG NODE_IMAGE=node:${proven}-<variant>@sha256:<digest>`).to.match(
+      new RegExp(`^node:${proven!.replaceAll('.', '\\.')}-[a-z0-9.-]+@sha256:[0-9a-f]{64}$`),
+    );
     const froms = all.filter((instruction) => instruction.keyword === 'FROM');
     expect(froms.map((from) => from.args.split(' ')[0])).to.deep.equal(['${NODE_IMAGE}', '${NODE_IMAGE}']);
   });
