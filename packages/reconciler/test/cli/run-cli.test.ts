@@ -14,8 +14,10 @@ const RUN_CLI = new URL('../../../../scripts/run-cli.mjs', import.meta.url).href
 describe('the bin shims (scripts/run-cli.mjs)', () => {
   it('run the TypeScript source when the package is not built, resolving workspace packages to their sources', async () => {
     const shim = fileURLToPath(new URL('fixtures/unbuilt/bin/cli.js', import.meta.url));
-    const { stdout } = await run(process.execPath, [shim]);
+    const { stdout, stderr } = await run(process.execPath, [shim]);
     expect(stdout.trim()).to.match(/\/packages\/api\/src\/index\.ts$/);
+    // Nor a warning: Node.js 26 deprecates the hook registration Node.js 20 has (DEP0205).
+    expect(stderr).to.equal('');
   });
 
   it('run the built dist/ file when there is one', async () => {
