@@ -106,7 +106,8 @@ describe('the tag scheduler, against both emulators', function () {
       for (const name of otherClusters) expect(await isReady(platform, 'b-other', name), name).to.equal(true);
       return calls;
     }, 60_000);
-    expect(callsWhenOthersReady[OTHER], 'the other account: 2 clusters x 4 calls').to.equal(8);
+    // 2 clusters x 4 calls, fewer when the two wait together and share a scan, a write or a read-back.
+    expect(callsWhenOthersReady[OTHER], 'the other account: at most 2 clusters x 4 calls').to.be.within(4, 8);
     // Tagged before the busy account's clusters were, not after all 48 of their calls.
     expect(callsWhenOthersReady[BUSY] ?? 0).to.be.below(48);
     const busyReady = await Promise.all(busyClusters.map((name) => isReady(platform, 'a-busy', name)));
