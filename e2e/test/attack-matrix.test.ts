@@ -1021,7 +1021,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     it("12. a principal B's role trusts, without B's externalID, is refused AssumeRole of B's role by AWS", async function () {
       const { aws } = tenancy;
       const endpoint = aws.emulator.url;
-      const hub = await new STSClient({ region: 'us-east-1', endpoint, credentials: CONTROLLER_KEY }).send(
+      const hub = await new STSClient({ region: 'us-east-1', endpoint, credentials: { ...CONTROLLER_KEY } }).send(
         new AssumeRoleCommand({ RoleArn: HUB_ROLE, RoleSessionName: 'tenant-a-stolen' }),
       );
       const { AccessKeyId, SecretAccessKey, SessionToken } = hub.Credentials!;

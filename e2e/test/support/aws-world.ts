@@ -22,13 +22,16 @@ export interface AccessKey {
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** A long-term key pair, the same for the same name in every run. */
-export function accessKey(name: string): AccessKey {
+/**
+ * A long-term key pair, the same for the same name in every run. Frozen: the AWS SDK marks the credentials
+ * object it is given (`$source`), and a marked key in a later world is an unknown field; give clients a copy.
+ */
+export function accessKey(name: string): Readonly<AccessKey> {
   const hash = digest(name);
-  return {
+  return Object.freeze({
     accessKeyId: `AKIA${hash.slice(0, 16).toUpperCase()}`,
     secretAccessKey: `e2e/${hash.slice(16, 52)}`,
-  };
+  });
 }
 
 export const CONTROLLER_KEY = accessKey('keymaster-controller');
