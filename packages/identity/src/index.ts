@@ -1,4 +1,5 @@
 export {
+  DEFAULT_MIN_RENEWAL_INTERVAL_MS,
   IdentityResolver,
   type IdentityResolverOptions,
   type IdentitySession,
@@ -31,7 +32,9 @@ export {
   type LinkCheck,
 } from './chain.js';
 export { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
-export { refreshWindowMs, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
+export { refreshWindowMs, renewalTime, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
+export { StsRateLimitedError, type StsRate } from './sts-budget.js';
+export type { NamespaceSets } from './credential-sets.js';
 export { DEFAULT_DURATION_SECONDS } from './providers/role.js';
 export { PROVIDERS, providerOf } from './providers/index.js';
 export { ServiceAccountTokenError } from './providers/web.js';

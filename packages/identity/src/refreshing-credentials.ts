@@ -12,6 +12,17 @@ export type SelfRefreshingProvider = AwsCredentialIdentityProvider & { memoized:
  */
 export const refreshWindowMs = (lifetimeMs: number): number => Math.min(Math.max(lifetimeMs / 10, 60_000), 300_000);
 
+/**
+ * When credentials obtained at `obtainedAt` are renewed for a request that asks at `renewAtPercent` of
+ * their lifetime: never sooner than `floorMs` after they were obtained (a short session asked at 10 %
+ * would otherwise cost a renewal every 90 s), and never later than the renewal window before expiry.
+ */
+export function renewalTime(obtainedAt: number, expiresAt: number, renewAtPercent: number, floorMs: number): number {
+  const lifetime = expiresAt - obtainedAt;
+  const asked = obtainedAt + (lifetime * renewAtPercent) / 100;
+  return Math.min(Math.max(asked, obtainedAt + floorMs), expiresAt - refreshWindowMs(lifetime));
+}
+
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 
@@ -22,6 +33,10 @@ const BACKOFF_MAX_MS = 60_000;
  * Callers without usable credentials share the failure until the backoff has passed: however many
  * clusters use a refused identity, AWS is asked once per step. When AWS refused the input itself (a
  * session policy too large) it is never asked again: the input is the set's, other input makes another set.
+ *
+ * `get()` is the controller asking (it has paid for the call, if one is due); `provider` is the AWS
+ * SDK asking on its own, while a client is in use: such a renewal is made only when `admit` allows it
+ * (an STS budget), and until then still-valid credentials stay in use.
  */
 export class RefreshingCredentials {
   readonly provider: SelfRefreshingProvider;
@@ -37,8 +52,10 @@ export class RefreshingCredentials {
   constructor(
     private readonly obtain: () => Promise<AwsCredentialIdentity>,
     private readonly clock: Clock,
+    /** Whether the SDK may have credentials obtained now: undefined if so, else why not (thrown once they expired). */
+    private readonly admit?: () => Error | undefined,
   ) {
-    this.provider = Object.assign(() => this.get(), { memoized: true as const });
+    this.provider = Object.assign(() => this.#get(true), { memoized: true as const });
   }
 
   /** When the current credentials were obtained; undefined before the first renewal. */
@@ -46,17 +63,52 @@ export class RefreshingCredentials {
     return this.#current ? new Date(this.#obtainedAt) : undefined;
   }
 
+  /** When the current credentials expire; undefined before the first renewal and for keys that never do. */
+  get expiration(): Date | undefined {
+    return this.#current?.expiration;
+  }
+
   /** Increases with every renewal; pass it back to `invalidate` to say which credentials were refused. */
   get generation(): number {
     return this.#generation;
   }
 
-  async get(): Promise<AwsCredentialIdentity> {
+  get(): Promise<AwsCredentialIdentity> {
+    return this.#get(false);
+  }
+
+  /**
+   * Whether `get()` now would obtain credentials (one call to the source): none yet, refused, within
+   * the renewal window, or `force` (a renewal the caller wants sooner); never while a renewal is in
+   * flight (callers join it) or a failed one is backing off.
+   */
+  wouldObtain(force = false): boolean {
+    const now = this.clock();
+    if (this.#renewal !== undefined || now < this.#retryAt) return false;
+    const current = this.#current;
+    return force || !current || this.#stale || this.#dueForRenewal(current, now);
+  }
+
+  /** Whether `get()` now would throw the last failure without a call: nothing usable, and backing off. */
+  wouldFail(): boolean {
+    const now = this.clock();
+    if (this.#renewal !== undefined || this.#failure === undefined || now >= this.#retryAt) return false;
+    const current = this.#current;
+    return !(current && !this.#stale && this.#valid(current, now));
+  }
+
+  async #get(unprompted: boolean): Promise<AwsCredentialIdentity> {
     const now = this.clock();
     const current = this.#current;
+    const usable = current !== undefined && !this.#stale && this.#valid(current, now);
     if (current && !this.#stale && !this.#dueForRenewal(current, now)) return current;
-    if (current && !this.#stale && this.#valid(current, now) && now < this.#retryAt) return current;
+    if (usable && now < this.#retryAt) return current;
     if (this.#failure !== undefined && now < this.#retryAt) throw this.#failure;
+    if (unprompted && this.#renewal === undefined) {
+      const refusal = this.admit?.();
+      if (refusal && usable) return current;
+      if (refusal) throw refusal;
+    }
     this.#renewal ??= this.#renew().finally(() => (this.#renewal = undefined));
     return this.#renewal;
   }

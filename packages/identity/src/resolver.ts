@@ -1,6 +1,7 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import {
   checkCredentialsRequest,
+  DEFAULT_RENEW_AT_PERCENT,
   InvalidCredentialsRequestError,
   sessionPolicyOf,
   type AWSCredentialsRequestSpec,
@@ -11,8 +12,9 @@ import {
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { LRUCache } from 'lru-cache';
 import { credentialKey, digest } from './cache-key.js';
-import { identityLink, resolveChain, type ChainLink } from './chain.js';
+import { identityLink, MAX_CHAIN_LINKS, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
+import { CredentialSets, type NamespaceSets } from './credential-sets.js';
 import { providerOf } from './providers/index.js';
 import type { CredentialContext, CredentialSource, ServiceAccountTokens } from './providers/provider.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
@@ -20,18 +22,36 @@ import { stsCallError, stsEndpoint } from './aws-failures.js';
 import { defaultControllerCredentials } from './controller-credentials.js';
 import { IdentityError, type LinkName } from './errors.js';
 import { checkNarrowing, roleChained } from './narrowing.js';
-import { RefreshingCredentials, type Clock, type SelfRefreshingProvider } from './refreshing-credentials.js';
+import {
+  RefreshingCredentials,
+  renewalTime,
+  type Clock,
+  type SelfRefreshingProvider,
+} from './refreshing-credentials.js';
 import type { IdentityStore } from './store.js';
+import { StsBudget, StsRateLimitedError, type StsRate } from './sts-budget.js';
 
 /** The kind of object whose credentials an STS call was made for. */
 export type Requester = 'AWSCluster' | 'AWSCredentialsRequest';
 
 export interface ResolverObserver {
   /**
-   * Every STS call made, with AWS's error code on failure, and the kind of object whose credential set
-   * it made (a chain's source links are shared, and counted for the kind that first needed them).
+   * Every STS call made, with AWS's error code on failure, the kind of object whose credential set it
+   * made (a chain's source links are shared, and counted for the kind that first needed them), and the
+   * namespace it was charged to: the one whose resolve made it (a renewal the SDK asked for by itself:
+   * the namespace that used the set last).
    */
-  stsCall?(action: string, outcome: 'success' | 'error', awsCode: string | undefined, requester: Requester): void;
+  stsCall?(
+    action: string,
+    outcome: 'success' | 'error',
+    awsCode: string | undefined,
+    requester: Requester,
+    namespace: string,
+  ): void;
+  /** Work of a namespace told to wait `waitMs` for its STS budget (no call was made). */
+  stsWait?(namespace: string, waitMs: number): void;
+  /** The credential sets a namespace's objects pin, or the unpinned ones kept for it, changed. */
+  credentialSets?(namespace: string, sets: NamespaceSets): void;
   /** Every lookup of a link's credential set in the cache. */
   cacheLookup?(hit: boolean): void;
   /** Every AWS call made by a session's clients (STS included): service, operation, AWS's code or `OK`. */
@@ -49,12 +69,23 @@ export interface IdentityResolverOptions {
   /** Endpoint for every AWS client (default: the SDK's, which honours AWS_ENDPOINT_URL) and the STS region. */
   aws?: { endpoint?: string; stsRegion?: string };
   clock?: Clock;
-  /** Bounds of the caches (LRU): credential sets and SDK clients. */
-  maxCredentialSets?: number;
+  /**
+   * Credential sets kept per namespace that no AWSCluster or request pins (default 20, least recently
+   * used first); pinned sets are never evicted for room.
+   */
+  maxUnpinnedSetsPerNamespace?: number;
+  /** Bound of the SDK client cache (LRU): clients are made again without an STS call. */
   maxClients?: number;
   maxChainLinks?: number;
   /** Who used each identity being deleted when the controller first saw the deletion, if it remembers. */
   usersAtDeletion?: UsersAtDeletion;
+  /** STS calls each namespace may make (a token bucket per namespace); absent, no bound. */
+  stsRate?: StsRate;
+  /**
+   * A request's credentials are never renewed sooner than this after they were obtained, whatever its
+   * renewAtPercent, unless they would otherwise enter their renewal window (default 5 minutes).
+   */
+  minRenewalIntervalMs?: number;
   observer?: ResolverObserver;
 }
 
@@ -74,6 +105,11 @@ export interface ResolveRequest {
    * the identity must pass `vendingProblems` too, before any STS call.
    */
   vending?: boolean;
+  /**
+   * Who acts with the session (`AWSCluster/<namespace>/<name>`): its credential set and the set's
+   * chain stay cached while it does, and what it acted with before is released. Absent: nobody.
+   */
+  holder?: string;
 }
 
 /** What a cluster may act with: refreshing credentials, who they are, and clients that use them. */
@@ -100,6 +136,8 @@ export interface NarrowedRequest {
   /** The request's namespace: every link must allow it. */
   namespace: string;
   spec: AWSCredentialsRequestSpec;
+  /** Who acts with the session, as for `ResolveRequest.holder`. */
+  holder?: string;
 }
 
 /** A role session narrowed by a request's session policy, shared by the requests of one namespace that ask alike. */
@@ -112,15 +150,22 @@ export interface NarrowedSession {
   /** `Kind/name` of every identity and `Secret/name` of every Secret the chain is made of. */
   dependsOn: string[];
   /**
-   * The credentials, renewed first (once for every request sharing them) when `renewAtPercent` of
-   * their lifetime has passed; `obtainedAt` is when STS was asked for them.
+   * The credentials, renewed first (once for every request sharing them) when the spec's
+   * `renewAtPercent` of their lifetime had passed; `obtainedAt` is when STS was asked for them.
    */
-  fresh(renewAtPercent: number): Promise<{ credentials: AwsCredentialIdentity; obtainedAt: Date }>;
+  credentials: AwsCredentialIdentity;
+  obtainedAt: Date;
+  /** When they are renewed next: at `renewAtPercent`, but no sooner than the floor (`minRenewalIntervalMs`). */
+  renewAt: Date;
 }
 
 interface CredentialSet {
   key: string;
   requester: Requester;
+  /** The set whose credentials make this one's (a role's source), if any. */
+  source: CredentialSet | undefined;
+  /** The namespace of the latest resolve that used the set: renewals the SDK asks for by itself are charged to it. */
+  namespace: string;
   /** This key and the keys of every source below it. */
   chainKeys: Set<string>;
   /** `Kind/name` of every identity and Secret the set depends on. */
@@ -131,6 +176,8 @@ interface CredentialSet {
 }
 
 const DEFAULT_STS_REGION = 'us-east-1';
+const DEFAULT_MAX_UNPINNED_SETS_PER_NAMESPACE = 20;
+export const DEFAULT_MIN_RENEWAL_INTERVAL_MS = 300_000;
 
 /** Without a TokenRequest API, web identities fail naming what is missing. */
 const NO_TOKENS: ServiceAccountTokens = {
@@ -142,16 +189,19 @@ const NO_TOKENS: ServiceAccountTokens = {
 
 /**
  * Turns AWSClusters' identityRefs into sessions. Credential sets are shared by every cluster whose
- * chain is the same, bounded (LRU), renewed before expiry, and evicted when what they were made of
- * changes or is deleted. The chain and its allowedNamespaces are checked on every resolve.
+ * chain is the same, kept while a holder pins them (each namespace's unpinned ones bounded apart),
+ * renewed before expiry, and evicted when what they were made of changes or is deleted. The chain and
+ * its allowedNamespaces are checked on every resolve; the STS calls a resolve makes are charged to its
+ * namespace's budget, and never made past it.
  */
 export class IdentityResolver {
   readonly #options: IdentityResolverOptions;
   readonly #clock: Clock;
   readonly #stsRegion: string;
   readonly #controllerCredentials: AwsCredentialIdentityProvider;
-  readonly #sets: LRUCache<string, CredentialSet>;
+  readonly #sets: CredentialSets<CredentialSet>;
   readonly #clients: LRUCache<string, SdkClient>;
+  readonly #budget: StsBudget | undefined;
   /** The key each link (`Kind/name`) last had, per namespace (a kind's credentials may depend on it). */
   readonly #currentKey = new Map<string, string>();
   #unsignedSts: STSClient | undefined;
@@ -161,12 +211,16 @@ export class IdentityResolver {
     this.#clock = options.clock ?? Date.now;
     this.#stsRegion = options.aws?.stsRegion ?? DEFAULT_STS_REGION;
     this.#controllerCredentials = options.controllerCredentials ?? defaultControllerCredentials();
-    this.#sets = new LRUCache({
-      max: options.maxCredentialSets ?? 1000,
-      dispose: (set) => {
-        this.#dropClients(set.key);
-      },
+    this.#sets = new CredentialSets<CredentialSet>({
+      // Room for a whole chain at least: a resolve in flight must not evict the sources it has just made.
+      maxUnpinnedPerNamespace: Math.max(
+        MAX_CHAIN_LINKS,
+        options.maxUnpinnedSetsPerNamespace ?? DEFAULT_MAX_UNPINNED_SETS_PER_NAMESPACE,
+      ),
+      evicted: (set) => this.#dropClients(set.key),
+      changed: (namespace) => options.observer?.credentialSets?.(namespace, this.#sets.countsOf(namespace)),
     });
+    this.#budget = options.stsRate && new StsBudget(options.stsRate, this.#clock);
     this.#clients = new LRUCache({
       max: options.maxClients ?? 4000,
       dispose: (client) => {
@@ -204,11 +258,12 @@ export class IdentityResolver {
     for (const link of links.toReversed())
       set = this.#credentialSet(link, set, request.namespace, request.requester ?? 'AWSCluster');
     const session = set!;
-    const { accountId, principalArn } = await this.#callerIdentity(session).catch((error: unknown) => {
+    const { accountId, principalArn } = await this.#ready(session, request.namespace).catch((error: unknown) => {
       // AWS refused the chain: every link of it was checked.
       if (error instanceof IdentityError) error.chain = chain;
       throw error;
     });
+    if (request.holder) this.#sets.pin(request.holder, request.namespace, session);
     return {
       key: session.key,
       dependsOn: [...touched],
@@ -242,7 +297,7 @@ export class IdentityResolver {
     }
   }
 
-  async #resolveNarrowed({ namespace, spec }: NarrowedRequest, touched: Set<string>): Promise<NarrowedSession> {
+  async #resolveNarrowed({ namespace, spec, holder }: NarrowedRequest, touched: Set<string>): Promise<NarrowedSession> {
     const links = await resolveChain(
       this.#options.store,
       {
@@ -269,17 +324,25 @@ export class IdentityResolver {
     for (const link of sources.toReversed())
       source = this.#credentialSet(link, source, namespace, 'AWSCredentialsRequest');
     const set = this.#narrowedSet(own!, source, namespace, session);
-    const { accountId, principalArn } = await this.#callerIdentity(set).catch((error: unknown) => {
-      if (error instanceof IdentityError) error.chain = chain;
-      throw error;
-    });
+    const renewAtPercent = spec.renewAtPercent ?? DEFAULT_RENEW_AT_PERCENT;
+    const { accountId, principalArn } = await this.#ready(set, namespace, this.#renewalDue(set, renewAtPercent)).catch(
+      (error: unknown) => {
+        if (error instanceof IdentityError) error.chain = chain;
+        throw error;
+      },
+    );
+    const credentials = await set.credentials.get();
+    const obtainedAt = set.credentials.renewedAt!;
+    if (holder) this.#sets.pin(holder, namespace, set);
     return {
       key: set.key,
       accountId,
       principalArn,
       chain,
       dependsOn: [...touched],
-      fresh: (renewAtPercent) => this.#fresh(set.credentials, renewAtPercent),
+      credentials,
+      obtainedAt,
+      renewAt: new Date(this.#renewalTime(obtainedAt.getTime(), credentials.expiration!, renewAtPercent)),
     };
   }
 
@@ -288,56 +351,86 @@ export class IdentityResolver {
     const { controllerNamespace } = this.#options;
     const linkKey = credentialKey(link, source?.key, this.#stsRegion, { namespace, controllerNamespace });
     const key = digest({ narrowed: linkKey, namespace, session });
-    const cached = this.#sets.get(key);
-    this.#options.observer?.cacheLookup?.(cached !== undefined);
+    const cached = this.#cached(key, namespace);
     if (cached) return cached;
-    const set: CredentialSet = {
-      key,
-      requester: 'AWSCredentialsRequest',
-      chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
-      dependsOn: new Set([`${link.kind}/${link.name}`, ...(source?.dependsOn ?? [])]),
-      link,
-      credentials: new RefreshingCredentials(
-        this.#source(link, source, namespace, 'AWSCredentialsRequest', session),
-        this.#clock,
-      ),
-    };
-    this.#sets.set(key, set);
+    const set = this.#made(
+      {
+        key,
+        requester: 'AWSCredentialsRequest',
+        source,
+        namespace,
+        chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
+        dependsOn: new Set([`${link.kind}/${link.name}`, ...(source?.dependsOn ?? [])]),
+        link,
+      },
+      session,
+    );
+    this.#sets.add(set, namespace);
     return set;
   }
 
-  /** Credentials not yet past `renewAtPercent` of their lifetime; renewed first otherwise (single flight). */
-  async #fresh(
-    credentials: RefreshingCredentials,
-    renewAtPercent: number,
-  ): Promise<{ credentials: AwsCredentialIdentity; obtainedAt: Date }> {
-    let current = await credentials.get();
-    const due = (obtainedAt: number, expiration: Date | undefined) =>
+  /** When credentials obtained at `obtainedAt` are renewed for a request asking at `renewAtPercent`. */
+  #renewalTime(obtainedAt: number, expiration: Date, renewAtPercent: number): number {
+    const floor = this.#options.minRenewalIntervalMs ?? DEFAULT_MIN_RENEWAL_INTERVAL_MS;
+    return renewalTime(obtainedAt, expiration.getTime(), renewAtPercent, floor);
+  }
+
+  /** Whether a request asking at `renewAtPercent` finds the set's credentials due for renewal. */
+  #renewalDue({ credentials }: CredentialSet, renewAtPercent: number): boolean {
+    const { renewedAt, expiration } = credentials;
+    return (
+      renewedAt !== undefined &&
       expiration !== undefined &&
-      this.#clock() >= obtainedAt + ((expiration.getTime() - obtainedAt) * renewAtPercent) / 100;
-    if (due(credentials.renewedAt!.getTime(), current.expiration)) {
-      // Every request sharing the set that finds it due names the same generation: one renewal.
-      credentials.invalidate(credentials.generation);
-      current = await credentials.get();
+      this.#clock() >= this.#renewalTime(renewedAt.getTime(), expiration, renewAtPercent)
+    );
+  }
+
+  /**
+   * Makes the STS calls a resolve needs, charged to its namespace's budget: the sets of the chain whose
+   * credentials are due, the root first (no renewal then asks its source on the way), the set's own
+   * when `renewTop` (a request found it due), and the caller identity once per set. When the budget
+   * lacks them, nothing is called: StsRateLimitedError says how long to wait (the calls are reserved).
+   * A link whose last failure is still backing off fails the resolve there, without a call or a charge.
+   */
+  async #ready(top: CredentialSet, namespace: string, renewTop = false) {
+    const chain: CredentialSet[] = [];
+    for (let set: CredentialSet | undefined = top; set; set = set.source) chain.unshift(set);
+    const failing = chain.findIndex((set) => set.credentials.wouldFail());
+    const due = (failing < 0 ? chain : chain.slice(0, failing)).filter(
+      (set) => providerOf(set.link.kind).callsSts && set.credentials.wouldObtain(set === top && renewTop),
+    );
+    const calls = due.length + (failing < 0 && !top.caller ? 1 : 0);
+    const wait = this.#budget && calls > 0 ? this.#budget.reserve(namespace, top.key, calls) : 0;
+    if (wait > 0) {
+      this.#options.observer?.stsWait?.(namespace, wait);
+      throw new StsRateLimitedError(namespace, wait);
     }
-    return { credentials: current, obtainedAt: credentials.renewedAt! };
+    for (const set of due) {
+      // Every request sharing the set that finds it due names the same generation: one renewal.
+      if (set === top && renewTop) set.credentials.invalidate(set.credentials.generation);
+      await set.credentials.get();
+    }
+    return this.#callerIdentity(top);
   }
 
   /** Drops every credential set that depends on an identity (deleted, or no longer used). */
   forgetIdentity(kind: string, name: string): void {
-    this.#evictWhere((set) => set.dependsOn.has(`${kind}/${name}`));
+    this.#sets.deleteWhere((set) => set.dependsOn.has(`${kind}/${name}`));
     for (const current of [...this.#currentKey.keys()])
       if (current.startsWith(`${kind}/${name}|`)) this.#currentKey.delete(current);
   }
 
   /** Drops every credential set made from a Secret of the controller's namespace. */
   forgetSecret(name: string): void {
-    this.#evictWhere((set) => set.dependsOn.has(`Secret/${name}`));
+    this.#sets.deleteWhere((set) => set.dependsOn.has(`Secret/${name}`));
   }
 
-  /** Drops one session's credential set and its clients (its sources stay: others may share them). */
-  forgetSession(key: string): void {
-    this.#sets.delete(key);
+  /**
+   * `holder` (an object deleted, edited away from its session, or refused) no longer acts with its
+   * credential set: the set stays cached unpinned, in its namespace's bounded share, until evicted.
+   */
+  release(holder: string): void {
+    this.#sets.release(holder);
   }
 
   /** Drops every cached credential set and client. */
@@ -365,33 +458,58 @@ export class IdentityResolver {
     // Per namespace: a web identity's sessions differ by namespace, and one must not evict another's.
     const current = `${linkId}|${namespace}`;
     const previous = this.#currentKey.get(current);
-    if (previous !== undefined && previous !== key) this.#evictWhere((set) => set.chainKeys.has(previous));
+    if (previous !== undefined && previous !== key) this.#sets.deleteWhere((set) => set.chainKeys.has(previous));
     this.#currentKey.set(current, key);
 
-    const cached = this.#sets.get(key);
-    this.#options.observer?.cacheLookup?.(cached !== undefined);
+    const cached = this.#cached(key, namespace);
     if (cached) return cached;
     const provider = providerOf(link.kind);
     const secrets = provider.secrets(link.identity).map((name) => `Secret/${name}`);
-    const set: CredentialSet = {
+    const set = this.#made({
       key,
       requester,
+      source,
+      namespace,
       chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
       dependsOn: new Set([linkId, ...secrets, ...(source?.dependsOn ?? [])]),
       link,
-      credentials: new RefreshingCredentials(this.#source(link, source, namespace, requester), this.#clock),
-    };
-    this.#sets.set(key, set);
+    });
+    this.#sets.add(set, namespace);
     return set;
   }
 
-  #source(
-    link: ChainLink,
-    source: CredentialSet | undefined,
-    namespace: string,
-    requester: Requester,
-    session?: SessionPolicy,
-  ): CredentialSource {
+  /** The cached set of `key`, now used by `namespace`. */
+  #cached(key: string, namespace: string): CredentialSet | undefined {
+    const cached = this.#sets.get(key, namespace);
+    this.#options.observer?.cacheLookup?.(cached !== undefined);
+    if (cached) cached.namespace = namespace;
+    return cached;
+  }
+
+  /**
+   * A new set's credentials. Renewals the SDK asks for by itself, while a client is in use, are charged
+   * to the namespace that used the set last, and only when its budget has the call now: until then the
+   * still-valid credentials stay in use (the next resolve renews them, charged to its own namespace).
+   */
+  #made(fields: Omit<CredentialSet, 'credentials'>, session?: SessionPolicy): CredentialSet {
+    const set = fields as CredentialSet;
+    const budget = this.#budget;
+    const admit =
+      budget && providerOf(set.link.kind).callsSts
+        ? () => {
+            if (budget.tryTake(set.namespace)) return undefined;
+            const wait = Math.ceil(1000 / budget.rate.ratePerSecond);
+            this.#options.observer?.stsWait?.(set.namespace, wait);
+            return new StsRateLimitedError(set.namespace, wait);
+          }
+        : undefined;
+    set.credentials = new RefreshingCredentials(this.#source(set, session), this.#clock, admit);
+    return set;
+  }
+
+  /** What makes a set's credentials: its provider, given its source, its namespace and the calls' observer. */
+  #source(set: CredentialSet, session?: SessionPolicy): CredentialSource {
+    const { link, source, requester, namespace } = set;
     const observer = this.#options.observer;
     const provider = providerOf(link.kind);
     const context: CredentialContext = {
@@ -402,7 +520,8 @@ export class IdentityResolver {
       unsignedSts: () => this.#unsigned(),
       serviceAccountTokens: this.#options.serviceAccountTokens ?? NO_TOKENS,
       stsEndpoint: stsEndpoint(this.#stsRegion, this.#options.aws?.endpoint),
-      stsCall: (action, error) => observer?.stsCall?.(action, error ? 'error' : 'success', error?.name, requester),
+      stsCall: (action, error) =>
+        observer?.stsCall?.(action, error ? 'error' : 'success', error?.name, requester, set.namespace),
     };
     // vendingProblems let only kinds that vend through.
     return session ? provider.vending!.narrowed(link, context, session) : provider.credentials(link, context);
@@ -421,13 +540,19 @@ export class IdentityResolver {
       .send(new GetCallerIdentityCommand({}))
       .then(
         (output) => {
-          this.#options.observer?.stsCall?.('GetCallerIdentity', 'success', undefined, set.requester);
+          this.#options.observer?.stsCall?.('GetCallerIdentity', 'success', undefined, set.requester, set.namespace);
           return { accountId: output.Account ?? '', principalArn: output.Arn ?? '' };
         },
         (error: unknown) => {
           set.caller = undefined;
           if (error instanceof IdentityError) throw error;
-          this.#options.observer?.stsCall?.('GetCallerIdentity', 'error', (error as Error).name, set.requester);
+          this.#options.observer?.stsCall?.(
+            'GetCallerIdentity',
+            'error',
+            (error as Error).name,
+            set.requester,
+            set.namespace,
+          );
           throw stsCallError(
             set.link,
             'sts:GetCallerIdentity',
@@ -455,10 +580,6 @@ export class IdentityResolver {
       this.#clients.set(cacheKey, client);
     }
     return client;
-  }
-
-  #evictWhere(matches: (set: CredentialSet) => boolean): void {
-    for (const [key, set] of this.#sets.entries()) if (matches(set)) this.#sets.delete(key);
   }
 
   #dropClients(setKey: string): void {

@@ -1,13 +1,22 @@
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { expect } from 'chai';
 import { RefreshingCredentials } from '../src/refreshing-credentials.js';
-import { AwsCredentialError, refreshWindowMs } from '../src/index.js';
+import { AwsCredentialError, refreshWindowMs, renewalTime } from '../src/index.js';
 
 const HOUR = 3_600_000;
 
-/** A credential source on a fake clock: each call issues `session-N`, valid for `lifetime`, or fails when told to. */
+/**
+ * A credential source on a fake clock: each call issues `session-N`, valid for `lifetime`, or fails when
+ * told to; renewals the SDK asks for by itself are admitted while `state.admitted`.
+ */
 function fakeSource(lifetime = HOUR) {
-  const state = { now: 1_000_000, calls: 0, failing: false, failure: (): Error => new Error('STS is down') };
+  const state = {
+    now: 1_000_000,
+    calls: 0,
+    failing: false,
+    failure: (): Error => new Error('STS is down'),
+    admitted: true,
+  };
   const obtain = (): Promise<AwsCredentialIdentity> => {
     state.calls += 1;
     if (state.failing) return Promise.reject(state.failure());
@@ -17,7 +26,8 @@ function fakeSource(lifetime = HOUR) {
       expiration: new Date(state.now + lifetime),
     });
   };
-  return { state, credentials: new RefreshingCredentials(obtain, () => state.now) };
+  const admit = () => (state.admitted ? undefined : new Error('no STS call left in the budget'));
+  return { state, credentials: new RefreshingCredentials(obtain, () => state.now, admit) };
 }
 
 describe('RefreshingCredentials', () => {
@@ -136,5 +146,91 @@ describe('RefreshingCredentials', () => {
     await credentials.get();
     await credentials.get();
     expect(calls).to.equal(1);
+  });
+
+  describe('renewals the SDK asks for by itself, against an STS budget', () => {
+    it('keeps the still-valid credentials while the budget refuses, and renews once it admits', async () => {
+      const { state, credentials } = fakeSource();
+      await credentials.provider();
+      state.now += HOUR - 60_000; // inside the window
+      state.admitted = false;
+      expect((await credentials.provider()).accessKeyId).to.equal('session-1');
+      expect(state.calls, 'no call past the budget').to.equal(1);
+      state.admitted = true;
+      expect((await credentials.provider()).accessKeyId).to.equal('session-2');
+    });
+
+    it('fails with the budget’s refusal once the credentials have expired, and makes no call', async () => {
+      const { state, credentials } = fakeSource();
+      await credentials.provider();
+      state.now += HOUR + 1;
+      state.admitted = false;
+      let failure: unknown;
+      await credentials.provider().catch((error: unknown) => (failure = error));
+      expect(failure).to.be.instanceOf(Error).with.property('message', 'no STS call left in the budget');
+      expect(state.calls).to.equal(1);
+    });
+
+    it('never asks the budget when the controller asks (`get`: it paid before), nor when nothing is due', async () => {
+      const { state, credentials } = fakeSource();
+      state.admitted = false;
+      expect((await credentials.get()).accessKeyId).to.equal('session-1');
+      expect((await credentials.provider()).accessKeyId, 'fresh: nothing to admit').to.equal('session-1');
+      expect(state.calls).to.equal(1);
+    });
+  });
+
+  it('says whether `get` would obtain: none yet, due, refused or forced; never while a renewal is in flight or backing off', async () => {
+    const { state, credentials } = fakeSource();
+    expect(credentials.wouldObtain(), 'none yet').to.equal(true);
+    const first = credentials.get();
+    expect(credentials.wouldObtain(true), 'in flight: callers join it').to.equal(false);
+    await first;
+    expect(credentials.wouldObtain()).to.equal(false);
+    expect(credentials.wouldObtain(true), 'forced').to.equal(true);
+    state.now += HOUR - refreshWindowMs(HOUR);
+    expect(credentials.wouldObtain(), 'in the renewal window').to.equal(true);
+    state.failing = true;
+    await credentials.get();
+    expect(credentials.wouldObtain(true), 'backing off after a failed renewal').to.equal(false);
+    state.now += 1_000;
+    expect(credentials.wouldObtain()).to.equal(true);
+    credentials.invalidate(credentials.generation);
+    expect(credentials.wouldObtain(), 'refused by AWS').to.equal(true);
+  });
+
+  it('says whether `get` would fail without a call: a failure backing off, and nothing usable', async () => {
+    const { state, credentials } = fakeSource();
+    state.failing = true;
+    await credentials.get().catch(() => undefined);
+    expect(credentials.wouldFail()).to.equal(true);
+    state.now += 1_000;
+    expect(credentials.wouldFail(), 'the backoff has passed: it would ask').to.equal(false);
+    state.failing = false;
+    await credentials.get();
+    state.now += HOUR - 60_000;
+    state.failing = true;
+    await credentials.get();
+    expect(credentials.wouldFail(), 'a failed renewal, the credentials still valid').to.equal(false);
+  });
+
+  describe('renewalTime: renewAtPercent with a floor', () => {
+    const at = (lifetimeS: number, percent: number, floorS: number) =>
+      renewalTime(0, lifetimeS * 1000, percent, floorS * 1000) / 1000;
+
+    it('renews a 900 s session asked at 10 % after 300 s with the default 5 minute floor, not 90 s', () => {
+      expect(at(900, 10, 300)).to.equal(300);
+      expect(at(900, 10, 0), 'no floor').to.equal(90);
+    });
+
+    it('leaves renewAtPercent alone above the floor', () => {
+      expect(at(3600, 50, 300)).to.equal(1800);
+      expect(at(900, 50, 300)).to.equal(450);
+    });
+
+    it('never renews later than the renewal window before expiry, whatever the floor', () => {
+      expect(at(900, 10, 3600)).to.equal(900 - 90);
+      expect(at(3600, 90, 3600)).to.equal(3600 - 300);
+    });
   });
 });

@@ -26,6 +26,8 @@ export function credentialsAvailable(check: ControllerCredentialsCheck): Identit
 /** The controller's own credentials (by default the SDK's default chain). */
 export const controllerProvider: IdentityProvider<AWSClusterControllerIdentity> = {
   kind: 'AWSClusterControllerIdentity',
+  // The SDK's default chain obtains them (IRSA: one call of its own an hour), for every namespace at once.
+  callsSts: false,
   source: () => undefined,
   secrets: () => [],
   credentialInputs: () => ({}),

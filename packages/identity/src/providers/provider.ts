@@ -77,6 +77,8 @@ export interface IdentityCondition {
  */
 export interface IdentityProvider<I extends IdentityObject, M = undefined> {
   readonly kind: I['kind'];
+  /** Whether making its credentials calls STS: such calls are charged to the asking namespace's STS budget. */
+  readonly callsSts: boolean;
   /** The identity whose credentials make this one's (a role's sourceIdentityRef), or undefined for a root. */
   source(identity: I): IdentityReference | undefined;
   /**

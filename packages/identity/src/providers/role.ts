@@ -99,6 +99,7 @@ function assumeRole(link: RoleLink, context: CredentialContext, session?: Sessio
 /** An IAM role assumed with sts:AssumeRole on top of its source link's credentials. */
 export const roleProvider: IdentityProvider<AWSClusterRoleIdentity, string | undefined> = {
   kind: 'AWSClusterRoleIdentity',
+  callsSts: true,
   source: (identity) => identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY,
   secrets: ({ spec }) => (spec.externalIDSecretRef ? [spec.externalIDSecretRef.name] : []),
   load: loadExternalID,

@@ -8,6 +8,7 @@ import type { IdentityProvider } from './provider.js';
 /** Long-lived keys from a Secret of the controller's namespace, read when the chain is walked. */
 export const staticProvider: IdentityProvider<AWSClusterStaticIdentity, AwsCredentialIdentity> = {
   kind: 'AWSClusterStaticIdentity',
+  callsSts: false,
   source: () => undefined,
   secrets: (identity) => [identity.spec.secretRef],
   load: async (identity, { ref, store, controllerNamespace }) => {

@@ -122,6 +122,7 @@ function assumeWithToken(
  */
 export const webProvider: IdentityProvider<AWSClusterWebIdentity> = {
   kind: 'AWSClusterWebIdentity',
+  callsSts: true,
   source: () => undefined,
   secrets: () => [],
   // The fields sent to STS and TokenRequest, and where the token comes from: one session per namespace.

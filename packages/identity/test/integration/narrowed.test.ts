@@ -85,8 +85,7 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
     expect(session.accountId).to.equal(TENANT_B);
     expect(session.principalArn).to.match(/assumed-role\/tenant-b-admin\//);
     expect(session.chain.map(({ name }) => name)).to.deep.equal(['tenant-b-workloads', 'keymaster-hub', 'default']);
-    const { credentials } = await session.fresh(50);
-    const client = tagging(h, credentials);
+    const client = tagging(h, session.credentials);
     await client.send(new GetResourcesCommand({}));
     // The role allows tag:*; the session policy does not allow TagResources.
     const denied = await refusal(
@@ -103,12 +102,10 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
 
   it('shares one session between requests of a namespace that ask alike, and counts STS calls for AWSCredentialsRequest', async () => {
     const sessions = await Promise.all(Array.from({ length: 20 }, () => resolver.resolveNarrowed(readTags())));
-    await Promise.all(sessions.map((session) => session.fresh(50)));
     expect(new Set(sessions.map(({ key }) => key)).size).to.equal(1);
     expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole'), 'tenant-b-admin assumed once').to.equal(1);
 
     const other = await resolver.resolveNarrowed(readTags({ durationSeconds: 900 }));
-    await other.fresh(50);
     expect(other.key).not.to.equal(sessions[0]!.key);
     expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole'), 'another duration is another session').to.equal(2);
     expect(sts.filter(({ action }) => action === 'AssumeRole').map(({ requester }) => requester)).to.deep.equal([
@@ -119,20 +116,20 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
   });
 
   it('renews once, for every request sharing the session, when renewAtPercent of the lifetime has passed', async () => {
-    const session = await resolver.resolveNarrowed(readTags());
-    const first = await session.fresh(50);
+    const first = await resolver.resolveNarrowed(readTags());
+    expect(first.renewAt.getTime() - first.obtainedAt.getTime()).to.be.closeTo(1_800_000, 5_000);
     h.aws.clock.advance(1700);
-    expect((await session.fresh(50)).credentials.accessKeyId, 'before half of 3600 s').to.equal(
+    expect((await resolver.resolveNarrowed(readTags())).credentials.accessKeyId, 'before half of 3600 s').to.equal(
       first.credentials.accessKeyId,
     );
     h.aws.clock.advance(100);
-    const renewed = await Promise.all(Array.from({ length: 10 }, () => session.fresh(50)));
+    const renewed = await Promise.all(Array.from({ length: 10 }, () => resolver.resolveNarrowed(readTags())));
     expect(new Set(renewed.map(({ credentials }) => credentials.accessKeyId)).size).to.equal(1);
     expect(renewed[0]!.credentials.accessKeyId).not.to.equal(first.credentials.accessKeyId);
     expect(renewed[0]!.obtainedAt.getTime()).to.be.closeTo(h.aws.clock.nowMs(), 5_000);
     expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole')).to.equal(2);
     // A request that renews later (75 %) takes the fresh set as it is.
-    await session.fresh(75);
+    await resolver.resolveNarrowed(readTags({ renewAtPercent: 75 }));
     expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole')).to.equal(2);
   });
 
@@ -174,7 +171,7 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
     h.platform.edit('AWSClusterRoleIdentity', 'tenant-b-workloads', (identity) => {
       (identity.spec as AWSClusterRoleIdentitySpec).credentialVending = { allowedNamespaces: { list: ['tenant-b'] } };
     });
-    await (await resolver.resolveNarrowed(readTags())).fresh(50);
+    await resolver.resolveNarrowed(readTags());
     const served = h.calls('sts:AssumeRole');
     // Ops build another role on it: from the next resolve on, its session is a hub's, never vended.
     h.platform.put(
@@ -212,7 +209,7 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
         durationSeconds: 7200,
       },
     });
-    const { credentials, obtainedAt } = await unchained.fresh(50);
+    const { credentials, obtainedAt } = unchained;
     expect(credentials.expiration!.getTime() - obtainedAt.getTime()).to.be.closeTo(7_200_000, 5_000);
   });
 
@@ -230,7 +227,7 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
     expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole'), 'tenant-b-admin asked once').to.equal(1);
 
     // Another policy is another session: asked, and served.
-    await (await resolver.resolveNarrowed(readTags())).fresh(50);
+    await resolver.resolveNarrowed(readTags());
     expect(h.callsBy(HUB_SESSION, 'sts:AssumeRole')).to.equal(2);
   });
 });
