@@ -66,10 +66,12 @@ export class Controller {
     this.name = options.name;
     this.#options = options;
     this.#clock = options.clock ?? realClock;
+    // Fair between namespaces: one namespace's thousand keys do not delay another's.
     this.queue = new WorkQueue(
       this.#clock,
       defaultRateLimiter(this.#clock),
       options.metrics?.queueObserver(options.name),
+      (key) => requestOf(key).namespace ?? '',
     );
     options.metrics?.maxConcurrentReconciles.set({ controller: options.name }, options.workers);
     // Present from the start at 0, as controller-runtime has it, so that rate() and alerts see a series.

@@ -12,15 +12,43 @@ export interface QueueObserver {
   retried(): void;
 }
 
+/** First in, first out, with an array's front dropped now and then rather than shifted at every take. */
+class Fifo<T> {
+  #items: T[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  shift(): T {
+    const item = this.#items[this.#head]!;
+    this.#head += 1;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+}
+
 /**
  * A work queue with client-go's semantics: an item queued twice is processed once; an item is never
  * handed to two workers at once (re-added while processing, it is queued again when done);
  * delayed and rate-limited adds; after shutDown, new adds are ignored and what is queued is still
- * handed out, so that workers drain it.
+ * handed out, so that workers drain it. Items are handed out fairly between groups (`groupOf`: the
+ * namespace of a key): each group with items queued takes its turn, first in first out within it, so
+ * that a thousand items of one group queued first do not delay another group's one.
  */
 export class WorkQueue<T> {
-  #queue: T[] = [];
-  #head = 0;
+  /** The queued items of each group, and the groups with items, in turn. */
+  readonly #groups = new Map<string, Fifo<T>>();
+  readonly #turns = new Fifo<string>();
+  #length = 0;
   readonly #dirty = new Set<T>();
   /** Items handed to a worker: when, and when they had been queued. */
   readonly #processing = new Map<T, { startedAt: number; queuedAt: number }>();
@@ -34,10 +62,11 @@ export class WorkQueue<T> {
     private readonly clock: Clock,
     private readonly limiter: RateLimiter<T>,
     private readonly observer?: QueueObserver,
+    private readonly groupOf: (item: T) => string = () => '',
   ) {}
 
   get length(): number {
-    return this.#queue.length - this.#head;
+    return this.#length;
   }
 
   get shuttingDown(): boolean {
@@ -131,18 +160,26 @@ export class WorkQueue<T> {
       waiter(this.#start(item));
       return;
     }
-    this.#queue.push(item);
+    const group = this.groupOf(item);
+    let items = this.#groups.get(group);
+    if (!items) {
+      items = new Fifo<T>();
+      this.#groups.set(group, items);
+      this.#turns.push(group);
+    }
+    items.push(item);
+    this.#length += 1;
     this.observer?.depth(this.length);
   }
 
+  /** The first item of the group whose turn it is; the group goes last in turn while it has more. */
   #take(): T {
-    const item = this.#queue[this.#head]!;
-    this.#head += 1;
-    // Drop the consumed front now and then, so the array does not grow for ever.
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
+    const group = this.#turns.shift();
+    const items = this.#groups.get(group)!;
+    const item = items.shift();
+    if (items.length > 0) this.#turns.push(group);
+    else this.#groups.delete(group);
+    this.#length -= 1;
     this.observer?.depth(this.length);
     return this.#start(item);
   }

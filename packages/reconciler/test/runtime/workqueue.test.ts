@@ -30,6 +30,30 @@ describe('WorkQueue', () => {
     expect(second).to.equal('a');
   });
 
+  it('hands out items fairly between groups: one group’s thousand items queued first delay another’s one by a turn', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue<string>(clock, defaultRateLimiter(clock), undefined, (item) => item.split('/')[0]!);
+    for (let i = 0; i < 1_000; i += 1) q.add(`hostile/r-${i}`);
+    q.add('tenant-b/reports');
+    q.add('tenant-c/a');
+    q.add('tenant-c/b');
+    const first = await Promise.all(Array.from({ length: 6 }, () => q.get()));
+    expect(first).to.deep.equal([
+      'hostile/r-0',
+      'tenant-b/reports',
+      'tenant-c/a',
+      'hostile/r-1',
+      'tenant-c/b',
+      'hostile/r-2',
+    ]);
+    expect(q.length).to.equal(997);
+    // An item re-added while processing goes back to its group's end when done.
+    q.add('tenant-b/reports');
+    q.done('tenant-b/reports');
+    expect(await q.get()).to.equal('hostile/r-3');
+    expect(await q.get()).to.equal('tenant-b/reports');
+  });
+
   it('tells when the item a worker holds was first queued: a second add while queued does not move it', async () => {
     const { clock, queue: q } = queue();
     q.add('a');
