@@ -9,12 +9,10 @@ export interface IdentitySighting {
 }
 
 /**
- * Which cluster acts with which credential set, so that deleting the last cluster of a set evicts
- * its cached clients, and what identities' sessions looked like, for their status.
+ * What the sessions of identities clusters use directly looked like, for the identities' status.
+ * (Which cluster acts with which credential set the resolver keeps: its holders.)
  */
-export class SessionUsage {
-  readonly #sessionOf = new Map<string, string>();
-  readonly #clustersOf = new Map<string, Set<string>>();
+export class IdentitySightings {
   readonly #sightings = new Map<string, IdentitySighting>();
 
   /**
@@ -23,26 +21,10 @@ export class SessionUsage {
    */
   constructor(private readonly sightingChanged: (identity: LinkName) => void) {}
 
-  use(cluster: string, session: IdentitySession): void {
-    this.release(cluster);
-    this.#sessionOf.set(cluster, session.key);
-    let clusters = this.#clustersOf.get(session.key);
-    if (!clusters) this.#clustersOf.set(session.key, (clusters = new Set()));
-    clusters.add(cluster);
+  /** A cluster acts with `session`: its own identity's sighting is updated. */
+  saw(session: IdentitySession): void {
     const own = session.chain[0];
     if (own) this.#sight(own, session);
-  }
-
-  /** Forgets the cluster; returns the key of its credential set when no other cluster uses it any more. */
-  release(cluster: string): string | undefined {
-    const key = this.#sessionOf.get(cluster);
-    if (key === undefined) return undefined;
-    this.#sessionOf.delete(cluster);
-    const clusters = this.#clustersOf.get(key)!;
-    clusters.delete(cluster);
-    if (clusters.size > 0) return undefined;
-    this.#clustersOf.delete(key);
-    return key;
   }
 
   sighting(identity: string): IdentitySighting | undefined {

@@ -12,6 +12,7 @@ import {
 import {
   CONTROLLER_IDENTITY,
   IdentityNotFoundError,
+  StsRateLimitedError,
   type IdentityObject,
   type IdentityResolver,
   type IdentitySession,
@@ -29,7 +30,7 @@ import { newFailures, readyCondition, setCondition, type ConditionUpdate } from 
 import { clusterUser } from '../identity/deletions.js';
 import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-conditions.js';
 import { clusterNameOf, nameClaim, nameCondition, regionsOf } from './name-claim.js';
-import type { SessionUsage } from './session-usage.js';
+import type { IdentitySightings } from './identity-sightings.js';
 import type { TagScheduler } from './tag-scheduler.js';
 import { tagTicket } from './tag-ticket.js';
 import type { SyncTags, TagWorkOptions } from './tags.js';
@@ -60,7 +61,7 @@ export interface AWSClusterReconcilerDeps {
   clusterNames: ClusterNames;
   /** Runs the tag step outside the workers, a queue per account and region; `finished` enqueues the cluster. */
   tagWork: TagScheduler<TagOutcome>;
-  sessions: SessionUsage;
+  sightings: IdentitySightings;
   /** Enqueues another AWSCluster (namespace/name): a duplicate clusterName concerns both. */
   enqueue: (key: string) => void;
   autoControllerIdentity: boolean;
@@ -101,7 +102,7 @@ export class AWSClusterReconciler {
 
   /** `queuedAt`: when the request was queued; AWS as it was then is the least the tag work must see. */
   async #reconcile(cluster: AWSCluster, key: string, log: Logger, queuedAt: number): Promise<Result | undefined> {
-    const { resolver, sessions, now } = this.deps;
+    const { resolver, sightings, now } = this.deps;
     const status: AWSClusterStatus = structuredClone(cluster.status ?? {});
     const generation = cluster.metadata.generation ?? 0;
     const time = now().toISOString();
@@ -118,8 +119,14 @@ export class AWSClusterReconciler {
         identityRef,
         region: cluster.spec.region,
         cluster: clusterUser(cluster),
+        holder: holderOf(key),
       });
     } catch (error) {
+      // The namespace's STS budget: back when it allows, status as it is (nothing new is known).
+      if (error instanceof StsRateLimitedError) {
+        log.debug('waiting for the namespace STS budget', { retryAfterMs: error.retryAfterMs });
+        return { requeueAfterMs: error.retryAfterMs };
+      }
       if (await this.#createControllerIdentity(error, log)) return { requeueAfterMs: 1000 };
       const verdict = identityVerdict(error);
       set(verdict.allowed);
@@ -136,7 +143,7 @@ export class AWSClusterReconciler {
       status.identityChain = verdict.chain;
       transient = verdict.transient;
       this.deps.tagWork.cancel(key);
-      sessions.release(key);
+      resolver.release(holderOf(key));
       for (const other of this.deps.clusterNames.refuse(key, clusterNameOf(cluster))) this.deps.enqueue(other);
       log.warn('identity refused', {
         reason: verdict.retrieved.reason === 'NotAttempted' ? verdict.allowed.reason : verdict.retrieved.reason,
@@ -164,7 +171,7 @@ export class AWSClusterReconciler {
     } else if (session) {
       set(usageAllowed(session));
       set(IDENTITY_OK.retrieved);
-      sessions.use(key, session);
+      sightings.saw(session);
       status.accountID = session.accountId;
       status.principalARN = session.principalArn;
       status.identityChain = session.chain;
@@ -330,8 +337,10 @@ export class AWSClusterReconciler {
   #forget(key: string): void {
     this.deps.tagWork.cancel(key);
     this.deps.metrics.setDrifted(key, 0);
-    const unused = this.deps.sessions.release(key);
-    if (unused !== undefined) this.deps.resolver.forgetSession(unused);
+    this.deps.resolver.release(holderOf(key));
     for (const other of this.deps.clusterNames.release(key)) this.deps.enqueue(other);
   }
 }
+
+/** Who holds a cluster's credential set in the resolver. */
+const holderOf = (key: string) => `AWSCluster/${key}`;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
 import { providerOf, servesCluster, type ControllerCredentialsCheck, type IdentityObject } from '@keymaster/identity';
 import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
-import type { SessionUsage } from '../awscluster/session-usage.js';
+import type { IdentitySightings } from '../awscluster/identity-sightings.js';
 import type { Caches } from '../kube/caches.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { KubeWriter } from '../kube/writer.js';
@@ -22,7 +22,7 @@ export interface IdentityReconcilerDeps {
   chains: ChainIndex;
   writer: KubeWriter;
   events: EventRecorder;
-  sessions: SessionUsage;
+  sightings: IdentitySightings;
   /** Who used each identity being deleted when the deletion was first seen (shared with the resolver). */
   deletions: DeletingIdentities;
   controllerNamespace: string;
@@ -126,7 +126,7 @@ export class IdentityReconciler {
     id: string,
     users: { clusters: number; namespaces: number },
   ): Promise<void> {
-    const sighting = this.deps.sessions.sighting(id);
+    const sighting = this.deps.sightings.sighting(id);
     const status: AWSClusterIdentityStatus = {
       ...structuredClone(identity.status ?? {}),
       observedGeneration: identity.metadata.generation ?? 0,

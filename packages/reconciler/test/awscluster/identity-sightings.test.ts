@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { IdentitySession, LinkName } from '@keymaster/identity';
-import { SessionUsage } from '../../src/awscluster/session-usage.js';
+import { IdentitySightings } from '../../src/awscluster/identity-sightings.js';
 
 const WEB = { kind: 'AWSClusterWebIdentity', name: 'shared' };
 const ARN = 'arn:aws:sts::222222222222:assumed-role/shared/keymaster-shared';
@@ -13,20 +13,20 @@ const session = (key: string, renewedAt: string, principalArn = ARN) =>
     renewedAt: () => new Date(renewedAt),
   }) as unknown as IdentitySession;
 
-describe('SessionUsage sightings', () => {
+describe('IdentitySightings', () => {
   let changed: LinkName[];
-  let usage: SessionUsage;
+  let sightings: IdentitySightings;
   beforeEach(() => {
     changed = [];
-    usage = new SessionUsage((identity) => changed.push({ kind: identity.kind, name: identity.name }));
+    sightings = new IdentitySightings((identity) => changed.push({ kind: identity.kind, name: identity.name }));
   });
 
   it('tells of a new session once: a cluster reconciled again with the same session changes nothing', () => {
-    usage.use('team-a/prod', session('a', '2026-11-23T08:00:00Z'));
-    usage.use('team-a/prod', session('a', '2026-11-23T08:00:00Z'));
-    usage.use('team-a/dev', session('a', '2026-11-23T08:00:00Z'));
+    sightings.saw(session('a', '2026-11-23T08:00:00Z'));
+    sightings.saw(session('a', '2026-11-23T08:00:00Z'));
+    sightings.saw(session('a', '2026-11-23T08:00:00Z'));
     expect(changed).to.deep.equal([WEB]);
-    expect(usage.sighting('AWSClusterWebIdentity/shared')).to.deep.equal({
+    expect(sightings.sighting('AWSClusterWebIdentity/shared')).to.deep.equal({
       accountId: '222222222222',
       principalArn: ARN,
       renewedAt: new Date('2026-11-23T08:00:00Z'),
@@ -34,27 +34,33 @@ describe('SessionUsage sightings', () => {
   });
 
   it('tells of a renewal', () => {
-    usage.use('team-a/prod', session('a', '2026-11-23T08:00:00Z'));
-    usage.use('team-a/prod', session('a', '2026-11-23T08:55:00Z'));
+    sightings.saw(session('a', '2026-11-23T08:00:00Z'));
+    sightings.saw(session('a', '2026-11-23T08:55:00Z'));
     expect(changed).to.have.length(2);
-    expect(usage.sighting('AWSClusterWebIdentity/shared')?.renewedAt).to.deep.equal(new Date('2026-11-23T08:55:00Z'));
+    expect(sightings.sighting('AWSClusterWebIdentity/shared')?.renewedAt).to.deep.equal(
+      new Date('2026-11-23T08:55:00Z'),
+    );
   });
 
   it("keeps the latest renewal of an identity's sessions seen in turn (a web identity's namespaces)", () => {
-    usage.use('team-a/prod', session('a', '2026-11-23T08:10:00Z'));
-    usage.use('team-b/prod', session('b', '2026-11-23T08:00:00Z'));
-    usage.use('team-a/prod', session('a', '2026-11-23T08:10:00Z'));
-    usage.use('team-b/prod', session('b', '2026-11-23T08:00:00Z'));
+    sightings.saw(session('a', '2026-11-23T08:10:00Z'));
+    sightings.saw(session('b', '2026-11-23T08:00:00Z'));
+    sightings.saw(session('a', '2026-11-23T08:10:00Z'));
+    sightings.saw(session('b', '2026-11-23T08:00:00Z'));
     expect(changed, 'only the first sighting').to.have.length(1);
-    expect(usage.sighting('AWSClusterWebIdentity/shared')?.renewedAt).to.deep.equal(new Date('2026-11-23T08:10:00Z'));
+    expect(sightings.sighting('AWSClusterWebIdentity/shared')?.renewedAt).to.deep.equal(
+      new Date('2026-11-23T08:10:00Z'),
+    );
   });
 
   it('takes another principal as it comes (the identity now names another role)', () => {
     const other = 'arn:aws:sts::222222222222:assumed-role/other/keymaster-shared';
-    usage.use('team-a/prod', session('a', '2026-11-23T08:10:00Z'));
-    usage.use('team-a/prod', session('c', '2026-11-23T08:05:00Z', other));
+    sightings.saw(session('a', '2026-11-23T08:10:00Z'));
+    sightings.saw(session('c', '2026-11-23T08:05:00Z', other));
     expect(changed).to.have.length(2);
-    expect(usage.sighting('AWSClusterWebIdentity/shared')).to.include({ principalArn: other });
-    expect(usage.sighting('AWSClusterWebIdentity/shared')?.renewedAt).to.deep.equal(new Date('2026-11-23T08:05:00Z'));
+    expect(sightings.sighting('AWSClusterWebIdentity/shared')).to.include({ principalArn: other });
+    expect(sightings.sighting('AWSClusterWebIdentity/shared')?.renewedAt).to.deep.equal(
+      new Date('2026-11-23T08:05:00Z'),
+    );
   });
 });
