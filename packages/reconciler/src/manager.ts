@@ -10,6 +10,7 @@ import {
   defaultControllerCredentials,
   type ControllerCredentialsCheck,
   type IdentityObject,
+  type StsRate,
 } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { AWSClusterReconciler, type TagOutcome } from './awscluster/reconciler.js';
@@ -17,7 +18,7 @@ import { clusterNameOf } from './awscluster/name-claim.js';
 import { DEFAULT_TAG_WORK_PER_SLOT, DEFAULT_TAG_WORK_RUNNING, TagScheduler } from './awscluster/tag-scheduler.js';
 import type { SyncTags } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
-import { SessionUsage } from './awscluster/session-usage.js';
+import { IdentitySightings } from './awscluster/identity-sightings.js';
 import { ChainIndex } from './identity/chain-index.js';
 import { DeletingIdentities } from './identity/deletions.js';
 import { CredentialRequests } from './credentials/controller.js';
@@ -68,6 +69,12 @@ export interface ManagerOptions {
   aws: { endpoint?: string; stsRegion: string };
   controllerCredentials?: AwsCredentialIdentityProvider;
   syncTags: SyncTags;
+  /** --max-credential-sets-per-namespace: distinct credential sets one namespace's AWSCredentialsRequests may use. */
+  maxCredentialSetsPerNamespace: number;
+  /** --sts-rate-per-namespace: STS calls each namespace may make; absent, no bound. */
+  stsRatePerNamespace?: StsRate;
+  /** --min-renewal-interval: no request's credentials renewed sooner after they were obtained (default 5 minutes). */
+  minRenewalIntervalMs?: number;
   /** Tag work running at once per AWS account and region, and in all (default 20 and 500). */
   tagWork?: { perSlot?: number; maxRunning?: number };
   metrics: KeymasterMetrics;
@@ -135,7 +142,7 @@ export class Manager {
     const log = (what: string) => (error: unknown) => logger.error(what, { error });
     this.writer = new KubeWriter(kubeConfig);
     const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
-    const sessions = new SessionUsage(({ kind, name }) => this.identities[kind]?.enqueue({ name }));
+    const sightings = new IdentitySightings(({ kind, name }) => this.identities[kind]?.enqueue({ name }));
     this.#shards = options.shards && this.#shardOwner(options.shards, clock);
     const shards = options.shards?.count ?? 1;
     // A cluster's shard follows its clusterName (immutable), so that the clusters of one name, rivals
@@ -220,6 +227,8 @@ export class Manager {
       // Web identities' tokens: the one write the controller makes to ServiceAccounts (serviceaccounts/token).
       serviceAccountTokens: kubeServiceAccountTokens(kubeConfig),
       usersAtDeletion: deletions.usersOf,
+      ...(options.stsRatePerNamespace ? { stsRate: options.stsRatePerNamespace } : {}),
+      ...(options.minRenewalIntervalMs === undefined ? {} : { minRenewalIntervalMs: options.minRenewalIntervalMs }),
       observer: metrics.resolverObserver(),
       clock: () => clock.now(),
     });
@@ -249,7 +258,7 @@ export class Manager {
       syncTags: options.syncTags,
       clusterNames: new ClusterNames(),
       tagWork: this.#tagWork,
-      sessions,
+      sightings,
       enqueue: (key) => this.clusters.queue.add(key),
       autoControllerIdentity: options.autoControllerIdentity,
       metrics,
@@ -273,7 +282,7 @@ export class Manager {
           chains: this.chains,
           writer: this.writer,
           events,
-          sessions,
+          sightings,
           deletions,
           controllerNamespace,
           controllerCredentials: () => this.#credentialsCheck,
@@ -298,6 +307,8 @@ export class Manager {
       resyncMs: options.syncPeriodMs,
       clock,
       resolver: this.resolver,
+      maxCredentialSetsPerNamespace: options.maxCredentialSetsPerNamespace,
+      refusedByCap: (namespace, refused) => metrics.setRequestsOverCap(namespace, refused),
       identity: (kind, name) => this.caches.identity(kind, name),
       writer: this.writer,
       events,

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ResolverObserver } from '@keymaster/identity';
+import type { NamespaceSets, ResolverObserver } from '@keymaster/identity';
 import type { TagSchedulerObserver } from './awscluster/tag-scheduler.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
 import type { ShardObserver } from './runtime/shards.js';
@@ -20,6 +20,11 @@ export class KeymasterMetrics {
   readonly tagWorkWait: Histogram;
   readonly shardOwned: Gauge<'shard'>;
   readonly shardHandovers: Counter<'shard' | 'event'>;
+  readonly namespaceStsCalls: Counter<'namespace'>;
+  readonly stsBudgetWaits: Counter<'namespace'>;
+  readonly stsBudgetWait: Histogram;
+  readonly credentialSets: Gauge<'namespace' | 'state'>;
+  readonly requestsOverCap: Gauge<'namespace'>;
   readonly #drifted = new Map<string, number>();
 
   constructor() {
@@ -93,6 +98,38 @@ export class KeymasterMetrics {
       labelNames: ['shard', 'event'],
       registers,
     });
+    // Labelled by namespace (finite, made by ops or their tenant groups); gauges drop a namespace's series
+    // once it has nothing to count, counters keep theirs until the process restarts.
+    this.namespaceStsCalls = new Counter({
+      name: 'keymaster_namespace_sts_calls_total',
+      help: "STS calls charged to a namespace's budget (--sts-rate-per-namespace): made for its AWSClusters and AWSCredentialsRequests",
+      labelNames: ['namespace'],
+      registers,
+    });
+    this.stsBudgetWaits = new Counter({
+      name: 'keymaster_sts_budget_waits_total',
+      help: "Times a namespace's work was put back to wait for its STS budget (--sts-rate-per-namespace), no call made",
+      labelNames: ['namespace'],
+      registers,
+    });
+    this.stsBudgetWait = new Histogram({
+      name: 'keymaster_sts_budget_wait_seconds',
+      help: "How long work waited for its namespace's STS budget, each time it was put back",
+      buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300],
+      registers,
+    });
+    this.credentialSets = new Gauge({
+      name: 'keymaster_credential_sets',
+      help: 'Cached credential sets by namespace: pinned (in use by its AWSClusters and AWSCredentialsRequests, each set once) and unpinned (kept for it, bounded per namespace)',
+      labelNames: ['namespace', 'state'],
+      registers,
+    });
+    this.requestsOverCap = new Gauge({
+      name: 'keymaster_credentials_requests_over_cap',
+      help: "AWSCredentialsRequests refused because their namespace's distinct credential sets reached --max-credential-sets-per-namespace",
+      labelNames: ['namespace'],
+      registers,
+    });
     this.buildInfo.set(
       { version: KEYMASTER_VERSION, node_version: process.version, platform: `${process.platform}/${process.arch}` },
       1,
@@ -105,11 +142,18 @@ export class KeymasterMetrics {
     this.controllerCredentials.set({ source }, 1);
   }
 
-  /** The resolver's observer, feeding the STS, cache and AWS call metrics. */
+  /** The resolver's observer, feeding the STS, cache and AWS call metrics, and the per-namespace ones. */
   resolverObserver(): ResolverObserver {
     return {
-      stsCall: (action, outcome, code, requester) =>
-        this.stsCalls.inc({ action, outcome, code: code ?? 'OK', requester }),
+      stsCall: (action, outcome, code, requester, namespace) => {
+        this.stsCalls.inc({ action, outcome, code: code ?? 'OK', requester });
+        this.namespaceStsCalls.inc({ namespace });
+      },
+      stsWait: (namespace, waitMs) => {
+        this.stsBudgetWaits.inc({ namespace });
+        this.stsBudgetWait.observe(waitMs / 1000);
+      },
+      credentialSets: (namespace, sets) => this.#setCredentialSets(namespace, sets),
       cacheLookup: (hit) => this.credentialCache.inc({ result: hit ? 'hit' : 'miss' }),
       awsCall: (service, operation, code) => this.awsCalls.inc({ service, operation, code }),
     };
@@ -132,6 +176,19 @@ export class KeymasterMetrics {
       owned: (shard, owned) => this.shardOwned.set({ shard: String(shard) }, owned ? 1 : 0),
       handover: (shard, event) => this.shardHandovers.inc({ shard: String(shard), event }),
     };
+  }
+
+  /** How many of a namespace's AWSCredentialsRequests the cap refuses; a namespace under it has no series. */
+  setRequestsOverCap(namespace: string, refused: number): void {
+    if (refused > 0) this.requestsOverCap.set({ namespace }, refused);
+    else this.requestsOverCap.remove({ namespace });
+  }
+
+  #setCredentialSets(namespace: string, sets: NamespaceSets): void {
+    for (const state of ['pinned', 'unpinned'] as const) {
+      if (sets[state] > 0) this.credentialSets.set({ namespace, state }, sets[state]);
+      else this.credentialSets.remove({ namespace, state });
+    }
   }
 
   /** Records one cluster's drifted count; the gauge is the sum over clusters. */

@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KeymasterError } from '@keymaster/api';
+import { DEFAULT_MIN_RENEWAL_INTERVAL_MS } from '@keymaster/identity';
 import { DEFAULT_BURST, DEFAULT_RATE_PER_SECOND } from '@keymaster/tagging';
+import { DEFAULT_MAX_CREDENTIAL_SETS_PER_NAMESPACE } from '../credentials/set-cap.js';
 import { parseDuration } from '../runtime/duration.js';
 import { parseBindAddress } from '../servers.js';
 import type { LogFormat, LogLevel } from '../logging.js';
@@ -41,7 +43,16 @@ export interface RunFlags extends WebhookFlags {
   stsRegion: string;
   /** --aws-tagging-rate: the tagging budget of each AWS account and region. */
   awsTaggingRate: TaggingRate;
+  /** --max-credential-sets-per-namespace: distinct credential sets one namespace's AWSCredentialsRequests may use. */
+  maxCredentialSetsPerNamespace: number;
+  /** --sts-rate-per-namespace: the STS calls each namespace may make. */
+  stsRatePerNamespace: TaggingRate;
+  /** --min-renewal-interval: no request's credentials are renewed sooner than this after they were obtained. */
+  minRenewalIntervalMs: number;
 }
+
+/** --sts-rate-per-namespace's default: a call a second, 20 at once (see docs/operations.md, sizing). */
+const DEFAULT_STS_RATE_PER_NAMESPACE = '1,20';
 
 /** The flags of `keymaster run`, named as controller-runtime's, with their defaults and what they do. */
 export const RUN_FLAGS = {
@@ -116,6 +127,21 @@ export const RUN_FLAGS = {
     default: `${DEFAULT_RATE_PER_SECOND},${DEFAULT_BURST}`,
     help: "tagging requests per second and burst per AWS account and region (AWS's budget), e.g. 50,100; unlimited lifts it (benchmarks, raised quotas)",
   },
+  'max-credential-sets-per-namespace': {
+    type: 'string',
+    default: String(DEFAULT_MAX_CREDENTIAL_SETS_PER_NAMESPACE),
+    help: "distinct credential sets one namespace's AWSCredentialsRequests may use (requests that ask alike share one); the oldest requests' first, the others refused before any STS call",
+  },
+  'sts-rate-per-namespace': {
+    type: 'string',
+    default: DEFAULT_STS_RATE_PER_NAMESPACE,
+    help: "STS calls per second and burst each namespace's AWSClusters and AWSCredentialsRequests may make (work past it waits its turn), e.g. 2,40; unlimited lifts it",
+  },
+  'min-renewal-interval': {
+    type: 'string',
+    default: `${DEFAULT_MIN_RENEWAL_INTERVAL_MS / 60_000}m`,
+    help: "an AWSCredentialsRequest's credentials are renewed no sooner than this after they were obtained, whatever its renewAtPercent (never later than their renewal window before expiry)",
+  },
   ...WEBHOOK_FLAGS,
 } as const;
 
@@ -131,24 +157,30 @@ const UNLIMITED_TAGGING_RATE: TaggingRate = {
   burst: Number.MAX_SAFE_INTEGER,
 };
 
-/** `<requests/s>[,<burst>]` (burst defaults to twice the rate, as AWS's 5,10) or `unlimited`. */
-function taggingRate(text: string): TaggingRate {
+/** `<rate/s>[,<burst>]` (burst defaults to twice the rate, as AWS's 5,10) or `unlimited`; `fix` says what to write. */
+function rateOf(flag: string, text: string, fix: string): TaggingRate {
   if (text === 'unlimited') return UNLIMITED_TAGGING_RATE;
-  const fix = `Write requests per second and optionally a burst: ${DEFAULT_RATE_PER_SECOND},${DEFAULT_BURST} (AWS's budget, the default), 50, 50,100, or unlimited.`;
   const [rateText = '', burstText, ...extra] = text.split(',');
-  if (extra.length > 0) throw new FlagError('aws-tagging-rate', text, 'has more than two numbers', fix);
+  if (extra.length > 0) throw new FlagError(flag, text, 'has more than two numbers', fix);
   const ratePerSecond = Number(rateText);
   if (rateText.trim() === '' || !Number.isFinite(ratePerSecond) || ratePerSecond <= 0)
-    throw new FlagError('aws-tagging-rate', text, `the rate "${rateText}" is not a number above 0`, fix);
+    throw new FlagError(flag, text, `the rate "${rateText}" is not a number above 0`, fix);
   const burst = burstText === undefined ? Math.max(1, Math.ceil(2 * ratePerSecond)) : Number(burstText);
   if (burstText?.trim() === '' || !Number.isInteger(burst) || burst < 1)
-    throw new FlagError(
-      'aws-tagging-rate',
-      text,
-      `the burst "${burstText ?? ''}" is not a whole number of at least 1`,
-      fix,
-    );
+    throw new FlagError(flag, text, `the burst "${burstText ?? ''}" is not a whole number of at least 1`, fix);
   return { ratePerSecond, burst };
+}
+
+function maxCredentialSets(text: string): number {
+  const max = Number(text);
+  if (!/^\d+$/.test(text) || max < 1)
+    throw new FlagError(
+      'max-credential-sets-per-namespace',
+      text,
+      'is not a whole number of at least 1',
+      `Use e.g. ${DEFAULT_MAX_CREDENTIAL_SETS_PER_NAMESPACE} (the default): one namespace's requests that ask alike share one set.`,
+    );
+  return max;
 }
 
 /** Shards above this make every replica write too many Leases per retry period for no gain. */
@@ -291,6 +323,15 @@ export function parseRunFlags(args: string[]): RunFlags {
       'The leader must try to renew several times before its deadline: e.g. 2s, the default.',
     );
   const shards = parseShards(values.shards, values['leader-elect'], values['leader-election-id']);
+  const minRenewal = values['min-renewal-interval'];
+  const minRenewalIntervalMs = parseDuration(minRenewal);
+  if (minRenewalIntervalMs === undefined)
+    throw new FlagError(
+      'min-renewal-interval',
+      minRenewal,
+      'is not a Go duration',
+      'Write it like 5m (the default), 1m, or 0s for renewAtPercent alone.',
+    );
   const bind = (flag: 'metrics-bind-address' | 'health-probe-bind-address') => {
     const text = values[flag];
     const address = parseBindAddress(text);
@@ -319,7 +360,18 @@ export function parseRunFlags(args: string[]): RunFlags {
     logLevel: oneOf('log-level', values['log-level'], ['error', 'warn', 'info', 'debug']),
     logFormat: oneOf('log-format', values['log-format'], ['json', 'text']),
     stsRegion: values['sts-region'],
-    awsTaggingRate: taggingRate(values['aws-tagging-rate']),
+    awsTaggingRate: rateOf(
+      'aws-tagging-rate',
+      values['aws-tagging-rate'],
+      `Write requests per second and optionally a burst: ${DEFAULT_RATE_PER_SECOND},${DEFAULT_BURST} (AWS's budget, the default), 50, 50,100, or unlimited.`,
+    ),
+    maxCredentialSetsPerNamespace: maxCredentialSets(values['max-credential-sets-per-namespace']),
+    stsRatePerNamespace: rateOf(
+      'sts-rate-per-namespace',
+      values['sts-rate-per-namespace'],
+      `Write STS calls per second and optionally a burst: ${DEFAULT_STS_RATE_PER_NAMESPACE} (the default), 2, 2,40, or unlimited.`,
+    ),
+    minRenewalIntervalMs,
     ...parseWebhookFlags(values),
   };
 }

@@ -76,6 +76,9 @@ export async function startController(flags: RunFlags, options: ControllerOverri
       : {}),
     // The AWS endpoint and the controller's own credentials come from the standard AWS environment.
     aws: { stsRegion: flags.stsRegion, ...(endpoint ? { endpoint } : {}) },
+    maxCredentialSetsPerNamespace: flags.maxCredentialSetsPerNamespace,
+    stsRatePerNamespace: flags.stsRatePerNamespace,
+    minRenewalIntervalMs: flags.minRenewalIntervalMs,
     ...(options.aws?.credentials ? { controllerCredentials: options.aws.credentials } : {}),
     syncTags: createTagSync({
       limiters: new RateLimiters(flags.awsTaggingRate),

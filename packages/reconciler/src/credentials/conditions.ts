@@ -41,6 +41,33 @@ export function refusalVerdict(error: unknown): IdentityVerdict {
 /** The ClusterRole holding the Secret verbs requests need, bound per namespace (deploy/rbac). */
 export const CREDENTIAL_VENDING_ROLE = 'keymaster-credential-vending';
 
+/**
+ * The identity conditions of a request whose credential set is beyond its namespace's cap: refused
+ * before its chain is walked or STS is called.
+ */
+export function capRefusal(namespace: string, distinct: number, max: number): IdentityVerdict {
+  const flag = `--max-credential-sets-per-namespace=${max}`;
+  return {
+    allowed: {
+      type: 'PrincipalUsageAllowed',
+      status: 'Unknown',
+      reason: 'NotAttempted',
+      message: "Not checked: the namespace's credential set cap refused the request first",
+    },
+    retrieved: {
+      type: 'PrincipalCredentialRetrieved',
+      status: 'False',
+      reason: 'CredentialSetCapExceeded',
+      message:
+        `The requests of namespace ${namespace} ask for ${distinct} distinct credential sets, more than the ${max} one namespace may have (${flag}): ` +
+        'the sets of its oldest requests (by creationTimestamp, then name) are served, and this request needs another; no STS call was made. ' +
+        `Ask exactly as an existing request of ${namespace} does (the same identityRef, statements, policyARNs and durationSeconds: requests that ask alike share one set), ` +
+        'delete requests the namespace no longer needs, or ask the platform team to raise --max-credential-sets-per-namespace',
+    },
+    transient: false,
+  };
+}
+
 export const secretWritten = (message: string): ConditionUpdate => ({
   type: 'SecretWritten',
   status: 'True',

@@ -13,6 +13,7 @@ import { REQUEST_LABEL } from './owned-secret.js';
 import { CredentialsReconciler } from './reconciler.js';
 import { RequestSecrets } from './request-secrets.js';
 import { SecretWriter } from './secrets.js';
+import { CredentialSetCap } from './set-cap.js';
 
 export interface CredentialRequestsOptions {
   kubeConfig: KubeConfig;
@@ -21,6 +22,10 @@ export interface CredentialRequestsOptions {
   resyncMs: number;
   clock: Clock;
   resolver: IdentityResolver;
+  /** --max-credential-sets-per-namespace. */
+  maxCredentialSetsPerNamespace: number;
+  /** Told how many of a namespace's requests the cap refuses, after each change of its requests. */
+  refusedByCap?: (namespace: string, refused: number) => void;
   identity: (kind: 'AWSClusterWebIdentity', name: string) => IdentityObject | undefined;
   writer: KubeWriter;
   events: EventRecorder;
@@ -54,6 +59,10 @@ export class CredentialRequests {
     const enqueue = (request: Request) => this.controller.enqueue(request);
     const ofRequest = (request: AWSCredentialsRequest) =>
       enqueue({ namespace: request.metadata.namespace ?? '', name: request.metadata.name ?? '' });
+    const cap = new CredentialSetCap(options.maxCredentialSetsPerNamespace, (namespace, moved) => {
+      for (const name of moved) enqueue({ namespace, name });
+      options.refusedByCap?.(namespace, cap.refused(namespace));
+    });
     const ofSecret = (secret: KeptSecret) =>
       enqueue({ namespace: secret.metadata.namespace, name: secret.metadata.labels[REQUEST_LABEL] });
     // A namespace's Secrets are watched from its first request to its last.
@@ -61,13 +70,17 @@ export class CredentialRequests {
     const requestHandlers: InformerHandlers<AWSCredentialsRequest> = {
       add: (request) => {
         follow(request);
+        cap.track(request);
         ofRequest(request);
       },
       update: (request, previous) => {
-        if (changed(request, previous)) ofRequest(request);
+        if (!changed(request, previous)) return;
+        cap.track(request);
+        ofRequest(request);
       },
       delete: (request) => {
         follow(request);
+        cap.untrack(request);
         ofRequest(request);
       },
       resync: ofRequest,
@@ -97,6 +110,7 @@ export class CredentialRequests {
       requests: this.requests,
       secrets: this.secrets,
       resolver: options.resolver,
+      cap,
       identity: options.identity,
       writer: options.writer,
       secretWriter: new SecretWriter(kubeConfig),

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { AWSClusterWebIdentity, AWSCredentialsRequest, AWSCredentialsRequestStatus } from '@keymaster/api';
 import {
-  DEFAULT_RENEW_AT_PERCENT,
-  type AWSClusterWebIdentity,
-  type AWSCredentialsRequest,
-  type AWSCredentialsRequestStatus,
-} from '@keymaster/api';
-import { defaultSessionName, type IdentityObject, type IdentityResolver } from '@keymaster/identity';
+  defaultSessionName,
+  StsRateLimitedError,
+  type IdentityObject,
+  type IdentityResolver,
+} from '@keymaster/identity';
 import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
 import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
@@ -15,6 +15,7 @@ import { isForbidden } from '../kube/errors.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Request, Result } from '../runtime/controller.js';
 import {
+  capRefusal,
   refusalVerdict,
   requestReady,
   SECRET_ACCESS_NOT_GRANTED,
@@ -27,6 +28,7 @@ import { dataDigest as digest, desiredSecret, ownedBy } from './owned-secret.js'
 import type { RequestSecrets } from './request-secrets.js';
 import { sessionSecretData, webIdentitySecretData, type SecretFormat } from './secret-data.js';
 import type { SecretWriter } from './secrets.js';
+import type { CredentialSetCap } from './set-cap.js';
 
 /** Held until the request's Secret is deleted: its credentials go at once, not whenever the garbage collector runs. */
 export const CREDENTIALS_FINALIZER = 'awscredentialsrequest.infrastructure.keymaster.dev';
@@ -45,6 +47,8 @@ export interface CredentialsReconcilerDeps {
   /** The Secrets requests control, without their data, watched per namespace. */
   secrets: RequestSecrets;
   resolver: IdentityResolver;
+  /** The cap on distinct credential sets per namespace, kept from the requests' informer. */
+  cap: CredentialSetCap;
   /** An identity from the informer caches. */
   identity: (kind: 'AWSClusterWebIdentity', name: string) => IdentityObject | undefined;
   writer: KubeWriter;
@@ -61,7 +65,7 @@ type Outcome =
       data: Record<string, string>;
       accountId: string;
       principalArn: string;
-      times?: { obtainedAt: Date; expiration: Date; nextRenewal: Date };
+      times?: { obtainedAt: Date; expiration: Date; renewAt: Date };
     }
   | { served: false; allowed: ConditionUpdate; retrieved: ConditionUpdate; transient: boolean };
 
@@ -88,6 +92,7 @@ export class CredentialsReconciler {
     const request = this.deps.requests.get(name, namespace);
     if (!request) {
       this.#written.delete(key);
+      this.deps.resolver.release(holderOf(key));
       return undefined;
     }
     // Until the namespace's Secrets are listed nothing is known of this one: the list enqueues it again.
@@ -99,6 +104,7 @@ export class CredentialsReconciler {
       // Without Secret rights here, the garbage collector deletes the Secret the request owns.
       if (live && ownedBy(live, request)) await this.deps.secretWriter.delete(live);
       this.#written.delete(key);
+      this.deps.resolver.release(holderOf(key));
       if (finalizers.includes(CREDENTIALS_FINALIZER))
         await this.deps.writer.setFinalizers(
           request,
@@ -119,7 +125,16 @@ export class CredentialsReconciler {
       return undefined;
     }
 
-    const outcome = await this.#obtain(request);
+    let outcome: Outcome;
+    try {
+      outcome = await this.#obtain(request);
+    } catch (error) {
+      // The namespace's STS budget: back when it allows; the Secret and status stay as they are.
+      if (error instanceof StsRateLimitedError) return { requeueAfterMs: error.retryAfterMs };
+      throw error;
+    }
+    // A request that cannot be served as written acts with no set: its namespace may evict it.
+    if (!outcome.served && !outcome.transient) this.deps.resolver.release(holderOf(key));
     const events: Event[] = [];
     let written: ConditionUpdate;
     let result: Result | undefined;
@@ -129,7 +144,7 @@ export class CredentialsReconciler {
         if (written.reason === 'SecretNotOwned') result = { requeueAfterMs: NOT_OWNED_RETRY_MS };
         else if (outcome.times)
           result = {
-            requeueAfterMs: Math.max(1_000, outcome.times.nextRenewal.getTime() - this.deps.now().getTime()),
+            requeueAfterMs: Math.max(1_000, outcome.times.renewAt.getTime() - this.deps.now().getTime()),
           };
       } else if (outcome.transient) {
         // AWS or the network failed: the Secret keeps credentials that are still valid; retried with backoff.
@@ -156,9 +171,12 @@ export class CredentialsReconciler {
   };
 
   async #obtain(request: AWSCredentialsRequest): Promise<Outcome> {
-    const { namespace = '' } = request.metadata;
+    const { namespace = '', name = '' } = request.metadata;
     const { spec } = request;
     const format: SecretFormat = spec.format ?? 'Environment';
+    const holder = holderOf(`${namespace}/${name}`);
+    const cap = this.deps.cap.verdict(namespace, name);
+    if (!cap.admitted) return { served: false, ...capRefusal(namespace, cap.distinct, this.deps.cap.max) };
     try {
       if (spec.mode === 'WebIdentity') {
         const web = this.deps.identity('AWSClusterWebIdentity', spec.identityRef.name) as
@@ -171,6 +189,7 @@ export class CredentialsReconciler {
           region: CHECK_REGION,
           requester: 'AWSCredentialsRequest',
           vending: true,
+          holder,
         });
         return {
           served: true,
@@ -182,19 +201,17 @@ export class CredentialsReconciler {
           principalArn: session.principalArn,
         };
       }
-      const session = await this.deps.resolver.resolveNarrowed({ namespace, spec });
-      const percent = spec.renewAtPercent ?? DEFAULT_RENEW_AT_PERCENT;
-      const { credentials, obtainedAt } = await session.fresh(percent);
-      const expiration = credentials.expiration!;
-      const lifetime = expiration.getTime() - obtainedAt.getTime();
+      const session = await this.deps.resolver.resolveNarrowed({ namespace, spec, holder });
+      const { credentials, obtainedAt, renewAt } = session;
       return {
         served: true,
         data: sessionSecretData(format, credentials),
         accountId: session.accountId,
         principalArn: session.principalArn,
-        times: { obtainedAt, expiration, nextRenewal: new Date(obtainedAt.getTime() + (lifetime * percent) / 100) },
+        times: { obtainedAt, expiration: credentials.expiration!, renewAt },
       };
     } catch (error) {
+      if (error instanceof StsRateLimitedError) throw error;
       return { served: false, ...refusalVerdict(error) };
     }
   }
@@ -309,7 +326,7 @@ export class CredentialsReconciler {
         ? {
             expiration: times.expiration.toISOString(),
             lastRenewalTime: times.obtainedAt.toISOString(),
-            nextRenewalTime: times.nextRenewal.toISOString(),
+            nextRenewalTime: times.renewAt.toISOString(),
           }
         : keep
           ? pick(previous, ['expiration', 'lastRenewalTime', 'nextRenewalTime'])
@@ -317,6 +334,9 @@ export class CredentialsReconciler {
     };
   }
 }
+
+/** Who holds a request's credential set in the resolver. */
+const holderOf = (key: string) => `AWSCredentialsRequest/${key}`;
 
 const notOwned = (secretName: string) =>
   secretNotWritten(

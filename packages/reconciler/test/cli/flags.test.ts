@@ -102,6 +102,45 @@ describe('keymaster run flags', () => {
     }
   });
 
+  it('reads what one namespace may cost: --max-credential-sets-per-namespace, --sts-rate-per-namespace, --min-renewal-interval', () => {
+    expect(parseRunFlags([])).to.deep.include({
+      maxCredentialSetsPerNamespace: 50,
+      stsRatePerNamespace: { ratePerSecond: 1, burst: 20 },
+      minRenewalIntervalMs: 300_000,
+    });
+    expect(
+      parseRunFlags([
+        '--max-credential-sets-per-namespace=200',
+        '--sts-rate-per-namespace=2,40',
+        '--min-renewal-interval=0s',
+      ]),
+    ).to.deep.include({
+      maxCredentialSetsPerNamespace: 200,
+      stsRatePerNamespace: { ratePerSecond: 2, burst: 40 },
+      minRenewalIntervalMs: 0,
+    });
+    expect(parseRunFlags(['--sts-rate-per-namespace=unlimited']).stsRatePerNamespace.ratePerSecond).to.be.above(1e15);
+    for (const [args, message, fix] of [
+      [
+        ['--max-credential-sets-per-namespace=0'],
+        /^--max-credential-sets-per-namespace="0": is not a whole number of at least 1$/,
+        /50 \(the default\)/,
+      ],
+      [['--max-credential-sets-per-namespace=many'], /is not a whole number/, /share one set/],
+      [
+        ['--sts-rate-per-namespace=0,5'],
+        /^--sts-rate-per-namespace="0,5": the rate "0" is not a number above 0$/,
+        /1,20 \(the default\)/,
+      ],
+      [['--min-renewal-interval=5'], /^--min-renewal-interval="5": is not a Go duration$/, /5m \(the default\)/],
+    ] as const) {
+      const error = refusal([...args]);
+      expect(error.code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
+      expect(error.message).to.match(message);
+      expect(error.hint).to.match(fix);
+    }
+  });
+
   it('documents every flag in --help', () => {
     for (const flag of [
       '--kubeconfig',
@@ -120,6 +159,9 @@ describe('keymaster run flags', () => {
       '--leader-elect-renew-deadline',
       '--leader-elect-retry-period',
       '--aws-tagging-rate',
+      '--max-credential-sets-per-namespace',
+      '--sts-rate-per-namespace',
+      '--min-renewal-interval',
       '--shards',
     ]) {
       expect(runHelp()).to.include(flag);

@@ -7,6 +7,7 @@ import { desiredSecret } from '../../src/credentials/owned-secret.js';
 import { CREDENTIALS_FINALIZER, CredentialsReconciler } from '../../src/credentials/reconciler.js';
 import type { RequestSecrets, SecretAccess } from '../../src/credentials/request-secrets.js';
 import type { SecretWriter } from '../../src/credentials/secrets.js';
+import { CredentialSetCap } from '../../src/credentials/set-cap.js';
 import type { EventRecorder } from '../../src/kube/events.js';
 import type { KubeWriter } from '../../src/kube/writer.js';
 import type { Logger } from '../../src/logging.js';
@@ -54,9 +55,13 @@ async function reconcile(world: World) {
       resolveNarrowed: record('resolveNarrowed', () => ({
         accountId: '111111111111',
         principalArn: 'arn:aws:sts::111111111111:assumed-role/workloads/keymaster',
-        fresh: () => Promise.resolve({ credentials, obtainedAt: NOW }),
+        credentials,
+        obtainedAt: NOW,
+        renewAt: new Date('2026-05-01T12:30:00Z'),
       })),
+      release: () => undefined,
     } as unknown as IdentityResolver,
+    cap: new CredentialSetCap(50, () => undefined),
     identity: () => undefined,
     writer: { setFinalizers: record('setFinalizers'), replaceStatus: record('replaceStatus') } as unknown as KubeWriter,
     secretWriter: {

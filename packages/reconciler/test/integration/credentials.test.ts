@@ -629,4 +629,91 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       ).to.deep.equal([]);
     });
   });
+
+  describe('what one namespace may cost: the credential set cap and the STS budget', () => {
+    let p: Platform;
+    const distinct = (name: string, namespace = 'tenant-a') => {
+      const object = request(name, 'Environment', {
+        statements: [{ effect: 'Allow', actions: [`ec2:Describe${name}`], resources: ['*'] }],
+      });
+      return { ...object, metadata: { ...object.metadata, namespace } } as unknown as KubernetesObject;
+    };
+    const inNamespace = async (namespace: string, name: string) =>
+      (await p.custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: 'awscredentialsrequests',
+        name,
+      })) as AWSCredentialsRequest;
+    const metric = async (name: string) => (await p.controller.metrics.registry.getSingleMetricAsString(name)) ?? '';
+
+    before(async () => {
+      p = await startPlatform(
+        [namespace('tenant-a'), namespace('tenant-b'), ...identities(['tenant-a', 'tenant-b'])],
+        ['--max-credential-sets-per-namespace=3', '--sts-rate-per-namespace=1,4'],
+        { world: world() },
+      );
+      // Created one by one: the oldest three (then by name) are the ones served.
+      for (const name of ['r0', 'r1', 'r2', 'r3', 'r4', 'r5']) await p.objects.create(distinct(name));
+    });
+    after(() => p.stop());
+
+    it('serves the sets of the oldest requests up to the cap; the others are refused, say why, and cost no STS call', async () => {
+      for (const name of ['r0', 'r1', 'r2']) await ready(p, name);
+      for (const name of ['r3', 'r4', 'r5']) {
+        const refused = await eventually(async () => {
+          const object = await requestOf(p, name);
+          expect(conditionOf(object, 'PrincipalCredentialRetrieved')).to.include({
+            status: 'False',
+            reason: 'CredentialSetCapExceeded',
+          });
+          return object;
+        });
+        expect(conditionOf(refused, 'Ready')).to.include({ status: 'False', reason: 'CredentialSetCapExceeded' });
+        const message = conditionOf(refused, 'PrincipalCredentialRetrieved')!.message;
+        expect(message).to.contain('6 distinct credential sets').and.contain('--max-credential-sets-per-namespace=3');
+        expect(message).to.contain('oldest requests').and.contain('no STS call was made');
+        const secret = await secretOf(p, `${name}-aws`).catch(() => undefined);
+        expect(Object.keys(secret?.data ?? {}), 'no credentials written').to.deep.equal([]);
+      }
+      expect(assumedWorkloads(p), 'one AssumeRole per served set').to.equal(3);
+      expect(await metric('keymaster_credentials_requests_over_cap')).to.contain('{namespace="tenant-a"} 3');
+    });
+
+    it('keeps the STS calls of a namespace within its budget: work past it waits its turn, another namespace does not', async () => {
+      // Three sets, each an AssumeRole and a GetCallerIdentity: 6 calls against a burst of 4.
+      expect(await metric('keymaster_sts_budget_waits_total')).to.match(/\{namespace="tenant-a"\} [1-9]/);
+      expect(await metric('keymaster_namespace_sts_calls_total')).to.contain('{namespace="tenant-a"} 6');
+      // In every stretch of the call log: at most the burst, and a call a second (one more for arrival jitter).
+      const times = p.aws.calls
+        .summary()
+        .recent.filter(({ action }) => action === 'sts:AssumeRole' || action === 'sts:GetCallerIdentity')
+        .map(({ time }) => Date.parse(time));
+      expect(times).to.have.length(6);
+      for (const [i, from] of times.entries())
+        for (const [j, to] of times.entries())
+          if (j > i) expect(j - i + 1, `calls ${i} to ${j}`).to.be.at.most(4 + (to - from) / 1000 + 1);
+
+      await p.objects.create(distinct('b0', 'tenant-b'));
+      await eventually(async () =>
+        expect(conditionOf(await inNamespace('tenant-b', 'b0'), 'Ready')).to.include({ status: 'True' }),
+      );
+      expect(await metric('keymaster_sts_budget_waits_total')).not.to.contain('tenant-b');
+      expect(await metric('keymaster_credential_sets')).to.contain('{namespace="tenant-b",state="pinned"} 1');
+    });
+
+    it('serves the next oldest once a served request is deleted, and releases its set', async () => {
+      await p.objects.delete(distinct('r0'));
+      await ready(p, 'r3');
+      expect(conditionOf(await requestOf(p, 'r4'), 'PrincipalCredentialRetrieved')).to.include({
+        reason: 'CredentialSetCapExceeded',
+      });
+      await eventually(async () =>
+        expect(await metric('keymaster_credentials_requests_over_cap')).to.contain('{namespace="tenant-a"} 2'),
+      );
+      expect(await metric('keymaster_credential_sets')).to.contain('{namespace="tenant-a",state="pinned"} 3');
+      expect(await metric('keymaster_credential_sets')).to.contain('{namespace="tenant-a",state="unpinned"} 1');
+    });
+  });
 });
