@@ -9,6 +9,7 @@ import type {
   AWSClusterSpec,
   AWSCredentialsRequest,
   AWSCredentialsRequestSpec,
+  Condition,
 } from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import { writeServingCertificate } from '@keymaster/testenv';
@@ -1367,6 +1368,231 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         expect((await as('tenant-a', other.status)).code).to.equal(0);
         expect((await other.finalize('tenant-a')).code).to.equal(0);
       }
+    });
+  });
+
+  describe("15. one tenant's flood of credential requests against everyone's STS rate and cache", function () {
+    /**
+     * Requests each with a statement of its own (a credential set each): ten times the cap. Issue 23's
+     * 1,100 take the kube-emulator three minutes to store (about 30 ms per custom resource written).
+     */
+    const FLOOD = 200;
+    const CAP = 20;
+    const RATE = { perSecond: 2, burst: 20 };
+    const HOSTILE_ACCOUNT = '444444444444';
+    const B_ACCOUNT = '333333333333';
+    const ROLES = {
+      hostile: roleArn(HOSTILE_ACCOUNT, 'hostile-workloads'),
+      bCluster: roleArn(B_ACCOUNT, 'tenant-b-admin'),
+      bWorkloads: roleArn(B_ACCOUNT, 'tenant-b-workloads'),
+    };
+    const bResources = clusterResources(B_ACCOUNT, REGION, 'analytics', 2);
+    const flooded = (index: number) => `flood-${String(index).padStart(4, '0')}`;
+    const requestKey = (namespace: string, name: string) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSCredentialsRequest',
+      metadata: { name, namespace },
+    });
+    const asking = (identity: string, action: string, fields: Partial<AWSCredentialsRequestSpec> = {}) => ({
+      identityRef: roleRef(identity),
+      statements: [{ effect: 'Allow' as const, actions: [action], resources: ['*'] }],
+      secretRef: { name: 'unused' },
+      ...fields,
+    });
+    let tenancy: Tenancy;
+    let hostile: TenantUser;
+    let tenantB: TenantUser;
+    /** Tenant B's new requests' latency (ms from create to Ready), before the flood: the median of five is compared. */
+    const quiet: number[] = [];
+    /** AssumeRole calls of tenant B's roles, before the flood. */
+    let assumedByB: Record<string, number>;
+
+    const assumed = (role: string) =>
+      tenancy.aws.calls((call) => call.action === 'sts:AssumeRole' && call.detail?.['roleArn'] === role).length;
+    /** How long tenant B waits for a new request of its own (a new credential set each): create to Ready. */
+    async function servedIn(name: string): Promise<number> {
+      const asked = Date.now();
+      await tenantB.kube.create(
+        credentialsRequest('tenant-b', name, {
+          ...asking('tenant-b-workloads', `s3:Get${name.replace(/\W/g, '')}`),
+          secretRef: { name: `${name}-aws` },
+        }),
+      );
+      const ready = await eventually(async () => {
+        const served = await tenantB.kube.read<AWSCredentialsRequest>(requestKey('tenant-b', name));
+        const found = condition(served, 'Ready');
+        expect(found?.status, JSON.stringify(served.status?.conditions)).to.equal('True');
+        return found!;
+      });
+      return Date.parse(ready.lastTransitionTime!) - asked;
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const floodRequests = () =>
+      hostile.kube.list<AWSCredentialsRequest>(API_VERSION, 'AWSCredentialsRequest', 'hostile');
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            {
+              id: HOSTILE_ACCOUNT,
+              roles: [{ name: 'hostile-workloads', trust: [{ principal: CONTROLLER_USER }], allow: TAGGER }],
+            },
+            {
+              id: B_ACCOUNT,
+              roles: [
+                { name: 'tenant-b-admin', trust: [{ principal: CONTROLLER_USER }], allow: TAGGER },
+                { name: 'tenant-b-workloads', trust: [{ principal: CONTROLLER_USER }], allow: TAGGER },
+              ],
+              resources: bResources,
+            },
+          ],
+        },
+        tenants: [{ name: 'hostile' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('hostile'),
+          namespace('tenant-b'),
+          ...namespaceOwnerRights(['hostile', 'tenant-b']),
+          await credentialVending('hostile'),
+          await credentialVending('tenant-b'),
+          controllerIdentity({ list: ['hostile', 'tenant-b'] }),
+          roleIdentity('hostile-workloads', {
+            roleARN: ROLES.hostile,
+            allowedNamespaces: { list: ['hostile'] },
+            credentialVending: { allowedNamespaces: { list: ['hostile'] } },
+          }),
+          roleIdentity('tenant-b', { roleARN: ROLES.bCluster, allowedNamespaces: { list: ['tenant-b'] } }),
+          roleIdentity('tenant-b-workloads', {
+            roleARN: ROLES.bWorkloads,
+            allowedNamespaces: { list: ['tenant-b'] },
+            credentialVending: { allowedNamespaces: { list: ['tenant-b'] } },
+          }),
+        ],
+        syncPeriod: '2s',
+        args: [
+          `--max-credential-sets-per-namespace=${CAP}`,
+          `--sts-rate-per-namespace=${RATE.perSecond},${RATE.burst}`,
+        ],
+      });
+      hostile = tenancy.tenant('hostile');
+      tenantB = tenancy.tenant('tenant-b');
+
+      // Tenant B, quiet: its cluster tagged, and the latency of its new requests.
+      await create(tenantB, 'analytics', { region: REGION, identityRef: roleRef('tenant-b') });
+      await untilReady(tenantB.kube, 'tenant-b', 'analytics');
+      for (let i = 0; i < 5; i += 1) quiet.push(await servedIn(`quiet-${i}`));
+      assumedByB = { cluster: assumed(ROLES.bCluster), workloads: assumed(ROLES.bWorkloads) };
+
+      // The flood: durationSeconds 900, renewAtPercent 10, a statement of its own each, 50 at a time.
+      for (let first = 0; first < FLOOD; first += 50)
+        await Promise.all(
+          Array.from({ length: Math.min(50, FLOOD - first) }, (_, offset) =>
+            hostile.kube.create(
+              credentialsRequest(
+                'hostile',
+                flooded(first + offset),
+                asking('hostile-workloads', `ec2:DescribeFlood${first + offset}`, {
+                  durationSeconds: 900,
+                  renewAtPercent: 10,
+                  secretRef: { name: `${flooded(first + offset)}-aws` },
+                }),
+              ),
+            ),
+          ),
+        );
+      // Established: every request answered, those within the cap served (in turn, within the budget).
+      await eventually(
+        async () => {
+          const ready = (await floodRequests()).map((request) => condition(request, 'Ready'));
+          expect(
+            ready.filter((found) => found?.status === 'True'),
+            'served',
+          ).to.have.length(CAP);
+          expect(
+            ready.filter((found) => found?.status === 'False'),
+            'refused',
+          ).to.have.length(FLOOD - CAP);
+        },
+        { timeoutMs: 300_000, intervalMs: 1_000 },
+      );
+    });
+
+    it('15. a flood of requests (distinct statements, 900 s at 10 %) gets its oldest sets served within its STS budget, the rest refused with the cap, never an STS call past the bucket', async function () {
+      const requests = await floodRequests();
+      const older = (a: AWSCredentialsRequest, b: AWSCredentialsRequest) =>
+        a.metadata.creationTimestamp! === b.metadata.creationTimestamp!
+          ? a.metadata.name! < b.metadata.name!
+            ? -1
+            : 1
+          : a.metadata.creationTimestamp! < b.metadata.creationTimestamp!
+            ? -1
+            : 1;
+      const byAge = [...requests].sort(older);
+      const reason = (request: AWSCredentialsRequest) => condition(request, 'Ready')?.reason;
+      // The oldest requests win (creationTimestamp, then name), not whichever was reconciled first.
+      for (const request of byAge.slice(0, CAP)) expect(reason(request), request.metadata.name).to.equal('Ready');
+      for (const request of byAge.slice(CAP)) {
+        const refused = condition(request, 'PrincipalCredentialRetrieved') as Condition;
+        expect(refused, request.metadata.name).to.include({ status: 'False', reason: 'CredentialSetCapExceeded' });
+        expect(refused.message).to.contain(`--max-credential-sets-per-namespace=${CAP}`);
+        expect(reason(request)).to.equal('CredentialSetCapExceeded');
+      }
+      // A served one renews no sooner than the floor allows: 5 minutes, not 90 s.
+      const served = byAge[0]!.status!;
+      expect(Date.parse(served.nextRenewalTime!) - Date.parse(served.lastRenewalTime!)).to.be.closeTo(300_000, 5_000);
+
+      // The flood's STS calls: one AssumeRole and one GetCallerIdentity per set served, and in every stretch
+      // of the call log no more than the bucket allows (the burst, then the rate; one more for arrival jitter).
+      const sessions = `arn:aws:sts::${HOSTILE_ACCOUNT}:assumed-role/hostile-workloads/`;
+      const times = tenancy.aws
+        .calls(
+          (call) =>
+            (call.action === 'sts:AssumeRole' && call.detail?.['roleArn'] === ROLES.hostile) ||
+            (call.action === 'sts:GetCallerIdentity' && (call.callerArn ?? '').startsWith(sessions)),
+        )
+        .map(({ time }) => Date.parse(time));
+      expect(times).to.have.length(2 * CAP);
+      for (const [i, from] of times.entries())
+        for (let j = i + 1; j < times.length; j += 1)
+          expect(j - i + 1, `calls ${i} to ${j}`).to.be.at.most(
+            RATE.burst + (RATE.perSecond * (times[j]! - from)) / 1000 + 1,
+          );
+      const { controller } = tenancy;
+      expect(await controller.metric('keymaster_sts_budget_waits_total', { namespace: 'hostile' })).to.be.above(0);
+      expect(await controller.metric('keymaster_credentials_requests_over_cap', { namespace: 'hostile' })).to.equal(
+        FLOOD - CAP,
+      );
+      expect(await controller.metric('keymaster_namespace_sts_calls_total', { namespace: 'hostile' })).to.equal(
+        2 * CAP,
+      );
+    });
+
+    it("15. while the flood lasts, tenant B's cluster and requests cost no extra AssumeRole, and its new request is served within twice its quiet latency", async function () {
+      const { controller } = tenancy;
+      const clusterReconciles = () =>
+        controller.metric('controller_runtime_reconcile_total', { controller: 'awscluster' });
+      const requestReconciles = () =>
+        controller.metric('controller_runtime_reconcile_total', { controller: 'awscredentialsrequest' });
+      // Tenant B's new requests, with the flood's requests resynced every 2 s around them.
+      const busy: number[] = [];
+      for (let i = 0; i < 5; i += 1) busy.push(await servedIn(`busy-${i}`));
+      expect(median(busy), `quiet ${quiet.join(', ')} ms; during the flood ${busy.join(', ')} ms`).to.be.at.most(
+        2 * median(quiet),
+      );
+      // Several resyncs of everything later, tenant B's sets are still cached: its cluster and its quiet
+      // requests assumed nothing again (only its five new requests did).
+      const [clusters, requests] = [await clusterReconciles(), await requestReconciles()];
+      await eventually(async () => {
+        expect(await clusterReconciles()).to.be.at.least(clusters + 3);
+        expect(await requestReconciles()).to.be.at.least(requests + 3 * FLOOD);
+      });
+      expect(assumed(ROLES.bCluster), "tenant B's cluster").to.equal(assumedByB['cluster']);
+      expect(assumed(ROLES.bWorkloads), "tenant B's requests: its five new ones only").to.equal(
+        assumedByB['workloads']! + 5,
+      );
+      expect(await controller.metric('keymaster_sts_budget_waits_total', { namespace: 'tenant-b' })).to.equal(0);
+      expect(ready(await tenantB.kube.cluster('tenant-b', 'analytics'))).to.include({ status: 'True' });
     });
   });
 });
