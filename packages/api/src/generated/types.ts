@@ -416,7 +416,7 @@ export interface AWSCredentialsRequestSpec {
   policyARNs?: string[];
   /** Session mode: lifetime of each credential set (900-43200, at most the role's maximum session duration, at most 3600 when the role is assumed with another role session). Default: 3600. */
   durationSeconds?: number;
-  /** Session mode: renew the credentials when this share of their lifetime has passed (10-90). Default: 50. */
+  /** Session mode: renew the credentials when this share of their lifetime has passed (10-90), but never sooner than the controller's --min-renewal-interval (default 5 minutes) after they were obtained. Default: 50. */
   renewAtPercent?: number;
   /** The Secret to write, in the namespace of the request (there is no namespace field: never another one). */
   secretRef: CredentialsSecretReference;

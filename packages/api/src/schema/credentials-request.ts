@@ -83,7 +83,8 @@ export const credentialsRequest: KindDefinition = {
           { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
         ),
         renewAtPercent: integer(
-          'Session mode: renew the credentials when this share of their lifetime has passed (10-90). Default: 50.',
+          'Session mode: renew the credentials when this share of their lifetime has passed (10-90), but never sooner than ' +
+            "the controller's --min-renewal-interval (default 5 minutes) after they were obtained. Default: 50.",
           { minimum: 10, maximum: 90 },
         ),
         secretRef: named(
