@@ -1424,7 +1424,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         expect(found?.status, JSON.stringify(served.status?.conditions)).to.equal('True');
         return found!;
       });
-      return Date.parse(ready.lastTransitionTime!) - asked;
+      return Date.parse(ready.lastTransitionTime) - asked;
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const floodRequests = () =>

@@ -44,7 +44,6 @@ describe('IdentityResolver: what one namespace may cost, against the aws-emulato
   let sets: Map<string, NamespaceSets>;
 
   const start = (options: Partial<IdentityResolverOptions> = {}) => {
-    resolver?.clear();
     charged = new Map();
     sets = new Map();
     resolver = new IdentityResolver({
@@ -121,8 +120,8 @@ describe('IdentityResolver: what one namespace may cost, against the aws-emulato
     await resolver.resolveNarrowed(request('ec2:DescribeA')); // hub, tenant-b-workloads, caller: 3 calls
     const before = stsCalls();
     let wait = 0;
-    await resolver.resolveNarrowed(request('ec2:DescribeB')).catch((error: StsRateLimitedError) => {
-      wait = error.retryAfterMs;
+    await resolver.resolveNarrowed(request('ec2:DescribeB')).catch((error: unknown) => {
+      wait = (error as StsRateLimitedError).retryAfterMs;
     });
     expect(wait).to.equal(2_000);
     expect(stsCalls(), 'nothing called').to.equal(before);

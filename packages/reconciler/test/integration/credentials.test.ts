@@ -646,7 +646,7 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
         plural: 'awscredentialsrequests',
         name,
       })) as AWSCredentialsRequest;
-    const metric = async (name: string) => (await p.controller.metrics.registry.getSingleMetricAsString(name)) ?? '';
+    const metric = (name: string) => p.controller.metrics.registry.getSingleMetricAsString(name);
 
     before(async () => {
       p = await startPlatform(
