@@ -1,16 +1,14 @@
 import { GetResourcesCommand, ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import type { AWSCredentialsRequestSpec } from '@keymaster/api';
 import { expect } from 'chai';
+import type { IdentityResolver } from '../../src/index.js';
 import {
-  IdentityResolver,
   StsRateLimitedError,
   type IdentityResolverOptions,
   type NamespaceSets,
   type NarrowedRequest,
 } from '../../src/index.js';
-import { role } from '../fixtures.js';
-import { startHarness, type Harness } from './harness.js';
-import { CONTROLLER_KEYS, EXTERNAL_ID, ROLE } from './world.js';
+import { resolverOn, startHarness, tenantBWorkloads, type Harness } from './harness.js';
 
 const STS_ACTIONS = ['sts:AssumeRole', 'sts:GetCallerIdentity'];
 
@@ -46,12 +44,7 @@ describe('IdentityResolver: what one namespace may cost, against the aws-emulato
   const start = (options: Partial<IdentityResolverOptions> = {}) => {
     charged = new Map();
     sets = new Map();
-    resolver = new IdentityResolver({
-      store: h.platform,
-      controllerNamespace: 'keymaster-system',
-      controllerCredentials: () => Promise.resolve(CONTROLLER_KEYS),
-      aws: { endpoint: h.aws.url, stsRegion: 'us-east-1' },
-      clock: () => h.aws.clock.nowMs(),
+    resolver = resolverOn(h.aws, h.platform, {
       observer: {
         stsCall: (_action, _outcome, _code, _requester, namespace) =>
           charged.set(namespace, (charged.get(namespace) ?? 0) + 1),
@@ -69,16 +62,7 @@ describe('IdentityResolver: what one namespace may cost, against the aws-emulato
 
   beforeEach(async () => {
     h = await startHarness();
-    h.platform.put(
-      role('tenant-b-workloads', {
-        roleARN: ROLE.tenantB,
-        externalID: EXTERNAL_ID,
-        sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'keymaster-hub' },
-        sessionTags: [{ key: 'tenant', value: 'tenant-b' }],
-        allowedNamespaces: { list: ['tenant-b'] },
-        credentialVending: { allowedNamespaces: { list: ['tenant-b'] } },
-      }),
-    );
+    h.platform.put(tenantBWorkloads());
   });
   afterEach(async () => {
     resolver.clear();

@@ -3,6 +3,7 @@ import type { IdentityKind } from '@keymaster/api';
 import {
   IdentityResolver,
   type IdentityObject,
+  type IdentityResolverOptions,
   type IdentityStore,
   type NamespaceInfo,
   type SecretData,
@@ -79,6 +80,17 @@ export class Platform implements IdentityStore {
   }
 }
 
+/** tenant-b's identity for workloads: tenant-b's role through the hub, vended to tenant-b (AWSCredentialsRequests). */
+export const tenantBWorkloads = (): IdentityObject =>
+  role('tenant-b-workloads', {
+    roleARN: ROLE.tenantB,
+    externalID: EXTERNAL_ID,
+    sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'keymaster-hub' },
+    sessionTags: [{ key: 'tenant', value: 'tenant-b' }],
+    allowedNamespaces: { list: ['tenant-b'] },
+    credentialVending: { allowedNamespaces: { list: ['tenant-b'] } },
+  });
+
 export interface Harness {
   aws: AwsEmulator;
   platform: Platform;
@@ -89,20 +101,29 @@ export interface Harness {
   callsBy(callerArn: string, action: string): number;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const aws = await startAwsEmulator({ world: world() });
-  const platform = new Platform();
-  const resolver = new IdentityResolver({
+/** A resolver of the platform's identities against the aws-emulator, on its clock, with `options` on top. */
+export function resolverOn(
+  aws: AwsEmulator,
+  platform: Platform,
+  options: Partial<IdentityResolverOptions> = {},
+): IdentityResolver {
+  return new IdentityResolver({
     store: platform,
     controllerNamespace: 'keymaster-system',
     controllerCredentials: () => Promise.resolve(CONTROLLER_KEYS),
     aws: { endpoint: aws.url, stsRegion: 'us-east-1' },
     clock: () => aws.clock.nowMs(),
+    ...options,
   });
+}
+
+export async function startHarness(): Promise<Harness> {
+  const aws = await startAwsEmulator({ world: world() });
+  const platform = new Platform();
   return {
     aws,
     platform,
-    resolver,
+    resolver: resolverOn(aws, platform),
     calls: (action) => aws.calls.summary().byAction[action] ?? 0,
     callsBy: (callerArn, action) => aws.calls.summary().byCaller[callerArn]?.[action] ?? 0,
   };

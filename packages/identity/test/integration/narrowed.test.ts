@@ -6,9 +6,9 @@ import {
 import type { AWSClusterRoleIdentitySpec, AWSCredentialsRequestSpec } from '@keymaster/api';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { expect } from 'chai';
+import type { IdentityResolver } from '../../src/index.js';
 import {
   AwsCredentialError,
-  IdentityResolver,
   NamespaceNotAllowedError,
   PassthroughRefusedError,
   SourceIdentityNotVendableError,
@@ -18,8 +18,8 @@ import {
   type Requester,
 } from '../../src/index.js';
 import { role } from '../fixtures.js';
-import { startHarness, type Harness } from './harness.js';
-import { CONTROLLER_KEYS, EXTERNAL_ID, ROLE, TENANT_B } from './world.js';
+import { resolverOn, startHarness, tenantBWorkloads, type Harness } from './harness.js';
+import { TENANT_B } from './world.js';
 
 const HUB_SESSION = 'arn:aws:sts::111111111111:assumed-role/keymaster-hub/keymaster-keymaster-hub';
 const ROLE_KIND = 'AWSClusterRoleIdentity' as const;
@@ -55,23 +55,9 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
 
   beforeEach(async () => {
     h = await startHarness();
-    h.platform.put(
-      role('tenant-b-workloads', {
-        roleARN: ROLE.tenantB,
-        externalID: EXTERNAL_ID,
-        sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'keymaster-hub' },
-        sessionTags: [{ key: 'tenant', value: 'tenant-b' }],
-        allowedNamespaces: { list: ['tenant-b'] },
-        credentialVending: { allowedNamespaces: { list: ['tenant-b'] } },
-      }),
-    );
+    h.platform.put(tenantBWorkloads());
     sts = [];
-    resolver = new IdentityResolver({
-      store: h.platform,
-      controllerNamespace: 'keymaster-system',
-      controllerCredentials: () => Promise.resolve(CONTROLLER_KEYS),
-      aws: { endpoint: h.aws.url, stsRegion: 'us-east-1' },
-      clock: () => h.aws.clock.nowMs(),
+    resolver = resolverOn(h.aws, h.platform, {
       observer: { stsCall: (action, _outcome, _code, requester) => sts.push({ action, requester }) },
     });
   });
