@@ -1371,7 +1371,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     });
   });
 
-  describe("15. one tenant's flood of credential requests against everyone's STS rate and cache", function () {
+  describe("16. one tenant's flood of credential requests against everyone's STS rate and cache", function () {
     /**
      * Requests each with a statement of its own (a credential set each): ten times the cap. Issue 23's
      * 1,100 take the kube-emulator three minutes to store (about 30 ms per custom resource written).
@@ -1518,7 +1518,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       );
     });
 
-    it('15. a flood of requests (distinct statements, 900 s at 10 %) gets its oldest sets served within its STS budget, the rest refused with the cap, never an STS call past the bucket', async function () {
+    it('16. a flood of requests (distinct statements, 900 s at 10 %) gets its oldest sets served within its STS budget, the rest refused with the cap, never an STS call past the bucket', async function () {
       const requests = await floodRequests();
       const older = (a: AWSCredentialsRequest, b: AWSCredentialsRequest) =>
         a.metadata.creationTimestamp! === b.metadata.creationTimestamp!
@@ -1568,7 +1568,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       );
     });
 
-    it("15. while the flood lasts, tenant B's cluster and requests cost no extra AssumeRole, and its new request is served within twice its quiet latency", async function () {
+    it("16. while the flood lasts, tenant B's cluster and requests cost no extra AssumeRole, and its new request is served within twice its quiet latency", async function () {
       const { controller } = tenancy;
       const clusterReconciles = () =>
         controller.metric('controller_runtime_reconcile_total', { controller: 'awscluster' });
