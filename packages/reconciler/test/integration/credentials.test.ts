@@ -638,14 +638,6 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
       });
       return { ...object, metadata: { ...object.metadata, namespace } } as unknown as KubernetesObject;
     };
-    const inNamespace = async (namespace: string, name: string) =>
-      (await p.custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: 'awscredentialsrequests',
-        name,
-      })) as AWSCredentialsRequest;
     const metric = (name: string) => p.controller.metrics.registry.getSingleMetricAsString(name);
 
     before(async () => {
@@ -697,7 +689,7 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
 
       await p.objects.create(distinct('b0', 'tenant-b'));
       await eventually(async () =>
-        expect(conditionOf(await inNamespace('tenant-b', 'b0'), 'Ready')).to.include({ status: 'True' }),
+        expect(conditionOf(await requestOf(p, 'b0', 'tenant-b'), 'Ready')).to.include({ status: 'True' }),
       );
       expect(await metric('keymaster_sts_budget_waits_total')).not.to.contain('tenant-b');
       expect(await metric('keymaster_credential_sets')).to.contain('{namespace="tenant-b",state="pinned"} 1');
