@@ -63,7 +63,7 @@ function section(definition: KindDefinition): string {
     `${definition.description}\n\n${scope}; short name \`${definition.shortNames.join('`, `')}\`; category \`keymaster\`.`,
     rules,
     `### spec\n\n${header}\n${rows(definition.spec, 'spec').join('\n')}`,
-    `### status\n\n${header}\n${rows(definition.status, 'status').join('\n')}`,
+    definition.status ? `### status\n\n${header}\n${rows(definition.status, 'status').join('\n')}` : '',
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -52,11 +52,11 @@ export function renderTypes(kinds: readonly KindDefinition[], identityKinds: rea
 
   const roots = kinds.map((definition) => {
     const spec = typeOf(definition.spec, '  ');
-    const status = typeOf(definition.status, '  ');
+    const status = definition.status ? `  status?: ${typeOf(definition.status, '  ')};\n` : '';
     return (
       `${doc(definition.description, '')}export interface ${definition.kind} {\n` +
       `  apiVersion: '${API_VERSION}';\n  kind: '${definition.kind}';\n  metadata: ObjectMeta;\n` +
-      `  spec${definition.specRequired ? '' : '?'}: ${spec};\n  status?: ${status};\n}\n`
+      `  spec${definition.specRequired ? '' : '?'}: ${spec};\n${status}}\n`
     );
   });
 

@@ -23,13 +23,13 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       schema: { openAPIV3Schema: JSONSchemaProps };
-      subresources: { status: Record<string, never> };
+      subresources?: { status: Record<string, never> };
       additionalPrinterColumns: KindDefinition['printerColumns'];
     }[];
   };
 }
 
-/** The whole-object schema of a kind: apiVersion, kind, metadata, spec and status. */
+/** The whole-object schema of a kind: apiVersion, kind, metadata, spec and status (when it has one). */
 export function objectSchema(definition: KindDefinition): JSONSchemaProps {
   return object(
     definition.description,
@@ -40,7 +40,7 @@ export function objectSchema(definition: KindDefinition): JSONSchemaProps {
       // lets a schema say only this of ObjectMeta, and checks the rest of metadata itself.
       metadata: { type: 'object', properties: { name: string('The name of the object.') } },
       spec: definition.spec,
-      status: definition.status,
+      ...(definition.status ? { status: definition.status } : {}),
     },
     {
       ...(definition.specRequired ? { required: ['spec'] } : {}),
@@ -77,7 +77,7 @@ export function customResourceDefinition(definition: KindDefinition): CustomReso
           served: true,
           storage: true,
           schema: { openAPIV3Schema: objectSchema(definition) },
-          subresources: { status: {} },
+          ...(definition.status ? { subresources: { status: {} } } : {}),
           additionalPrinterColumns: definition.printerColumns,
         },
       ],

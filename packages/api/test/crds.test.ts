@@ -12,18 +12,23 @@ function* nodes(schema: JSONSchemaProps, path = ''): Generator<[string, JSONSche
 describe('CRDs', () => {
   const crds = customResourceDefinitions();
 
-  it('has one CRD per kind, named <plural>.<group>, with the status subresource and the keymaster category', () => {
+  it('has one CRD per kind, named <plural>.<group>, with the status subresource (account bindings aside) and the keymaster category', () => {
     expect(crds.map((crd) => crd.spec.names.kind)).to.deep.equal(KINDS.map((kind) => kind.kind));
     for (const crd of crds) {
       expect(crd.metadata.name).to.equal(`${crd.spec.names.plural}.${GROUP}`);
       expect(crd.spec.versions).to.have.length(1);
-      expect(crd.spec.versions[0]?.subresources).to.deep.equal({ status: {} });
+      // An account binding is the platform's declaration, all spec: clusterctl move drops status.
+      const subresources = crd.spec.names.kind === 'AWSAccountBinding' ? undefined : { status: {} };
+      expect(crd.spec.versions[0]?.subresources, crd.spec.names.kind).to.deep.equal(subresources);
+      expect(crd.spec.versions[0]?.schema.openAPIV3Schema.properties?.['status'] !== undefined).to.equal(
+        subresources !== undefined,
+      );
       expect(crd.spec.names.categories).to.include('keymaster');
       expect(crd.spec.names.shortNames).to.have.length.greaterThan(0);
     }
   });
 
-  it('labels every CRD for clusterctl: identities move as a hierarchy, AWSClusters with their namespace', () => {
+  it('labels every CRD for clusterctl: identities and account bindings move as a hierarchy, AWSClusters with their namespace', () => {
     const moves = Object.fromEntries(
       crds.map((crd) => {
         expect(crd.metadata.labels['clusterctl.cluster.x-k8s.io']).to.equal('');
@@ -38,6 +43,8 @@ describe('CRDs', () => {
       ...Object.fromEntries(IDENTITY_KINDS.map((kind) => [kind, { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' }])),
       AWSTagPolicy: {},
       AWSCredentialsRequest: { 'clusterctl.cluster.x-k8s.io/move': '' },
+      // Cluster-scoped like identities, and copied with every move as they are.
+      AWSAccountBinding: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
     });
   });
 

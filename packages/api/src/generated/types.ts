@@ -65,6 +65,14 @@ export interface AWSCredentialsRequest {
   status?: AWSCredentialsRequestStatus;
 }
 
+/** The tenants whose identities may act in one AWS account, declared by the platform: named after the account ID, one object per account. An identity that carries the tenancy label (keymaster.dev/tenant by default) acts in the account it resolves into (GetCallerIdentity) only when that account has an AWSAccountBinding listing its tenant; otherwise its clusters are refused before any tag is written. Identities without the label belong to the platform and need none. Written by the platform only; the controller creates one when it converts an account claim of an earlier release, and never changes one. No status: everything is spec, which clusterctl move carries. */
+export interface AWSAccountBinding {
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1';
+  kind: 'AWSAccountBinding';
+  metadata: ObjectMeta;
+  spec: AWSAccountBindingSpec;
+}
+
 /** Every identity kind's object (IDENTITY_KINDS): a `switch` on `kind` that misses one fails the lint. */
 export type IdentityObject =
   AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity | AWSClusterWebIdentity;
@@ -462,4 +470,10 @@ export interface AWSCredentialsRequestStatus {
   lastRenewalTime?: string;
   /** When the controller renews them. */
   nextRenewalTime?: string;
+}
+
+/** Who may act in the account. */
+export interface AWSAccountBindingSpec {
+  /** The tenants (values of the tenancy label on identities) that may act in the account. Several tenants share it; an empty list binds it to none (every labelled identity resolving into it is refused). */
+  tenants?: string[];
 }

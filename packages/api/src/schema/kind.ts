@@ -26,7 +26,8 @@ export interface KindDefinition {
   scope: 'Namespaced' | 'Cluster';
   description: string;
   spec: JSONSchemaProps;
-  status: JSONSchemaProps;
+  /** Absent: the kind has no status subresource (everything it holds is spec). */
+  status?: JSONSchemaProps;
   /** Whether `spec` must be present. */
   specRequired: boolean;
   /** CEL rules on the whole object (they may read metadata.name). */

@@ -28,6 +28,8 @@ export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-
 export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 /** A cluster name as it appears inside the ownership tag keys. */
 export const CLUSTER_NAME = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+/** A label's value (a tenant's name in the tenancy label): 63 characters at most, alphanumeric at both ends. */
+export const LABEL_VALUE = '^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$';
 export const CONDITION_REASON = '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$';
 
 export const LIMITS = {

@@ -218,6 +218,23 @@ describe('validateObject', () => {
     expect(messages(policy)[0]).to.match(/^metadata\.name: .*AWSTagPolicy is a singleton/);
   });
 
+  it('names an account binding after its account, and its tenants as label values', () => {
+    const binding = (name: string, tenants: string[]) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSAccountBinding',
+      metadata: { name },
+      spec: { tenants },
+    });
+    expect(validateObject(binding('222222222222', ['tenant-a', 'tenant-b']))).to.deep.equal([]);
+    expect(validateObject(binding('222222222222', []))).to.deep.equal([]);
+    expect(messages(binding('tenant-a-account', ['tenant-a']))).to.deep.equal([
+      'metadata.name: Invalid value: "object": AWSAccountBinding is named after its AWS account: the 12 digits of the account ID, e.g. "123456789012"',
+    ]);
+    expect(messages(binding('22222222222', ['tenant-a']))[0]).to.match(/^metadata\.name: .*named after its AWS account/);
+    expect(messages(binding('222222222222', ['-tenant']))[0]).to.match(/^spec\.tenants\[0\]: Invalid value: "-tenant"/);
+    expect(messages(binding('222222222222', ['tenant-a', 'tenant-a']))[0]).to.match(/^spec\.tenants\[1\]: Duplicate value/);
+  });
+
   it('applies transition rules on update only: secretRef and clusterName are immutable, identityRef cannot be removed', () => {
     const identity = (secretRef: string) => ({
       apiVersion: API_VERSION,
