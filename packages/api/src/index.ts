@@ -29,6 +29,7 @@ export {
   ROLE_ARN,
   ACCOUNT_ID,
   EXTERNAL_ID,
+  LABEL_VALUE,
   compilePattern,
 } from './schema/patterns.js';
 export { RESERVED_TAG_DOMAINS, RESERVED_TAG_KEYS } from './schema/reserved-tags.js';

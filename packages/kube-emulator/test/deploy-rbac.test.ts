@@ -168,6 +168,36 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
     ).to.equal(403);
   });
 
+  it('lists, watches and creates AWSAccountBindings (an earlier claim converted), never changes, deletes or gets one', async () => {
+    const target = kind('awsaccountbindings');
+    await custom.createClusterCustomObject({
+      ...target,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'AWSAccountBinding',
+        metadata: { name: '222222222222' },
+        spec: { tenants: ['tenant-a'] },
+      },
+    });
+    const list = (await custom.listClusterCustomObject(target)) as { items: unknown[] };
+    expect(list.items).to.have.length(1);
+    const watched = await call(
+      cluster.emulator,
+      'GET',
+      `/apis/${GROUP}/${VERSION}/awsaccountbindings?watch=true&timeoutSeconds=1`,
+      undefined,
+      { Authorization: 'Bearer controller' },
+    );
+    expect(watched.status).to.equal(200);
+    await expectRefused(
+      () => custom.getClusterCustomObject({ ...target, name: '222222222222' }),
+      () =>
+        custom.patchClusterCustomObject({ ...target, name: '222222222222', body: { spec: { tenants: [] } } }, merge),
+      () => custom.replaceClusterCustomObject({ ...target, name: '222222222222', body: list.items[0]! }),
+      () => custom.deleteClusterCustomObject({ ...target, name: '222222222222' }),
+    );
+  });
+
   it('reads and writes Secrets only in keymaster-system and where vending is enabled, and never gets one by name', async () => {
     const secrets = await core.listNamespacedSecret({ namespace: 'keymaster-system' });
     expect(secrets.items.map((item) => item.metadata?.name)).to.deep.equal([
@@ -251,7 +281,7 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
     expect((await failure(core.listNamespacedEvent({ namespace: 'tenant-b' }))).code).to.equal(403);
   });
 
-  it("docs/security.md's tenant may manage AWSClusters in its namespace only, and write no identity, Secret or label", async () => {
+  it("docs/security.md's tenant may manage AWSClusters in its namespace only, and write no identity, Secret, label or account binding", async () => {
     const tenant = new KubeConfig();
     tenant.loadFromString(cluster.emulator.kubeConfig({ token: 'dev' }));
     const tenantCustom = tenant.makeApiClient(CustomObjectsApi);
@@ -283,6 +313,18 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
           merge,
         ),
       () => tenantCore.listNamespacedSecret({ namespace: 'keymaster-system' }),
+      // Which tenants may act in an account is the platform's to say, and not for tenants to read.
+      () => tenantCustom.listClusterCustomObject(kind('awsaccountbindings')),
+      () =>
+        tenantCustom.createClusterCustomObject({
+          ...kind('awsaccountbindings'),
+          body: {
+            apiVersion: `${GROUP}/${VERSION}`,
+            kind: 'AWSAccountBinding',
+            metadata: { name: '333333333333' },
+            spec: { tenants: ['tenant-a'] },
+          },
+        }),
       () =>
         tenantCore.patchNamespace(
           { name: 'tenant-a', body: { metadata: { labels: { 'keymaster.dev/tenant': 'tenant-b' } } } },

@@ -23,6 +23,7 @@ import { ChainIndex } from './identity/chain-index.js';
 import { DeletingIdentities } from './identity/deletions.js';
 import { CredentialRequests } from './credentials/controller.js';
 import { IdentityReconciler } from './identity/reconciler.js';
+import { CLAIMED_ACCOUNT } from './identity/legacy-account-claim.js';
 import { SecretUsers } from './identity/secret-users.js';
 import { DEFAULT_TENANT_LABEL } from './webhooks/tenancy.js';
 import { Caches } from './kube/caches.js';
@@ -39,7 +40,7 @@ import { ShardOwner } from './runtime/shards.js';
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
-  /** --tenant-label: on identities, whose account an identity's is (default keymaster.dev/tenant). */
+  /** --tenant-label: on identities, whose tenant an identity is: it acts only in accounts bound to it (default keymaster.dev/tenant). */
   tenantLabel?: string;
   controllerNamespace: string;
   watchNamespace?: string;
@@ -201,6 +202,14 @@ export class Manager {
           },
           delete: () => this.#enqueueAllClusters(),
         },
+        // Who may act in an account: the clusters acting there decide again, and claims of it are converted.
+        accountBindings: {
+          add: (binding) => this.#accountBindingChanged(binding.metadata.name ?? ''),
+          update: (binding, previous) => {
+            if (worthReconciling(binding, previous)) this.#accountBindingChanged(binding.metadata.name ?? '');
+          },
+          delete: (binding) => this.#accountBindingChanged(binding.metadata.name ?? ''),
+        },
         secrets: {
           add: (secret) => this.#secretChanged(secret.metadata?.name ?? ''),
           update: (secret) => this.#secretChanged(secret.metadata?.name ?? ''),
@@ -288,6 +297,7 @@ export class Manager {
           controllerCredentials: () => this.#credentialsCheck,
           now: () => new Date(clock.now()),
           logger,
+          tenantLabel: options.tenantLabel ?? DEFAULT_TENANT_LABEL,
         });
         return [
           kind,
@@ -471,6 +481,15 @@ export class Manager {
     if (identities.length > 0) this.credentialRequests.enqueueAll();
     this.#enqueueIdentities(identities);
     this.#reindex(this.#cached(this.chains.clustersReachingSecret(name)));
+  }
+
+  #accountBindingChanged(accountId: string): void {
+    for (const cluster of this.caches.clusters.list())
+      if (cluster.status?.accountID === accountId) this.clusters.enqueue(request(cluster));
+    for (const kind of IDENTITY_KINDS)
+      for (const identity of this.caches.identities[kind].list())
+        if (identity.metadata.annotations?.[CLAIMED_ACCOUNT] === accountId)
+          this.identities[kind]?.enqueue({ name: identity.metadata.name ?? '' });
   }
 
   #namespaceChanged(name: string): void {

@@ -230,9 +230,13 @@ describe('validateObject', () => {
     expect(messages(binding('tenant-a-account', ['tenant-a']))).to.deep.equal([
       'metadata.name: Invalid value: "object": AWSAccountBinding is named after its AWS account: the 12 digits of the account ID, e.g. "123456789012"',
     ]);
-    expect(messages(binding('22222222222', ['tenant-a']))[0]).to.match(/^metadata\.name: .*named after its AWS account/);
+    expect(messages(binding('22222222222', ['tenant-a']))[0]).to.match(
+      /^metadata\.name: .*named after its AWS account/,
+    );
     expect(messages(binding('222222222222', ['-tenant']))[0]).to.match(/^spec\.tenants\[0\]: Invalid value: "-tenant"/);
-    expect(messages(binding('222222222222', ['tenant-a', 'tenant-a']))[0]).to.match(/^spec\.tenants\[1\]: Duplicate value/);
+    expect(messages(binding('222222222222', ['tenant-a', 'tenant-a']))[0]).to.match(
+      /^spec\.tenants\[1\]: Duplicate value/,
+    );
   });
 
   it('applies transition rules on update only: secretRef and clusterName are immutable, identityRef cannot be removed', () => {

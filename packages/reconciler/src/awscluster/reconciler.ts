@@ -24,7 +24,7 @@ import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { ReconcileContext, Request, Result } from '../runtime/controller.js';
-import { accountOwnership } from './account-owner.js';
+import { accountVerdict, boundTenants } from './account-binding.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import { newFailures, readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { clusterUser } from '../identity/deletions.js';
@@ -36,8 +36,6 @@ import { tagTicket } from './tag-ticket.js';
 import type { SyncTags, TagWorkOptions } from './tags.js';
 
 export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
-/** How soon a cluster whose identity just claimed its account goes on (the claim is in the caches by then). */
-const ACCOUNT_CLAIM_SETTLE_MS = 1000;
 
 /** What tagging reports back to the reconcile. */
 export interface TagOutcome {
@@ -68,7 +66,7 @@ export interface AWSClusterReconcilerDeps {
   metrics: Pick<KeymasterMetrics, 'setDrifted'>;
   now: () => Date;
   logger: Logger;
-  /** The namespace label naming a tenant, also on identities: whose account an identity's is. */
+  /** The namespace label naming a tenant, also on identities: an identity of a tenant acts only in accounts bound to it. */
   tenantLabel: string;
 }
 
@@ -151,17 +149,17 @@ export class AWSClusterReconciler {
       });
     }
 
-    const accountRefusal = session && (await this.#accountRefusal(session, log));
-    if (accountRefusal === 'claimed') return { requeueAfterMs: ACCOUNT_CLAIM_SETTLE_MS };
+    const accountRefusal = session && this.#accountRefusal(session, log);
     if (session && accountRefusal) {
-      // Another tenant's account: nothing is tagged; the event (a new failure) names both identities.
+      // An account the platform did not bind to the identity's tenant: nothing is tagged; the event (a
+      // new failure) says what the platform must declare.
       set(accountRefusal);
       set(IDENTITY_OK.retrieved);
       set({
         type: 'TagsInSync',
         status: 'Unknown',
         reason: accountRefusal.reason,
-        message: 'Nothing is tagged in an account another tenant claimed',
+        message: "Nothing is tagged in an account the platform has not bound to the identity's tenant",
       });
       status.accountID = session.accountId;
       status.principalARN = session.principalArn;
@@ -228,31 +226,32 @@ export class AWSClusterReconciler {
   }
 
   /**
-   * Refuses the cluster when its own identity's tenant does not own the account it resolved into; an
-   * identity of a tenant that finds the account unclaimed claims it ('claimed': reconcile again once
-   * the caches hold the claim, so that of two identities claiming at once only the earlier acts).
+   * Refuses the cluster when its own identity is of a tenant and the platform did not bind the account
+   * it resolved into to that tenant (AWSAccountBinding). Identities without the tenancy label are the
+   * platform's: never refused here.
    */
-  async #accountRefusal(session: IdentitySession, log: Logger): Promise<ConditionUpdate | 'claimed' | undefined> {
-    const { caches, tenantLabel, now } = this.deps;
+  #accountRefusal(session: IdentitySession, log: Logger): ConditionUpdate | undefined {
+    const { caches, tenantLabel } = this.deps;
     const own = session.chain[0];
     const identity = own && caches.identity(own.kind as IdentityObject['kind'], own.name);
-    if (!identity) return undefined;
+    const tenant = identity?.metadata.labels?.[tenantLabel];
+    if (!identity || tenant === undefined) return undefined;
     const identities = IDENTITY_KINDS.flatMap((kind) => caches.identities[kind].list());
-    const ownership = accountOwnership(identity, session.accountId, identities, tenantLabel, now());
-    if (ownership.verdict === 'Claim') {
-      await this.deps.writer.setAnnotations(identity, ownership.annotations);
-      log.info('account claimed for its tenant', {
-        identity: `${identity.kind}/${identity.metadata.name ?? ''}`,
-        accountID: session.accountId,
-      });
-      return 'claimed';
-    }
-    if (ownership.verdict !== 'Claimed') return undefined;
-    log.warn('account claimed by another tenant', {
+    const bound = boundTenants(
+      caches.accountBindings.get(session.accountId),
+      session.accountId,
+      identities,
+      tenantLabel,
+    );
+    const verdict = accountVerdict(identity, tenant, session.accountId, bound);
+    if (verdict.allowed) return undefined;
+    log.warn("account not bound to the identity's tenant", {
       accountID: session.accountId,
-      owner: `${ownership.owner.kind}/${ownership.owner.metadata.name ?? ''}`,
+      identity: `${identity.kind}/${identity.metadata.name ?? ''}`,
+      tenant,
+      reason: verdict.reason,
     });
-    return { type: 'PrincipalUsageAllowed', status: 'False', reason: 'AccountClaimed', message: ownership.message };
+    return { type: 'PrincipalUsageAllowed', status: 'False', reason: verdict.reason, message: verdict.message };
   }
 
   /** Writes status only when it changed: a resync that finds nothing new writes nothing. */

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
+import { IDENTITY_KINDS, type AWSCluster, type AWSClusterIdentityStatus, type IdentityKind } from '@keymaster/api';
 import { providerOf, servesCluster, type ControllerCredentialsCheck, type IdentityObject } from '@keymaster/identity';
 import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
 import type { IdentitySightings } from '../awscluster/identity-sightings.js';
@@ -11,6 +11,8 @@ import type { Request, Result } from '../runtime/controller.js';
 import type { ChainIndex } from './chain-index.js';
 import { clusterKey } from './dependents.js';
 import { clusterUser, deletingNotice, type DeletingIdentities } from './deletions.js';
+import { isConflict } from '../kube/errors.js';
+import { CLAIMED_ACCOUNT, CLAIMED_AT, convertedBinding, legacyClaim } from './legacy-account-claim.js';
 import { withoutLegacyOwner } from './legacy-owner.js';
 
 /** Held while any AWSCluster's chain reaches the identity: deleting it then waits for those clusters. */
@@ -30,9 +32,14 @@ export interface IdentityReconcilerDeps {
   controllerCredentials: () => ControllerCredentialsCheck | undefined;
   now: () => Date;
   logger: Logger;
+  /** The tenancy label on identities: whose account claims of an earlier release were (`legacy-account-claim.ts`). */
+  tenantLabel: string;
 }
 
-/** The reconcile of one identity kind: in-use protection, status, and its Secrets freed of earlier releases' owner. */
+/**
+ * The reconcile of one identity kind: in-use protection, status, and what earlier releases left (the
+ * owner on its Secrets, an account claim in its annotations) converted.
+ */
 export class IdentityReconciler {
   constructor(
     private readonly kind: IdentityKind,
@@ -46,6 +53,8 @@ export class IdentityReconciler {
     if (!identity?.metadata.deletionTimestamp) this.deps.deletions.forget(id);
     if (!identity) return undefined;
     for (const secret of providerOf(identity.kind).secrets(identity)) await this.#releaseSecret(identity, secret);
+    // Its write brings the identity back (its annotations, or the new binding, change).
+    if (await this.#convertAccountClaim(identity, id)) return undefined;
     const users = await this.#users(identity, id);
     const finalizers = identity.metadata.finalizers ?? [];
     const held = finalizers.includes(IDENTITY_FINALIZER);
@@ -118,6 +127,57 @@ export class IdentityReconciler {
       identity: identity.metadata.name,
       secret: name,
     });
+  }
+
+  /**
+   * An account claim of an earlier release (its annotations) becomes the account's AWSAccountBinding,
+   * once: the claim that owned the account creates it, with the tenants it let in; once the binding is
+   * in the cache (clusters then read it instead of the claims), every claim of the account is removed.
+   * A binding that exists already, the platform's, wins. Returns whether it wrote.
+   */
+  async #convertAccountClaim(identity: IdentityObject, id: string): Promise<boolean> {
+    const { caches, writer, tenantLabel, logger } = this.deps;
+    const accountId = identity.metadata.annotations?.[CLAIMED_ACCOUNT];
+    if (accountId === undefined) return false;
+    const claim = legacyClaim(
+      accountId,
+      IDENTITY_KINDS.flatMap((kind) => caches.identities[kind].list()),
+      tenantLabel,
+    );
+    const owns = claim?.owner.kind === identity.kind && claim.owner.metadata.name === identity.metadata.name;
+    if (caches.accountBindings.get(accountId) || !claim) {
+      // Converted, or a claim that never counted (no tenant label): the annotations are memory of nothing.
+      await writer.removeAnnotations(identity, [CLAIMED_ACCOUNT, CLAIMED_AT]);
+      logger.info('removed the account claim an earlier release wrote on the identity', {
+        identity: id,
+        accountID: accountId,
+      });
+      return true;
+    }
+    // Another identity's claim owned the account: its conversion makes the binding, which enqueues this one.
+    if (!owns) return false;
+    const binding = convertedBinding(accountId, claim);
+    try {
+      await writer.createClusterScoped(binding);
+    } catch (error) {
+      // Created meanwhile (by the platform, or a previous attempt): it exists, which is all that matters.
+      if (!isConflict(error)) throw error;
+      return false;
+    }
+    const tenants = binding.spec.tenants!.join(', ');
+    logger.info("converted the identity's account claim into an AWSAccountBinding", {
+      identity: id,
+      accountID: accountId,
+      tenants,
+    });
+    await this.deps.events.record(
+      identity,
+      'Normal',
+      'AccountClaimConverted',
+      `The claim of AWS account ${accountId} by ${id} is now AWSAccountBinding ${accountId}, binding it to ${tenants}: ` +
+        'the platform edits that object to change which tenants may act in the account',
+    );
+    return true;
   }
 
   /** Counts only: every tenant may read identities, so their status names no cluster or namespace. */

@@ -1,5 +1,13 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Namespace, type V1Secret } from '@kubernetes/client-node';
-import { GROUP, IDENTITY_KINDS, VERSION, type AWSCluster, type AWSTagPolicy, type IdentityKind } from '@keymaster/api';
+import {
+  GROUP,
+  IDENTITY_KINDS,
+  VERSION,
+  type AWSAccountBinding,
+  type AWSCluster,
+  type AWSTagPolicy,
+  type IdentityKind,
+} from '@keymaster/api';
 import type { IdentityObject, IdentityStore } from '@keymaster/identity';
 import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerHandlers } from '../runtime/informer.js';
@@ -24,19 +32,22 @@ type Handlers = {
   clusters: InformerHandlers<AWSCluster>;
   identities: InformerHandlers<IdentityObject>;
   tagPolicies: InformerHandlers<AWSTagPolicy>;
+  accountBindings: InformerHandlers<AWSAccountBinding>;
   secrets: InformerHandlers<V1Secret>;
   namespaces: InformerHandlers<V1Namespace>;
 };
 
 /**
  * The informer caches the controller reads from: AWSClusters, every identity kind, the tag
- * policy, Secrets of the controller namespace and Namespaces (for allowedNamespaces selectors),
+ * policy, the account bindings, Secrets of the controller namespace and Namespaces (for allowedNamespaces selectors),
  * each object kept as far as the controller reads it (`cache-transforms.ts`).
  */
 export class Caches {
   readonly clusters: Informer<AWSCluster>;
   readonly identities: Record<IdentityKind, Informer<IdentityObject>>;
   readonly tagPolicies: Informer<AWSTagPolicy>;
+  /** Named after their accounts: `get(accountId)`. */
+  readonly accountBindings: Informer<AWSAccountBinding>;
   readonly secrets: Informer<V1Secret>;
   readonly namespaces: Informer<V1Namespace>;
   readonly #all: Informer<CachedObject>[];
@@ -104,6 +115,13 @@ export class Caches {
       handlers.tagPolicies,
       withoutUnread,
     );
+    this.accountBindings = informer<AWSAccountBinding>(
+      'AWSAccountBindings',
+      resourcePath('AWSAccountBinding'),
+      () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL['AWSAccountBinding']! }),
+      handlers.accountBindings,
+      withoutUnread,
+    );
     this.secrets = informer<V1Secret>(
       'Secrets',
       `/api/v1/namespaces/${controllerNamespace}/secrets`,
@@ -122,6 +140,7 @@ export class Caches {
       this.clusters,
       ...Object.values(this.identities),
       this.tagPolicies,
+      this.accountBindings,
       this.secrets,
       this.namespaces,
     ] as Informer<CachedObject>[];

@@ -48,9 +48,10 @@ export class KubeWriter {
       : this.#custom.patchClusterCustomObject(target, mergePatch))) as T;
   }
 
-  /** Merges annotations into a cluster-scoped object (an identity's account claim), guarded by its resourceVersion. */
-  async setAnnotations<T extends KeymasterObject>(object: T, annotations: Record<string, string>): Promise<T> {
+  /** Removes annotations from a cluster-scoped object (an identity's converted account claim), guarded by its resourceVersion. */
+  async removeAnnotations<T extends KeymasterObject>(object: T, keys: readonly string[]): Promise<T> {
     const { name = '', resourceVersion } = object.metadata;
+    const annotations = Object.fromEntries(keys.map((key) => [key, null]));
     return (await this.#custom.patchClusterCustomObject(
       {
         group: GROUP,
