@@ -46,6 +46,7 @@ import {
 import { clusterKey, condition, type Kube } from './support/kube.js';
 import {
   CONTROLLER_NAMESPACE,
+  accountBinding,
   awsCluster,
   controllerIdentity,
   credentialsRequest,
@@ -1596,6 +1597,105 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       );
       expect(await controller.metric('keymaster_sts_budget_waits_total', { namespace: 'tenant-b' })).to.equal(0);
       expect(ready(await tenantB.kube.cluster('tenant-b', 'analytics'))).to.include({ status: 'True' });
+    });
+  });
+
+  describe("14. an identity pointed at another tenant's account, and the order of tenants' actions", function () {
+    const ACCOUNT_A = '666666666666';
+    const EXTERNAL_ID_A = 'attack-account-tenant-a-2b7f';
+    const SECRET_A = 'tenant-a-external-id';
+    const CLUSTER_NAME = 'payments';
+    const TENANT_LABEL = 'keymaster.dev/tenant';
+    const resourcesA = clusterResources(ACCOUNT_A, REGION, CLUSTER_NAME, 3);
+    /** Tenant A's role; sessions made with tenant B's identity carry B's session name. */
+    const ROLE_A = 'payments-admin';
+    const sessionsOf = (tenant: string) => `arn:aws:sts::${ACCOUNT_A}:assumed-role/${ROLE_A}/keymaster-${tenant}`;
+    let tenancy: Tenancy;
+
+    /** A tenant's role identity, labelled with its tenant: the manifest ops copied for B, fixing all but the role. */
+    const tenantIdentity = (tenant: string) => {
+      const identity = roleIdentity(tenant, {
+        roleARN: roleArn(ACCOUNT_A, ROLE_A),
+        externalIDSecretRef: { name: SECRET_A, key: 'externalID' },
+        sourceIdentityRef: roleRef('keymaster-hub'),
+        allowedNamespaces: { list: [tenant] },
+        resourceTags: [deny('tenant', tenant)],
+      });
+      // Before bindings, this annotation on A's identity was how ops let B in, expecting A to claim first.
+      const annotations = tenant === 'tenant-a' ? { 'keymaster.dev/account-shared-with': 'tenant-b' } : {};
+      return { ...identity, metadata: { ...identity.metadata, labels: { [TENANT_LABEL]: tenant }, annotations } };
+    };
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()], roles: [hubRole()] },
+            { id: ACCOUNT_A, roles: [tenantRole(ROLE_A, HUB_ROLE, EXTERNAL_ID_A)], resources: resourcesA },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a', { [TENANT_LABEL]: 'tenant-a' }),
+          namespace('tenant-b', { [TENANT_LABEL]: 'tenant-b' }),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          roleIdentity('keymaster-hub', { roleARN: HUB_ROLE, allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } }),
+          externalIDSecret(SECRET_A, EXTERNAL_ID_A),
+          tenantIdentity('tenant-a'),
+          tenantIdentity('tenant-b'),
+          // What the platform declares: account A is tenant A's.
+          accountBinding(ACCOUNT_A, ['tenant-a']),
+        ],
+        syncPeriod: '2s',
+      });
+    });
+
+    it("14. refuses tenant B's cluster, created first with A's cluster name, in the account ops bound to A: no tag write by B, A's cluster Ready with its tags, nothing of A told to B", async function () {
+      const { aws, ops } = tenancy;
+      // Tenant B is first, and names its cluster as tenant A will: first come would own the account and the name.
+      await create(tenancy.tenant('tenant-b'), 'first', {
+        region: REGION,
+        clusterName: CLUSTER_NAME,
+        identityRef: roleRef('tenant-b'),
+        additionalTags: { team: 'b' },
+      });
+      const refused = await eventually(async () => {
+        const cluster = await ops.cluster('tenant-b', 'first');
+        expect(ready(cluster)).to.include({ status: 'False', reason: 'AccountOfAnotherTenant' });
+        return cluster;
+      });
+      await untilASecondAfter(refused);
+      await create(tenancy.tenant('tenant-a'), 'payments', {
+        region: REGION,
+        identityRef: roleRef('tenant-a'),
+        additionalTags: { team: 'a' },
+      });
+      await untilReady(ops, 'tenant-a', 'payments');
+      await untilTagged(aws, resourcesA, { tenant: 'tenant-a', team: 'a' });
+      // B's cluster, reconciled again since, is still refused: the account was never B's to take.
+      await untilDiscovered(aws, sessionsOf('tenant-a'), 2);
+      const still = await untilObserved(ops, 'tenant-b', 'first');
+      expect(ready(still)).to.include({ status: 'False', reason: 'AccountOfAnotherTenant' });
+      expect(condition(still, 'PrincipalUsageAllowed')?.message).to.include(
+        'the platform fixes AWSClusterRoleIdentity/tenant-b; if the account is shared on purpose, it adds tenant-b to ' +
+          `spec.tenants of AWSAccountBinding ${ACCOUNT_A}`,
+      );
+      expect(still.status?.tagging, "B's tag step").to.equal(undefined);
+      // AWS: B's sessions read who they are, and wrote nothing; A's resources hold A's tags alone.
+      expect(tagWritesBy(aws, sessionsOf('tenant-b')), "tag writes by tenant B's sessions").to.equal(0);
+      const byB = aws.calls(({ callerArn }) => callerArn?.startsWith(sessionsOf('tenant-b')) ?? false);
+      expect([...new Set(byB.map(({ action }) => action))], "B's sessions' calls").to.deep.equal([
+        'sts:GetCallerIdentity',
+      ]);
+      for (const { arn } of resourcesA) expect(aws.tags(arn), arn).to.not.include({ team: 'b' });
+      // What tenant B reads of its cluster names the binding to fix, never the tenant whose account it is.
+      const told = await messagesAbout(tenancy.tenant('tenant-b').kube, 'tenant-b', 'first');
+      expect(told.filter((text) => text.includes('AccountOfAnotherTenant') || text.includes(ACCOUNT_A))).to.not.be
+        .empty;
+      expect(
+        told.filter((text) => text.includes('tenant-a')),
+        'told of tenant A',
+      ).to.deep.equal([]);
     });
   });
 });

@@ -38,6 +38,8 @@ export async function runDocumented(
         'bash',
         ['-c', `set -euo pipefail\n${commands}`],
         {
+          // Files the commands write go to a folder of their own, never the repository.
+          cwd: home,
           env: {
             PATH: `${home}:${process.env['PATH'] ?? '/usr/bin:/bin'}:/usr/lib/google-cloud-sdk/bin`,
             HOME: home,

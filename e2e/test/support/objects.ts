@@ -1,4 +1,5 @@
 import type {
+  AWSAccountBinding,
   AWSCluster,
   AWSClusterControllerIdentity,
   AWSClusterRoleIdentitySpec,
@@ -40,7 +41,8 @@ export type KubeObject =
   | AWSClusterRoleIdentity
   | AWSClusterWebIdentity
   | AWSCredentialsRequest
-  | AWSTagPolicy;
+  | AWSTagPolicy
+  | AWSAccountBinding;
 
 export const namespace = (name: string, labels: Record<string, string> = {}): V1Namespace => ({
   apiVersion: 'v1',
@@ -134,6 +136,14 @@ export const tagPolicy = (resourceTags: ResourceTag[]): AWSTagPolicy => ({
   kind: 'AWSTagPolicy',
   metadata: { name: 'default' },
   spec: { resourceTags },
+});
+
+/** The platform's declaration of which tenants' identities may act in an AWS account (named after it). */
+export const accountBinding = (accountId: string, tenants: string[]): AWSAccountBinding => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSAccountBinding',
+  metadata: { name: accountId },
+  spec: { tenants },
 });
 
 export const awsCluster = (namespace: string, name: string, spec: AWSClusterSpec): AWSCluster => ({
