@@ -27,6 +27,7 @@ import { CLAIMED_ACCOUNT } from './identity/legacy-account-claim.js';
 import { SecretUsers } from './identity/secret-users.js';
 import { DEFAULT_TENANT_LABEL } from './webhooks/tenancy.js';
 import { Caches } from './kube/caches.js';
+import { kubeAccessError } from './kube/access-error.js';
 import { describeKubeError, isStaleRead } from './kube/errors.js';
 import { EventRecorder } from './kube/events.js';
 import { KubeWriter } from './kube/writer.js';
@@ -85,6 +86,10 @@ export interface ManagerOptions {
   onLeadershipLost?: () => void;
 }
 
+/** What a controller refused a list at start needs. */
+const CONTROLLER_RBAC =
+  "keymaster run needs the rights of deploy/rbac (or the Helm chart's): run it as the ServiceAccount they bind, or bind them to the user it runs as";
+
 type Meta = {
   metadata?: {
     generation?: number;
@@ -134,6 +139,8 @@ export class Manager {
   #credentialsCheck: ControllerCredentialsCheck | undefined;
   #credentialsChecked: Promise<void> | undefined;
   #started = false;
+  /** Set while start() waits for the caches: a list RBAC refuses then ends the start (it would never sync). */
+  #refuseStart: ((error: Error) => void) | undefined;
 
   constructor(options: ManagerOptions) {
     this.#options = options;
@@ -173,7 +180,11 @@ export class Manager {
         ...(options.watchFilter ? { watchFilter: options.watchFilter } : {}),
         resyncMs: options.syncPeriodMs,
         clock,
-        onError: (what, error, retryInMs) => logger.warn('watch failed; restarting', { watch: what, retryInMs, error }),
+        onError: (what, error, retryInMs) => {
+          const refused = kubeAccessError(error, `list and watch ${what}`, undefined, CONTROLLER_RBAC);
+          if (refused?.forbidden) this.#refuseStart?.(refused);
+          logger.warn('watch failed; restarting', { watch: what, retryInMs, error: refused?.message ?? error });
+        },
       },
       {
         clusters: {
@@ -343,8 +354,15 @@ export class Manager {
 
   async start(): Promise<void> {
     this.#credentialsChecked = this.#checkControllerCredentials();
-    await this.caches.start();
-    await this.caches.waitForSync();
+    const refused = new Promise<never>((_, reject) => (this.#refuseStart = reject));
+    try {
+      await Promise.race([this.caches.start().then(() => this.caches.waitForSync()), refused]);
+    } catch (error) {
+      await this.caches.stop();
+      throw error;
+    } finally {
+      this.#refuseStart = undefined;
+    }
     await this.credentialRequests.start();
     const begin = () => {
       this.#started = true;

@@ -1,4 +1,5 @@
 import { KeymasterError } from '@keymaster/api';
+import { kubeAccessError } from '../kube/access-error.js';
 import { explain } from './explain.js';
 import { parseRunFlags, runHelp } from './flags.js';
 import { plan } from './plan.js';
@@ -102,11 +103,19 @@ export async function runKeymaster(
   await main(commands, argv).catch(exitOnError);
 }
 
+/**
+ * A failure ends the command with one line saying what failed and one with the fix, never a stack:
+ * exit 2 for what the user can fix (a flag, a file, the API server, RBAC), 1 for anything else.
+ */
 function exitOnError(error: unknown): never {
-  if (error instanceof KeymasterError) {
-    process.stderr.write(`keymaster: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+  const known = error instanceof KeymasterError ? error : kubeAccessError(error, 'call the API server');
+  if (known) {
+    process.stderr.write(`keymaster: ${known.message}\n${known.hint ? `hint: ${known.hint}\n` : ''}`);
     process.exit(2);
   }
-  process.stderr.write(`keymaster: ${(error as Error).stack ?? String(error)}\n`);
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.stderr.write(
+    `keymaster: unexpected error: ${message}\nhint: This is a bug in keymaster: please report it, with the command you ran.\n`,
+  );
   process.exit(1);
 }
