@@ -26,6 +26,7 @@ export async function renderInsights(emulators: Emulators, refused: readonly str
     controllerNamespace: RUN_FLAGS.namespace.default,
     stsRegion: RUN_FLAGS['sts-region'].default,
     layerGracePeriodMs: DEFAULT_LAYER_GRACE_PERIOD_MS,
+    tenantLabel: RUN_FLAGS['tenant-label'].default,
     aws: { endpoint: emulators.aws.url, credentials },
   });
   try {

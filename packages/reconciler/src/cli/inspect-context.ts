@@ -11,5 +11,6 @@ export async function inspectContextOf(flags: InspectFlags): Promise<InspectCont
     controllerNamespace: flags.namespace,
     stsRegion: flags.stsRegion,
     layerGracePeriodMs: flags.tagLayerGracePeriodMs,
+    tenantLabel: flags.tenantLabel,
   });
 }

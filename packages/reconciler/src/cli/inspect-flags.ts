@@ -3,6 +3,7 @@ import { parseDuration } from '../runtime/duration.js';
 import { OUTPUTS, type Output } from '../inspect/plan-output.js';
 import type { Targets } from '../inspect/targets.js';
 import { commandHelp, parseCommandLine, type FlagSpecs } from './command-flags.js';
+import { tenantLabelFlag } from '../webhooks/flags.js';
 import { FlagError, RUN_FLAGS } from './flags.js';
 
 /**
@@ -19,6 +20,7 @@ export const INSPECT_FLAGS = {
   namespace: RUN_FLAGS.namespace,
   'sts-region': RUN_FLAGS['sts-region'],
   'tag-layer-grace-period': RUN_FLAGS['tag-layer-grace-period'],
+  'tenant-label': RUN_FLAGS['tenant-label'],
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } satisfies FlagSpecs;
 
@@ -30,6 +32,8 @@ export interface InspectFlags {
   namespace: string;
   stsRegion: string;
   tagLayerGracePeriodMs: number;
+  /** On identities: the tenant whose accounts they may act in. */
+  tenantLabel: string;
 }
 
 /** `NAMESPACE/NAME`, `NAME -n NAMESPACE`, `-n NAMESPACE` or `-A`; anything else is refused with the forms that work. */
@@ -87,6 +91,7 @@ export function parseInspectFlags(command: string, args: string[], single: boole
     namespace: values.namespace,
     stsRegion: values['sts-region'],
     tagLayerGracePeriodMs,
+    tenantLabel: tenantLabelFlag(values['tenant-label']),
   };
 }
 

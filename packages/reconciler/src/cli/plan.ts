@@ -7,7 +7,7 @@ import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
 export const planHelp = (): string =>
   inspectHelp(
     'keymaster plan (NAMESPACE/NAME | NAME -n NAMESPACE | -n NAMESPACE | -A) [flags]',
-    "The tag plan of the clusters named, as the controller would make it (each cluster's own credentials, through the controller's identity rules and the claim of its cluster name), written nowhere: no AWS write, no Kubernetes write. Exits 0 when every cluster was planned, 1 when one could not be (refused, name owned by another cluster, discovery failed).",
+    "The tag plan of the clusters named, as the controller would make it (each cluster's own credentials, through the controller's identity rules, the account's binding and the claim of its cluster name), written nowhere: no AWS write, no Kubernetes write. A user who may not read what that takes (a tenant) gets the tags the layers it may read give, what the controller last synced, and what was not checked and why (Partial). Exits 0 when every cluster was planned (Partial included), 1 when one could not be (refused, name owned by another cluster, discovery failed).",
   );
 
 /** `keymaster plan`: the dry run of one cluster, a namespace's or all, on stdout. */
@@ -28,5 +28,5 @@ export async function plan(args: string[]): Promise<void> {
   if (progress) process.stderr.write('\r\x1b[K');
   context.resolver.clear();
   process.stdout.write(renderPlans(reports, flags.output));
-  process.exitCode = reports.every(({ outcome }) => outcome === 'Planned') ? 0 : 1;
+  process.exitCode = reports.every(({ outcome }) => outcome === 'Planned' || outcome === 'Partial') ? 0 : 1;
 }

@@ -1,48 +1,55 @@
 import {
-  KeymasterError,
   PAUSED_ANNOTATION,
   type AWSCluster,
+  type ClusterTaggingStatus,
   type IdentityKind,
   type IdentityLink,
   type TagConflict,
   type TagPlanChange,
+  type TagSource,
 } from '@keymaster/api';
 import { CONTROLLER_IDENTITY, IdentityError, type IdentitySession } from '@keymaster/identity';
 import {
   ClusterNameClaimedError,
   planChanges,
   reconcileTags,
+  resolveEffectiveTags,
   summarizePlan,
+  tagLayers,
   type PlanSummary,
   type TagPlan,
 } from '@keymaster/tagging';
 import { clusterTagInput } from '../awscluster/tag-input.js';
 import { clusterUser } from '../identity/deletions.js';
-import { describeKubeError } from '../kube/errors.js';
 import type { InspectContext } from './context.js';
 import { claimCheckFor } from './name-claim.js';
 import { clusterKeyOf } from './targets.js';
+import {
+  accountRefusal,
+  failureOf,
+  isForbidden,
+  leaveOut,
+  readable,
+  readableChain,
+  type Failure,
+  type Unchecked,
+} from './unchecked.js';
 
 /** Clusters planned at once. */
 const PLANS_AT_ONCE = 4;
 
-/** Why there is no plan, as the error said it: code, message, fix. */
-export interface Failure {
-  code?: string;
-  message: string;
-  hint?: string;
-}
-
 /**
- * One cluster's dry run. `Planned`: the plan, with the principal it was made as. Otherwise why not:
- * `Refused` (the identity chain, as the controller would refuse it), `ClusterNameClaimed` (another
- * AWSCluster owns the name in that account: nothing of its resources is told) or `Failed` (discovery,
- * or anything else, failed).
+ * One cluster's dry run. `Planned`: the plan, with the principal it was made as. `Partial`: the user
+ * may not read what planning against AWS takes (a tenant: the namespace's labels, the controller's
+ * Secrets), so only the tags the layers it may read give, and what the controller last synced; what was
+ * not checked, and why, in `unchecked`. Otherwise why not: `Refused` (the identity chain or the
+ * account, as the controller would refuse it), `ClusterNameClaimed` (another AWSCluster owns the name in
+ * that account: nothing of its resources is told) or `Failed` (discovery, or anything else, failed).
  */
 export interface ClusterPlanReport {
   /** namespace/name. */
   cluster: string;
-  outcome: 'Planned' | 'Refused' | 'ClusterNameClaimed' | 'Failed';
+  outcome: 'Planned' | 'Partial' | 'Refused' | 'ClusterNameClaimed' | 'Failed';
   /** What the controller itself does with this cluster, when not simply apply the plan (paused, dry run, ...). */
   notes: string[];
   accountId?: string;
@@ -59,13 +66,12 @@ export interface ClusterPlanReport {
   /** AWS requests the plan took, by IAM action: reads only. */
   requests?: Record<string, number>;
   failure?: Failure;
-}
-
-export function failureOf(error: unknown): Failure {
-  if (error instanceof KeymasterError)
-    return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
-  const described = describeKubeError(error);
-  return { message: described instanceof Error ? described.message : JSON.stringify(described) };
+  /** `Partial`: the tags the layers the user may read give, each with its winning layer. */
+  tags?: Record<string, TagSource>;
+  /** `Partial`: the counts the controller last wrote (`status.tagging`), when it has synced. */
+  lastSync?: Pick<ClusterTaggingStatus, 'summary' | 'resourcesDrifted' | 'lastSyncTime'>;
+  /** `Partial`: what was not checked, why (the read refused) and the fix. */
+  unchecked?: Unchecked[];
 }
 
 function notesOf(cluster: AWSCluster): string[] {
@@ -80,12 +86,25 @@ function notesOf(cluster: AWSCluster): string[] {
 
 /**
  * What the controller would do to a cluster's tags, made as it would make it and written nowhere:
- * the cluster's own session through the controller's identity rules, the same tag input, the same
- * claim of the cluster name, then `reconcileTags` with `dryRun: true`, which reads (discovery) and
- * never writes.
+ * the cluster's own session through the controller's identity rules, the same account check, the same
+ * tag input, the same claim of the cluster name, then `reconcileTags` with `dryRun: true`, which reads
+ * (discovery) and never writes. A user who may not read what that takes gets the `Partial` plan.
  */
 export async function planCluster(context: InspectContext, cluster: AWSCluster): Promise<ClusterPlanReport> {
   const report: ClusterPlanReport = { cluster: clusterKeyOf(cluster), outcome: 'Planned', notes: notesOf(cluster) };
+  try {
+    return await planAgainstAws(context, cluster, report);
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    return readablePlan(context, cluster, report, failureOf(error));
+  }
+}
+
+async function planAgainstAws(
+  context: InspectContext,
+  cluster: AWSCluster,
+  report: ClusterPlanReport,
+): Promise<ClusterPlanReport> {
   let session: IdentitySession;
   try {
     session = await context.resolver.resolve({
@@ -95,12 +114,15 @@ export async function planCluster(context: InspectContext, cluster: AWSCluster):
       cluster: clusterUser(cluster),
     });
   } catch (error) {
+    if (isForbidden(error)) throw error;
     return { ...report, outcome: error instanceof IdentityError ? 'Refused' : 'Failed', failure: failureOf(error) };
   }
   Object.assign(report, { accountId: session.accountId, principalArn: session.principalArn, chain: session.chain });
   const chain = await Promise.all(
     session.chain.map(({ kind, name }) => context.store.getIdentity(kind as IdentityKind, name)),
   );
+  const refused = await accountRefusal(context, chain[0], session.accountId);
+  if (refused) return { ...report, outcome: 'Refused', failure: refused };
   const input = clusterTagInput(
     cluster,
     chain.filter((identity) => identity !== undefined),
@@ -127,9 +149,48 @@ export async function planCluster(context: InspectContext, cluster: AWSCluster):
       requests: result.requests,
     };
   } catch (error) {
+    if (isForbidden(error)) throw error;
     const outcome = error instanceof ClusterNameClaimedError ? 'ClusterNameClaimed' : 'Failed';
     return { ...report, outcome, failure: failureOf(error) };
   }
+}
+
+/**
+ * The plan a user who may not plan against AWS can have: the tags the layers it may read give (the
+ * cluster's own, its identities' and the global policy's when readable), what the controller last
+ * synced, and every check left out with why. Reads nothing of AWS.
+ */
+async function readablePlan(
+  context: InspectContext,
+  cluster: AWSCluster,
+  report: ClusterPlanReport,
+  why: Failure,
+): Promise<ClusterPlanReport> {
+  const unchecked: Unchecked[] = [];
+  leaveOut(unchecked, "the tags on AWS (a plan made with the cluster's own credentials)", why);
+  const { links, identities } = await readableChain(context, cluster, unchecked);
+  const policy = await readable('the global tag layer (AWSTagPolicy default)', () => context.policy(), unchecked);
+  const layers = tagLayers({ policy, identities: identities.filter((identity) => identity !== undefined), cluster });
+  const effective = resolveEffectiveTags(layers);
+  const tagging = cluster.status?.tagging;
+  return {
+    ...report,
+    outcome: 'Partial',
+    chain: links,
+    tags: effective.tags,
+    conflicts: effective.conflicts,
+    problems: effective.problems.map(({ message }) => message),
+    ...(tagging?.lastSyncTime
+      ? {
+          lastSync: {
+            ...(tagging.summary ? { summary: tagging.summary } : {}),
+            ...(tagging.resourcesDrifted !== undefined ? { resourcesDrifted: tagging.resourcesDrifted } : {}),
+            lastSyncTime: tagging.lastSyncTime,
+          },
+        }
+      : {}),
+    unchecked,
+  };
 }
 
 /** Plans clusters a few at a time (each waits for its account's rate limiter), in the order given. */

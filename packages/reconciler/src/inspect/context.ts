@@ -1,15 +1,27 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, SINGLETON_NAME, VERSION, type AWSCluster, type AWSTagPolicy } from '@keymaster/api';
+import {
+  GROUP,
+  KINDS,
+  SINGLETON_NAME,
+  VERSION,
+  type AWSAccountBinding,
+  type AWSCluster,
+  type AWSTagPolicy,
+} from '@keymaster/api';
 import { IdentityResolver, kubeIdentityStore, type IdentityStore } from '@keymaster/identity';
 import { RateLimiters } from '@keymaster/tagging';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { kubeRead } from '../kube/access-error.js';
 
 /** What `keymaster plan` and `keymaster explain` read and act with, set up as the controller is. */
 export interface InspectContext {
   kubeConfig: KubeConfig;
   core: CoreV1Api;
   custom: CustomObjectsApi;
-  /** Identities, Secrets of the controller namespace, Namespaces: each read once per command. */
+  /**
+   * Identities, Secrets of the controller namespace, Namespaces: each read once per command. Every read
+   * here and below that the API server refuses throws a KubeAccessError saying what was read and why not.
+   */
   store: IdentityStore;
   /** The controller's identity rules: every link checked, Secrets from the controller namespace only. */
   resolver: IdentityResolver;
@@ -18,6 +30,10 @@ export interface InspectContext {
   policy(): Promise<AWSTagPolicy | undefined>;
   /** Every AWSCluster of every namespace (the claim of a cluster name is decided among all of them). */
   allClusters(): Promise<AWSCluster[]>;
+  /** The AWSAccountBinding of an account, if any. */
+  accountBinding(accountId: string): Promise<AWSAccountBinding | undefined>;
+  /** --tenant-label: on identities, the tenant whose accounts they may act in. */
+  tenantLabel: string;
   limiters: RateLimiters;
   layerGracePeriodMs: number;
   now(): Date;
@@ -28,6 +44,7 @@ export interface InspectOptions {
   controllerNamespace: string;
   stsRegion: string;
   layerGracePeriodMs: number;
+  tenantLabel: string;
   /** Default: AWS_ENDPOINT_URL, and the SDK's default credential chain, as `keymaster run`. */
   aws?: { endpoint?: string; credentials?: AwsCredentialIdentityProvider };
 }
@@ -49,16 +66,43 @@ const orUndefined = <T>(read: Promise<T>): Promise<T | undefined> =>
     throw error;
   });
 
+const PLURALS = new Map(KINDS.map(({ kind, plural }) => [kind, plural]));
+/** A resource of our API group as RBAC names it. */
+const ours = (kind: string) => `${PLURALS.get(kind)!}.${GROUP}`;
+
+/** The API server's answers, each read once, a refusal told as a KubeAccessError. */
+function checkedStore(direct: IdentityStore): IdentityStore {
+  return {
+    getIdentity: memoize((kind, name) =>
+      kubeRead(`read ${kind}/${name}`, { verb: 'get', resource: ours(kind), name }, () =>
+        direct.getIdentity(kind, name),
+      ),
+    ),
+    listIdentities: memoize(() =>
+      kubeRead('list the identities', { verb: 'list', resource: ours('AWSClusterRoleIdentity') }, () =>
+        direct.listIdentities(),
+      ),
+    ),
+    getSecret: memoize((namespace, name) =>
+      kubeRead(
+        `read Secret ${namespace}/${name}`,
+        { verb: 'get', resource: 'secrets', namespace, name },
+        () => direct.getSecret(namespace, name),
+        "the controller's Secrets are for the controller and the platform team alone: ask them to run this command",
+      ),
+    ),
+    getNamespace: memoize((name) =>
+      kubeRead(`read Namespace ${name} (its labels)`, { verb: 'get', resource: 'namespaces', name }, () =>
+        direct.getNamespace(name),
+      ),
+    ),
+  };
+}
+
 export function createInspectContext(options: InspectOptions): InspectContext {
   const { kubeConfig, controllerNamespace } = options;
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const direct = kubeIdentityStore(kubeConfig);
-  const store: IdentityStore = {
-    getIdentity: memoize((kind, name) => direct.getIdentity(kind, name)),
-    listIdentities: memoize(() => direct.listIdentities()),
-    getSecret: memoize((namespace, name) => direct.getSecret(namespace, name)),
-    getNamespace: memoize((name) => direct.getNamespace(name)),
-  };
+  const store = checkedStore(kubeIdentityStore(kubeConfig));
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
   const resolver = new IdentityResolver({
     store,
@@ -74,25 +118,48 @@ export function createInspectContext(options: InspectOptions): InspectContext {
     resolver,
     controllerNamespace,
     policy: memoize(() =>
-      orUndefined(
-        custom.getClusterCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: 'awstagpolicies',
-          name: SINGLETON_NAME,
-        }) as Promise<AWSTagPolicy>,
+      kubeRead(
+        `read AWSTagPolicy ${SINGLETON_NAME} (the global tags)`,
+        { verb: 'get', resource: ours('AWSTagPolicy'), name: SINGLETON_NAME },
+        () =>
+          orUndefined(
+            custom.getClusterCustomObject({
+              group: GROUP,
+              version: VERSION,
+              plural: 'awstagpolicies',
+              name: SINGLETON_NAME,
+            }) as Promise<AWSTagPolicy>,
+          ),
       ),
     ),
-    allClusters: memoize(async () => {
-      const list = (await custom.listClusterCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: 'awsclusters',
-      })) as {
-        items: AWSCluster[];
-      };
-      return list.items;
-    }),
+    allClusters: memoize(() =>
+      kubeRead(
+        'list the AWSClusters of every namespace',
+        { verb: 'list', resource: ours('AWSCluster'), namespace: 'all' },
+        async () =>
+          (
+            (await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'awsclusters' })) as {
+              items: AWSCluster[];
+            }
+          ).items,
+      ),
+    ),
+    accountBinding: memoize((accountId: string) =>
+      kubeRead(
+        `read AWSAccountBinding ${accountId} (which tenants may act in the account)`,
+        { verb: 'get', resource: ours('AWSAccountBinding'), name: accountId },
+        () =>
+          orUndefined(
+            custom.getClusterCustomObject({
+              group: GROUP,
+              version: VERSION,
+              plural: 'awsaccountbindings',
+              name: accountId,
+            }) as Promise<AWSAccountBinding>,
+          ),
+      ),
+    ),
+    tenantLabel: options.tenantLabel,
     limiters: new RateLimiters(),
     layerGracePeriodMs: options.layerGracePeriodMs,
     now: () => new Date(),

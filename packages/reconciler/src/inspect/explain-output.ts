@@ -5,7 +5,7 @@ import { columns } from './columns.js';
 import type { Explanation, LinkVerdict } from './explain.js';
 import type { Output } from './plan-output.js';
 
-const mark = (link: LinkVerdict) => (link.problems.length > 0 ? '✗' : '✓');
+const mark = (link: LinkVerdict) => (link.problems.length > 0 ? '✗' : link.unchecked ? '?' : '✓');
 
 const source = ({ object, layer, overridePolicy }: TagSource) =>
   `${object} (${layer}${overridePolicy === 'Deny' ? ', Deny' : ''})`;
@@ -15,16 +15,23 @@ const source = ({ object, layer, overridePolicy }: TagSource) =>
  * serves. Every link shows what it acts with, whom it allows and each of its refusals.
  */
 export function chainTree(explanation: Explanation): string[] {
-  const labels = Object.entries(explanation.namespace.labels)
-    .map(([key, value]) => `${key}=${value}`)
-    .join(', ');
-  const lines = [`${explanation.cluster} (namespace ${explanation.namespace.name}, labels ${labels || 'none'})`];
+  const { labels } = explanation.namespace;
+  const shown =
+    labels === undefined
+      ? 'not read'
+      : Object.entries(labels)
+          .map(([key, value]) => `${key}=${value}`)
+          .join(', ') || 'none';
+  const lines = [`${explanation.cluster} (namespace ${explanation.namespace.name}, labels ${shown})`];
   explanation.chain.forEach((link, depth) => {
     const indent = '   '.repeat(depth);
     const last = depth === explanation.chain.length - 1;
     const details = [
-      ...(link.exists ? [`allows ${link.allows ?? ''}`] : []),
+      ...(link.allows !== undefined ? [`allows ${link.allows}`] : []),
       ...link.problems.map((problem) => `✗ ${problem.message}`),
+      ...(link.unchecked
+        ? ['? not checked here (see "Not checked"): the conditions above are the controller\'s verdict']
+        : []),
     ];
     lines.push(`${indent}└─ ${mark(link)} ${link.kind}/${link.name}${link.actsWith ? `  ${link.actsWith}` : ''}`);
     for (const detail of details) lines.push(`${indent}${last ? '      ' : '   │  '}${detail}`);
@@ -95,6 +102,17 @@ function eventLines({ events }: Explanation): string[] {
   ];
 }
 
+function uncheckedLines({ unchecked }: Explanation): string[] {
+  if (unchecked.length === 0) return [];
+  return [
+    `Not checked (${unchecked.length}): you may not read what they take`,
+    ...unchecked.flatMap(({ check, message, hint }) => [
+      `  - ${check}: ${message}`,
+      ...(hint ? [`    fix: ${hint}`] : []),
+    ]),
+  ];
+}
+
 export const fixLines = ({ fixes }: Explanation): string[] =>
   fixes.length === 0
     ? ['Fix: nothing to fix']
@@ -105,18 +123,20 @@ export function renderExplanation(explanation: Explanation, output: Output): str
   if (output === 'json') return `${JSON.stringify(explanation, null, 2)}\n`;
   if (output === 'yaml') return dumpYaml(explanation);
   const refusing = explanation.chain.filter(({ problems }) => problems.length > 0).length;
+  const unverified = explanation.chain.filter(({ unchecked }) => unchecked).length;
   const sections = [
     [`AWSCluster ${explanation.cluster}: region ${explanation.region}, clusterName ${explanation.clusterName}`],
     statusLines(explanation),
     [
-      `Identity chain: ${explanation.chain.length} link(s), ${refusing === 0 ? 'every one allows the cluster' : `${refusing} with problems`}`,
+      `Identity chain: ${explanation.chain.length} link(s), ${unverified > 0 ? 'as the controller last checked it, not checked here' : refusing === 0 ? 'every one allows the cluster' : `${refusing} with problems`}`,
       ...chainTree(explanation),
     ],
     principalLines(explanation),
     tagLines(explanation),
     eventLines(explanation),
     fixLines(explanation),
-  ];
+    uncheckedLines(explanation),
+  ].filter((lines) => lines.length > 0);
   // Messages quote tenants' and AWS's text: escaped again here, as everything shown (idempotent).
   return `${sections.map((lines) => lines.map(displayText).join('\n')).join('\n\n')}\n`;
 }

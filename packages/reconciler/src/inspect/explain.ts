@@ -7,13 +7,30 @@ import type {
   TagConflict,
   TagSource,
 } from '@keymaster/api';
-import { AwsCredentialError, CONTROLLER_IDENTITY, checkChain, providerOf, type LinkCheck } from '@keymaster/identity';
+import {
+  AwsCredentialError,
+  CONTROLLER_IDENTITY,
+  checkChain,
+  providerOf,
+  type IdentityObject,
+  type LinkCheck,
+} from '@keymaster/identity';
 import { resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
 import { clusterNameOf } from '../awscluster/name-claim.js';
 import { clusterUser } from '../identity/deletions.js';
-import { failureOf, type Failure } from './cluster-plan.js';
+import { kubeRead } from '../kube/access-error.js';
 import type { InspectContext } from './context.js';
 import { clusterKeyOf } from './targets.js';
+import {
+  accountRefusal,
+  failureOf,
+  isForbidden,
+  leaveOut,
+  readable,
+  readableChain,
+  type Failure,
+  type Unchecked,
+} from './unchecked.js';
 
 /** One link of the chain with its verdict: every reason it refuses, each with its fix. */
 export interface LinkVerdict {
@@ -25,6 +42,8 @@ export interface LinkVerdict {
   /** Its allowedNamespaces, for a person. */
   allows?: string;
   problems: Failure[];
+  /** Why this user could not check the link here (the controller's verdict is in the conditions). */
+  unchecked?: Failure;
 }
 
 export interface EventSummary {
@@ -40,7 +59,8 @@ export interface Explanation {
   cluster: string;
   region: string;
   clusterName: string;
-  namespace: { name: string; labels: Record<string, string> };
+  /** Its labels, unless the user may not read the Namespace. */
+  namespace: { name: string; labels?: Record<string, string> };
   /** As the controller last wrote them. */
   conditions: Condition[];
   /** The cluster's own identity first, then each source. */
@@ -59,6 +79,8 @@ export interface Explanation {
   events: EventSummary[];
   /** What to do, one line per failure found, in chain order. */
   fixes: string[];
+  /** What this user may not read, so could not check: each with why and the fix. */
+  unchecked: Unchecked[];
 }
 
 /** How many of the cluster's latest events are shown. */
@@ -100,10 +122,15 @@ const verdictOf = (check: LinkCheck): LinkVerdict => ({
 
 async function latestEvents(context: InspectContext, cluster: AWSCluster): Promise<EventSummary[]> {
   const { namespace = '', name = '', uid } = cluster.metadata;
-  const list = await context.core.listNamespacedEvent({
-    namespace,
-    fieldSelector: `involvedObject.kind=AWSCluster,involvedObject.name=${name}`,
-  });
+  const list = await kubeRead(
+    `list the events of AWSCluster ${namespace}/${name}`,
+    { verb: 'list', resource: 'events', namespace },
+    () =>
+      context.core.listNamespacedEvent({
+        namespace,
+        fieldSelector: `involvedObject.kind=AWSCluster,involvedObject.name=${name}`,
+      }),
+  );
   const when = (event: (typeof list.items)[number]) =>
     String(event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp ?? '');
   return list.items
@@ -120,26 +147,80 @@ async function latestEvents(context: InspectContext, cluster: AWSCluster): Promi
     }));
 }
 
+/** The chain as this user can see it without checking it: the links the controller checked, each unverified. */
+async function unverifiedChain(
+  context: InspectContext,
+  cluster: AWSCluster,
+  why: Failure,
+  unchecked: Unchecked[],
+): Promise<{ chain: LinkVerdict[]; identities: IdentityObject[] }> {
+  const { links, identities } = await readableChain(context, cluster, unchecked);
+  const chain = links.map(({ kind, name }, index): LinkVerdict => {
+    const identity = identities[index];
+    return {
+      kind,
+      name,
+      exists: true,
+      ...(identity
+        ? {
+            actsWith: providerOf(identity.kind).actsWith(identity),
+            allows: describeAllowed(identity.spec.allowedNamespaces),
+          }
+        : {}),
+      problems: [],
+      unchecked: why,
+    };
+  });
+  return { chain, identities: identities.filter((identity) => identity !== undefined) };
+}
+
+/** Where the chain was not checked here: what the controller last resolved, from status. */
+function observedPrincipal(cluster: AWSCluster, why: Failure): Failure {
+  const { accountID, principalARN } = cluster.status ?? {};
+  const observed = accountID
+    ? `; the controller last resolved account ${accountID} as ${principalARN ?? '-'} (status)`
+    : '';
+  return { message: `not resolved here: ${why.message}${observed}` };
+}
+
 /**
  * Why a cluster is as it is: every link of its identity chain with its verdict (all refusals at once,
  * from the store alone), the account and principal (resolved with STS only when every link allows the
- * namespace, as the controller would), the tag layers and the claim that wins each key, its latest
- * events, and the fix of every failure found. Writes nothing, on AWS or Kubernetes.
+ * namespace, as the controller would, then checked against the account's binding), the tag layers and
+ * the claim that wins each key, its latest events, and the fix of every failure found. Writes nothing,
+ * on AWS or Kubernetes. What the user may not read (a tenant: the namespace, the controller's Secrets)
+ * is left out and listed in `unchecked`, the chain then shown as the controller last checked it.
  */
 export async function explainCluster(context: InspectContext, cluster: AWSCluster): Promise<Explanation> {
   const namespaceName = cluster.metadata.namespace ?? '';
   const identityRef = cluster.spec.identityRef ?? CONTROLLER_IDENTITY;
-  const [namespace, checks, policy, events] = await Promise.all([
-    context.store.getNamespace(namespaceName),
-    checkChain(context.store, {
+  const unchecked: Unchecked[] = [];
+  const [namespace, policy, events] = await Promise.all([
+    readable(
+      `the labels of namespace ${namespaceName} (what allowedNamespaces selectors match)`,
+      async () => (await context.store.getNamespace(namespaceName)) ?? { name: namespaceName, labels: {} },
+      unchecked,
+    ),
+    readable('the global tag layer (AWSTagPolicy default)', () => context.policy(), unchecked),
+    readable("the cluster's events", () => latestEvents(context, cluster), unchecked),
+  ]);
+  let checks: LinkCheck[];
+  try {
+    checks = await checkChain(context.store, {
       namespace: namespaceName,
       identityRef,
       controllerNamespace: context.controllerNamespace,
       cluster: clusterUser(cluster),
-    }),
-    context.policy(),
-    latestEvents(context, cluster),
-  ]);
+    });
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    const why = failureOf(error);
+    leaveOut(unchecked, 'the identity chain, link by link, and the account it resolves into', why);
+    const { chain, identities } = await unverifiedChain(context, cluster, why, unchecked);
+    return explanation(context, cluster, { namespace, policy, events, unchecked }, chain, identities, {
+      failure: observedPrincipal(cluster, why),
+    });
+  }
   const chain = checks.map(verdictOf);
   const refusals = chain.reduce((sum, link) => sum + link.problems.length, 0);
   let principal: Explanation['principal'];
@@ -156,14 +237,43 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
         cluster: clusterUser(cluster),
       });
       principal = { accountId: session.accountId, principalArn: session.principalArn };
+      const refused = await readable(
+        `whether account ${session.accountId} is bound to the identity's tenant (AWSAccountBinding)`,
+        () => accountRefusal(context, checks[0]?.identity, session.accountId),
+        unchecked,
+      );
+      if (refused) chain[0]?.problems.push(refused);
     } catch (error) {
-      principal = { failure: failureOf(error) };
-      // AWS refused a link (AssumeRole, GetCallerIdentity): that link's verdict says so.
-      const link = error instanceof AwsCredentialError ? error.link : undefined;
-      chain.find(({ kind, name }) => kind === link?.kind && name === link.name)?.problems.push(failureOf(error));
+      if (isForbidden(error)) {
+        leaveOut(unchecked, 'the account and principal (resolving the chain)', failureOf(error));
+        principal = { failure: observedPrincipal(cluster, failureOf(error)) };
+      } else {
+        principal = { failure: failureOf(error) };
+        // AWS refused a link (AssumeRole, GetCallerIdentity): that link's verdict says so.
+        const link = error instanceof AwsCredentialError ? error.link : undefined;
+        chain.find(({ kind, name }) => kind === link?.kind && name === link.name)?.problems.push(failureOf(error));
+      }
     }
   }
   const identities = checks.flatMap(({ identity }) => (identity ? [identity] : []));
+  return explanation(context, cluster, { namespace, policy, events, unchecked }, chain, identities, principal);
+}
+
+/** The explanation from what was read and checked: the layers, the fixes. */
+function explanation(
+  context: InspectContext,
+  cluster: AWSCluster,
+  read: {
+    namespace: { name: string; labels: Record<string, string> } | undefined;
+    policy: Awaited<ReturnType<InspectContext['policy']>>;
+    events: EventSummary[] | undefined;
+    unchecked: Unchecked[];
+  },
+  chain: LinkVerdict[],
+  identities: IdentityObject[],
+  principal: Explanation['principal'],
+): Explanation {
+  const { policy } = read;
   const layers = tagLayers({ policy, identities, cluster });
   const standing = standingLayers(
     { policy, identities },
@@ -173,18 +283,20 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
   const fixes = chain.flatMap(({ kind, name, problems }) =>
     problems.map((problem) => `${kind}/${name}: ${problem.hint ?? problem.message}`),
   );
-  if ('failure' in principal && refusals === 0 && !fixes.length)
+  const refusals = chain.some(({ problems, unchecked }) => problems.length > 0 || unchecked);
+  if ('failure' in principal && !refusals && !fixes.length)
     fixes.push(principal.failure.hint ?? principal.failure.message);
   const conditions = cluster.status?.conditions ?? [];
   if (fixes.length === 0)
     for (const condition of conditions)
       if (condition.status === 'False' && condition.type !== 'Ready')
         fixes.push(`${condition.type} (${condition.reason}): ${condition.message}`);
+  const namespaceName = cluster.metadata.namespace ?? '';
   return {
     cluster: clusterKeyOf(cluster),
     region: cluster.spec.region,
     clusterName: clusterNameOf(cluster),
-    namespace: namespace ?? { name: namespaceName, labels: {} },
+    namespace: read.namespace ?? { name: namespaceName },
     conditions,
     chain,
     principal,
@@ -193,7 +305,8 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
     winners: effective.tags,
     conflicts: effective.conflicts,
     problems: effective.problems.map(({ message }) => message),
-    events,
+    events: read.events ?? [],
     fixes,
+    unchecked: read.unchecked,
   };
 }

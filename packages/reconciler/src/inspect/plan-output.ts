@@ -1,4 +1,4 @@
-import { displayText, quoteText, type TagConflict, type TagPlanChange } from '@keymaster/api';
+import { displayText, quoteText, type TagConflict, type TagPlanChange, type TagSource } from '@keymaster/api';
 import { dumpYaml } from '@kubernetes/client-node';
 import type { ClusterPlanReport } from './cluster-plan.js';
 import { columns } from './columns.js';
@@ -52,9 +52,41 @@ export const summaryText = (summary: NonNullable<ClusterPlanReport['summary']>):
 
 const HEADER = ['RESOURCE', 'KEY', 'CHANGE', 'FROM', 'TO', 'LAYER', 'CONFLICT'];
 
+/** A `Partial` plan: the tags the readable layers give, what the controller last synced, what was not checked. */
+function partialLines(report: ClusterPlanReport): string[] {
+  const tags = Object.entries(report.tags ?? {});
+  const source = ({ object, layer }: TagSource) => `${layer} (${object})`;
+  const { lastSync } = report;
+  return [
+    `${report.cluster}: planned from what you may read, not against AWS (Partial): the tags its layers give`,
+    ...(tags.length > 0
+      ? columns(
+          ['KEY', 'VALUE', 'LAYER', 'CONFLICT'],
+          tags.map(([key, claim]) => [
+            key,
+            quoteText(claim.value),
+            source(claim),
+            conflictCell(key, report.conflicts ?? []),
+          ]),
+        )
+      : ['(no tags)']),
+    lastSync
+      ? `the controller's last sync (status, ${lastSync.lastSyncTime ?? '-'}): ${lastSync.summary ?? '-'} resource(s) in sync, ${lastSync.resourcesDrifted ?? 0} drifted`
+      : 'the controller has not synced it yet',
+    ...(report.problems ?? []).map((problem) => `left out: ${problem}`),
+    ...(report.unchecked ?? []).flatMap(({ check, message, hint }) => [
+      `not checked: ${check}: ${message}`,
+      ...(hint ? [`  fix: ${hint}`] : []),
+    ]),
+    `note: a plan against AWS takes the cluster's own credentials, which only the controller and the platform team use: ask them for \`keymaster plan ${report.cluster}\`, or set spec.tagging.dryRun: true to have the controller plan without writing (status.tagging.plan)`,
+  ];
+}
+
 function clusterLines(report: ClusterPlanReport): string[] {
   const lines: string[] = [];
-  if (report.outcome !== 'Planned') {
+  if (report.outcome === 'Partial') {
+    lines.push(...partialLines(report));
+  } else if (report.outcome !== 'Planned') {
     lines.push(`${report.cluster}: no plan (${report.outcome}): ${report.failure?.message ?? ''}`);
     if (report.failure?.hint) lines.push(`  fix: ${report.failure.hint}`);
     if (report.outcome === 'Refused')

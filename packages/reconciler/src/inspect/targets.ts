@@ -1,4 +1,5 @@
 import { GROUP, KeymasterError, VERSION, type AWSCluster } from '@keymaster/api';
+import { KubeAccessError, kubeAccessError, kubeRead } from '../kube/access-error.js';
 import type { InspectContext } from './context.js';
 
 /** Which AWSClusters a command looks at: one, a namespace's, or all. */
@@ -9,34 +10,62 @@ export const clusterKeyOf = (cluster: AWSCluster): string =>
 
 const byKey = (a: AWSCluster, b: AWSCluster) => clusterKeyOf(a).localeCompare(clusterKeyOf(b));
 
-/** The AWSClusters named, in namespace/name order; a cluster named that does not exist is an error. */
+const RESOURCE = `awsclusters.${GROUP}`;
+
+/**
+ * The AWSClusters named, in namespace/name order. A cluster named that does not exist, or that the
+ * user may not read, is an error that says so (a KubeAccessError: the RBAC verb it lacks, the fix).
+ */
 export async function findClusters(context: InspectContext, targets: Targets): Promise<AWSCluster[]> {
   const { custom } = context;
-  if ('all' in targets) return [...(await context.allClusters())].sort(byKey);
+  if ('all' in targets) {
+    const all = await context.allClusters().catch((error: unknown) => {
+      // A tenant may list its own namespace's clusters: the refusal says so.
+      throw error instanceof KubeAccessError && error.forbidden
+        ? kubeAccessError(
+            error.cause,
+            'list the AWSClusters of every namespace (-A)',
+            error.request,
+            'ask the platform team for it, or give -n NAMESPACE, a namespace you may read',
+          )
+        : error;
+    });
+    return [...all].sort(byKey);
+  }
   if ('namespace' in targets) {
-    const list = (await custom.listNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: targets.namespace,
-      plural: 'awsclusters',
-    })) as { items: AWSCluster[] };
+    const { namespace } = targets;
+    const list = await kubeRead(
+      `list the AWSClusters of namespace ${namespace}`,
+      { verb: 'list', resource: RESOURCE, namespace },
+      () =>
+        custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: 'awsclusters',
+        }) as Promise<{
+          items: AWSCluster[];
+        }>,
+      'ask the platform team for it, or name a namespace you may read',
+    );
     return list.items.sort(byKey);
   }
   const { namespace, name } = targets.cluster;
-  try {
-    return [
-      (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: 'awsclusters',
-        name,
-      })) as AWSCluster,
-    ];
-  } catch (error) {
-    if ((error as { code?: number }).code !== 404) throw error;
+  const cluster = await kubeRead(
+    `read AWSCluster ${namespace}/${name}`,
+    { verb: 'get', resource: RESOURCE, namespace, name },
+    () =>
+      custom
+        .getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'awsclusters', name })
+        .catch((error: unknown) => {
+          if ((error as { code?: number }).code === 404) return undefined;
+          throw error;
+        }) as Promise<AWSCluster | undefined>,
+    'ask the platform team for it, or name a cluster of a namespace you may read',
+  );
+  if (!cluster)
     throw new KeymasterError('ERR_KEYMASTER_CLUSTER_NOT_FOUND', `AWSCluster ${namespace}/${name} not found`, {
       hint: `\`kubectl get awsclusters.infrastructure.keymaster.dev -n ${namespace}\` lists the clusters of that namespace.`,
     });
-  }
+  return [cluster];
 }

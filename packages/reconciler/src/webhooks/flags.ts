@@ -70,6 +70,13 @@ const LABEL_KEY =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
+/** --tenant-label, checked: a label key. */
+export function tenantLabelFlag(label: string): string {
+  if (!LABEL_KEY.test(label))
+    throw invalid('tenant-label', label, 'is not a label key', 'Use a key like keymaster.dev/tenant.');
+  return label;
+}
+
 export function parseWebhookFlags(values: {
   [flag in keyof typeof WEBHOOK_FLAGS]: (typeof WEBHOOK_FLAGS)[flag]['default'] extends boolean ? boolean : string;
 }): WebhookFlags {
@@ -77,9 +84,7 @@ export function parseWebhookFlags(values: {
   const port = Number(portText);
   if (!/^[0-9]+$/.test(portText) || port > 65535)
     throw invalid('webhook-port', portText, 'is not a port', 'Use 9443, or 0 to turn the webhooks off.');
-  const label = values['tenant-label'];
-  if (!LABEL_KEY.test(label))
-    throw invalid('tenant-label', label, 'is not a label key', 'Use a key like keymaster.dev/tenant.');
+  const label = tenantLabelFlag(values['tenant-label']);
   const groupTenants = new Map<string, string>();
   for (const pair of list(values['tenant-groups'])) {
     const [group = '', tenant = ''] = pair.split('=');

@@ -22,15 +22,30 @@ describe('keymaster plan and explain flags', () => {
       namespace: 'keymaster-system',
       stsRegion: 'us-east-1',
       tagLayerGracePeriodMs: 600_000,
+      tenantLabel: 'keymaster.dev/tenant',
     });
     expect(
-      plan('-n', 'tenant-b', '-o', 'yaml', '--kubeconfig', 'kc', '--namespace', 'ops', '--sts-region', 'eu-west-1'),
+      plan(
+        '-n',
+        'tenant-b',
+        '-o',
+        'yaml',
+        '--kubeconfig',
+        'kc',
+        '--namespace',
+        'ops',
+        '--sts-region',
+        'eu-west-1',
+        '--tenant-label',
+        'example.com/team',
+      ),
     ).to.deep.include({
       targets: { namespace: 'tenant-b' },
       output: 'yaml',
       kubeconfig: 'kc',
       namespace: 'ops',
       stsRegion: 'eu-west-1',
+      tenantLabel: 'example.com/team',
     });
   });
 
@@ -66,6 +81,9 @@ describe('keymaster plan and explain flags', () => {
     expect(refusal(() => plan('-A', '-o', 'xml')).message).to.equal('--output="xml": must be one of table, json, yaml');
     expect(refusal(() => plan('-A', '--tag-layer-grace-period', 'soon')).message).to.include(
       '--tag-layer-grace-period',
+    );
+    expect(refusal(() => plan('-A', '--tenant-label', 'not a key')).message).to.equal(
+      '--tenant-label="not a key": is not a label key',
     );
     const unknown = refusal(() => plan('-A', '--watch-namespace', 'x'));
     expect(unknown).to.include({ code: 'ERR_KEYMASTER_INVALID_FLAG' });

@@ -1,7 +1,8 @@
 import { API_VERSION, type AWSCluster } from '@keymaster/api';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { planCluster } from '../../src/inspect/cluster-plan.js';
+import { explainCluster } from '../../src/inspect/explain.js';
 import { createInspectContext, type InspectContext } from '../../src/inspect/context.js';
 import { CONTROLLER_KEYS, TENANT_KEYS, eventually, startPlatform, type Platform } from '../integration/harness.js';
 
@@ -13,7 +14,7 @@ const cluster = (namespace: string, spec: Record<string, unknown> = {}) => ({
   spec: { region: 'us-west-2', identityRef: STATIC_REF, ...spec },
 });
 
-describe('planCluster: the claim of a cluster name, as the controller decides it', function () {
+describe('planCluster: the claim of a cluster name and the binding of the account, as the controller decides them', function () {
   this.timeout(60_000);
   let platform: Platform;
   let context: InspectContext;
@@ -40,15 +41,20 @@ describe('planCluster: the claim of a cluster name, as the controller decides it
     ]);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromString(platform.kube.kubeConfig());
-    context = createInspectContext({
+    context = inspectContext(kubeConfig);
+  });
+  after(() => platform.stop());
+
+  /** A context as one command has it: it reads each object once. */
+  const inspectContext = (kubeConfig: KubeConfig) =>
+    createInspectContext({
       kubeConfig,
       controllerNamespace: 'keymaster-system',
       stsRegion: 'us-east-1',
       layerGracePeriodMs: 0,
+      tenantLabel: 'keymaster.dev/tenant',
       aws: { endpoint: platform.aws.url, credentials: () => Promise.resolve(CONTROLLER_KEYS) },
     });
-  });
-  after(() => platform.stop());
 
   it('gives the owner its plan, and the other cluster of the name no plan and nothing of the resources', async () => {
     const [a, b] = await eventually(async () => {
@@ -71,5 +77,43 @@ describe('planCluster: the claim of a cluster name, as the controller decides it
     expect(planned.plan?.resources.map(({ arn }) => arn)).to.deep.equal([
       'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b',
     ]);
+  });
+
+  it("plan and explain refuse a cluster whose identity is a tenant's in an account not bound to that tenant, as the controller does", async () => {
+    const group = { group: 'infrastructure.keymaster.dev', version: 'v1beta1' };
+    await platform.custom.patchClusterCustomObject(
+      {
+        ...group,
+        plural: 'awsclusterstaticidentities',
+        name: 'tenant-a',
+        body: { metadata: { labels: { 'keymaster.dev/tenant': 'tenant-a' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(platform.kube.kubeConfig());
+    const owner = await platform.cluster('team-a', 'prod');
+    const refused = await planCluster(inspectContext(kubeConfig), owner);
+    expect(refused).to.deep.include({ outcome: 'Refused', accountId: '222222222222' });
+    expect(refused.failure).to.deep.include({ code: 'ERR_KEYMASTER_ACCOUNT_NOT_BOUND' });
+    expect(refused.failure?.message).to.include(
+      'an AWSAccountBinding named 222222222222 with tenant-a in spec.tenants',
+    );
+    expect(refused).to.not.have.any.keys('plan', 'changes', 'summary');
+    const explained = await explainCluster(inspectContext(kubeConfig), owner);
+    expect(explained.chain[0]?.problems.map(({ code }) => code)).to.deep.equal(['ERR_KEYMASTER_ACCOUNT_NOT_BOUND']);
+    expect(explained.fixes).to.deep.equal([`AWSClusterStaticIdentity/tenant-a: ${refused.failure?.message ?? ''}`]);
+
+    await platform.custom.createClusterCustomObject({
+      ...group,
+      plural: 'awsaccountbindings',
+      body: {
+        apiVersion: API_VERSION,
+        kind: 'AWSAccountBinding',
+        metadata: { name: '222222222222' },
+        spec: { tenants: ['tenant-a'] },
+      },
+    });
+    expect((await planCluster(inspectContext(kubeConfig), owner)).outcome).to.not.equal('Refused');
   });
 });
