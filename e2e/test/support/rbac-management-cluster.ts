@@ -19,6 +19,8 @@ export interface TenantSpec {
   name: string;
   /** Bound to the editor role's variant that may also write `awsclusters/status` (one attack only). */
   statusWrite?: boolean;
+  /** Bound to the example's optional identity viewer (the default); false: it reads no identity. */
+  identityViewer?: boolean;
 }
 
 /** A developer of one tenant: bound by docs/security.md's tenant RBAC, and nothing else. */
@@ -114,8 +116,10 @@ export class RbacManagementCluster {
 
   /** The tenants' RoleBindings and ClusterRoleBindings (after their namespaces exist). */
   async bindTenants(): Promise<void> {
-    for (const { name, statusWrite } of this.tenantSpecs)
-      await this.#install(await tenantBindings(name, { statusWrite: statusWrite ?? false }));
+    for (const { name, statusWrite, identityViewer } of this.tenantSpecs)
+      await this.#install(
+        await tenantBindings(name, { statusWrite: statusWrite ?? false, identityViewer: identityViewer ?? true }),
+      );
   }
 
   tenant(name: string): TenantUser {
@@ -127,6 +131,12 @@ export class RbacManagementCluster {
   /** The ops user's kubeconfig, for clients of one's own. */
   opsKubeConfig(): string {
     return this.server.kubeConfig({ token: OPS_TOKEN });
+  }
+
+  /** A tenant's developers' kubeconfig, for the commands they run (kubectl, keymaster). */
+  tenantKubeConfig(name: string): string {
+    this.tenant(name);
+    return this.server.kubeConfig({ token: `${name}-token` });
   }
 
   /** Starts `keymaster run` as the ServiceAccount and waits until it is ready. */

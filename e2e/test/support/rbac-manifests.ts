@@ -8,6 +8,7 @@ export const CONTROLLER_SERVICE_ACCOUNT = 'system:serviceaccount:keymaster-syste
 /** The tenant the RBAC example of docs/security.md is written for; other tenants are it, renamed. */
 const EXAMPLE_TENANT = 'tenant-a';
 const EDITOR_ROLE = 'keymaster-awscluster-editor';
+const VIEWER_ROLE = 'keymaster-identity-viewer';
 /** The variant of the editor role that may also write status: granted for one attack only. */
 const STATUS_WRITER_ROLE = 'keymaster-awscluster-status-writer';
 
@@ -63,12 +64,17 @@ export async function tenantRoles(): Promise<KubernetesObject[]> {
 
 /**
  * The example's bindings for `tenant` (namespace `tenant`, group `<tenant>-developers`), exactly as
- * written for tenant-a but renamed; with `statusWrite`, bound to the status-writer variant instead.
+ * written for tenant-a but renamed; with `statusWrite`, bound to the status-writer variant instead;
+ * without `identityViewer`, not bound to the optional identity viewer.
  */
-export async function tenantBindings(tenant: string, { statusWrite = false } = {}): Promise<KubernetesObject[]> {
+export async function tenantBindings(
+  tenant: string,
+  { statusWrite = false, identityViewer = true } = {},
+): Promise<KubernetesObject[]> {
   const objects = loadAllYaml((await tenantRbacExample()).replaceAll(EXAMPLE_TENANT, tenant)) as KubernetesObject[];
   return objects
     .filter((object) => !isClusterRole(object))
+    .filter((object) => identityViewer || (object as { roleRef?: { name: string } }).roleRef?.name !== VIEWER_ROLE)
     .map((object) => {
       const binding = object as KubernetesObject & { roleRef?: { name: string } };
       return statusWrite && binding.roleRef?.name === EDITOR_ROLE
