@@ -1600,7 +1600,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     });
   });
 
-  describe("14. an identity pointed at another tenant's account, and the order of tenants' actions", function () {
+  describe("21. an identity pointed at another tenant's account, and the order of tenants' actions", function () {
     const ACCOUNT_A = '666666666666';
     const EXTERNAL_ID_A = 'attack-account-tenant-a-2b7f';
     const SECRET_A = 'tenant-a-external-id';
@@ -1622,7 +1622,8 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         resourceTags: [deny('tenant', tenant)],
       });
       // Before bindings, this annotation on A's identity was how ops let B in, expecting A to claim first.
-      const annotations = tenant === 'tenant-a' ? { 'keymaster.dev/account-shared-with': 'tenant-b' } : {};
+      const annotations: Record<string, string> =
+        tenant === 'tenant-a' ? { 'keymaster.dev/account-shared-with': 'tenant-b' } : {};
       return { ...identity, metadata: { ...identity.metadata, labels: { [TENANT_LABEL]: tenant }, annotations } };
     };
 
@@ -1650,7 +1651,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       });
     });
 
-    it("14. refuses tenant B's cluster, created first with A's cluster name, in the account ops bound to A: no tag write by B, A's cluster Ready with its tags, nothing of A told to B", async function () {
+    it("21. refuses tenant B's cluster, created first with A's cluster name, in the account ops bound to A: no tag write by B, A's cluster Ready with its tags, nothing of A told to B", async function () {
       const { aws, ops } = tenancy;
       // Tenant B is first, and names its cluster as tenant A will: first come would own the account and the name.
       await create(tenancy.tenant('tenant-b'), 'first', {
