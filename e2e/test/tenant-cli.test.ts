@@ -123,15 +123,13 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       });
     }
-    await tenancy
-      .tenant('tenant-a')
-      .kube.create(
-        awsCluster('tenant-a', 'a-prod', {
-          region: REGION,
-          identityRef: roleRef('tenant-a'),
-          additionalTags: { team: 'a' },
-        }),
-      );
+    await tenancy.tenant('tenant-a').kube.create(
+      awsCluster('tenant-a', 'a-prod', {
+        region: REGION,
+        identityRef: roleRef('tenant-a'),
+        additionalTags: { team: 'a' },
+      }),
+    );
     await tenancy.tenant('tenant-b').kube.create(awsCluster('tenant-b', 'b-prod', { region: REGION }));
     // Tenant C names tenant A's identity, which refuses its namespace.
     await tenancy

@@ -35,7 +35,12 @@ export const accountBinding: KindDefinition = {
     },
   ],
   printerColumns: [
-    { name: 'Tenants', type: 'string', jsonPath: '.spec.tenants', description: 'The tenants that may act in the account.' },
+    {
+      name: 'Tenants',
+      type: 'string',
+      jsonPath: '.spec.tenants',
+      description: 'The tenants that may act in the account.',
+    },
     AGE_COLUMN,
   ],
   // Copied with every move, as identities are: the target must know who may act in each account.
