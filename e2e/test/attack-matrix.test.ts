@@ -12,8 +12,8 @@ import type {
   Condition,
 } from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
-import { writeServingCertificate } from '@keymaster/testenv';
-import type { V1Secret } from '@kubernetes/client-node';
+import { deployedMemory, largestCluster, largestRequest, writeServingCertificate } from '@keymaster/testenv';
+import { KubeConfig, KubernetesObjectApi, type V1Secret } from '@kubernetes/client-node';
 import {
   CONTROLLER_KEY,
   CONTROLLER_USER,
@@ -1369,6 +1369,73 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         expect((await as('tenant-a', other.status)).code).to.equal(0);
         expect((await other.finalize('tenant-a')).code).to.equal(0);
       }
+    });
+  });
+
+  describe("15. a tenant's objects of the largest size the API server accepts", function () {
+    const resources = clusterResources(MANAGEMENT, REGION, 'victim', 2);
+    // About 110 MiB of JSON, which a cache that kept them whole would hold as about 140 MiB of heap.
+    const CLUSTERS = 80;
+    const REQUESTS = 30;
+    let tenancy: Tenancy;
+    let limitMiB: number;
+    let residentBefore: number;
+
+    before(async function () {
+      this.timeout(900_000);
+      const memory = await deployedMemory();
+      limitMiB = memory.limitMiB;
+      tenancy = await startTenancy({
+        world: { accounts: [{ id: MANAGEMENT, users: [controllerUser(TAGGER)], resources }] },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [namespace('tenant-a'), namespace('tenant-b'), controllerIdentity({ list: ['tenant-b'] })],
+        // The Deployment's heap limit and default flags: what a pod would run with.
+        nodeOptions: memory.nodeOptions,
+      });
+      const ops = new KubeConfig();
+      ops.loadFromString(tenancy.management.opsKubeConfig());
+      const objects = KubernetesObjectApi.makeApiClient(ops);
+      for (const object of namespaceOwnerRights(['tenant-a'])) await objects.create(object);
+      residentBefore = await tenancy.controller.residentMiB();
+      // Tenant A floods its own namespace with the largest objects the API server takes, a few at a time.
+      const tenantA = tenancy.tenant('tenant-a');
+      const flood = [
+        ...Array.from(
+          { length: CLUSTERS },
+          (_, index) => () => tenantA.kube.create(largestCluster('tenant-a', `flood-${index}`)),
+        ),
+        ...Array.from(
+          { length: REQUESTS },
+          (_, index) => () => tenantA.kube.create(largestRequest('tenant-a', `flood-${index}`, 'tenant-a-workloads')),
+        ),
+      ];
+      for (let at = 0; at < flood.length; at += 4) await Promise.all(flood.slice(at, at + 4).map((make) => make()));
+    });
+
+    it("15. the controller keeps none of what a tenant's largest objects carry beyond what it reads, and serves another tenant", async function () {
+      this.timeout(300_000);
+      const tenantA = tenancy.tenant('tenant-a');
+      // Every request was seen, and refused without its spec kept.
+      await eventually(
+        async () => {
+          const requests = await tenantA.kube.list<AWSCredentialsRequest>(
+            API_VERSION,
+            'AWSCredentialsRequest',
+            'tenant-a',
+          );
+          const reasons = requests.map((request) => condition(request, 'Ready')?.reason);
+          expect(reasons).to.deep.equal(Array.from({ length: REQUESTS }, () => 'SpecTooLarge'));
+        },
+        { timeoutMs: 240_000, intervalMs: 2_000 },
+      );
+      await create(tenancy.tenant('tenant-b'), 'victim', { region: REGION, additionalTags: { team: 'b' } });
+      await untilReady(tenancy.tenant('tenant-b').kube, 'tenant-b', 'victim');
+      await untilTagged(tenancy.aws, resources, { team: 'b' });
+      expect(await Promise.race([tenancy.controller.exited, 'running']), 'the controller process').to.equal('running');
+      const peak = await tenancy.controller.peakRssMiB();
+      expect(peak, 'peak RSS (MiB)').to.be.below(limitMiB);
+      // Kept whole, the flood would have added about 140 MiB; parsing it costs garbage, not memory kept.
+      expect(peak - residentBefore, 'peak RSS over the resident set before the flood (MiB)').to.be.below(60);
     });
   });
 

@@ -137,4 +137,22 @@ describe('deploy/ and deploy/examples apply with kubectl, unchanged', function (
       'tenant-b ClusterRole/keymaster-credential-vending keymaster-system/keymaster',
     ]);
   });
+
+  it("docs/operations.md's check of the namespaces over the per-namespace bounds lists those over them", async () => {
+    const doc = await readFile(join(REPO_ROOT, 'docs/operations.md'), 'utf8');
+    const script = /<!-- namespace-bound-check[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(doc)?.[1];
+    if (!script) expect.fail('docs/operations.md has no namespace-bound-check block');
+    // The examples hold 2 AWSClusters in tenant-b and 1 in tenant-c, 1 request in tenant-b: bounds of 1
+    // and 0 list tenant-b's (and requests an earlier test made), never tenant-c's clusters.
+    const lowered = script
+      .replace('awsclusters:500', 'awsclusters:1')
+      .replace('awscredentialsrequests:100', 'awscredentialsrequests:0');
+    expect(lowered).to.not.equal(script);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', lowered], {
+      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: dir },
+    });
+    const lines = stdout.trim().split('\n');
+    expect(lines).to.include.members(['tenant-b awsclusters 2', 'tenant-b awscredentialsrequests 1']);
+    expect(lines.filter((line) => line.startsWith('tenant-c '))).to.deep.equal([]);
+  });
 });

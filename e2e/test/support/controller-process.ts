@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -120,6 +121,23 @@ export class ControllerProcess {
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
     if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill(signal);
     return this.exited;
+  }
+
+  /** The most memory the process has held (its peak resident set, VmHWM), in MiB. */
+  peakRssMiB(): Promise<number> {
+    return this.#memoryMiB('VmHWM');
+  }
+
+  /** The memory the process holds now (its resident set, VmRSS), in MiB. */
+  residentMiB(): Promise<number> {
+    return this.#memoryMiB('VmRSS');
+  }
+
+  async #memoryMiB(field: 'VmHWM' | 'VmRSS'): Promise<number> {
+    const status = await readFile(`/proc/${this.pid}/status`, 'utf8');
+    const kib = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
+    if (kib === undefined) throw new Error(`no ${field} in /proc/${this.pid}/status`);
+    return Number(kib) / 1024;
   }
 
   /** `/metrics`, in the Prometheus text format. */

@@ -38,6 +38,7 @@ import { Controller, keyOf, requestOf, type Reconciler, type Request } from './r
 import { LeaderElector } from './runtime/leader-election.js';
 import { shardOf } from './runtime/shard-assignment.js';
 import { ShardOwner } from './runtime/shards.js';
+import { DEFAULT_PER_NAMESPACE, type PerNamespaceLimits } from './cli/flags.js';
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
@@ -48,6 +49,8 @@ export interface ManagerOptions {
   watchFilter?: string;
   syncPeriodMs: number;
   maxConcurrentReconciles: number;
+  /** Objects served per namespace, the oldest first (default DEFAULT_PER_NAMESPACE); the rest are parked. */
+  perNamespace?: PerNamespaceLimits;
   autoControllerIdentity: boolean;
   leaderElection?: {
     namespace: string;
@@ -156,8 +159,9 @@ export class Manager {
     // A cluster's shard follows its clusterName (immutable), so that the clusters of one name, rivals
     // for its claim, are in one process, which decides the claim (awscluster/name-claim.ts). A cluster
     // gone from the cache is of no shard: its reconcile only forgets it, wherever it runs.
-    const shardOfCluster = ({ namespace, name }: Request) => {
-      const cluster = this.caches.clusters.get(name, namespace);
+    // A parked cluster (past its namespace's bound) is reconciled only to say so, by its name's shard.
+    const shardOfCluster = ({ namespace = '', name }: Request) => {
+      const cluster = this.caches.clusters.get(name, namespace) ?? this.caches.clusters.parked(name, namespace);
       return cluster && shardOf(clusterNameOf(cluster), shards);
     };
     const shardOfRequest = ({ namespace = '', name }: Request) => shardOf(`${namespace}/${name}`, shards);
@@ -179,6 +183,8 @@ export class Manager {
         ...(options.watchNamespace ? { watchNamespace: options.watchNamespace } : {}),
         ...(options.watchFilter ? { watchFilter: options.watchFilter } : {}),
         resyncMs: options.syncPeriodMs,
+        clustersPerNamespace: (options.perNamespace ?? DEFAULT_PER_NAMESPACE).clusters,
+        clustersParked: metrics.parkedObserver('AWSCluster'),
         clock,
         onError: (what, error, retryInMs) => {
           const refused = kubeAccessError(error, `list and watch ${what}`, undefined, CONTROLLER_RBAC);
@@ -197,6 +203,7 @@ export class Manager {
             this.#enqueueIdentities(this.chains.remove(cluster));
           },
           resync: (cluster) => this.clusters.enqueue(request(cluster)),
+          parked: (cluster) => this.clusters.enqueue(request(cluster)),
         },
         identities: {
           add: (identity) => this.#identityChanged(identity),
@@ -285,6 +292,11 @@ export class Manager {
       now: () => new Date(clock.now()),
       logger,
       tenantLabel: options.tenantLabel ?? DEFAULT_TENANT_LABEL,
+      namespaceLimit: {
+        plural: 'AWSClusters',
+        limit: (options.perNamespace ?? DEFAULT_PER_NAMESPACE).clusters,
+        flag: 'max-clusters-per-namespace',
+      },
     });
     this.#reconcileCluster =
       this.#shards?.guard(clusterReconciler.reconcile, shardOfCluster) ?? clusterReconciler.reconcile;
@@ -326,6 +338,8 @@ export class Manager {
       kubeConfig,
       ...(options.watchNamespace ? { watchNamespace: options.watchNamespace } : {}),
       resyncMs: options.syncPeriodMs,
+      perNamespace: (options.perNamespace ?? DEFAULT_PER_NAMESPACE).credentialsRequests,
+      requestsParked: metrics.parkedObserver('AWSCredentialsRequest'),
       clock,
       resolver: this.resolver,
       maxCredentialSetsPerNamespace: options.maxCredentialSetsPerNamespace,

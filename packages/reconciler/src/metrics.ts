@@ -25,6 +25,7 @@ export class KeymasterMetrics {
   readonly stsBudgetWait: Histogram;
   readonly credentialSets: Gauge<'namespace' | 'state'>;
   readonly requestsOverCap: Gauge<'namespace'>;
+  readonly objectsParked: Gauge<'kind' | 'namespace'>;
   readonly #drifted = new Map<string, number>();
 
   constructor() {
@@ -130,6 +131,13 @@ export class KeymasterMetrics {
       labelNames: ['namespace'],
       registers,
     });
+    // Only namespaces past their bound have a series: the label set is as small as the namespaces parked.
+    this.objectsParked = new Gauge({
+      name: 'keymaster_objects_parked',
+      help: 'Objects past their namespace bound (--max-clusters-per-namespace, --max-credentials-requests-per-namespace): cached as metadata only, no work held, Ready=False NamespaceLimitReached',
+      labelNames: ['kind', 'namespace'],
+      registers,
+    });
     this.buildInfo.set(
       { version: KEYMASTER_VERSION, node_version: process.version, platform: `${process.platform}/${process.arch}` },
       1,
@@ -189,6 +197,14 @@ export class KeymasterMetrics {
       if (sets[state] > 0) this.credentialSets.set({ namespace, state }, sets[state]);
       else this.credentialSets.remove({ namespace, state });
     }
+  }
+
+  /** How many objects of a kind a namespace has parked: its series goes when none are. */
+  parkedObserver(kind: string): (namespace: string, parked: number) => void {
+    return (namespace, parked) => {
+      if (parked === 0) this.objectsParked.remove({ kind, namespace });
+      else this.objectsParked.set({ kind, namespace }, parked);
+    };
   }
 
   /** Records one cluster's drifted count; the gauge is the sum over clusters. */

@@ -11,17 +11,20 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { deployedMemory } from '@keymaster/testenv';
 import type { AWSClusterRoleIdentity, AWSTagPolicy } from '@keymaster/api';
 import { benchScenario, RESOURCES_PER_CLUSTER } from '../bench-scenario.js';
 import { DEFAULT_BUDGET, scopeOf } from './arithmetic.js';
 import { EmulatorApi } from './emulator-api.js';
 import { createFleet, edit, watchReadiness } from './fleet.js';
-import { coldStart, dayTwoEdit, restart, resync, stsDay, type Bench } from './phases.js';
+import { coldStart, dayTwoEdit, restart, resync, stsDay, tenantFlood, type Bench } from './phases.js';
 import { buildController, startEmulators } from './processes.js';
 import { writeReport, type BenchResult } from './report.js';
 import { Sampler } from './sampler.js';
 
-const PHASES = ['cold', 'edits', 'resync', 'sts'] as const;
+const PHASES = ['cold', 'edits', 'resync', 'sts', 'flood'] as const;
+/** The flood (a tenant at the per-namespace bounds with the largest objects) runs when asked for. */
+const DEFAULT_PHASES = PHASES.filter((phase) => phase !== 'flood');
 const KUBES = ['emulator', 'real'] as const;
 const USAGE = `pnpm bench [--clusters N] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H]`;
 
@@ -33,7 +36,7 @@ const { values } = parseArgs({
     'latency-ms': { type: 'string', default: '0' },
     'unlimited-budget': { type: 'boolean', default: false },
     kube: { type: 'string', default: 'emulator' },
-    phases: { type: 'string', default: PHASES.join(',') },
+    phases: { type: 'string', default: DEFAULT_PHASES.join(',') },
     'sts-hours': { type: 'string', default: '24' },
   },
 });
@@ -185,6 +188,14 @@ if (phases.has('resync') || phases.has('sts')) {
     controllers = await restart(bench, controllers, [], 1, 'sts', true);
     result.sts = await phase('sts', () => stsDay(bench, controllers[0]!, stsHours, 900));
   }
+}
+
+if (phases.has('flood')) {
+  const { limitMiB } = await deployedMemory();
+  // The controller's default bounds: --max-clusters-per-namespace, --max-credentials-requests-per-namespace.
+  result.flood = await phase('flood', () =>
+    tenantFlood(bench, controllers, { clusters: 500, requests: 100 }, limitMiB),
+  );
 }
 
 sampler.stop();

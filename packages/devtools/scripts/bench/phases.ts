@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AWSCluster } from '@keymaster/api';
-import type { Manifest } from '@keymaster/testenv';
+import { createObjects, largestCluster, largestRequest, type Manifest } from '@keymaster/testenv';
 import { minimumStsCalls, type StsMinimum } from '../../src/demo/minimums.js';
 import {
   batchedTagWrites,
@@ -465,5 +465,91 @@ export async function stsDay(
     complete,
     expiredToken,
     errors,
+  };
+}
+
+export interface FloodResult {
+  /** The namespace one hostile tenant filled. */
+  namespace: string;
+  created: { clusters: number; requests: number; mib: number };
+  createSeconds: number;
+  parked: Record<string, number>;
+  /** The controller's peak RSS and heap over the flood, and what deploy/manager gives it. */
+  peakRssMiB: number;
+  peakHeapMiB: number;
+  limitMiB: number;
+  /** The fleet's clusters still Ready once the flood was seen. */
+  fleetReady: number;
+}
+
+/** Objects created at once by the flooding tenant. */
+const FLOOD_CREATORS = 4;
+
+/**
+ * One tenant at the per-namespace bounds with the largest objects the API server accepts, and past
+ * them: the controller's peak memory against the Deployment's limit, the fleet still Ready.
+ */
+export async function tenantFlood(
+  bench: Bench,
+  controllers: readonly ControllerProcess[],
+  bounds: { clusters: number; requests: number },
+  limitMiB: number,
+): Promise<FloodResult> {
+  const namespace = 'tenant-flood';
+  const past = { clusters: Math.ceil(bounds.clusters / 10), requests: Math.ceil(bounds.requests / 10) };
+  const objects: Manifest[] = [
+    ...Array.from({ length: bounds.clusters + past.clusters }, (_, index) =>
+      largestCluster(namespace, `flood-${index}`),
+    ),
+    ...Array.from({ length: bounds.requests + past.requests }, (_, index) =>
+      largestRequest(namespace, `flood-${index}`, 'flood'),
+    ),
+  ] as unknown as Manifest[];
+  await createObjects(bench.kubeConfig, [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } as Manifest,
+  ]);
+  bench.sampler.watch(controllers);
+  const startedAt = performance.now();
+  let made = 0;
+  const bytes = objects.reduce((sum, object) => sum + JSON.stringify(object).length, 0);
+  await Promise.all(
+    Array.from({ length: FLOOD_CREATORS }, async (_, slice) => {
+      for (const object of objects.filter((_, index) => index % FLOOD_CREATORS === slice)) {
+        await createObjects(bench.kubeConfig, [object]);
+        if (++made % 50 === 0)
+          process.stdout.write(`flood: ${made} / ${objects.length} objects created, ${seconds(startedAt)} s\n`);
+      }
+    }),
+  );
+  const createSeconds = seconds(startedAt);
+  let parked: Record<string, number> = {};
+  await until(
+    async () => {
+      parked = {};
+      for (const reading of await bench.sampler.sample())
+        for (const [kind, count] of Object.entries(reading.parked)) parked[kind] = (parked[kind] ?? 0) + count;
+      return parked['AWSCluster'] === past.clusters && parked['AWSCredentialsRequest'] === past.requests;
+    },
+    () =>
+      `flood: parked ${JSON.stringify(parked)}, expecting ${past.clusters} AWSClusters and ${past.requests} requests`,
+  );
+  await until(
+    () => bench.ready.count() >= bench.clusterCount,
+    () => `flood: ${bench.ready.count()} / ${bench.clusterCount} of the fleet Ready`,
+  );
+  const peaks = bench.sampler.peaks();
+  return {
+    namespace,
+    created: {
+      clusters: bounds.clusters + past.clusters,
+      requests: bounds.requests + past.requests,
+      mib: round(bytes / MiB),
+    },
+    createSeconds,
+    parked,
+    peakRssMiB: round(peaks.rssBytes / MiB),
+    peakHeapMiB: round(peaks.heapUsedBytes / MiB),
+    limitMiB,
+    fleetReady: bench.ready.count(),
   };
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchEmulators, KubeBackend } from '../bench-emulators.js';
+import { deployedMemory } from '@keymaster/testenv';
 import { parseMetrics, readController, type ControllerReading } from './prometheus.js';
 
 // Children do not outlive the driver, however it ends.
@@ -97,8 +98,8 @@ export interface ControllerOptions {
   timeShift?: boolean;
 }
 
-/** deploy/manager/deployment.yaml's NODE_OPTIONS: the heap kept within the container's 512Mi. */
-const DEPLOYED_NODE_OPTIONS = ['--max-old-space-size=384'];
+/** deploy/manager/deployment.yaml's NODE_OPTIONS: the heap kept within the container's limit. */
+const DEPLOYED = await deployedMemory();
 
 /** With KEYMASTER_BENCH_CPU_PROF=DIR, each controller and the emulators write a V8 CPU profile there when they stop. */
 const profiling = () => {
@@ -120,7 +121,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     ],
     {
       // The STS phase's clock shift is TypeScript: that controller runs through tsx.
-      execArgv: [...(options.timeShift ? [...TSX, ...TIME_SHIFT] : []), ...DEPLOYED_NODE_OPTIONS, ...profiling()],
+      execArgv: [...(options.timeShift ? [...TSX, ...TIME_SHIFT] : []), ...DEPLOYED.nodeOptions, ...profiling()],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: {
         ...process.env,

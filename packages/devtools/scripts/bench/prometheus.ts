@@ -52,6 +52,8 @@ export interface ControllerReading {
   reconciles: Record<string, number>;
   /** AWSClusters queued or being reconciled, plus tag work queued or running. */
   pending: number;
+  /** Objects past their namespace's bound (`keymaster_objects_parked`), by kind. */
+  parked: Record<string, number>;
 }
 
 export function readController(samples: readonly Sample[]): ControllerReading {
@@ -65,5 +67,6 @@ export function readController(samples: readonly Sample[]): ControllerReading {
       sumOf(samples, 'controller_runtime_active_workers', { controller: 'awscluster' }) +
       sumOf(samples, 'keymaster_tag_work_queued') +
       sumOf(samples, 'keymaster_tag_work_running'),
+    parked: byLabel(samples, 'keymaster_objects_parked', 'kind'),
   };
 }

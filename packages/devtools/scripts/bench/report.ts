@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { ColdResult, EditResult, ResyncResult, StsResult } from './phases.js';
+import type { ColdResult, EditResult, FloodResult, ResyncResult, StsResult } from './phases.js';
 import type { KubeBackend } from '../bench-emulators.js';
 import { isLeaseWrite, sum } from './emulator-api.js';
 
@@ -30,6 +30,7 @@ export interface BenchResult {
   identityEdit?: EditResult;
   resync?: ResyncResult;
   sts?: StsResult;
+  flood?: FloodResult;
   /** Phases that failed, and why. */
   failures?: Record<string, string>;
 }
@@ -124,6 +125,19 @@ export function steadyRow(result: BenchResult): string {
   ]);
 }
 
+export function floodRow(result: BenchResult): string {
+  const flood = result.flood!;
+  return cells([
+    ...runCells(result),
+    `${flood.created.clusters} + ${flood.created.requests} (${flood.created.mib} MiB)`,
+    s(flood.createSeconds),
+    `${flood.parked['AWSCluster'] ?? 0} + ${flood.parked['AWSCredentialsRequest'] ?? 0}`,
+    `${flood.peakRssMiB} / ${flood.peakHeapMiB} MiB`,
+    `${flood.limitMiB} MiB`,
+    `${flood.fleetReady} / ${result.scenario.clusters}`,
+  ]);
+}
+
 /** Inserts `row` after the last line of the table that follows `marker` (an HTML comment) in `doc`. */
 export function appendRow(doc: string, marker: string, row: string): string {
   const lines = doc.split('\n');
@@ -140,6 +154,7 @@ export const MARKERS = {
   cold: '<!-- bench:cold -->',
   edits: '<!-- bench:edits -->',
   steady: '<!-- bench:steady -->',
+  flood: '<!-- bench:flood -->',
 } as const;
 
 /** Writes .bench/reconciler-<options>.json and appends the run's rows to docs/benchmarks.md. */
@@ -153,5 +168,6 @@ export async function writeReport(result: BenchResult): Promise<void> {
   doc = appendRow(doc, MARKERS.cold, coldRow(result));
   if (result.policyEdit || result.identityEdit) doc = appendRow(doc, MARKERS.edits, editRow(result));
   if (result.resync || result.sts) doc = appendRow(doc, MARKERS.steady, steadyRow(result));
+  if (result.flood) doc = appendRow(doc, MARKERS.flood, floodRow(result));
   await writeFile(DOC, doc);
 }

@@ -67,5 +67,6 @@ export function combined(readings: readonly ControllerReading[]): ControllerRead
     heapUsedBytes: readings.reduce((sum, { heapUsedBytes }) => sum + heapUsedBytes, 0),
     reconciles,
     pending: readings.reduce((sum, { pending }) => sum + pending, 0),
+    parked: {},
   };
 }

@@ -20,6 +20,7 @@ import {
 import type { ClaimCheck } from '@keymaster/tagging';
 import type { Caches } from '../kube/caches.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
+import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
@@ -68,6 +69,8 @@ export interface AWSClusterReconcilerDeps {
   logger: Logger;
   /** The namespace label naming a tenant, also on identities: an identity of a tenant acts only in accounts bound to it. */
   tenantLabel: string;
+  /** How many AWSClusters a namespace is served (`Caches`' bound): what a parked cluster is told. */
+  namespaceLimit: NamespaceLimit;
 }
 
 /** The reconcile of one AWSCluster: identity, tags, status, events. */
@@ -81,6 +84,9 @@ export class AWSClusterReconciler {
     const log = logger.child({ cluster: request.name, namespace: request.namespace, reconcileID: context.reconcileId });
     if (!cluster) {
       this.#forget(key);
+      const parked = caches.clusters.parked(request.name, request.namespace ?? '');
+      if (parked)
+        await reconcileParked(parked, CLUSTER_FINALIZER, this.deps.namespaceLimit, this.deps.writer, this.deps.now());
       return undefined;
     }
     if (cluster.metadata.deletionTimestamp) return this.#delete(cluster, key, log);

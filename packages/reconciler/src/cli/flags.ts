@@ -49,10 +49,20 @@ export interface RunFlags extends WebhookFlags {
   stsRatePerNamespace: TaggingRate;
   /** --min-renewal-interval: no request's credentials are renewed sooner than this after they were obtained. */
   minRenewalIntervalMs: number;
+  /** --max-clusters-per-namespace, --max-credentials-requests-per-namespace: what one namespace may hold of the controller. */
+  perNamespace: PerNamespaceLimits;
 }
 
 /** --sts-rate-per-namespace's default: a call a second, 20 at once (see docs/operations.md, sizing). */
 const DEFAULT_STS_RATE_PER_NAMESPACE = '1,20';
+
+/** How many objects of each kind the controller serves per namespace (the oldest); the rest are parked. */
+export interface PerNamespaceLimits {
+  clusters: number;
+  credentialsRequests: number;
+}
+
+export const DEFAULT_PER_NAMESPACE: PerNamespaceLimits = { clusters: 500, credentialsRequests: 100 };
 
 /** The flags of `keymaster run`, named as controller-runtime's, with their defaults and what they do. */
 export const RUN_FLAGS = {
@@ -141,6 +151,16 @@ export const RUN_FLAGS = {
     type: 'string',
     default: `${DEFAULT_MIN_RENEWAL_INTERVAL_MS / 60_000}m`,
     help: "an AWSCredentialsRequest's credentials are renewed no sooner than this after they were obtained, whatever its renewAtPercent (never later than their renewal window before expiry)",
+  },
+  'max-clusters-per-namespace': {
+    type: 'string',
+    default: String(DEFAULT_PER_NAMESPACE.clusters),
+    help: 'AWSClusters served per namespace, the oldest first; the others are Ready=False (NamespaceLimitReached) and cost only their metadata',
+  },
+  'max-credentials-requests-per-namespace': {
+    type: 'string',
+    default: String(DEFAULT_PER_NAMESPACE.credentialsRequests),
+    help: 'AWSCredentialsRequests served per namespace, the oldest first; the others are Ready=False (NamespaceLimitReached)',
   },
   ...WEBHOOK_FLAGS,
 } as const;
@@ -290,15 +310,15 @@ export function parseRunFlags(args: string[]): RunFlags {
   const tagLayerGracePeriodMs = parseDuration(grace);
   if (tagLayerGracePeriodMs === undefined)
     throw new FlagError('tag-layer-grace-period', grace, 'is not a Go duration', 'Write it like 0s, 10m or 1h.');
-  const workers = Number(values['max-concurrent-reconciles']);
-  if (!Number.isInteger(workers) || workers < 1) {
-    throw new FlagError(
-      'max-concurrent-reconciles',
-      values['max-concurrent-reconciles'],
-      'is not a whole number of at least 1',
-      'Use e.g. 10.',
-    );
-  }
+  type Count = 'max-concurrent-reconciles' | 'max-clusters-per-namespace' | 'max-credentials-requests-per-namespace';
+  const atLeastOne = (flag: Count, example: string) => {
+    const text = values[flag];
+    const number = Number(text);
+    if (!/^\d+$/.test(text) || number < 1)
+      throw new FlagError(flag, text, 'is not a whole number of at least 1', `Use e.g. ${example}.`);
+    return number;
+  };
+  const workers = atLeastOne('max-concurrent-reconciles', '10');
   const duration = (flag: `leader-elect-${'lease-duration' | 'renew-deadline' | 'retry-period'}`) => {
     const ms = parseDuration(values[flag]);
     if (ms === undefined || ms <= 0)
@@ -372,6 +392,13 @@ export function parseRunFlags(args: string[]): RunFlags {
       `Write STS calls per second and optionally a burst: ${DEFAULT_STS_RATE_PER_NAMESPACE} (the default), 2, 2,40, or unlimited.`,
     ),
     minRenewalIntervalMs,
+    perNamespace: {
+      clusters: atLeastOne('max-clusters-per-namespace', String(DEFAULT_PER_NAMESPACE.clusters)),
+      credentialsRequests: atLeastOne(
+        'max-credentials-requests-per-namespace',
+        String(DEFAULT_PER_NAMESPACE.credentialsRequests),
+      ),
+    },
     ...parseWebhookFlags(values),
   };
 }

@@ -48,6 +48,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     ...(flags.watchFilter ? { watchFilter: flags.watchFilter } : {}),
     syncPeriodMs: flags.syncPeriodMs,
     maxConcurrentReconciles: flags.maxConcurrentReconciles,
+    perNamespace: flags.perNamespace,
     autoControllerIdentity: flags.featureGates.AutoControllerIdentityCreator,
     ...(flags.leaderElect
       ? {

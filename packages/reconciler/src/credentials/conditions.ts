@@ -2,6 +2,7 @@ import { InvalidCredentialsRequestError, type Condition } from '@keymaster/api';
 import { VendingRefusedError } from '@keymaster/identity';
 import { readyOf, type ConditionUpdate } from '../awscluster/conditions.js';
 import { explain, IDENTITY_OK, identityVerdict, type IdentityVerdict } from '../awscluster/identity-conditions.js';
+import { MAX_SPEC_BYTES } from './request-as-read.js';
 
 /**
  * The identity conditions of a refused request. A request the controller cannot serve as written is
@@ -67,6 +68,20 @@ export function capRefusal(namespace: string, distinct: number, max: number): Id
     transient: false,
   };
 }
+
+/** A request whose spec is larger than any valid one: refused without reading it (the cache kept none of it). */
+export const specTooLarge = (bytes: number): IdentityVerdict => ({
+  allowed: IDENTITY_OK.allowed,
+  retrieved: {
+    type: 'PrincipalCredentialRetrieved',
+    status: 'False',
+    reason: 'SpecTooLarge',
+    message:
+      `spec is ${bytes} bytes; no valid request is over ${MAX_SPEC_BYTES} (AWS takes a session policy of at most ` +
+      '2,048 characters and 10 policy ARNs): keep to the statements the workload needs',
+  },
+  transient: false,
+});
 
 export const secretWritten = (message: string): ConditionUpdate => ({
   type: 'SecretWritten',

@@ -2,6 +2,7 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCredentialsRequest } from '@keymaster/api';
 import type { IdentityObject, IdentityResolver } from '@keymaster/identity';
 import type { EventRecorder } from '../kube/events.js';
+import { parkedAsRead } from '../kube/cache-transforms.js';
 import { PLURAL, resourcePath } from '../kube/resources.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
@@ -12,6 +13,7 @@ import type { KeptSecret } from './kept-secret.js';
 import { REQUEST_LABEL } from './owned-secret.js';
 import { CredentialsReconciler } from './reconciler.js';
 import { RequestSecrets } from './request-secrets.js';
+import { requestAsRead } from './request-as-read.js';
 import { SecretWriter } from './secrets.js';
 import { CredentialSetCap } from './set-cap.js';
 
@@ -20,6 +22,10 @@ export interface CredentialRequestsOptions {
   /** --watch-namespace: requests of this namespace only (default: all). */
   watchNamespace?: string;
   resyncMs: number;
+  /** Requests served per namespace, the oldest first; the others are parked (`Informer`'s bound). */
+  perNamespace: number;
+  /** Told a namespace's count of parked requests whenever it changes. */
+  requestsParked?: (namespace: string, parked: number) => void;
   clock: Clock;
   resolver: IdentityResolver;
   /** --max-credential-sets-per-namespace. */
@@ -84,6 +90,7 @@ export class CredentialRequests {
         ofRequest(request);
       },
       resync: ofRequest,
+      parked: ofRequest,
     };
     const list = { group: GROUP, version: VERSION, plural: PLURAL['AWSCredentialsRequest']! };
     this.requests = new Informer<AWSCredentialsRequest>({
@@ -94,6 +101,21 @@ export class CredentialRequests {
           ? custom.listNamespacedCustomObject({ ...list, namespace: watchNamespace })
           : custom.listClusterCustomObject(list)) as Promise<{ items: AWSCredentialsRequest[] }>,
       handlers: requestHandlers,
+      transform: requestAsRead,
+      bound: {
+        perNamespace: options.perNamespace,
+        park: parkedAsRead,
+        ...(options.requestsParked ? { parkedChanged: options.requestsParked } : {}),
+        // Read as the informer reads, with a list: the controller has no get on requests.
+        fetch: async (name, namespace) => {
+          const found = (await custom.listNamespacedCustomObject({
+            ...list,
+            namespace,
+            fieldSelector: `metadata.name=${name}`,
+          })) as { items: AWSCredentialsRequest[] };
+          return found.items[0];
+        },
+      },
       resyncMs,
       clock,
       onError: (error, retryInMs) => options.onWatchError('AWSCredentialsRequests', error, retryInMs),
@@ -117,6 +139,11 @@ export class CredentialRequests {
       events: options.events,
       now: () => new Date(clock.now()),
       logger: options.logger,
+      namespaceLimit: {
+        plural: 'AWSCredentialsRequests',
+        limit: options.perNamespace,
+        flag: 'max-credentials-requests-per-namespace',
+      },
     });
     this.controller = new Controller({
       ...options.controller,

@@ -9,6 +9,7 @@ import {
 import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
 import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
+import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import { isForbidden } from '../kube/errors.js';
@@ -22,9 +23,11 @@ import {
   secretAccessNotGranted,
   secretNotWritten,
   secretWritten,
+  specTooLarge,
 } from './conditions.js';
 import { keptSecret, secretDiffers, type KeptSecret } from './kept-secret.js';
 import { dataDigest as digest, desiredSecret, ownedBy } from './owned-secret.js';
+import { SPEC_NOT_KEPT } from './request-as-read.js';
 import type { RequestSecrets } from './request-secrets.js';
 import { sessionSecretData, webIdentitySecretData, type SecretFormat } from './secret-data.js';
 import type { SecretWriter } from './secrets.js';
@@ -56,6 +59,8 @@ export interface CredentialsReconcilerDeps {
   events: EventRecorder;
   now: () => Date;
   logger: Logger;
+  /** How many requests a namespace is served (the informer's bound): what a parked request is told. */
+  namespaceLimit: NamespaceLimit;
 }
 
 /** What the identity gave: the Secret's data and, for sessions, its times; or why nothing. */
@@ -93,6 +98,15 @@ export class CredentialsReconciler {
     if (!request) {
       this.#written.delete(key);
       this.deps.resolver.release(holderOf(key));
+      const parked = this.deps.requests.parked(name, namespace);
+      if (parked)
+        await reconcileParked(
+          parked,
+          CREDENTIALS_FINALIZER,
+          this.deps.namespaceLimit,
+          this.deps.writer,
+          this.deps.now(),
+        );
       return undefined;
     }
     // Until the namespace's Secrets are listed nothing is known of this one: the list enqueues it again.
@@ -173,6 +187,8 @@ export class CredentialsReconciler {
   async #obtain(request: AWSCredentialsRequest): Promise<Outcome> {
     const { namespace = '', name = '' } = request.metadata;
     const { spec } = request;
+    const notKept = request.metadata.annotations?.[SPEC_NOT_KEPT];
+    if (notKept !== undefined) return { served: false, ...specTooLarge(Number(notKept)) };
     const format: SecretFormat = spec.format ?? 'Environment';
     const holder = holderOf(`${namespace}/${name}`);
     const cap = this.deps.cap.verdict(namespace, name);

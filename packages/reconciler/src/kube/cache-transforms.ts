@@ -20,6 +20,21 @@ export function withoutUnread<T extends { metadata?: object }>(object: T): T {
 }
 
 /**
+ * An object tenants write (AWSClusters, AWSCredentialsRequests) as the cache keeps it: without labels
+ * and with only the annotations the controller reads, since a tenant may fill both up to the API
+ * server's limits (about 1 MiB) on every object it creates.
+ */
+export function tenantObjectAsRead(annotationsRead: readonly string[]) {
+  return <T extends { metadata?: object }>(object: T): T => {
+    const read = withoutUnread(object);
+    if (!read.metadata) return read;
+    const { labels: _labels, annotations, ...metadata } = read.metadata as Metadata & { labels?: unknown };
+    const kept = Object.fromEntries(Object.entries(annotations ?? {}).filter(([key]) => annotationsRead.includes(key)));
+    return { ...read, metadata: { ...metadata, ...(Object.keys(kept).length > 0 ? { annotations: kept } : {}) } };
+  };
+}
+
+/**
  * A Secret of the controller's namespace as the controller reads it: a static identity's keys, and
  * the ownerReferences earlier releases set (removed, guarded by resourceVersion).
  */
@@ -29,6 +44,44 @@ export const secretAsRead = ({ apiVersion, kind, metadata, data }: V1Secret): V1
   metadata: pick(metadata ?? {}, ['name', 'namespace', 'uid', 'resourceVersion', 'ownerReferences']),
   ...(data ? { data } : {}),
 });
+
+/** The reason a parked object's Ready carries (`namespace-limit.ts`). */
+export const PARKED_REASON = 'NamespaceLimitReached';
+/** A parked object's Ready message as kept: the controller's own is far shorter. */
+const PARKED_MESSAGE_LENGTH = 1024;
+
+type Parkable = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: object;
+  status?: { conditions?: { type: string; status: string; reason: string; message: string }[] };
+};
+
+/**
+ * An object past its namespace's bound as the cache keeps it: who it is, its age, version, deletion
+ * and finalizers, and its Ready if that says it is parked (so that the condition is written once).
+ */
+export function parkedAsRead<T extends Parkable>(object: T): T {
+  const metadata = pick((object.metadata ?? {}) as Record<string, unknown>, [
+    'name',
+    'namespace',
+    'uid',
+    'resourceVersion',
+    'generation',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'finalizers',
+  ]);
+  const ready = object.status?.conditions?.find(({ type, reason }) => type === 'Ready' && reason === PARKED_REASON);
+  return {
+    ...(object.apiVersion ? { apiVersion: object.apiVersion } : {}),
+    ...(object.kind ? { kind: object.kind } : {}),
+    metadata,
+    ...(ready
+      ? { status: { conditions: [{ ...ready, message: ready.message.slice(0, PARKED_MESSAGE_LENGTH) }] } }
+      : {}),
+  } as T;
+}
 
 /** A Namespace as allowedNamespaces selectors read it: its name and labels. */
 export const namespaceAsRead = ({ apiVersion, kind, metadata }: V1Namespace): V1Namespace => ({

@@ -10,8 +10,9 @@ import {
 } from '@keymaster/api';
 import type { IdentityObject, IdentityStore } from '@keymaster/identity';
 import type { Clock } from '../runtime/clock.js';
-import { Informer, type CachedObject, type InformerHandlers } from '../runtime/informer.js';
-import { namespaceAsRead, secretAsRead, withoutUnread } from './cache-transforms.js';
+import { Informer, type CachedObject, type InformerHandlers, type InformerOptions } from '../runtime/informer.js';
+import { PAUSED_ANNOTATION } from '@keymaster/api';
+import { namespaceAsRead, parkedAsRead, secretAsRead, tenantObjectAsRead, withoutUnread } from './cache-transforms.js';
 import { ClustersByName } from './clusters-by-name.js';
 import { PLURAL, resourcePath } from './resources.js';
 
@@ -24,6 +25,10 @@ export interface CacheOptions {
   /** --watch-filter: only AWSClusters labelled cluster.x-k8s.io/watch-filter=<value>. */
   watchFilter?: string;
   resyncMs: number;
+  /** AWSClusters served per namespace, the oldest first; the others are parked (`Informer`'s bound). */
+  clustersPerNamespace: number;
+  /** Told a namespace's count of parked AWSClusters whenever it changes. */
+  clustersParked?: (namespace: string, parked: number) => void;
   clock?: Clock;
   onError: (what: string, error: unknown, retryInMs: number) => void;
 }
@@ -56,6 +61,7 @@ export class Caches {
 
   constructor(options: CacheOptions, handlers: Handlers) {
     const { kubeConfig, controllerNamespace, watchNamespace, watchFilter, resyncMs, clock, onError } = options;
+    const { clustersPerNamespace, clustersParked } = options;
     this.#controllerNamespace = controllerNamespace;
     const custom = kubeConfig.makeApiClient(CustomObjectsApi);
     const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -66,6 +72,7 @@ export class Caches {
       handler: InformerHandlers<T>,
       transform: (object: T) => T,
       labelSelector?: string,
+      bound?: InformerOptions<T>['bound'],
     ) =>
       new Informer<T>({
         kubeConfig,
@@ -75,6 +82,7 @@ export class Caches {
         transform,
         resyncMs,
         ...(labelSelector ? { labelSelector } : {}),
+        ...(bound ? { bound } : {}),
         ...(clock ? { clock } : {}),
         onError: (error, retryInMs) => onError(what, error, retryInMs),
       });
@@ -93,8 +101,22 @@ export class Caches {
           ? custom.listNamespacedCustomObject({ ...clusterList, namespace: watchNamespace })
           : custom.listClusterCustomObject(clusterList),
       this.#indexing(handlers.clusters),
-      withoutUnread,
+      tenantObjectAsRead([PAUSED_ANNOTATION]),
       clusterSelector,
+      {
+        perNamespace: clustersPerNamespace,
+        park: parkedAsRead,
+        ...(clustersParked ? { parkedChanged: clustersParked } : {}),
+        // Read as the informer reads, with a list: the controller has no get on AWSClusters.
+        fetch: async (name, namespace) => {
+          const found = (await custom.listNamespacedCustomObject({
+            ...clusterList,
+            namespace,
+            fieldSelector: `metadata.name=${name}`,
+          })) as { items: AWSCluster[] };
+          return found.items[0];
+        },
+      },
     );
     const identity = (kind: IdentityKind) =>
       informer<IdentityObject>(

@@ -6,13 +6,20 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
+import { NamespaceBound } from './namespace-bound.js';
 
 /**
  * What an informer needs of an object. Custom objects arrive as plain JSON (timestamps are strings),
  * so this is looser than client-node's KubernetesObject, whose typed models hold Dates.
  */
 export interface CachedObject {
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    uid?: string;
+    creationTimestamp?: string | Date;
+  };
 }
 
 export interface InformerHandlers<T> {
@@ -21,6 +28,8 @@ export interface InformerHandlers<T> {
   delete?(object: T): void;
   /** Every cached object again, each sync period: a reconcile that catches what events missed. */
   resync?(object: T): void;
+  /** An object past its namespace's bound, added or changed: only its metadata is kept (`InformerOptions.bound`). */
+  parked?(object: T): void;
 }
 
 /** One page of a list; `continue` set when the server has more (a list asked with a limit). */
@@ -51,6 +60,19 @@ export interface InformerOptions<T extends CachedObject, Listed = T> {
    * Undefined keeps nothing: the object is not cached (and leaves the cache if it was, as if deleted).
    */
   transform?: (object: Listed) => T | undefined;
+  /**
+   * At most `perNamespace` objects of each namespace are cached whole and reach the handlers; the
+   * others are parked (`park`: their metadata only, `handlers.parked`) and fetched whole with `fetch`
+   * when a place frees: what a tenant creates past the bound costs the controller nothing but metadata.
+   */
+  bound?: {
+    perNamespace: number;
+    /** What is kept of a parked object: its metadata, and what its reconcile needs to say it is parked. */
+    park: (object: T) => T;
+    fetch: (name: string, namespace: string) => Promise<Listed | undefined>;
+    /** Told a namespace's count of parked objects whenever it changes (a metric). */
+    parkedChanged?: (namespace: string, parked: number) => void;
+  };
 }
 
 const RESTART_BASE_MS = 1_000;
@@ -59,13 +81,19 @@ const RESTART_MAX_MS = 30_000;
 /**
  * A client-node informer that keeps going: client-node stops on any watch error but 410 Gone, so
  * this restarts it with exponential backoff (1 s doubling to 30 s, reset by the next event). It
- * also resyncs on a period and says when its cache has been filled by the first list.
+ * also resyncs on a period, says when its cache has been filled by the first list, and can bound what
+ * it keeps per namespace (`InformerOptions.bound`).
  */
 export class Informer<T extends CachedObject, Listed = T> {
   readonly #options: InformerOptions<T, Listed>;
   readonly #clock: Clock;
   readonly #informer: ListWatch<KubernetesObject>;
   readonly #previous = new Map<string, T>();
+  readonly #bound: NamespaceBound | undefined;
+  /** Parked objects as cached: their metadata only. */
+  readonly #stubs = new WeakSet<object>();
+  /** Objects promoted from parked, fetched whole, until the watch brings them whole. */
+  readonly #promoted = new Map<string, T>();
   #synced = false;
   readonly #syncWaiters: (() => void)[] = [];
   #failures = 0;
@@ -76,18 +104,25 @@ export class Informer<T extends CachedObject, Listed = T> {
   constructor(options: InformerOptions<T, Listed>) {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
-    const { transform } = options;
-    const kept = (items: Listed[]): T[] =>
-      transform ? items.map(transform).filter((item) => item !== undefined) : (items as unknown as T[]);
+    const { transform, bound } = options;
+    this.#bound = bound && new NamespaceBound(bound.perNamespace, bound.parkedChanged);
+    const whole = (object: Listed): T | undefined => (transform ? transform(object) : (object as unknown as T));
     const list = async () => {
-      // Page by page, each kept as the transform keeps it before the next is read: a list of large
-      // objects never sits whole in memory.
+      // Page by page, each kept as the transform (and the bound) keeps it before the next is read: a
+      // list of large objects never sits whole in memory.
+      const admission = this.#bound?.startList(this.#park);
+      const items: T[] = [];
+      const keep = (page: ListPage<Listed>) => {
+        for (const object of page.items.map(whole))
+          if (object !== undefined) admission ? admission.add(object) : items.push(object);
+      };
       let page = await options.list();
-      const items = kept(page.items);
+      keep(page);
       for (let next = page.metadata?.continue; next; next = page.metadata?.continue) {
         page = await options.list(next);
-        items.push(...kept(page.items));
+        keep(page);
       }
+      if (admission) items.push(...admission.finish());
       // Stopped while listing: no watch is started (client-node would start one).
       if (this.#stopped) throw new Error('informer stopped');
       // client-node fills its cache right after this promise resolves; the cache is filled by the next turn.
@@ -102,32 +137,36 @@ export class Informer<T extends CachedObject, Listed = T> {
       } as KubernetesListObject<KubernetesObject>;
     };
     // client-node's makeInformer, with the watch handing on transformed objects.
-    const watch = transform
-      ? new TransformingWatch(
-          options.kubeConfig,
-          transform as (object: unknown) => CachedObject | undefined,
-          (object) => this.#informer.get(object.metadata?.name ?? '', object.metadata?.namespace),
-        )
-      : new Watch(options.kubeConfig);
+    const bounded = (object: Listed): T | undefined => {
+      const kept = whole(object);
+      return kept === undefined || this.#bound!.admit(kept) ? kept : this.#park(kept);
+    };
+    const watch =
+      transform || bound
+        ? new TransformingWatch(
+            options.kubeConfig,
+            (bound ? bounded : transform) as (object: unknown) => CachedObject | undefined,
+            (object) => this.#informer.get(object.metadata?.name ?? '', object.metadata?.namespace),
+          )
+        : new Watch(options.kubeConfig);
     this.#informer = new ListWatch<KubernetesObject>(options.path, watch, list, false, options.labelSelector);
     const { handlers } = options;
     this.#informer.on('add', (added) => {
-      const object = added as T;
       this.#failures = 0;
-      this.#previous.set(keyOf(object), object);
-      handlers.add?.(object);
+      this.#changed(added as T);
     });
     this.#informer.on('update', (updated) => {
-      const object = updated as T;
       this.#failures = 0;
-      const previous = this.#previous.get(keyOf(object));
-      this.#previous.set(keyOf(object), object);
-      handlers.update?.(object, previous);
+      this.#changed(updated as T);
     });
     this.#informer.on('delete', (deleted) => {
       const object = deleted as T;
-      this.#previous.delete(keyOf(object));
-      handlers.delete?.(object);
+      const key = keyOf(object);
+      const wasWhole = this.#previous.delete(key);
+      this.#promoted.delete(key);
+      if (wasWhole) handlers.delete?.(object);
+      const next = this.#bound?.remove(object);
+      if (next) this.#promote(next as T, 0);
     });
     this.#informer.on('error', (error) => this.#restart(error));
   }
@@ -154,12 +193,73 @@ export class Informer<T extends CachedObject, Listed = T> {
     return this.#synced ? Promise.resolve() : new Promise((resolve) => this.#syncWaiters.push(resolve));
   }
 
+  /** A whole cached object; a parked one is not here (see `parked`). */
   get(name: string, namespace?: string): T | undefined {
-    return this.#informer.get(name, namespace) as T | undefined;
+    const promoted = this.#promoted.get(`${namespace ?? ''}/${name}`);
+    if (promoted) return promoted;
+    const cached = this.#informer.get(name, namespace) as T | undefined;
+    return cached && !this.#stubs.has(cached) ? cached : undefined;
   }
 
+  /** The whole cached objects (of a namespace); parked ones are left out. */
   list(namespace?: string): readonly T[] {
-    return this.#informer.list(namespace) as readonly T[];
+    const objects = this.#informer.list(namespace) as readonly T[];
+    if (!this.#bound) return objects;
+    return objects
+      .map((object) => (this.#stubs.has(object) ? this.#promoted.get(keyOf(object)) : object))
+      .filter((object) => object !== undefined);
+  }
+
+  /** A parked object's metadata: it is past its namespace's bound. */
+  parked(name: string, namespace: string): T | undefined {
+    const cached = this.#informer.get(name, namespace) as T | undefined;
+    return cached && this.#stubs.has(cached) && !this.#promoted.has(keyOf(cached)) ? cached : undefined;
+  }
+
+  /** A parked object as cached: `bound.park`'s, marked as parked. */
+  readonly #park = (object: T): T => {
+    const stub = this.#options.bound!.park(object);
+    this.#stubs.add(stub);
+    return stub;
+  };
+
+  #changed(object: T): void {
+    const { handlers } = this.#options;
+    const key = keyOf(object);
+    if (this.#stubs.has(object)) {
+      handlers.parked?.(object);
+      return;
+    }
+    this.#promoted.delete(key);
+    const previous = this.#previous.get(key);
+    this.#previous.set(key, object);
+    if (previous) handlers.update?.(object, previous);
+    else handlers.add?.(object);
+  }
+
+  /** A parked object given a place: fetched whole (retried with backoff until it is, or is gone). */
+  #promote(stub: T, failures: number): void {
+    const { name = '', namespace = '' } = stub.metadata ?? {};
+    const key = keyOf(stub);
+    const { bound, transform } = this.#options;
+    bound!.fetch(name, namespace).then(
+      (fetched) => {
+        const whole = fetched && (transform ? transform(fetched) : (fetched as unknown as T));
+        // Gone, or brought whole by the watch meanwhile: nothing to do.
+        if (this.#stopped || !whole || this.#previous.has(key) || this.#bound!.isParked(stub)) return;
+        this.#promoted.set(key, whole);
+        this.#previous.set(key, whole);
+        this.#options.handlers.add?.(whole);
+      },
+      (error: unknown) => {
+        if (this.#stopped) return;
+        const delay = Math.min(RESTART_BASE_MS * 2 ** failures, RESTART_MAX_MS);
+        this.#options.onError?.(error, delay);
+        this.#clock.setTimeout(() => {
+          if (!this.#stopped && this.#informer.get(name, namespace)) this.#promote(stub, failures + 1);
+        }, delay);
+      },
+    );
   }
 
   #markSynced(): void {

@@ -171,3 +171,81 @@ describe('Informer with a transform that keeps some objects only, listing page b
     expect(deleted).to.have.length(1);
   });
 });
+
+describe('Informer with a bound per namespace', () => {
+  let kube: KubeEmulator;
+  let core: CoreV1Api;
+  let informer: Informer<V1ConfigMap>;
+  const parked: string[] = [];
+  const added: V1ConfigMap[] = [];
+  const updated: { object: V1ConfigMap; previous: V1ConfigMap | undefined }[] = [];
+  const deleted: string[] = [];
+  const BIG = 'x'.repeat(100_000);
+  const configMap = (name: string) => ({ metadata: { name, namespace: 'default' }, data: { big: BIG } });
+
+  before(async () => {
+    kube = await startKubeEmulator({});
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(kube.kubeConfig());
+    core = kubeConfig.makeApiClient(CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('first') });
+    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('second') });
+    informer = new Informer<V1ConfigMap>({
+      kubeConfig,
+      path: '/api/v1/namespaces/default/configmaps',
+      list: () => core.listNamespacedConfigMap({ namespace: 'default' }),
+      resyncMs: 0,
+      bound: {
+        perNamespace: 2,
+        park: ({ metadata }) => ({ metadata: { name: metadata?.name, namespace: metadata?.namespace } }),
+        fetch: (name, namespace) => core.readNamespacedConfigMap({ name, namespace }),
+      },
+      handlers: {
+        add: (object) => added.push(object),
+        update: (object, previous) => updated.push({ object, previous }),
+        delete: (object) => deleted.push(object.metadata?.name ?? ''),
+        parked: (object) => parked.push(object.metadata?.name ?? ''),
+      },
+    });
+    await informer.start();
+    await informer.waitForSync();
+  });
+  after(async () => {
+    await informer.stop();
+    await kube.stop();
+  });
+
+  it('parks what a namespace holds past the bound: metadata only, out of get, list and the other handlers', async () => {
+    await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('third') });
+    await eventually(() => expect(parked).to.include('third'));
+    expect(informer.get('third', 'default')).to.equal(undefined);
+    expect(informer.list('default').map(({ metadata }) => metadata?.name)).to.have.members(['first', 'second']);
+    expect(informer.parked('third', 'default')).to.deep.equal({ metadata: { name: 'third', namespace: 'default' } });
+    expect(added.map(({ metadata }) => metadata?.name)).to.have.members(['first', 'second']);
+    expect(informer.count('default')).to.deep.equal({ served: 2, parked: 1 });
+  });
+
+  it('fetches a parked object whole when a served one goes, and hands it on as added', async () => {
+    await core.deleteNamespacedConfigMap({ name: 'first', namespace: 'default' });
+    await eventually(() => expect(informer.get('third', 'default')?.data?.['big']).to.equal(BIG));
+    expect(deleted).to.deep.equal(['first']);
+    expect(added.map(({ metadata }) => metadata?.name)).to.include('third');
+    expect(informer.parked('third', 'default')).to.equal(undefined);
+    expect(informer.list('default').map(({ metadata }) => metadata?.name)).to.have.members(['second', 'third']);
+
+    // Its next change arrives whole through the watch, with the fetched object as the previous one.
+    const live = await core.readNamespacedConfigMap({ name: 'third', namespace: 'default' });
+    await core.replaceNamespacedConfigMap({
+      name: 'third',
+      namespace: 'default',
+      body: { ...live, data: { big: BIG, more: '1' } },
+    });
+    const update = await eventually(() => {
+      const found = updated.find(({ object }) => object.metadata?.name === 'third');
+      expect(found).to.not.equal(undefined);
+      return found!;
+    });
+    expect(update.object.data?.['more']).to.equal('1');
+    expect(update.previous?.data?.['big']).to.equal(BIG);
+  });
+});

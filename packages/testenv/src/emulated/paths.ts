@@ -5,6 +5,8 @@ const root = new URL('../../../../', import.meta.url);
 
 /** The CRDs the emulated management cluster is given. */
 export const CRDS_DIR = fileURLToPath(new URL('deploy/crds/', root));
+/** The controller's Deployment and namespace, as `kubectl apply -k deploy` installs them. */
+export const MANAGER_DIR = fileURLToPath(new URL('deploy/manager/', root));
 /** The multi-tenant example set the demo applies. */
 export const EXAMPLES_DIR = fileURLToPath(new URL('deploy/examples/', root));
 /** The AWS world that matches the examples (the demo's, and the tests' that run the examples). */

@@ -1,0 +1,58 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Condition } from '@keymaster/api';
+import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
+import { PARKED_REASON } from './cache-transforms.js';
+import type { KeymasterObject } from './resources.js';
+import type { KubeWriter } from './writer.js';
+
+/** A namespace's bound on one kind: how many the controller serves, and the flag that says so. */
+export interface NamespaceLimit {
+  /** The kind's plural as people say it: "AWSClusters". */
+  plural: string;
+  limit: number;
+  flag: string;
+}
+
+type Parked = KeymasterObject & {
+  metadata: { generation?: number; deletionTimestamp?: string };
+  status?: { conditions?: Condition[] };
+};
+
+/** Ready of an object past its namespace's bound: no work is held for it, and what would change that. */
+export function parkedReady(namespace: string, { plural, limit, flag }: NamespaceLimit): ConditionUpdate {
+  return {
+    type: 'Ready',
+    status: 'False',
+    reason: PARKED_REASON,
+    message:
+      `Namespace ${namespace} holds more ${plural} than the controller serves per namespace (${limit}, --${flag}): ` +
+      `it serves the oldest and holds no work for this one. Delete ${plural} of this namespace, or ask the platform ` +
+      `team to raise --${flag}.`,
+  };
+}
+
+/**
+ * The reconcile of a parked object (the informer keeps its metadata only): its finalizer let go if it
+ * is being deleted (it holds nothing of Keymaster's), else its Ready written once to say it is parked.
+ */
+export async function reconcileParked(
+  object: Parked,
+  finalizer: string,
+  limit: NamespaceLimit,
+  writer: KubeWriter,
+  now: Date,
+): Promise<void> {
+  const finalizers = object.metadata.finalizers ?? [];
+  if (object.metadata.deletionTimestamp) {
+    if (finalizers.includes(finalizer))
+      await writer.setFinalizers(
+        object,
+        finalizers.filter((name) => name !== finalizer),
+      );
+    return;
+  }
+  const before = object.status?.conditions ?? [];
+  const ready = parkedReady(object.metadata.namespace ?? '', limit);
+  const conditions = setCondition(before, ready, object.metadata.generation ?? 0, now.toISOString());
+  if (!isDeepStrictEqual(conditions, before)) await writer.replaceStatus({ ...object, status: { conditions } });
+}
