@@ -216,6 +216,11 @@ export class Informer<T extends CachedObject, Listed = T> {
     return cached && this.#stubs.has(cached) && !this.#promoted.has(keyOf(cached)) ? cached : undefined;
   }
 
+  /** How many objects of a namespace are cached whole and parked. */
+  count(namespace: string): { served: number; parked: number } {
+    return this.#bound?.count(namespace) ?? { served: this.list(namespace).length, parked: 0 };
+  }
+
   /** A parked object as cached: `bound.park`'s, marked as parked. */
   readonly #park = (object: T): T => {
     const stub = this.#options.bound!.park(object);
