@@ -31,7 +31,7 @@ import {
 } from './support/aws-world.js';
 import { BACKEND } from './support/api-server.js';
 import { clusterctlMove } from './support/clusterctl-move.js';
-import { REPO_ROOT, type ControllerProcess } from './support/controller-process.js';
+import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import {
   everyKey,
@@ -63,7 +63,7 @@ import {
   webRef,
 } from './support/objects.js';
 import { RbacManagementCluster, type TenantUser } from './support/rbac-management-cluster.js';
-import { credentialVending, manifests, namespaceOwnerRights } from './support/rbac-manifests.js';
+import { credentialVending, namespaceOwnerRights } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 import {
   freePort,
@@ -1081,37 +1081,8 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     const TENANT_B = '333333333333';
     const ONLY_GET_RESOURCES = [{ effect: 'Allow' as const, actions: ['tag:GetResources'], resources: ['*'] }];
     let tenancy: Tenancy;
-    let limitBytes: number;
-    let heapFlag: string;
-
-    /** The Deployment of deploy/manager: its container's memory limit and the heap flag in NODE_OPTIONS. */
-    async function deployment() {
-      const [found] = (await manifests('deploy/manager')).filter(({ kind }) => kind === 'Deployment') as {
-        spec: {
-          template: {
-            spec: {
-              containers: {
-                env: { name: string; value?: string }[];
-                resources: { limits: { memory: string } };
-              }[];
-            };
-          };
-        };
-      }[];
-      const container = found!.spec.template.spec.containers[0]!;
-      const limit = /^(\d+)Mi$/.exec(container.resources.limits.memory);
-      const flag = container.env.find(({ name }) => name === 'NODE_OPTIONS')?.value;
-      if (!limit || !flag)
-        throw new Error('deploy/manager/deployment.yaml has no memory limit in Mi or no NODE_OPTIONS');
-      return { limitBytes: Number(limit[1]) * 1024 * 1024, heapFlag: flag };
-    }
-
-    /** The peak resident set of the controller's process so far (VmHWM), in bytes. */
-    async function peakRss(controller: ControllerProcess): Promise<number> {
-      const status = await readFile(`/proc/${controller.pid}/status`, 'utf8');
-      return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)![1]) * 1024;
-    }
-    const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+    let limitMiB: number;
+    let nodeOptions: string[];
 
     /** A tenant's Secret of the largest size, labelled as a request's Secret. */
     const largest = (name: string, request: string, extra: object = {}, dataBytes = DATA_BYTES) => ({
@@ -1150,7 +1121,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     }
 
     before(async function () {
-      ({ limitBytes, heapFlag } = await deployment());
+      ({ limitMiB, nodeOptions } = await deployedMemory());
       tenancy = await startTenancy({
         world: {
           accounts: [
@@ -1178,7 +1149,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
           await credentialVending('tenant-b'),
           ...(namespaceOwnerRights(['tenant-a', 'tenant-b']) as never[]),
         ],
-        nodeOptions: heapFlag.split(' '),
+        nodeOptions,
       });
       for (const tenant of ['tenant-a', 'tenant-b']) await ask(tenancy.tenant(tenant), 'reports');
       await untilServed(tenancy.tenant('tenant-a'), 'reports');
@@ -1201,7 +1172,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         kind: 'Secret',
         metadata: { name: 'reports-aws', namespace: 'tenant-a' },
       });
-      const baseline = await peakRss(tenancy.controller);
+      const baseline = await tenancy.controller.peakRssMiB();
       // Labelled with its own request (with its owner reference forged onto them, or not) and with
       // requests that do not exist: none is a Secret a request controls.
       const flood = Array.from({ length: FLOOD }, (_, index) =>
@@ -1214,16 +1185,16 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       // What another tenant asks meanwhile is served.
       await ask(tenantB, 'during');
       await untilServed(tenantB, 'during');
-      const running = await peakRss(tenancy.controller);
-      expect(running, `peak RSS ${mib(running)} (${mib(baseline)} before ${FLOOD} Secrets)`).to.be.below(limitBytes);
+      const running = await tenancy.controller.peakRssMiB();
+      expect(running, `peak RSS in MiB (${baseline} before ${FLOOD} Secrets)`).to.be.below(limitMiB);
 
       // At start, the controller lists the tenant's Secrets (every one of them is labelled).
       const restarted = await tenancy.restart();
       await ask(tenantB, 'after');
       await untilServed(tenantB, 'after');
       await untilServed(tenantA, 'reports');
-      const started = await peakRss(restarted);
-      expect(started, `peak RSS ${mib(started)} after a start among ${FLOOD} Secrets`).to.be.below(limitBytes);
+      const started = await restarted.peakRssMiB();
+      expect(started, `peak RSS in MiB after a start among ${FLOOD} Secrets`).to.be.below(limitMiB);
     });
   });
 
