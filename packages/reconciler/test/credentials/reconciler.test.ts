@@ -75,6 +75,7 @@ async function reconcile(world: World) {
     } as unknown as EventRecorder,
     now: () => NOW,
     logger: {} as Logger,
+    namespaceLimit: { plural: 'AWSCredentialsRequests', limit: 100, flag: 'max-credentials-requests-per-namespace' },
   });
   const result = await reconciler.reconcile({ namespace: 'tenant-b', name: 'reports' });
   const status = statuses.at(-1);

@@ -10,7 +10,7 @@ const cluster = (ns: string, name: string) => ({
   metadata: { name, namespace: ns, annotations: { 'tenant-note': 'n'.repeat(200_000) } },
   spec: { region: 'us-west-2' },
 });
-const request = (name: string, resources = ['*']): AWSCredentialsRequest => ({
+const request = (name: string, resources = ['*']) => ({
   apiVersion: API_VERSION,
   kind: 'AWSCredentialsRequest',
   metadata: { name, namespace: 'team-a' },

@@ -1,10 +1,13 @@
 import { expect } from 'chai';
 import { NamespaceBound } from '../../src/runtime/namespace-bound.js';
 
-const object = (namespace: string, name: string, created: string) => ({
+interface Listed {
+  metadata: { namespace: string; name: string; uid: string; creationTimestamp: string; parked?: true };
+}
+const object = (namespace: string, name: string, created: string): Listed => ({
   metadata: { namespace, name, uid: `uid-${name}`, creationTimestamp: created },
 });
-const stub = (o: ReturnType<typeof object>) => ({ metadata: { ...o.metadata, parked: true } });
+const stub = (listed: Listed): Listed => ({ metadata: { ...listed.metadata, parked: true } });
 
 describe('NamespaceBound: a list admitted as a whole', () => {
   it('serves the oldest of each namespace, whatever order the list comes in, and parks the rest', () => {
