@@ -1366,7 +1366,9 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       const ops = new KubeConfig();
       ops.loadFromString(tenancy.management.opsKubeConfig());
       const objects = KubernetesObjectApi.makeApiClient(ops);
-      for (const object of namespaceOwnerRights(['tenant-a'])) await objects.create(object);
+      // Vending is enabled in tenant-a, so that the requests get as far as their spec.
+      for (const object of [...namespaceOwnerRights(['tenant-a']), await credentialVending('tenant-a')])
+        await objects.create(object);
       residentBefore = await tenancy.controller.residentMiB();
       // Tenant A floods its own namespace with the largest objects the API server takes, a few at a time.
       const tenantA = tenancy.tenant('tenant-a');
