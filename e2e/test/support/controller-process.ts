@@ -117,9 +117,13 @@ export class ControllerProcess {
     return this.#child.pid!;
   }
 
+  get running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
   /** Sends the signal and waits for the process to exit. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
-    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill(signal);
+    if (this.running) this.#child.kill(signal);
     return this.exited;
   }
 

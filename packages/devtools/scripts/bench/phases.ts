@@ -497,7 +497,7 @@ export async function tenantFlood(
 ): Promise<FloodResult> {
   const namespace = 'tenant-flood';
   const past = { clusters: Math.ceil(bounds.clusters / 10), requests: Math.ceil(bounds.requests / 10) };
-  const objects: Manifest[] = [
+  const objects = [
     ...Array.from({ length: bounds.clusters + past.clusters }, (_, index) =>
       largestCluster(namespace, `flood-${index}`),
     ),
@@ -505,9 +505,7 @@ export async function tenantFlood(
       largestRequest(namespace, `flood-${index}`, 'flood'),
     ),
   ] as unknown as Manifest[];
-  await createObjects(bench.kubeConfig, [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } as Manifest,
-  ]);
+  await createObjects(bench.kubeConfig, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }]);
   bench.sampler.watch(controllers);
   const startedAt = performance.now();
   let made = 0;

@@ -18,7 +18,7 @@ const asRead = tenantObjectAsRead([]);
 /** A request as the cache keeps it: no labels or annotations, and no spec larger than a valid one. */
 export function requestAsRead(request: AWSCredentialsRequest): AWSCredentialsRequest {
   const read = asRead(request);
-  const bytes = Buffer.byteLength(JSON.stringify(read.spec ?? {}));
+  const bytes = Buffer.byteLength(JSON.stringify(read.spec));
   if (bytes <= MAX_SPEC_BYTES) return read;
   const { identityRef, secretRef, mode } = read.spec;
   return {

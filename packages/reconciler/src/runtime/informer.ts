@@ -113,8 +113,11 @@ export class Informer<T extends CachedObject, Listed = T> {
       const admission = this.#bound?.startList(this.#park);
       const items: T[] = [];
       const keep = (page: ListPage<Listed>) => {
-        for (const object of page.items.map(whole))
-          if (object !== undefined) admission ? admission.add(object) : items.push(object);
+        for (const object of page.items.map(whole)) {
+          if (object === undefined) continue;
+          if (admission) admission.add(object);
+          else items.push(object);
+        }
       };
       let page = await options.list();
       keep(page);

@@ -235,11 +235,8 @@ describe('Informer with a bound per namespace', () => {
 
     // Its next change arrives whole through the watch, with the fetched object as the previous one.
     const live = await core.readNamespacedConfigMap({ name: 'third', namespace: 'default' });
-    await core.replaceNamespacedConfigMap({
-      name: 'third',
-      namespace: 'default',
-      body: { ...live, data: { big: BIG, more: '1' } },
-    });
+    live.data = { big: BIG, more: '1' };
+    await core.replaceNamespacedConfigMap({ name: 'third', namespace: 'default', body: live });
     const update = await eventually(() => {
       const found = updated.find(({ object }) => object.metadata?.name === 'third');
       expect(found).to.not.equal(undefined);
