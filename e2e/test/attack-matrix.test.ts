@@ -115,10 +115,12 @@ async function untilTagged(aws: Tenancy['aws'], resources: readonly ResourceSpec
   });
 }
 
-/** Waits until the cluster is Ready. */
-async function untilReady(kube: Kube, namespace: string, name: string) {
-  await eventually(async () =>
-    expect(ready(await kube.cluster(namespace, name)), `${namespace}/${name}`).to.include({ status: 'True' }),
+/** Waits until the cluster is Ready (`timeoutMs` for a controller still working through a flood). */
+async function untilReady(kube: Kube, namespace: string, name: string, timeoutMs?: number) {
+  await eventually(
+    async () =>
+      expect(ready(await kube.cluster(namespace, name)), `${namespace}/${name}`).to.include({ status: 'True' }),
+    timeoutMs ? { timeoutMs } : {},
   );
 }
 
@@ -1402,7 +1404,8 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         { timeoutMs: 240_000, intervalMs: 2_000 },
       );
       await create(tenancy.tenant('tenant-b'), 'victim', { region: REGION, additionalTags: { team: 'b' } });
-      await untilReady(tenancy.tenant('tenant-b').kube, 'tenant-b', 'victim');
+      // The flood's objects are all in the queue too (each a status write of about 1 MiB on the API server).
+      await untilReady(tenancy.tenant('tenant-b').kube, 'tenant-b', 'victim', 240_000);
       await untilTagged(tenancy.aws, resources, { team: 'b' });
       expect(tenancy.controller.running, 'the controller process is running').to.equal(true);
       const peak = await tenancy.controller.peakRssMiB();
