@@ -1422,6 +1422,8 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
      */
     const FLOOD = 200;
     const CAP = 20;
+    /** Requests served per namespace (row 15's bound): the flood's youngest are parked before any of this. */
+    const BOUND = 100;
     const RATE = { perSecond: 2, burst: 20 };
     const HOSTILE_ACCOUNT = '444444444444';
     const B_ACCOUNT = '333333333333';
@@ -1517,6 +1519,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         args: [
           `--max-credential-sets-per-namespace=${CAP}`,
           `--sts-rate-per-namespace=${RATE.perSecond},${RATE.burst}`,
+          `--max-credentials-requests-per-namespace=${BOUND}`,
         ],
       });
       hostile = tenancy.tenant('hostile');
@@ -1579,7 +1582,13 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       const reason = (request: AWSCredentialsRequest) => condition(request, 'Ready')?.reason;
       // The oldest requests win (creationTimestamp, then name), not whichever was reconciled first.
       for (const request of byAge.slice(0, CAP)) expect(reason(request), request.metadata.name).to.equal('Ready');
-      for (const request of byAge.slice(CAP)) {
+      // Past the bound, requests are parked as they arrive (the watch's order), the rest refused by the cap.
+      const younger = byAge.slice(CAP);
+      const parked = younger.filter((request) => reason(request) === 'NamespaceLimitReached');
+      expect(parked, 'parked past the bound').to.have.length(FLOOD - BOUND);
+      const capped = younger.filter((request) => !parked.includes(request));
+      expect(capped, 'refused by the cap').to.have.length(BOUND - CAP);
+      for (const request of capped) {
         const refused = condition(request, 'PrincipalCredentialRetrieved') as Condition;
         expect(refused, request.metadata.name).to.include({ status: 'False', reason: 'CredentialSetCapExceeded' });
         expect(refused.message).to.contain(`--max-credential-sets-per-namespace=${CAP}`);
