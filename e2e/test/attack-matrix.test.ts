@@ -1617,8 +1617,11 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       const { controller } = tenancy;
       expect(await controller.metric('keymaster_sts_budget_waits_total', { namespace: 'hostile' })).to.be.above(0);
       expect(await controller.metric('keymaster_credentials_requests_over_cap', { namespace: 'hostile' })).to.equal(
-        FLOOD - CAP,
+        BOUND - CAP,
       );
+      expect(
+        await controller.metric('keymaster_objects_parked', { kind: 'AWSCredentialsRequest', namespace: 'hostile' }),
+      ).to.equal(FLOOD - BOUND);
       expect(await controller.metric('keymaster_namespace_sts_calls_total', { namespace: 'hostile' })).to.equal(
         2 * CAP,
       );
