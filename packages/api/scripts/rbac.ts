@@ -93,6 +93,12 @@ rules:
   - apiGroups: [${GROUP}]
     resources: [awsclusters/status]
     verbs: [update]
+  # AWSClusterLedgers: what Keymaster remembers of each cluster (claims, removal memory), watched,
+  # created with the cluster's first claim or write and replaced after. Nobody else may write them
+  # (the ValidatingAdmissionPolicy of deploy/policies).
+  - apiGroups: [${GROUP}]
+    resources: [awsclusterledgers]
+    verbs: [list, watch, create, update]
 ${identityRules(kinds, identityKinds)}
   # The AutoControllerIdentityCreator feature gate (off by default) creates AWSClusterControllerIdentity
   # "default", allowing no namespace, when a cluster needs it. Remove this rule if you never turn it on.

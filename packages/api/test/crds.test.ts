@@ -12,13 +12,16 @@ function* nodes(schema: JSONSchemaProps, path = ''): Generator<[string, JSONSche
 describe('CRDs', () => {
   const crds = customResourceDefinitions();
 
-  it('has one CRD per kind, named <plural>.<group>, with the status subresource (account bindings aside) and the keymaster category', () => {
+  it('has one CRD per kind, named <plural>.<group>, with the status subresource (account bindings and the ledger aside) and the keymaster category', () => {
     expect(crds.map((crd) => crd.spec.names.kind)).to.deep.equal(KINDS.map((kind) => kind.kind));
     for (const crd of crds) {
       expect(crd.metadata.name).to.equal(`${crd.spec.names.plural}.${GROUP}`);
       expect(crd.spec.versions).to.have.length(1);
-      // An account binding is the platform's declaration, all spec: clusterctl move drops status.
-      const subresources = crd.spec.names.kind === 'AWSAccountBinding' ? undefined : { status: {} };
+      // An account binding is the platform's declaration and the ledger keeps everything in spec, all of
+      // them spec: clusterctl move creates objects with their status dropped.
+      const subresources = ['AWSAccountBinding', 'AWSClusterLedger'].includes(crd.spec.names.kind)
+        ? undefined
+        : { status: {} };
       expect(crd.spec.versions[0]?.subresources, crd.spec.names.kind).to.deep.equal(subresources);
       expect(crd.spec.versions[0]?.schema.openAPIV3Schema.properties?.['status'] !== undefined).to.equal(
         subresources !== undefined,
@@ -28,7 +31,7 @@ describe('CRDs', () => {
     }
   });
 
-  it('labels every CRD for clusterctl: identities and account bindings move as a hierarchy, AWSClusters with their namespace', () => {
+  it('labels every CRD for clusterctl: identities and account bindings move as a hierarchy, AWSClusters and their ledgers with their namespace', () => {
     const moves = Object.fromEntries(
       crds.map((crd) => {
         expect(crd.metadata.labels['clusterctl.cluster.x-k8s.io']).to.equal('');
@@ -45,6 +48,9 @@ describe('CRDs', () => {
       AWSCredentialsRequest: { 'clusterctl.cluster.x-k8s.io/move': '' },
       // Cluster-scoped like identities, and copied with every move as they are.
       AWSAccountBinding: { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
+      // Not below a move-hierarchy object (an AWSCluster moves with its namespace), so it needs its own
+      // label; clusterctl creates it after its owner and points its ownerReference at the owner's new UID.
+      AWSClusterLedger: { 'clusterctl.cluster.x-k8s.io/move': '' },
     });
   });
 

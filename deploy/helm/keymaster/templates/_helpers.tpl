@@ -62,6 +62,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [infrastructure.keymaster.dev]
   resources: [awsclusters/status]
   verbs: [update]
+- apiGroups: [infrastructure.keymaster.dev]
+  resources: [awsclusterledgers]
+  verbs: [list, watch, create, update]
 {{- end -}}
 
 {{/* The webhook Service's name, and where clientConfig points. */}}

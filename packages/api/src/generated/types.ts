@@ -73,6 +73,14 @@ export interface AWSAccountBinding {
   spec: AWSAccountBindingSpec;
 }
 
+/** What Keymaster remembers of the AWSCluster of the same namespace and name (its controlling owner, deleted with it): the cluster names it owns, and the tags it wrote on each resource, which removalPolicy Delete may remove. Written only by the controller, only after AWS accepted and read back what it records; an admission policy refuses every other writer but the platform's groups, and no AWS principal can write it. No status subresource: everything is spec, which clusterctl move carries (it creates objects with their status dropped). */
+export interface AWSClusterLedger {
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1';
+  kind: 'AWSClusterLedger';
+  metadata: ObjectMeta;
+  spec: AWSClusterLedgerSpec;
+}
+
 /** Every identity kind's object (IDENTITY_KINDS): a `switch` on `kind` that misses one fails the lint. */
 export type IdentityObject =
   AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity | AWSClusterWebIdentity;
@@ -476,4 +484,38 @@ export interface AWSCredentialsRequestStatus {
 export interface AWSAccountBindingSpec {
   /** The tenants (values of the tenancy label on identities) that may act in the account. Several tenants share it; an empty list binds it to none (every labelled identity resolving into it is refused). */
   tenants?: string[];
+}
+
+/** The cluster's claims and removal memory. */
+export interface AWSClusterLedgerSpec {
+  /** The cluster names this AWSCluster owns, per AWS account and region. */
+  claims?: LedgerClaim[];
+  /** What Keymaster wrote on the cluster's resources, resources of the same memory grouped. */
+  memory?: LedgerMemoryGroup[];
+  /** When the bookkeeping tags of releases up to 0.2.0 (keymaster.dev/claim, keymaster.dev/applied-*) were converted into this ledger and removed from the cluster's resources, or found to be none. Absent: not yet. */
+  legacyTagsConverted?: string;
+}
+
+/** A cluster name this AWSCluster owns in one AWS account and region: another AWSCluster of that clusterName there makes no AWS write. */
+export interface LedgerClaim {
+  /** The AWS account. */
+  accountID: string;
+  /** The AWS region. */
+  region: string;
+  /** The name in the resources' ownership tags. */
+  clusterName: string;
+  /** When the claim was recorded: of two ledgers claiming one name, the earlier owns it. */
+  since: string;
+}
+
+/** Resources whose memory is the same: what Keymaster wrote on each of them, by layer. */
+export interface LedgerMemoryGroup {
+  /** The resources, each as 16 characters (96 bits) of SHA-256 of its ARN: a cluster of 20 resources costs a few hundred bytes. `keymaster plan -o yaml` shows each resource by ARN with its memory. */
+  resources: string[];
+  /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Global (AWSTagPolicy) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */
+  global?: string[];
+  /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Account (the identity chain) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */
+  account?: string[];
+  /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Cluster (the AWSCluster) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */
+  cluster?: string[];
 }

@@ -2,6 +2,7 @@ import { accountBinding } from './account-binding.js';
 import { awsCluster } from './cluster.js';
 import { credentialsRequest } from './credentials-request.js';
 import { IDENTITY_DEFINITIONS } from './identities.js';
+import { clusterLedger } from './ledger.js';
 import { tagPolicy } from './tag-policy.js';
 import type { KindDefinition } from './kind.js';
 
@@ -12,4 +13,5 @@ export const KINDS: readonly KindDefinition[] = [
   tagPolicy,
   credentialsRequest,
   accountBinding,
+  clusterLedger,
 ];

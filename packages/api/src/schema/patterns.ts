@@ -30,6 +30,10 @@ export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 export const CLUSTER_NAME = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 /** A label's value (a tenant's name in the tenancy label): 63 characters at most, alphanumeric at both ends. */
 export const LABEL_VALUE = '^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$';
+/** A fingerprint of a key=value in an AWSClusterLedger: 12 characters of 6 bits (72 bits of SHA-256). */
+export const LEDGER_PRINT = '^[A-Za-z0-9+-]{12}$';
+/** A resource in an AWSClusterLedger: 16 characters of 6 bits (96 bits of SHA-256 of its ARN). */
+export const LEDGER_RESOURCE = '^[A-Za-z0-9+-]{16}$';
 export const CONDITION_REASON = '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$';
 
 export const LIMITS = {
