@@ -21,8 +21,10 @@ export {
   type TagValidationOptions,
 } from './validate.js';
 export { isOwnershipKey, ownershipOf, type Ownership } from './ownership.js';
-export { CLAIM_KEY, claimOf, type ClaimCheck, type ClaimVerdict } from './claim.js';
-export { MEMORY_KEYS, LAYERS, isBookkeepingKey } from './memory.js';
+export type { ClaimCheck, ClaimVerdict } from './claim.js';
+export { LAYERS, fingerprint, resourceDigest, ResourceMemory, type ResourcePrints } from './memory.js';
+export { ClusterMemory } from './cluster-memory.js';
+export { LEGACY_CLAIM_KEY, LEGACY_KEYS, LEGACY_MEMORY_KEYS, isKeymasterKey, legacyClaimOf } from './legacy.js';
 export {
   DEFAULT_LAYER_GRACE_PERIOD_MS,
   describeObject,
@@ -37,7 +39,6 @@ export { parseCustomTags, type ParsedCustomTags } from './custom-tags.js';
 export { arnRegion } from './arn.js';
 export { planTags, type PlanInput } from './plan/plan.js';
 export type {
-  Bookkeeping,
   RemovalPolicy,
   ResourceConflict,
   ResourceOutcome,

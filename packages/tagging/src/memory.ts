@@ -1,77 +1,63 @@
 import { createHash } from 'node:crypto';
-import { CLAIM_KEY } from './claim.js';
+import type { LedgerMemoryGroup } from '@keymaster/api';
 import type { LayerName } from './problems.js';
-import { entry } from './records.js';
-
-/**
- * What Keymaster wrote on a resource, kept on the resource itself: one tag per layer whose value
- * holds a fingerprint of each `key=value` Keymaster set from that layer. The removal policy reads it
- * instead of status, which tenants (or a clusterctl move) can rewrite or lose; AWS keeps it with the
- * tags it describes, and only principals that may tag the resource can change it.
- */
-export const MEMORY_KEYS: Readonly<Record<LayerName, string>> = {
-  Global: 'keymaster.dev/applied-global',
-  Account: 'keymaster.dev/applied-account',
-  Cluster: 'keymaster.dev/applied-cluster',
-};
 
 export const LAYERS: readonly LayerName[] = ['Global', 'Account', 'Cluster'];
 
-/** Keymaster's own tags (the claim and the memory): left out of what events and status report. */
-export const isBookkeepingKey = (key: string): boolean => key === CLAIM_KEY || Object.values(MEMORY_KEYS).includes(key);
+/** What Keymaster wrote on one resource, per layer, as the ledger keeps it (its fields, resources aside). */
+export type ResourcePrints = Omit<LedgerMemoryGroup, 'resources'>;
 
-/** The keys a report names: the layers' keys, or the bookkeeping keys when a write held nothing else. */
-export function reportedKeys(keys: readonly string[]): string[] {
-  const named = keys.filter((key) => !isBookkeepingKey(key));
-  return named.length > 0 ? named : [...keys];
-}
+/** The field of `ResourcePrints` (and of the ledger) of each layer. */
+export const PRINT_FIELDS = { Global: 'global', Account: 'account', Cluster: 'cluster' } as const satisfies Record<
+  LayerName,
+  keyof ResourcePrints
+>;
 
-/** Fingerprint characters: allowed in tag values everywhere, 64 of them (6 bits each). */
+/** Digest characters: allowed in tag values and Kubernetes fields everywhere, 64 of them (6 bits each). */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-';
-/** 4 characters = 24 bits; 64 fingerprints fill a 256-character value, more than a resource's 50 tags. */
-const FINGERPRINT_LENGTH = 4;
+
+/** The first `length` characters of SHA-256 of `text`, 6 bits each. */
+const digest = (text: string, length: number): string =>
+  Array.from(createHash('sha256').update(text).digest().subarray(0, length), (byte) => ALPHABET[byte & 63]).join('');
+
+/**
+ * 12 characters = 72 bits: a tenant that chooses the values of its cluster layer cannot find one whose
+ * fingerprint is another tool's `key=value` (24 bits, what the memory tags of releases up to 0.2.0
+ * held, take a second of brute force). Those are the first 4 characters of these.
+ */
+export const FINGERPRINT_LENGTH = 12;
 
 /** Fingerprints already computed: a fleet repeats the same few tags on every resource. */
 const prints = new Map<string, string>();
 /** Bounds the memo: a fleet's distinct tags fit many times over; past that it starts again. */
 const MAX_PRINTS = 10_000;
 
-/** The fingerprint of one tag, as memory tags hold it. */
+/** The fingerprint of one tag, as the ledger holds it. */
 export function fingerprint(key: string, value: string): string {
   const tag = `${key}\0${value}`;
   let print = prints.get(tag);
   if (print === undefined) {
-    const digest = createHash('sha256').update(tag).digest();
-    print = Array.from(digest.subarray(0, FINGERPRINT_LENGTH), (byte) => ALPHABET[byte & 63]).join('');
+    print = digest(tag, FINGERPRINT_LENGTH);
     if (prints.size >= MAX_PRINTS) prints.clear();
     prints.set(tag, print);
   }
   return print;
 }
 
-/** The fingerprints one layer's memory tag holds (empty when the resource has none). */
-function recalled(tags: Readonly<Record<string, string>>, layer: LayerName): Set<string> {
-  const value = entry(tags, MEMORY_KEYS[layer]) ?? '';
-  const prints = new Set<string>();
-  for (let at = 0; at + FINGERPRINT_LENGTH <= value.length; at += FINGERPRINT_LENGTH) {
-    prints.add(value.slice(at, at + FINGERPRINT_LENGTH));
-  }
-  return prints;
-}
+/** A resource as the ledger names it: 16 characters (96 bits) of SHA-256 of its ARN. */
+export const resourceDigest = (arn: string): string => digest(arn, 16);
 
-/** A resource's memory, read from its live tags and changed as a plan writes and removes tags. */
+/** A resource's memory: the fingerprints of what Keymaster wrote there, per layer, changed as a plan writes and removes tags. */
 export class ResourceMemory {
-  readonly #live: Readonly<Record<string, string>>;
   readonly #prints: Map<LayerName, Set<string>>;
 
-  constructor(live: Readonly<Record<string, string>>, prints?: ReadonlyMap<LayerName, ReadonlySet<string>>) {
-    this.#live = live;
-    this.#prints = new Map(LAYERS.map((layer) => [layer, new Set(prints?.get(layer) ?? recalled(live, layer))]));
+  constructor(prints: ResourcePrints = {}) {
+    this.#prints = new Map(LAYERS.map((layer) => [layer, new Set(prints[PRINT_FIELDS[layer]] ?? [])]));
   }
 
   /** An independent copy, to try changes on. */
   copy(): ResourceMemory {
-    return new ResourceMemory(this.#live, this.#prints);
+    return new ResourceMemory(this.prints());
   }
 
   /** The layer whose memory says Keymaster wrote `key=value` here, if any. */
@@ -89,20 +75,25 @@ export class ResourceMemory {
   /** Forgets `key=value` (removed, or overwritten) in every layer. */
   forget(key: string, value: string): void {
     const print = fingerprint(key, value);
-    for (const prints of this.#prints.values()) prints.delete(print);
+    for (const layerPrints of this.#prints.values()) layerPrints.delete(print);
   }
 
-  /** The memory tags to set and the ones to remove so that the resource remembers what it now carries. */
-  changes(): { set: Record<string, string>; remove: string[] } {
-    const set: Record<string, string> = {};
-    const remove: string[] = [];
+  /** Adds what `other` remembers. */
+  merge(other: ResourceMemory): void {
+    for (const layer of LAYERS) for (const print of other.#prints.get(layer)!) this.#prints.get(layer)!.add(print);
+  }
+
+  /** The fingerprints, sorted, per layer that has any. */
+  prints(): ResourcePrints {
+    const found: ResourcePrints = {};
     for (const layer of LAYERS) {
-      const key = MEMORY_KEYS[layer];
-      const value = [...this.#prints.get(layer)!].sort().join('');
-      const live = entry(this.#live, key);
-      if (value === '' && live !== undefined) remove.push(key);
-      else if (value !== '' && value !== live) set[key] = value;
+      const layerPrints = [...this.#prints.get(layer)!].sort();
+      if (layerPrints.length > 0) found[PRINT_FIELDS[layer]] = layerPrints;
     }
-    return { set, remove };
+    return found;
+  }
+
+  get empty(): boolean {
+    return LAYERS.every((layer) => this.#prints.get(layer)!.size === 0);
   }
 }

@@ -5,11 +5,13 @@ import { verifyWrites } from './apply/verify.js';
 import { retryPolicy, type RetryPolicy } from './aws/retry.js';
 import type { CallContext, TaggingSession } from './aws/tagging-api.js';
 import { SessionBatchers } from './batch/session-batchers.js';
-import { claimsFound, type ClaimCheck } from './claim.js';
+import type { ClaimCheck } from './claim.js';
+import { ClusterMemory } from './cluster-memory.js';
 import { discoverResources } from './discovery.js';
 import type { EffectiveTags } from './effective.js';
 import { ClusterNameClaimedError, TaggingInputError } from './errors.js';
-import { isBookkeepingKey } from './memory.js';
+import { LEGACY_KEYS, legacyClaimsFound } from './legacy.js';
+import { memoryAfter } from './memory-after.js';
 import type { LayerName } from './problems.js';
 import { checkClusterName, planTags } from './plan/plan.js';
 import type { RemovalPolicy, TagPlan } from './plan/types.js';
@@ -36,10 +38,17 @@ export interface ReconcileTagsInput {
   /** The layers whose dropped keys Delete may remove (`PlanInput.standingLayers`); default every layer. */
   standingLayers?: readonly LayerName[];
   /**
-   * Who owns the cluster name in the account, asked once discovery has run. A cluster that does not
-   * own it makes no write (`ClusterNameClaimedError`); the owner writes its claim on every resource.
+   * Who owns the cluster name in the account, asked once discovery has run and before any write. A
+   * cluster that does not own it makes no write (`ClusterNameClaimedError`).
    */
   claim?: ClaimCheck;
+  /** What Keymaster wrote on the cluster's resources (its ledger's memory): what Delete may remove. */
+  memory?: ClusterMemory;
+  /**
+   * Convert the cluster's legacy bookkeeping tags (`PlanInput.convertLegacy`): their claims go to
+   * `claim.decide`, their memory counts, and they are removed with the cluster's other removals.
+   */
+  convertLegacy?: boolean;
   /** Also find and tag resources whose ownership tag says `shared`. Default false. */
   includeShared?: boolean;
   /**
@@ -89,6 +98,10 @@ export interface TagReconcileResult {
   synced: boolean;
   /** Requests sent, by IAM action: every attempt counts, the SDK's own retries too. */
   requests: Record<string, number>;
+  /** What the ledger should remember now (`memoryAfter`): recorded only what AWS accepted and read back. */
+  memory: ClusterMemory;
+  /** The legacy bookkeeping tags were converted: every one the plan removes was removed (not in a dry run). */
+  legacyConverted: boolean;
 }
 
 /**
@@ -114,8 +127,12 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
   };
   const { clusterName, effective, managedTags, removalPolicy, includeShared, standingLayers, claim } = input;
   const { askedAt, expectedClusters: expected } = input;
+  const memory = input.memory ?? new ClusterMemory();
+  const convertLegacy = input.convertLegacy === true;
   const discovered = await discoverResources(context, { clusterName, regions, includeShared, askedAt, expected });
-  const verdict = claim?.decide(claimsFound(discovered.resources, clusterName));
+  input.signal?.throwIfAborted();
+  const legacyClaims = convertLegacy ? legacyClaimsFound(discovered.resources, clusterName) : new Set<string>();
+  const verdict = await claim?.decide(legacyClaims);
   if (verdict?.owner === false) throw new ClusterNameClaimedError(verdict.message);
   input.signal?.throwIfAborted();
   const plan = planTags({
@@ -127,7 +144,8 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     removalPolicy,
     includeShared,
     standingLayers,
-    ...(claim ? { claim: claim.claim } : {}),
+    memory,
+    convertLegacy,
   });
   const dryRun = input.dryRun === true;
   const written = dryRun
@@ -137,6 +155,8 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
   const failed = [...written.failed, ...checked.failed].sort(byArn);
   const applied = appliedChanges(checked.verified);
   const gone = written.gone.sort(byArn);
+  const resources = discovered.resources;
+  const untagFailed = new Set(failed.filter(({ action }) => action === 'tag:UntagResources').map(({ arn }) => arn));
   return {
     dryRun,
     plan,
@@ -147,6 +167,9 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     events: dryRun ? [] : taggingEvents(plan, { accountId: input.session.accountId, applied, failed }),
     synced: !dryRun && failedArns(plan, failed, gone).size === 0,
     requests: context.requests,
+    memory: memoryAfter({ memory, plan, resources, applied, gone, convertLegacy, dryRun }),
+    legacyConverted:
+      convertLegacy && !dryRun && plan.resources.every(({ arn, legacyTags }) => !legacyTags || !untagFailed.has(arn)),
   };
 }
 
@@ -168,12 +191,12 @@ function checkRegions(regions: readonly string[]): string[] {
 
 const byArn = (a: { arn: string }, b: { arn: string }) => (a.arn < b.arn ? -1 : a.arn > b.arn ? 1 : 0);
 
-/** The verified writes of the layers' tags (not Keymaster's bookkeeping), per resource in ARN order. */
+/** The verified writes of the layers' tags (not the legacy bookkeeping removed), per resource in ARN order. */
 function appliedChanges(verified: readonly Write[]): AppliedChange[] {
   const changes = new Map<string, { region: string; set: [string, string][]; removed: string[] }>();
   for (const write of verified) {
-    const set = Object.entries(write.tags ?? {}).filter(([key]) => !isBookkeepingKey(key));
-    const removed = write.tags ? [] : write.keys.filter((key) => !isBookkeepingKey(key));
+    const set = Object.entries(write.tags ?? {});
+    const removed = write.tags ? [] : write.keys.filter((key) => !LEGACY_KEYS.includes(key));
     if (set.length === 0 && removed.length === 0) continue;
     for (const arn of write.arns) {
       const change = changes.get(arn) ?? { region: write.region, set: [], removed: [] };

@@ -7,11 +7,12 @@ import {
   type AWSTagPolicy,
   type ResourceTag,
 } from '@keymaster/api';
-import { fingerprint } from '../src/memory.js';
 import {
-  isBookkeepingKey,
-  MEMORY_KEYS,
+  ClusterMemory,
+  fingerprint,
+  LEGACY_MEMORY_KEYS,
   planTags,
+  ResourceMemory,
   resolveEffectiveTags,
   tagLayers,
   type LayerName,
@@ -71,14 +72,16 @@ export function planFor(input: {
   regions?: Record<string, string>;
   validation?: TagValidationOptions;
   standingLayers?: LayerName[];
-  claim?: string;
+  memory?: ClusterMemory;
+  convertLegacy?: boolean;
 }): TagPlan {
   const layers = tagLayers({
     policy: policy(input.global ?? []),
     identities: [],
     cluster: cluster(input.clusterTags ?? {}),
   });
-  const { resources, managedTags, removalPolicy, includeShared, regions, standingLayers, claim } = input;
+  const { resources, managedTags, removalPolicy, includeShared, regions, standingLayers, memory, convertLegacy } =
+    input;
   const effective = resolveEffectiveTags(layers, input.validation);
   return planTags({
     clusterName: CLUSTER,
@@ -89,18 +92,27 @@ export function planFor(input: {
     includeShared,
     regions,
     standingLayers,
-    ...(claim ? { claim } : {}),
+    memory,
+    convertLegacy,
   });
 }
 
-/** The memory tag entries of a resource on which Keymaster wrote `tags` from `layer` before. */
-export const remembered = (layer: LayerName, tags: Record<string, string>): Record<string, string> => ({
-  [MEMORY_KEYS[layer]]: Object.entries(tags)
-    .map(([key, value]) => fingerprint(key, value))
+/** What Keymaster wrote, per resource and layer: the ledger's memory of it. */
+export function memoryOf(written: Record<string, Partial<Record<LayerName, Record<string, string>>>>): ClusterMemory {
+  const memory = new ClusterMemory();
+  for (const [arn, layers] of Object.entries(written)) {
+    const remembered = new ResourceMemory();
+    for (const [layer, tags] of Object.entries(layers))
+      for (const [key, value] of Object.entries(tags)) remembered.write(layer as LayerName, key, value);
+    memory.set(arn, remembered);
+  }
+  return memory;
+}
+
+/** The legacy memory tag of a resource on which a release up to 0.2.0 wrote `tags` from `layer`. */
+export const legacyRemembered = (layer: LayerName, tags: Record<string, string>): Record<string, string> => ({
+  [LEGACY_MEMORY_KEYS[layer]]: Object.entries(tags)
+    .map(([key, value]) => fingerprint(key, value).slice(0, 4))
     .sort()
     .join(''),
 });
-
-/** `tags` without Keymaster's bookkeeping (the claim and the memory). */
-export const withoutBookkeeping = (tags: Readonly<Record<string, string>>): Record<string, string> =>
-  Object.fromEntries(Object.entries(tags).filter(([key]) => !isBookkeepingKey(key)));

@@ -6,7 +6,7 @@ import { mapConcurrently, perRegion } from '../concurrency.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { chunks, MAX_ARNS_PER_CALL, writeGroups } from '../plan/batches.js';
 import type { TagPlan } from '../plan/types.js';
-import { reportedKeys } from '../memory.js';
+import { reportedKeys } from '../legacy.js';
 import type { GoneResource, TagFailure, Write } from './types.js';
 
 export interface AppliedWrites {

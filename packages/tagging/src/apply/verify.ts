@@ -5,7 +5,7 @@ import { mapConcurrently, perRegion } from '../concurrency.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { chunks } from '../plan/batches.js';
 import { AwsCallError } from '../errors.js';
-import { reportedKeys } from '../memory.js';
+import { reportedKeys } from '../legacy.js';
 import { entry } from '../records.js';
 import type { TagFailure, Write } from './types.js';
 

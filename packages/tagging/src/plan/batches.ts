@@ -53,19 +53,16 @@ export function writeGroups(plan: TagPlan): PlanBatches {
   const untagGroups = new Groups<string[]>();
   for (const resource of plan.resources) {
     if (resource.region === undefined) continue;
-    // Keymaster's bookkeeping goes in the same calls as the changes it records.
-    const writes = [
-      ...resource.add,
-      ...resource.update.map(({ key, to }) => ({ key, value: to })),
-      ...(resource.bookkeeping?.set ?? []),
-    ];
+    // Only the layers' keys: identical changes stay identical across resources and clusters.
+    const writes = [...resource.add, ...resource.update.map(({ key, to }) => ({ key, value: to }))];
     if (writes.length > 0) {
       const tags = Object.fromEntries(
         writes.sort((a, b) => compare(a.key, b.key)).map(({ key, value }) => [key, value]),
       );
       tagGroups.add(resource.region, tags, resource.arn);
     }
-    const removals = [...resource.remove.map(({ key }) => key), ...(resource.bookkeeping?.remove ?? [])];
+    // The legacy bookkeeping tags go in the same calls as the removals the cluster makes anyway.
+    const removals = [...resource.remove.map(({ key }) => key), ...(resource.legacyTags ?? [])];
     if (removals.length > 0) untagGroups.add(resource.region, removals.sort(), resource.arn);
   }
   return {

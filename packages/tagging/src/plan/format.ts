@@ -40,6 +40,10 @@ export function formatPlan(plan: TagPlan, options: FormatOptions = {}): string {
     'Tags left out',
     plan.problems.map((problem) => problem.message),
   );
+  section(
+    "Tags under keymaster.dev/ ignored (Keymaster writes none: they are someone else's)",
+    plan.ignoredBookkeepingKeys,
+  );
 
   const toChange = summary.resourcesDrifted - summary.resourcesOverLimit;
   lines.push(
@@ -63,6 +67,7 @@ function resourceLines(resource: ResourcePlan): string[] {
       ({ key, from, to, reason }) => `~ ${key}: ${quote(from)} -> ${quote(to)} (${UPDATE_REASONS[reason]})`,
     ),
     ...resource.remove.map(({ key, value }) => `- ${key} = ${quote(value)}`),
+    ...(resource.legacyTags ?? []).map((key) => `- ${key} (an older release's bookkeeping, now in the ledger)`),
     ...resource.conflicts.map(
       ({ key, live, applied }) =>
         `! ${key} = ${quote(live)} left in place: Keymaster applied ${quote(applied)}, someone changed it since`,

@@ -1,5 +1,7 @@
 import type { TagSource } from '@keymaster/api';
+import { ClusterMemory } from '../cluster-memory.js';
 import type { EffectiveTags } from '../effective.js';
+import { ignoredKeymasterKeys } from '../legacy.js';
 import { TaggingInputError } from '../errors.js';
 import { LAYERS } from '../memory.js';
 import { isOwnershipKey } from '../ownership.js';
@@ -31,8 +33,17 @@ export interface PlanInput {
    * cleared, re-created within the grace period) stays. Default: every layer.
    */
   standingLayers?: readonly LayerName[];
-  /** The claim value to write on every resource (`claimOf`); none when absent. */
-  claim?: string;
+  /**
+   * What Keymaster wrote on the cluster's resources (its AWSClusterLedger's memory). Removal reads it,
+   * never the resources' tags. Default: nothing remembered.
+   */
+  memory?: ClusterMemory;
+  /**
+   * Convert the bookkeeping tags of releases up to 0.2.0 on the resources (once per cluster): their
+   * memory counts as the ledger's, and the plan removes them. Default false: every keymaster.dev/ tag
+   * is someone else's, ignored and never removed.
+   */
+  convertLegacy?: boolean;
   /** The keys never removed (besides ownership and `aws:` keys). Default `DEFAULT_RESERVED_KEYS`. */
   reservedKeys?: ReservedKeys;
   /** Also tag resources whose ownership tag for this cluster says `shared`. Default false. */
@@ -65,7 +76,8 @@ export function planTags(input: PlanInput): TagPlan {
     managedTags: input.managedTags ?? {},
     removalPolicy: input.removalPolicy ?? 'Retain',
     reservedKeys: input.reservedKeys ?? DEFAULT_RESERVED_KEYS,
-    claim: input.claim,
+    memory: input.memory ?? new ClusterMemory(),
+    convertLegacy: input.convertLegacy ?? false,
     includeShared: input.includeShared ?? false,
     regions: input.regions ?? {},
   };
@@ -79,6 +91,7 @@ export function planTags(input: PlanInput): TagPlan {
     resources: Object.keys(input.resources)
       .sort()
       .map((arn) => planResource(arn, input.resources[arn]!, context)),
+    ignoredBookkeepingKeys: ignoredKeymasterKeys(input.resources, context),
   };
 }
 

@@ -1,13 +1,14 @@
 import { LIMITS } from '@keymaster/api';
 import { arnRegion } from '../arn.js';
-import { CLAIM_KEY } from '../claim.js';
-import { ResourceMemory } from '../memory.js';
+import type { ClusterMemory } from '../cluster-memory.js';
+import { isKeymasterKey, LEGACY_KEYS, legacyMemory } from '../legacy.js';
+import type { ResourceMemory } from '../memory.js';
 import { isOwnershipKey, ownershipOf } from '../ownership.js';
 import type { LayerName } from '../problems.js';
 import { entry } from '../records.js';
 import { reservation, type ReservedKeys } from '../reserved-keys.js';
 import { countUserTags, isAwsKey } from '../validate.js';
-import type { Bookkeeping, RemovalPolicy, ResourcePlan, SkipReason, TagUpdate, TagWrite } from './types.js';
+import type { RemovalPolicy, ResourcePlan, SkipReason, TagUpdate, TagWrite } from './types.js';
 
 type Tags = Readonly<Record<string, string>>;
 
@@ -24,8 +25,10 @@ export interface PlanContext {
   managedTags: Tags;
   removalPolicy: RemovalPolicy;
   reservedKeys: ReservedKeys;
-  /** The claim value this cluster writes on its resources (`claimOf`), if it claims them. */
-  claim?: string | undefined;
+  /** What Keymaster wrote on the cluster's resources (the ledger's memory). */
+  memory: ClusterMemory;
+  /** Whether the legacy bookkeeping tags are converted (their memory read, the tags removed). */
+  convertLegacy: boolean;
   includeShared: boolean;
   regions: Tags;
 }
@@ -60,7 +63,7 @@ export function planResource(arn: string, live: Tags, context: PlanContext): Res
   }
 
   const remove: TagWrite[] = [];
-  const memory = new ResourceMemory(live);
+  const memory = memoryBefore(arn, live, context);
   if (context.removalPolicy === 'Delete') {
     for (const [key, current] of Object.entries(live)) {
       if (Object.hasOwn(context.desired, key) || !removable(key, context.reservedKeys)) continue;
@@ -70,23 +73,63 @@ export function planResource(arn: string, live: Tags, context: PlanContext): Res
     }
   }
   const conflicts = removalConflicts(live, context);
+  const legacyTags = context.convertLegacy ? LEGACY_KEYS.filter((key) => entry(live, key) !== undefined) : [];
+  const legacy = legacyTags.length > 0 ? { legacyTags } : {};
 
   for (const { key, value } of remove) memory.forget(key, value);
   for (const { key, from, to } of update) memory.write(context.layers[key]!, key, to, from);
-  const withAdds = bookkeeping(memory, add, live, context);
-  const userTags = countUserTags(live) + add.length - remove.length + bookkeepingCount(withAdds, live);
+  const userTags = countUserTags(live) + add.length - remove.length - legacyTags.length;
   if (add.length > 0 && userTags > LIMITS.tagsPerResource) {
     const overLimit = { limit: LIMITS.tagsPerResource, userTags, withheld: add };
-    const records = bookkeeping(memory, [], live, context);
-    return { arn, region, outcome: 'OverLimit', add: [], update, remove, conflicts, ...records, overLimit };
+    return {
+      arn,
+      region,
+      outcome: 'OverLimit',
+      add: [],
+      update,
+      remove,
+      conflicts,
+      ...legacy,
+      ...remembered(memory),
+      overLimit,
+    };
   }
-  const changes = add.length + update.length + remove.length + Object.keys(withAdds).length;
-  return { arn, region, outcome: changes > 0 ? 'Change' : 'InSync', add, update, remove, conflicts, ...withAdds };
+  for (const { key, value } of add) memory.write(context.layers[key]!, key, value);
+  const changes = add.length + update.length + remove.length + legacyTags.length;
+  return {
+    arn,
+    region,
+    outcome: changes > 0 ? 'Change' : 'InSync',
+    add,
+    update,
+    remove,
+    conflicts,
+    ...legacy,
+    ...remembered(memory),
+  };
 }
+
+/**
+ * What Keymaster remembers of the resource before the plan's writes: the ledger's memory, and while
+ * the cluster's legacy bookkeeping is converted, what the resource's legacy memory tags say.
+ */
+export function memoryBefore(
+  arn: string,
+  live: Tags,
+  context: Pick<PlanContext, 'memory' | 'convertLegacy'>,
+): ResourceMemory {
+  const memory = context.memory.of(arn);
+  if (context.convertLegacy) memory.merge(legacyMemory(live));
+  return memory;
+}
+
+/** The plan's `memory` field: absent when nothing is remembered. */
+const remembered = (memory: ResourceMemory): Pick<ResourcePlan, 'memory'> =>
+  memory.empty ? {} : { memory: memory.prints() };
 
 /** Keys the Delete policy may consider at all: never AWS's, ownership, reserved or Keymaster's own keys. */
 const removable = (key: string, reservedKeys: ReservedKeys) =>
-  !isOwnershipKey(key) && !isAwsKey(key) && reservation(key, reservedKeys) === undefined;
+  !isOwnershipKey(key) && !isAwsKey(key) && !isKeymasterKey(key) && reservation(key, reservedKeys) === undefined;
 
 /** Dropped keys that status says were applied with another value than the live one (a report only). */
 function removalConflicts(live: Tags, context: PlanContext): ResourcePlan['conflicts'] {
@@ -97,31 +140,6 @@ function removalConflicts(live: Tags, context: PlanContext): ResourcePlan['confl
     return removable(key, context.reservedKeys) ? [{ key, live: current, applied }] : [];
   });
 }
-
-/**
- * Keymaster's own tags after the writes (the claim, and the memory with `adds` recorded), as the
- * plan's `bookkeeping` field: absent when they need no change.
- */
-function bookkeeping(
-  memory: ResourceMemory,
-  adds: readonly TagWrite[],
-  live: Tags,
-  context: PlanContext,
-): { bookkeeping?: Bookkeeping } {
-  const scratch = memory.copy();
-  for (const { key, value } of adds) scratch.write(context.layers[key]!, key, value);
-  const { set, remove } = scratch.changes();
-  if (context.claim !== undefined && entry(live, CLAIM_KEY) !== context.claim) set[CLAIM_KEY] = context.claim;
-  if (Object.keys(set).length === 0 && remove.length === 0) return {};
-  const writes = Object.entries(set)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, value]) => ({ key, value }));
-  return { bookkeeping: { set: writes, remove } };
-}
-
-/** How many user tags the bookkeeping adds to the resource (new keys less removed ones). */
-const bookkeepingCount = ({ bookkeeping: records }: { bookkeeping?: Bookkeeping }, live: Tags) =>
-  (records?.set.filter(({ key }) => entry(live, key) === undefined).length ?? 0) - (records?.remove.length ?? 0);
 
 function updateReason(key: string, current: string, context: PlanContext): TagUpdate['reason'] {
   const applied = entry(context.managedTags, key);

@@ -1,4 +1,5 @@
 import type { ClusterTagging, TagConflict, TagSource } from '@keymaster/api';
+import type { ResourcePrints } from '../memory.js';
 import type { TagProblem } from '../problems.js';
 
 /** What happens to a key that no layer sets any more (spec.tagging.removalPolicy). */
@@ -39,15 +40,6 @@ export interface ResourceConflict {
   applied: string;
 }
 
-/**
- * Keymaster's own tags on a resource, written with the changes: the claim of the cluster name and the
- * memory of what Keymaster wrote (see docs/tagging.md, "Removal").
- */
-export interface Bookkeeping {
-  set: TagWrite[];
-  remove: string[];
-}
-
 export interface ResourcePlan {
   arn: string;
   /** The region the calls for this resource go to; absent when the resource is skipped for lack of one. */
@@ -57,8 +49,13 @@ export interface ResourcePlan {
   update: TagUpdate[];
   remove: TagWrite[];
   conflicts: ResourceConflict[];
-  /** Keymaster's own tags to set and remove with the changes; absent when they need none. */
-  bookkeeping?: Bookkeeping;
+  /**
+   * The bookkeeping tags of releases up to 0.2.0 to remove with the changes, once their memory is
+   * converted into the ledger (`PlanInput.convertLegacy`); absent when there are none.
+   */
+  legacyTags?: string[];
+  /** What Keymaster will remember of the resource once the writes are made: the fingerprints per layer. */
+  memory?: ResourcePrints;
   /** Set when the adds would take the resource over AWS's limit: they are withheld, updates and removals go on. */
   overLimit?: { limit: number; userTags: number; withheld: TagWrite[] };
   skip?: { reason: SkipReason; message: string };
@@ -77,4 +74,9 @@ export interface TagPlan {
   problems: TagProblem[];
   /** One entry per resource, in ARN order. */
   resources: ResourcePlan[];
+  /**
+   * Keys under keymaster.dev/ found on the resources that Keymaster does not convert: it writes no tag
+   * of its own, so they are someone else's; ignored, never removed. Sorted.
+   */
+  ignoredBookkeepingKeys: string[];
 }

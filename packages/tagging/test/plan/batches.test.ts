@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { batchPlan, MAX_ARNS_PER_CALL, TaggingInputError } from '../../src/index.js';
-import { instanceArn, owned, planFor, remembered, withoutBookkeeping } from '../fixtures.js';
+import { instanceArn, memoryOf, owned, planFor } from '../fixtures.js';
 
 /** `count` instance ARNs in `region`, each with `tags` on top of the ownership tags. */
 const instances = (count: number, region: string, tags: Record<string, string> = {}) =>
@@ -17,7 +17,7 @@ describe('batchPlan', () => {
     const { tag, untag } = batchPlan(plan);
     expect(tag.map(({ arns }) => arns.length)).to.deep.equal([20, 20, 5]);
     expect(tag.every((batch) => batch.region === 'eu-west-1')).to.equal(true);
-    expect(withoutBookkeeping(tag[0]!.tags)).to.deep.equal({ env: 'dev', team: 'a' });
+    expect(tag[0]!.tags).to.deep.equal({ env: 'dev', team: 'a' });
     expect(new Set(tag.flatMap(({ arns }) => arns)).size).to.equal(45);
     expect(untag).to.deep.equal([]);
   });
@@ -34,20 +34,21 @@ describe('batchPlan', () => {
   });
 
   it('sets adds and updates together, and groups only resources that need the very same tags', () => {
-    const before = remembered('Cluster', { team: 'a' });
+    const resources = {
+      ...instances(2, 'eu-west-1', { team: 'a' }),
+      [instanceArn('i-drifted')]: { ...owned(), team: 'edited' },
+      [instanceArn('i-sync')]: { ...owned(), team: 'a', env: 'dev' },
+    };
     const plan = planFor({
       clusterTags: { team: 'a', env: 'dev' },
       managedTags: { team: 'a', env: 'dev' },
-      resources: {
-        ...instances(2, 'eu-west-1', { team: 'a', ...before }),
-        [instanceArn('i-drifted')]: { ...owned(), team: 'edited', ...before },
-        [instanceArn('i-sync')]: { ...owned(), team: 'a', env: 'dev' },
-      },
+      memory: memoryOf(Object.fromEntries(Object.keys(resources).map((arn) => [arn, { Cluster: { team: 'a' } }]))),
+      resources,
     });
-    const after = remembered('Cluster', { team: 'a', env: 'dev' });
+    // No bookkeeping rides along: the calls carry the layers' keys only.
     expect(batchPlan(plan).tag.map(({ tags, arns }) => [tags, arns])).to.have.deep.members([
-      [{ env: 'dev', ...after }, [instanceArn('i-0000'), instanceArn('i-0001')]],
-      [{ env: 'dev', team: 'a', ...after }, [instanceArn('i-drifted')]],
+      [{ env: 'dev' }, [instanceArn('i-0000'), instanceArn('i-0001')]],
+      [{ env: 'dev', team: 'a' }, [instanceArn('i-drifted')]],
     ]);
   });
 
@@ -56,28 +57,40 @@ describe('batchPlan', () => {
       clusterTags: { team: 'a' },
       managedTags: { team: 'a', old: '1', older: '2' },
       removalPolicy: 'Delete',
+      memory: memoryOf({
+        [instanceArn('i-a')]: { Cluster: { old: '1' } },
+        [instanceArn('i-b')]: { Cluster: { old: '1' } },
+        [instanceArn('i-c')]: { Cluster: { old: '1', older: '2' } },
+      }),
       resources: {
-        [instanceArn('i-a')]: { ...owned(), team: 'a', old: '1', older: '2', ...remembered('Cluster', { old: '1' }) },
-        [instanceArn('i-b')]: { ...owned(), old: '1', older: '2', ...remembered('Cluster', { old: '1' }) },
-        [instanceArn('i-c')]: {
-          ...owned(),
-          team: 'a',
-          old: '1',
-          older: '2',
-          ...remembered('Cluster', { old: '1', older: '2' }),
-        },
+        [instanceArn('i-a')]: { ...owned(), team: 'a', old: '1', older: '2' },
+        [instanceArn('i-b')]: { ...owned(), old: '1', older: '2' },
+        [instanceArn('i-c')]: { ...owned(), team: 'a', old: '1', older: '2' },
       },
     });
     const { tag, untag } = batchPlan(plan);
-    // Only what the memory says Keymaster wrote goes (older stays on i-a and i-b), and the memory with it.
-    expect(tag.map(({ tags, arns }) => [Object.keys(withoutBookkeeping(tags)), arns])).to.deep.equal([
-      [['team'], [instanceArn('i-b')]],
-    ]);
-    const memory = 'keymaster.dev/applied-cluster';
+    // Only what the memory says Keymaster wrote goes (older stays on i-a and i-b).
+    expect(tag.map(({ tags, arns }) => [Object.keys(tags), arns])).to.deep.equal([[['team'], [instanceArn('i-b')]]]);
     expect(untag.map(({ keys, arns }) => [keys, arns])).to.have.deep.members([
-      [[memory, 'old'], [instanceArn('i-a')]],
-      [[memory, 'old', 'older'], [instanceArn('i-c')]],
-      [['old'], [instanceArn('i-b')]],
+      [['old'], [instanceArn('i-a'), instanceArn('i-b')]],
+      [['old', 'older'], [instanceArn('i-c')]],
+    ]);
+  });
+
+  it("removes legacy bookkeeping tags in the same calls as the cluster's removals", () => {
+    const plan = planFor({
+      clusterTags: { team: 'a' },
+      removalPolicy: 'Delete',
+      convertLegacy: true,
+      memory: memoryOf({ [instanceArn('i-a')]: { Cluster: { old: '1' } } }),
+      resources: {
+        [instanceArn('i-a')]: { ...owned(), team: 'a', old: '1', 'keymaster.dev/claim': 'c' },
+        [instanceArn('i-b')]: { ...owned(), team: 'a', 'keymaster.dev/claim': 'c' },
+      },
+    });
+    expect(batchPlan(plan).untag.map(({ keys, arns }) => [keys, arns])).to.have.deep.members([
+      [['keymaster.dev/claim', 'old'], [instanceArn('i-a')]],
+      [['keymaster.dev/claim'], [instanceArn('i-b')]],
     ]);
   });
 
@@ -91,7 +104,7 @@ describe('batchPlan', () => {
         [instanceArn('i-shared')]: owned('shared'),
       },
     });
-    expect(batchPlan(plan).tag.map(({ tags, arns }) => [withoutBookkeeping(tags), arns])).to.deep.equal([
+    expect(batchPlan(plan).tag.map(({ tags, arns }) => [tags, arns])).to.deep.equal([
       [{ team: 'a' }, [instanceArn('i-full')]],
     ]);
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { planChanges } from '../../src/index.js';
-import { CLUSTER_OBJECT, POLICY, instanceArn, owned, planFor, remembered } from '../fixtures.js';
+import { CLUSTER_OBJECT, POLICY, instanceArn, memoryOf, owned, planFor } from '../fixtures.js';
 
 describe('planChanges', () => {
   const full = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`other-${i}`, 'x']));
@@ -12,16 +12,9 @@ describe('planChanges', () => {
     clusterTags: { env: 'dev', team: 'a' },
     managedTags: { team: 'old', legacy: 'x', owner: 'alice' },
     removalPolicy: 'Delete',
+    memory: memoryOf({ [instanceArn('i-2')]: { Cluster: { team: 'old', legacy: 'x', owner: 'alice' } } }),
     resources: {
-      [instanceArn('i-2')]: {
-        ...owned(),
-        env: 'prod',
-        team: 'old',
-        'cost-center': '1000',
-        legacy: 'x',
-        owner: 'bob',
-        ...remembered('Cluster', { team: 'old', legacy: 'x', owner: 'alice' }),
-      },
+      [instanceArn('i-2')]: { ...owned(), env: 'prod', team: 'old', 'cost-center': '1000', legacy: 'x', owner: 'bob' },
       [instanceArn('i-1')]: { ...owned(), env: 'prod', team: 'a', 'cost-center': '1000' },
       [instanceArn('i-3')]: { ...owned(), ...full },
       [instanceArn('i-4')]: owned('shared'),

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { formatPlan, planTags, resolveEffectiveTags, tagLayers } from '../../src/index.js';
-import { cluster, instanceArn, owned, planFor, policy, remembered, roleIdentity } from '../fixtures.js';
+import { cluster, instanceArn, memoryOf, owned, planFor, policy, roleIdentity } from '../fixtures.js';
 
 const ARN = 'arn:aws:ec2:eu-west-1:111122223333';
 const appTags = Object.fromEntries(Array.from({ length: 47 }, (_, i) => [`app-${i}`, 'x']));
@@ -33,6 +33,7 @@ const examplePlan = () =>
       legacy: 'x',
     },
     removalPolicy: 'Delete',
+    memory: memoryOf({ [`${ARN}:instance/i-0a1`]: { Cluster: { owner: 'alice', legacy: 'x' } } }),
     resources: {
       [`${ARN}:instance/i-0a1`]: {
         ...owned(),
@@ -42,7 +43,6 @@ const examplePlan = () =>
         team: 'analytics',
         owner: 'alice',
         legacy: 'y',
-        ...remembered('Cluster', { owner: 'alice', legacy: 'x' }),
       },
       [`${ARN}:volume/vol-0b2`]: {
         ...owned(),
@@ -80,7 +80,7 @@ describe('formatPlan', () => {
         '      - owner = "alice"',
         '      ! legacy = "y" left in place: Keymaster applied "x", someone changed it since',
         `  over-limit ${ARN}:security-group/sg-0c3`,
-        '      ! not added, the resource would carry 56 user tags and AWS allows 50: ' +
+        '      ! not added, the resource would carry 53 user tags and AWS allows 50: ' +
           'cost-center = "4200", red-hat-managed = "true", team = "analytics", tenant = "b"',
         `  skip ${ARN}:vpc/vpc-0d4: the resource is shared with other clusters; includeShared would tag it (Shared)`,
         '  skip arn:aws:s3:::analytics-dev-ignition: the ARN carries no region and discovery gave none (UnknownRegion)',

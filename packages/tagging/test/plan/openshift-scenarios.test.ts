@@ -53,8 +53,8 @@ const scenarios: Scenario[] = [
       [ARN]: {
         outcome: 'OverLimit',
         add: [],
-        // 48 + 2 ownership tags + the add + Keymaster's memory tag for it.
-        overLimit: { limit: 50, userTags: 52, withheld: [{ key: 'key_infra1', value: 'value_infra1' }] },
+        // 48 + 2 ownership tags + the add (Keymaster's memory is in the ledger, not a tag).
+        overLimit: { limit: 50, userTags: 51, withheld: [{ key: 'key_infra1', value: 'value_infra1' }] },
       },
     },
   },

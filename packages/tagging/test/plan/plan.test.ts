@@ -1,12 +1,21 @@
 import { expect } from 'chai';
-import { planTags, resolveEffectiveTags, TaggingInputError, type ResourcePlan } from '../../src/index.js';
-import { CLAIM_KEY, MEMORY_KEYS } from '../../src/index.js';
-import { CLUSTER, instanceArn, owned, planFor, remembered } from '../fixtures.js';
+import {
+  ClusterMemory,
+  fingerprint,
+  LEGACY_CLAIM_KEY,
+  planTags,
+  resolveEffectiveTags,
+  TaggingInputError,
+  type ResourcePlan,
+} from '../../src/index.js';
+import { CLUSTER, instanceArn, legacyRemembered, memoryOf, owned, planFor } from '../fixtures.js';
 
 const ARN = instanceArn('i-1');
 const one = (plan: { resources: ResourcePlan[] }) => plan.resources[0]!;
 /** `count` unmanaged user tags, as other tools leave them on a resource. */
 const unmanaged = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`other-${i}`, 'x']));
+/** A value of `note` whose fingerprint starts as that of legal-hold=yes (found by brute force). */
+const COLLIDING_NOTE = 'x6524245';
 
 describe('planTags', () => {
   describe('outcomes', () => {
@@ -70,12 +79,12 @@ describe('planTags', () => {
       legacy: 'old',
       edited: 'changed',
       kept: 'k',
-      ...remembered('Cluster', written),
     };
+    const memory = memoryOf({ [ARN]: { Cluster: written } });
     const managedTags = { ...written, gone: 'x' };
 
     it('Retain (the default) leaves a key dropped from the layers where it is', () => {
-      const resource = one(planFor({ clusterTags: { team: 'a' }, managedTags, resources: { [ARN]: live } }));
+      const resource = one(planFor({ clusterTags: { team: 'a' }, managedTags, memory, resources: { [ARN]: live } }));
       expect(resource).to.deep.include({ outcome: 'InSync', remove: [], conflicts: [] });
     });
 
@@ -84,6 +93,7 @@ describe('planTags', () => {
         clusterTags: { team: 'a' },
         managedTags,
         removalPolicy: 'Delete',
+        memory,
         resources: { [ARN]: live },
       });
       expect(one(plan)).to.deep.include({
@@ -98,7 +108,8 @@ describe('planTags', () => {
       const plan = planFor({
         removalPolicy: 'Delete',
         managedTags: forged,
-        resources: { [ARN]: { ...forged, ...remembered('Cluster', forged) } },
+        memory: memoryOf({ [ARN]: { Cluster: forged } }),
+        resources: { [ARN]: forged },
       });
       expect(one(plan)).to.deep.include({ outcome: 'InSync', remove: [] });
     });
@@ -117,59 +128,125 @@ describe('planTags', () => {
     it('never remembers a key whose value another tool already set, so Delete leaves it when dropped', () => {
       const before = { ...owned(), 'legal-hold': 'yes' };
       const adopted = one(planFor({ clusterTags: { 'legal-hold': 'yes', team: 'a' }, resources: { [ARN]: before } }));
-      const memory = adopted.bookkeeping!.set.find(({ key }) => key === MEMORY_KEYS.Cluster)!.value;
-      expect(memory).to.equal(remembered('Cluster', { team: 'a' })[MEMORY_KEYS.Cluster]);
+      expect(adopted.memory).to.deep.equal({ cluster: [fingerprint('team', 'a')] });
 
-      const after = { ...before, team: 'a', [MEMORY_KEYS.Cluster]: memory };
-      const dropped = one(planFor({ removalPolicy: 'Delete', resources: { [ARN]: after } }));
+      const memory = ClusterMemory.fromLedger([{ resources: [], ...adopted.memory }]);
+      memory.set(ARN, memoryOf({ [ARN]: { Cluster: { team: 'a' } } }).of(ARN));
+      const after = { ...before, team: 'a' };
+      const dropped = one(planFor({ removalPolicy: 'Delete', memory, resources: { [ARN]: after } }));
       expect(dropped.remove).to.deep.equal([{ key: 'team', value: 'a' }]);
     });
 
     it('keeps the keys of a layer that no longer stands (policy deleted, tags cleared, re-created lately)', () => {
-      const resources = { [ARN]: { ...owned(), cost: '1', ...remembered('Global', { cost: '1' }) } };
-      const gone = one(planFor({ removalPolicy: 'Delete', standingLayers: ['Account', 'Cluster'], resources }));
+      const resources = { [ARN]: { ...owned(), cost: '1' } };
+      const memory = memoryOf({ [ARN]: { Global: { cost: '1' } } });
+      const gone = one(planFor({ removalPolicy: 'Delete', standingLayers: ['Account', 'Cluster'], memory, resources }));
       expect(gone).to.deep.include({ outcome: 'InSync', remove: [] });
-      const standing = one(planFor({ removalPolicy: 'Delete', resources }));
+      const standing = one(planFor({ removalPolicy: 'Delete', memory, resources }));
       expect(standing.remove).to.deep.equal([{ key: 'cost', value: '1' }]);
     });
 
     it('never removes a key another layer still sets, such as a Deny of the policy', () => {
-      const resources = { [ARN]: { ...owned(), abac: 'x', ...remembered('Cluster', { abac: 'x' }) } };
       const plan = planFor({
         global: [{ key: 'abac', value: 'x', overridePolicy: 'Deny' }],
         removalPolicy: 'Delete',
-        resources,
+        memory: memoryOf({ [ARN]: { Cluster: { abac: 'x' } } }),
+        resources: { [ARN]: { ...owned(), abac: 'x' } },
+      });
+      expect(one(plan)).to.deep.include({ outcome: 'InSync', remove: [] });
+    });
+
+    it('reads memory from the ledger only: memory tags on the resource, forged or copied, remove nothing', () => {
+      const forged = { ...owned(), 'legal-hold': 'yes', ...legacyRemembered('Cluster', { 'legal-hold': 'yes' }) };
+      const plan = planFor({ removalPolicy: 'Delete', resources: { [ARN]: forged } });
+      expect(one(plan)).to.deep.include({ outcome: 'InSync', remove: [] });
+      expect(plan.ignoredBookkeepingKeys).to.deep.equal(['keymaster.dev/applied-cluster']);
+    });
+
+    it('binds memory to its resource: what Keymaster wrote on one resource removes nothing on another', () => {
+      const other = instanceArn('i-2');
+      const plan = planFor({
+        removalPolicy: 'Delete',
+        memory: memoryOf({ [ARN]: { Cluster: { team: 'a' } } }),
+        resources: { [ARN]: { ...owned(), team: 'a' }, [other]: { ...owned(), team: 'a' } },
+      });
+      expect(plan.resources.map(({ arn, remove }) => [arn, remove])).to.deep.equal([
+        [ARN, [{ key: 'team', value: 'a' }]],
+        [other, []],
+      ]);
+    });
+
+    it('removes nothing for a value whose 24-bit print collides with a remembered one: the ledger keeps 72 bits', () => {
+      // fingerprint('note', 'x6524245') and fingerprint('legal-hold', 'yes') share their first 4 characters,
+      // all the memory tags of releases up to 0.2.0 held.
+      const [collision, target] = [fingerprint('note', COLLIDING_NOTE), fingerprint('legal-hold', 'yes')];
+      expect(collision.slice(0, 4)).to.equal(target.slice(0, 4));
+      expect(collision).not.to.equal(target);
+      const plan = planFor({
+        removalPolicy: 'Delete',
+        memory: memoryOf({ [ARN]: { Cluster: { note: COLLIDING_NOTE } } }),
+        resources: { [ARN]: { ...owned(), 'legal-hold': 'yes' } },
       });
       expect(one(plan)).to.deep.include({ outcome: 'InSync', remove: [] });
     });
   });
 
-  describe('bookkeeping', () => {
-    it('remembers each write under the layer that won the key, and forgets the value it replaces', () => {
+  describe('memory', () => {
+    it('says what each resource remembers after the writes: each write under the layer that won the key, the value it replaces forgotten', () => {
       const resource = one(
         planFor({
           global: [{ key: 'cost', value: '2' }],
           clusterTags: { team: 'a' },
-          resources: { [ARN]: { ...owned(), cost: '1', ...remembered('Global', { cost: '1', other: 'o' }) } },
+          memory: memoryOf({ [ARN]: { Global: { cost: '1', other: 'o' } } }),
+          resources: { [ARN]: { ...owned(), cost: '1' } },
         }),
       );
-      expect(resource.bookkeeping).to.deep.equal({
-        set: [
-          { key: MEMORY_KEYS.Cluster, value: remembered('Cluster', { team: 'a' })[MEMORY_KEYS.Cluster] },
-          { key: MEMORY_KEYS.Global, value: remembered('Global', { cost: '2', other: 'o' })[MEMORY_KEYS.Global] },
-        ],
-        remove: [],
+      expect(resource.memory).to.deep.equal({
+        global: [fingerprint('cost', '2'), fingerprint('other', 'o')].sort(),
+        cluster: [fingerprint('team', 'a')],
       });
+      expect(resource.add).to.deep.equal([{ key: 'team', value: 'a' }]);
     });
 
-    it('writes the claim on a resource that lacks it, and nothing on one that has it and is in sync', () => {
+    it('writes no tag of its own: a resource in sync needs no write, whatever it remembers', () => {
       const plan = planFor({
-        claim: 'c1',
-        resources: { [instanceArn('i-1')]: owned(), [instanceArn('i-2')]: { ...owned(), [CLAIM_KEY]: 'c1' } },
+        clusterTags: { team: 'a' },
+        memory: memoryOf({ [ARN]: { Cluster: { team: 'a' } } }),
+        resources: { [ARN]: { ...owned(), team: 'a' }, [instanceArn('i-2')]: { ...owned(), team: 'a' } },
       });
-      expect(plan.resources.map(({ outcome, bookkeeping }) => [outcome, bookkeeping])).to.deep.equal([
-        ['Change', { set: [{ key: CLAIM_KEY, value: 'c1' }], remove: [] }],
+      expect(plan.resources.map(({ outcome, memory }) => [outcome, memory])).to.deep.equal([
+        ['InSync', { cluster: [fingerprint('team', 'a')] }],
         ['InSync', undefined],
+      ]);
+    });
+
+    it('converts legacy bookkeeping: its memory counts for the values the resource carries, and its tags go', () => {
+      const legacy = {
+        ...owned(),
+        team: 'a',
+        stale: 'now',
+        [LEGACY_CLAIM_KEY]: 'c1',
+        ...legacyRemembered('Cluster', { team: 'a', stale: 'before' }),
+        'keymaster.dev/other': 'x',
+      };
+      const input = { removalPolicy: 'Delete' as const, resources: { [ARN]: legacy } };
+      const converted = one(planFor({ ...input, convertLegacy: true }));
+      expect(converted).to.deep.include({
+        outcome: 'Change',
+        remove: [{ key: 'team', value: 'a' }],
+        legacyTags: [LEGACY_CLAIM_KEY, 'keymaster.dev/applied-cluster'],
+      });
+      // Removing team forgets it: stale's legacy print matches no live value, so nothing is left.
+      expect(converted.memory).to.equal(undefined);
+      expect(planFor({ ...input, convertLegacy: true }).ignoredBookkeepingKeys).to.deep.equal(['keymaster.dev/other']);
+      // Once converted, the same tags are someone else's: nothing read, nothing removed, all reported.
+      const after = planFor(input);
+      expect(one(after)).to.deep.include({ outcome: 'InSync', remove: [] });
+      expect(one(after).legacyTags).to.equal(undefined);
+      expect(after.ignoredBookkeepingKeys).to.deep.equal([
+        'keymaster.dev/applied-cluster',
+        LEGACY_CLAIM_KEY,
+        'keymaster.dev/other',
       ]);
     });
   });
@@ -236,14 +313,14 @@ describe('planTags', () => {
         clusterTags: { a: '1', b: '2', team: 'new' },
         managedTags: { team: 'old', legacy: 'x' },
         removalPolicy: 'Delete',
-        // 45 + ownership 2 + team + legacy + memory = 50 user tags; aws: tags do not count.
+        // 46 + ownership 2 + team + legacy = 50 user tags; aws: tags do not count.
+        memory: memoryOf({ [ARN]: { Cluster: { team: 'old', legacy: 'x' } } }),
         resources: {
           [ARN]: {
-            ...unmanaged(45),
+            ...unmanaged(46),
             ...owned(),
             team: 'old',
             legacy: 'x',
-            ...remembered('Cluster', { team: 'old', legacy: 'x' }),
             'aws:autoscaling:groupName': 'g',
           },
         },
@@ -265,11 +342,12 @@ describe('planTags', () => {
     });
 
     it('adds up to exactly 50 user tags, counting the room removals free', () => {
-      // 45 + 2 ownership tags + legacy + memory = 49 user tags: removing legacy and adding a and b makes 50.
+      // 46 + 2 ownership tags + legacy = 49 user tags: removing legacy and adding a and b makes 50.
       const input = {
         clusterTags: { a: '1', b: '2' },
         managedTags: { legacy: 'x' },
-        resources: { [ARN]: { ...unmanaged(45), ...owned(), legacy: 'x', ...remembered('Cluster', { legacy: 'x' }) } },
+        memory: memoryOf({ [ARN]: { Cluster: { legacy: 'x' } } }),
+        resources: { [ARN]: { ...unmanaged(46), ...owned(), legacy: 'x' } },
       };
       const deleting = one(planFor({ ...input, removalPolicy: 'Delete' }));
       expect(deleting).to.deep.include({ outcome: 'Change', remove: [{ key: 'legacy', value: 'x' }] });

@@ -1,7 +1,7 @@
 import { validateObject } from '@keymaster/api';
 import { expect } from 'chai';
 import { summarizePlan } from '../../src/index.js';
-import { cluster, instanceArn, owned, planFor, remembered } from '../fixtures.js';
+import { cluster, instanceArn, memoryOf, owned, planFor } from '../fixtures.js';
 
 describe('summarizePlan', () => {
   it('counts resources by outcome and tags by change, and gives the next managedTags', () => {
@@ -11,8 +11,9 @@ describe('summarizePlan', () => {
       clusterTags: { env: 'dev', team: 'a' },
       managedTags: { team: 'old', legacy: 'x' },
       removalPolicy: 'Delete',
+      memory: memoryOf({ [instanceArn('i-change')]: { Cluster: { legacy: 'x' } } }),
       resources: {
-        [instanceArn('i-change')]: { ...owned(), team: 'old', legacy: 'x', ...remembered('Cluster', { legacy: 'x' }) },
+        [instanceArn('i-change')]: { ...owned(), team: 'old', legacy: 'x' },
         [instanceArn('i-sync')]: { ...owned(), env: 'prod', team: 'a' },
         [instanceArn('i-full')]: { ...owned(), ...full },
         [instanceArn('i-shared')]: owned('shared'),

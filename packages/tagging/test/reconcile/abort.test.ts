@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { claimOf } from '../../src/index.js';
 import { clusterInstances, REGIONS, taggingWorld } from '../support/aws-world.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
@@ -15,10 +14,9 @@ describe('reconcileTags with an abort signal', function () {
     const cancelled = new Error('cancelled: the cluster was deleted');
     // The claim is asked once discovery has run: the moment the work is cancelled here.
     const claim = {
-      claim: claimOf('tenant-a', 'analytics-dev'),
       decide: () => {
         controller.abort(cancelled);
-        return { owner: true as const };
+        return Promise.resolve({ owner: true as const });
       },
     };
     let error: unknown;

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import {
-  claimOf,
   RateLimiters,
   reconcileTags,
   SessionBatchers,
@@ -46,7 +45,7 @@ interface Pass {
   batchers?: SessionBatchers;
 }
 
-/** Every cluster reconciled at once, each with its own claim; results by cluster. */
+/** Every cluster reconciled at once, each owning its name; results by cluster. */
 const pass = ({ clusters, costCenter, session, limiters, batchers }: Pass) =>
   Promise.all(
     clusters.map((clusterName, i) =>
@@ -55,7 +54,7 @@ const pass = ({ clusters, costCenter, session, limiters, batchers }: Pass) =>
         clusterName,
         regions: [EAST],
         effective: effective(costCenter),
-        claim: { claim: claimOf('tenant-b', clusterName), decide: () => ({ owner: true }) },
+        claim: { decide: () => Promise.resolve({ owner: true as const }) },
         limiters,
         ...(batchers ? { batchers } : {}),
         clock: virtualClock(),
@@ -76,7 +75,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
   let h: Harness;
   afterEach(() => h.stop());
 
-  /** The fleet tagged with cost-center 1000 and its claims (per-cluster content: no sharing), the log reset. */
+  /** The fleet tagged with cost-center 1000, the log reset. */
   async function dayOne(clusters: readonly string[], session: (i: number) => TaggingSession) {
     await pass({ clusters, costCenter: '1000', session, limiters: new RateLimiters(PLENTY) });
     h.aws.calls.reset();
@@ -127,6 +126,21 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
     // Requests count once, in the cluster that sent them: the sum is what AWS saw.
     const sent = results.reduce((sum, { requests }) => sum + (requests['tag:TagResources'] ?? 0), 0);
     expect(sent).to.equal(h.calls('tag:TagResources'));
+  });
+
+  it("shares the first tagging of 20 clusters too: no cluster's own tag rides along, so the writes are identical", async () => {
+    const clusters = names(CLUSTERS);
+    h = await startHarness(taggingWorld(fleet(clusters)));
+    const shared = sessionOf(h, 'chain-a');
+    const results = await pass({
+      clusters,
+      costCenter: '1000',
+      session: () => ({ ...shared }),
+      limiters: new RateLimiters(BUSY),
+      batchers: new SessionBatchers(),
+    });
+    expect(tagCalls(h).map((arns) => arns.length)).to.deep.equal([20, 20, 20, 20, 20]);
+    expect(results.every(({ synced }) => synced)).to.equal(true);
   });
 
   it('never lets clusters of different credential sets share a call', async () => {

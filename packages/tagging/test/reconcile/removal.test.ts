@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
-import { remembered } from '../fixtures.js';
+import { memoryOf } from '../fixtures.js';
 import { EFFECTIVE_VALUES, startHarness, type Harness } from '../support/harness.js';
 
 const [EAST, WEST, SYDNEY] = REGIONS;
@@ -9,10 +9,19 @@ const PER_REGION = 60;
 const MANAGED = { ...EFFECTIVE_VALUES, legacy: 'x' };
 const EDITED = instance(WEST, 4);
 
-/** Resources tagged by an earlier reconcile (which remembers writing legacy); someone has since set `legacy` to `y` on one of them. */
+/** What the ledger remembers of the earlier reconcile: it wrote `legacy` on every resource. */
+const MEMORY = memoryOf(
+  Object.fromEntries(
+    REGIONS.flatMap((region) => clusterInstances(region, PER_REGION)).map(({ arn }) => [
+      arn,
+      { Cluster: { legacy: 'x' } },
+    ]),
+  ),
+);
+
+/** Resources tagged by an earlier reconcile; someone has since set `legacy` to `y` on one of them. */
 function world(access?: Parameters<typeof taggingWorld>[1]) {
-  const tags = { ...MANAGED, ...remembered('Cluster', { legacy: 'x' }) };
-  const resources = REGIONS.flatMap((region) => clusterInstances(region, PER_REGION, { tags }));
+  const resources = REGIONS.flatMap((region) => clusterInstances(region, PER_REGION, { tags: MANAGED }));
   const edited = resources.find(({ arn }) => arn === EDITED)!;
   return taggingWorld(
     resources.map((resource) =>
@@ -31,7 +40,7 @@ describe('reconcileTags and removal policies', function () {
 
   it('Retain: writes nothing for a dropped key, leaves it on the resources and stops managing it', async () => {
     h = await startHarness(world());
-    const result = await h.reconcile({ managedTags: MANAGED });
+    const result = await h.reconcile({ memory: MEMORY, managedTags: MANAGED });
     expect(h.calls('tag:TagResources') + h.calls('tag:UntagResources')).to.equal(0);
     expect(legacyValues(h).filter((value) => value !== undefined)).to.have.length(180);
     expect(result.status.managedTags).to.deep.equal(EFFECTIVE_VALUES);
@@ -40,7 +49,7 @@ describe('reconcileTags and removal policies', function () {
 
   it('Delete: removes the key where the value is still the one applied, with the fewest UntagResources calls', async () => {
     h = await startHarness(world());
-    const result = await h.reconcile({ managedTags: MANAGED, removalPolicy: 'Delete' });
+    const result = await h.reconcile({ memory: MEMORY, managedTags: MANAGED, removalPolicy: 'Delete' });
 
     expect(h.calls('tag:UntagResources')).to.equal(3 * Math.ceil(PER_REGION / 20));
     expect(h.calls('tag:TagResources')).to.equal(0);
@@ -54,13 +63,15 @@ describe('reconcileTags and removal policies', function () {
     expect(result.events.map(({ message }) => message)).to.deep.equal([
       `Updated the tags of 179 resources in ${[...REGIONS].sort().join(', ')}: removed legacy`,
     ]);
+    // The ledger forgets what was removed; the edited resource's memory (of "x") stays, harmless.
+    expect(result.memory.toLedger()).to.deep.equal(memoryOf({ [EDITED]: { Cluster: { legacy: 'x' } } }).toLedger());
   });
 
   it('Delete: reports a removal AWS said it made but reading back does not show', async () => {
     h = await startHarness(world());
     const kept = instance(EAST, 9);
     h.faults.drop([kept]);
-    const result = await h.reconcile({ managedTags: MANAGED, removalPolicy: 'Delete' });
+    const result = await h.reconcile({ memory: MEMORY, managedTags: MANAGED, removalPolicy: 'Delete' });
 
     expect(result.failed).to.deep.equal([
       {
@@ -74,6 +85,9 @@ describe('reconcileTags and removal policies', function () {
       },
     ]);
     expect(result.status.managedTags).to.deep.equal(MANAGED);
+    // Not seen removed, so still remembered: the next reconcile removes it.
+    expect(result.memory.of(kept).writer('legacy', 'x')).to.equal('Cluster');
+    expect(result.memory.size).to.equal(2);
   });
 
   it('Delete: keeps managing a key whose removal failed, so that the next reconcile removes it', async () => {
@@ -87,7 +101,7 @@ describe('reconcileTags and removal policies', function () {
       },
     };
     h = await startHarness(world({ allow: ['tag:*', 'ec2:CreateTags'], policies: [notSydney] }));
-    const result = await h.reconcile({ managedTags: MANAGED, removalPolicy: 'Delete' });
+    const result = await h.reconcile({ memory: MEMORY, managedTags: MANAGED, removalPolicy: 'Delete' });
 
     expect(result.failed).to.have.length(PER_REGION);
     expect(new Set(result.failed.map(({ region, action, kind }) => `${region} ${action} ${kind}`))).to.deep.equal(
