@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { IDENTITY_KINDS, type AWSCluster, type IdentityReference } from '@keymaster/api';
+import { IDENTITY_KINDS, type AWSCluster, type AWSClusterLedger, type IdentityReference } from '@keymaster/api';
 import {
   chainReach,
   IdentityResolver,
@@ -30,6 +30,8 @@ import { Caches } from './kube/caches.js';
 import { kubeAccessError } from './kube/access-error.js';
 import { describeKubeError, isStaleRead } from './kube/errors.js';
 import { EventRecorder } from './kube/events.js';
+import { createdBefore, LEDGER_CRD, readLedgerEpoch } from './kube/ledger-epoch.js';
+import { LedgerStore } from './kube/ledger-store.js';
 import { KubeWriter } from './kube/writer.js';
 import type { Logger } from './logging.js';
 import type { KeymasterMetrics } from './metrics.js';
@@ -139,6 +141,8 @@ export class Manager {
   /** Tag work, a queue per AWS account and region: its end enqueues the cluster, whose reconcile writes status. */
   readonly #tagWork: TagScheduler<TagOutcome>;
   readonly #reconcileCluster: Reconciler;
+  /** When the ledger CRD was created: clusters older than it may carry legacy bookkeeping tags. */
+  #ledgerEpoch: Date | undefined;
   #credentialsCheck: ControllerCredentialsCheck | undefined;
   #credentialsChecked: Promise<void> | undefined;
   #started = false;
@@ -152,6 +156,8 @@ export class Manager {
     const clock = options.clock ?? realClock;
     const log = (what: string) => (error: unknown) => logger.error(what, { error });
     this.writer = new KubeWriter(kubeConfig);
+    // Read through the caches (built below) once the informers run.
+    let ledgers: LedgerStore;
     const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
     const sightings = new IdentitySightings(({ kind, name }) => this.identities[kind]?.enqueue({ name }));
     this.#shards = options.shards && this.#shardOwner(options.shards, clock);
@@ -205,6 +211,18 @@ export class Manager {
           resync: (cluster) => this.clusters.enqueue(request(cluster)),
           parked: (cluster) => this.clusters.enqueue(request(cluster)),
         },
+        // A claim made or released (by the controller, ops, or the garbage collector with its cluster)
+        // concerns the other clusters of the name; the ledger's own cluster reads it at its next sync.
+        ledgers: {
+          add: (ledger) => this.#claimsChanged(ledger),
+          update: (ledger, previous) => {
+            if (!isDeepStrictEqual(ledger.spec.claims, previous?.spec.claims)) this.#claimsChanged(ledger, previous);
+          },
+          delete: (ledger) => {
+            ledgers.deleted(ledger);
+            this.#claimsChanged(ledger);
+          },
+        },
         identities: {
           add: (identity) => this.#identityChanged(identity),
           update: (identity, previous) => {
@@ -245,6 +263,7 @@ export class Manager {
       },
     );
 
+    ledgers = new LedgerStore(this.caches.ledgers, this.writer);
     // Resolves read the informer caches: checking a chain costs no API call.
     this.resolver = new IdentityResolver({
       store: this.caches.identityStore(),
@@ -279,6 +298,8 @@ export class Manager {
     });
     const clusterReconciler = new AWSClusterReconciler({
       caches: this.caches,
+      ledgers,
+      legacyEligible: (cluster) => createdBefore(cluster, this.#ledgerEpoch),
       writer: this.writer,
       events,
       resolver: this.resolver,
@@ -368,6 +389,15 @@ export class Manager {
 
   async start(): Promise<void> {
     this.#credentialsChecked = this.#checkControllerCredentials();
+    this.#ledgerEpoch = await readLedgerEpoch(this.#options.kubeConfig).catch((error: unknown) => {
+      // Fail-safe: no legacy tag is then trusted (Delete removes less; claims go by age, as after a rollback).
+      this.#options.logger.warn('ledger CRD not read: no legacy bookkeeping tag will be converted', {
+        crd: LEDGER_CRD,
+        error: describeKubeError(error),
+        hint: `Grant the controller get on customresourcedefinitions ${LEDGER_CRD} (deploy/rbac), and restart it`,
+      });
+      return undefined;
+    });
     const refused = new Promise<never>((_, reject) => (this.#refuseStart = reject));
     try {
       await Promise.race([this.caches.start().then(() => this.caches.waitForSync()), refused]);
@@ -495,6 +525,17 @@ export class Manager {
   #clusterChanged(cluster: AWSCluster): void {
     // Its chain is walked again: the identities it reached before or reaches now count their users.
     this.#reindex([cluster]);
+  }
+
+  /** Enqueues the other clusters of the names a ledger claims, or claimed before. */
+  #claimsChanged(ledger: AWSClusterLedger, previous?: AWSClusterLedger): void {
+    const own = `${ledger.metadata.namespace ?? ''}/${ledger.metadata.name ?? ''}`;
+    const names = new Set(
+      [...(ledger.spec.claims ?? []), ...(previous?.spec.claims ?? [])].map(({ clusterName }) => clusterName),
+    );
+    for (const name of names)
+      for (const cluster of this.caches.clustersNamed(name))
+        if (keyOf(request(cluster)) !== own) this.clusters.enqueue(request(cluster));
   }
 
   #identityChanged(identity: IdentityObject, deleted = false): void {

@@ -26,6 +26,8 @@ export class KeymasterMetrics {
   readonly credentialSets: Gauge<'namespace' | 'state'>;
   readonly requestsOverCap: Gauge<'namespace'>;
   readonly objectsParked: Gauge<'kind' | 'namespace'>;
+  readonly bookkeepingIgnored: Counter;
+  readonly ledgerFull: Counter;
   readonly #drifted = new Map<string, number>();
 
   constructor() {
@@ -138,6 +140,17 @@ export class KeymasterMetrics {
       labelNames: ['kind', 'namespace'],
       registers,
     });
+    // No label: the keys are whatever someone wrote on AWS, and clusters are many.
+    this.bookkeepingIgnored = new Counter({
+      name: 'keymaster_bookkeeping_tags_ignored_total',
+      help: "Clusters found with a new set of keymaster.dev/ tags on their resources, which Keymaster ignores (it writes none): someone else's, perhaps steering",
+      registers,
+    });
+    this.ledgerFull = new Counter({
+      name: 'keymaster_ledger_full_total',
+      help: "Times a cluster's AWSClusterLedger was too large to record new removal memory (Delete then removes less)",
+      registers,
+    });
     this.buildInfo.set(
       { version: KEYMASTER_VERSION, node_version: process.version, platform: `${process.platform}/${process.arch}` },
       1,
@@ -184,6 +197,14 @@ export class KeymasterMetrics {
       owned: (shard, owned) => this.shardOwned.set({ shard: String(shard) }, owned ? 1 : 0),
       handover: (shard, event) => this.shardHandovers.inc({ shard: String(shard), event }),
     };
+  }
+
+  countIgnoredBookkeeping(): void {
+    this.bookkeepingIgnored.inc();
+  }
+
+  countLedgerFull(): void {
+    this.ledgerFull.inc();
   }
 
   /** How many of a namespace's AWSCredentialsRequests the cap refuses; a namespace under it has no series. */

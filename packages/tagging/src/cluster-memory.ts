@@ -37,6 +37,29 @@ export class ClusterMemory {
     for (const resource of [...this.#byResource.keys()]) if (!kept.has(resource)) this.#byResource.delete(resource);
   }
 
+  /**
+   * This memory less every fingerprint `before` did not hold for the same resource: what is left when
+   * nothing new may be recorded (what was forgotten since stays forgotten).
+   */
+  restrictTo(before: ClusterMemory): ClusterMemory {
+    const kept = new ClusterMemory();
+    for (const [resource, prints] of this.#byResource) {
+      const old = before.#byResource.get(resource);
+      if (old === undefined) continue;
+      const held = JSON.parse(old) as ResourcePrints;
+      const now = JSON.parse(prints) as ResourcePrints;
+      const both = Object.fromEntries(
+        Object.entries(now).map(([field, list]) => [
+          field,
+          (list as string[]).filter((print) => (held[field as keyof ResourcePrints] ?? []).includes(print)),
+        ]),
+      ) as ResourcePrints;
+      const memory = new ResourceMemory(both);
+      if (!memory.empty) kept.#byResource.set(resource, JSON.stringify(memory.prints()));
+    }
+    return kept;
+  }
+
   /** Resources remembered. */
   get size(): number {
     return this.#byResource.size;

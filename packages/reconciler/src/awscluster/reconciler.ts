@@ -17,8 +17,8 @@ import {
   type IdentityResolver,
   type IdentitySession,
 } from '@keymaster/identity';
-import type { ClaimCheck } from '@keymaster/tagging';
 import type { Caches } from '../kube/caches.js';
+import type { LedgerStore } from '../kube/ledger-store.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
 import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
 import type { KubeWriter } from '../kube/writer.js';
@@ -26,15 +26,16 @@ import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { ReconcileContext, Request, Result } from '../runtime/controller.js';
 import { accountVerdict, boundTenants } from './account-binding.js';
+import { ClusterLedger } from './cluster-ledger.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import { newFailures, readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { clusterUser } from '../identity/deletions.js';
 import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-conditions.js';
-import { clusterNameOf, nameClaim, nameCondition, regionsOf } from './name-claim.js';
+import { clusterNameOf, nameClaim, nameCondition, regionsOf, type NameClaim } from './name-claim.js';
 import type { IdentitySightings } from './identity-sightings.js';
 import type { TagScheduler } from './tag-scheduler.js';
 import { tagTicket } from './tag-ticket.js';
-import type { SyncTags, TagWorkOptions } from './tags.js';
+import { claimedOutcome, type SyncTags, type TagWorkOptions } from './tags.js';
 
 export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
 
@@ -49,10 +50,16 @@ export interface TagOutcome {
   claimRefused: boolean;
   /** Tags were written (and verified) on AWS: drift was corrected, or the effective tags changed. */
   wrote: boolean;
+  /** Keys under keymaster.dev/ on the cluster's resources that Keymaster ignores (it writes none); absent when not looked at. */
+  ignoredBookkeepingKeys?: string[];
 }
 
 export interface AWSClusterReconcilerDeps {
   caches: Caches;
+  /** The clusters' ledgers: what Keymaster remembers of each (claims, removal memory). */
+  ledgers: LedgerStore;
+  /** Whether a cluster may carry bookkeeping tags of releases up to 0.2.0 (created before the ledger CRD). */
+  legacyEligible: (cluster: AWSCluster) => boolean;
   writer: KubeWriter;
   events: EventRecorder;
   resolver: IdentityResolver;
@@ -64,7 +71,7 @@ export interface AWSClusterReconcilerDeps {
   /** Enqueues another AWSCluster (namespace/name): a duplicate clusterName concerns both. */
   enqueue: (key: string) => void;
   autoControllerIdentity: boolean;
-  metrics: Pick<KeymasterMetrics, 'setDrifted'>;
+  metrics: Pick<KeymasterMetrics, 'setDrifted' | 'countIgnoredBookkeeping' | 'countLedgerFull'>;
   now: () => Date;
   logger: Logger;
   /** The namespace label naming a tenant, also on identities: an identity of a tenant acts only in accounts bound to it. */
@@ -75,6 +82,9 @@ export interface AWSClusterReconcilerDeps {
 
 /** The reconcile of one AWSCluster: identity, tags, status, events. */
 export class AWSClusterReconciler {
+  /** The keymaster.dev/ keys last reported ignored, per cluster: reported once per key set and controller run. */
+  readonly #reportedIgnored = new Map<string, string>();
+
   constructor(private readonly deps: AWSClusterReconcilerDeps) {}
 
   readonly reconcile = async (request: Request, context: ReconcileContext): Promise<Result | undefined> => {
@@ -186,21 +196,28 @@ export class AWSClusterReconciler {
         regions: regionsOf(cluster),
       };
       for (const other of this.deps.clusterNames.record(claimant)) this.deps.enqueue(other);
-      const claim = nameClaim(
-        cluster,
-        claimant,
-        this.deps.clusterNames,
-        this.deps.caches.clustersNamed(claimant.clusterName),
-      );
+      const { caches } = this.deps;
+      const claim = nameClaim(cluster, claimant, {
+        names: this.deps.clusterNames,
+        clusters: caches.clustersNamed(claimant.clusterName),
+        claiming: (accountId, region, clusterName) => caches.ledgerClaims.claiming(accountId, region, clusterName),
+        ledger: this.#ledgerOf(cluster),
+        legacyEligible: this.deps.legacyEligible,
+      });
       if ('wait' in claim) {
         this.deps.tagWork.cancel(key);
         set(claim.wait);
         set({ type: 'TagsInSync', status: 'Unknown', reason: claim.wait.reason, message: claim.wait.message });
       } else {
-        const tags = await this.#syncTags(cluster, key, session, claim, log, queuedAt);
+        // Another cluster's ledger claims the name: no AWS call at all, not even discovery.
+        if ('refused' in claim) this.deps.tagWork.cancel(key);
+        const tags =
+          'refused' in claim
+            ? claimedOutcome(claim.refused)
+            : await this.#syncTags(cluster, key, session, claim, log, queuedAt);
         // Status is written when the tag work is done: its end enqueues the cluster again.
         if (tags === 'queued') return undefined;
-        set(nameCondition(claimant, claim.rivals, tags.claimRefused));
+        set(nameCondition(claimant, 'rivals' in claim ? claim.rivals : 0, tags.claimRefused));
         set(tags.condition);
         // lastSyncTime moves when a sync that ends in sync wrote tags or changed the figures; a quiet
         // resync (nothing written, nothing new) leaves it, so that it writes nothing to Kubernetes.
@@ -212,7 +229,7 @@ export class AWSClusterReconciler {
         const syncedAt = changed ? time : lastSyncTime;
         if (syncedAt) tags.status.lastSyncTime = syncedAt;
         status.tagging = tags.status;
-        events.push(...tags.events);
+        events.push(...tags.events, ...this.#ignoredReport(key, tags.ignoredBookkeepingKeys));
         transient ||= tags.transient;
       }
     }
@@ -260,6 +277,37 @@ export class AWSClusterReconciler {
     return { type: 'PrincipalUsageAllowed', status: 'False', reason: verdict.reason, message: verdict.message };
   }
 
+  /** The cluster's ledger as this process knows it now. */
+  #ledgerOf(cluster: AWSCluster): ClusterLedger {
+    const { ledgers, now, legacyEligible, metrics } = this.deps;
+    return new ClusterLedger(cluster, {
+      store: ledgers,
+      now,
+      legacyEligible: legacyEligible(cluster),
+      onFull: () => metrics.countLedgerFull(),
+    });
+  }
+
+  /**
+   * A Warning when the cluster's resources carry keymaster.dev/ keys Keymaster ignores, once per key set
+   * (and controller run): whoever wrote them, they are not Keymaster's, and it never removes them.
+   */
+  #ignoredReport(key: string, ignored: readonly string[] | undefined): TagOutcome['events'] {
+    if (ignored === undefined) return [];
+    const keys = ignored.join(', ');
+    if (keys === (this.#reportedIgnored.get(key) ?? '')) return [];
+    this.#reportedIgnored.set(key, keys);
+    if (keys === '') return [];
+    this.deps.metrics.countIgnoredBookkeeping();
+    return [
+      {
+        type: 'Warning',
+        reason: 'BookkeepingTagIgnored',
+        message: `The cluster's resources carry ${keys}: Keymaster writes no tag of its own (what it remembers is in its AWSClusterLedger), so these are someone else's; they are ignored and never removed. Whoever can write keymaster.dev/ tags on AWS may be trying to steer Keymaster: deny those tag writes (docs/operations.md).`,
+      },
+    ];
+  }
+
   /** Writes status only when it changed: a resync that finds nothing new writes nothing. */
   async #writeStatus(cluster: AWSCluster, status: AWSClusterStatus): Promise<void> {
     if (isDeepStrictEqual(cluster.status ?? {}, status)) return;
@@ -274,7 +322,7 @@ export class AWSClusterReconciler {
     cluster: AWSCluster,
     key: string,
     session: IdentitySession,
-    claim: { check: ClaimCheck; rivals: number },
+    claim: Extract<NameClaim, { check: unknown }>,
     log: Logger,
     /** When the reconcile was queued (`TagWorkOptions.askedAt`). */
     askedAt: number,
@@ -284,7 +332,8 @@ export class AWSClusterReconciler {
       .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
       .filter((object) => object !== undefined);
     const policy = caches.tagPolicies.get(SINGLETON_NAME);
-    const sync = (options?: TagWorkOptions) => syncTags(cluster, session, chain, policy, claim.check, log, options);
+    const work = { cluster, session, chain, policy, ledger: () => this.#ledgerOf(cluster), claim: claim.check };
+    const sync = (options?: TagWorkOptions) => syncTags(work, log, options);
     if (cluster.spec.tagging?.paused) {
       tagWork.cancel(key);
       return sync();
@@ -341,6 +390,7 @@ export class AWSClusterReconciler {
 
   #forget(key: string): void {
     this.deps.tagWork.cancel(key);
+    this.#reportedIgnored.delete(key);
     this.deps.metrics.setDrifted(key, 0);
     this.deps.resolver.release(holderOf(key));
     for (const other of this.deps.clusterNames.release(key)) this.deps.enqueue(other);

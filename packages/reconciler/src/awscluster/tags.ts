@@ -19,21 +19,26 @@ import {
   type TagReconcileResult,
 } from '@keymaster/tagging';
 import type { Logger } from '../logging.js';
+import { LEDGER_MAX_BYTES, type ClusterLedger } from './cluster-ledger.js';
 import type { ConditionUpdate } from './conditions.js';
 import type { TagOutcome } from './reconciler.js';
 import { clusterNameOf, regionsOf } from './name-claim.js';
 import { clusterTagInput } from './tag-input.js';
 
+/** What a cluster's tag work acts on. */
+export interface TagWork {
+  cluster: AWSCluster;
+  session: IdentitySession;
+  chain: IdentityObject[];
+  policy: AWSTagPolicy | undefined;
+  /** The cluster's ledger, read when the work runs (a work before it may have written it). */
+  ledger: () => ClusterLedger;
+  /** Who owns the cluster name, asked once discovery has run; an owner records its claim in `ledger`. */
+  claim: (ledger: ClusterLedger) => ClaimCheck;
+}
+
 /** A cluster's tag work on the inputs given. */
-export type SyncTags = (
-  cluster: AWSCluster,
-  session: IdentitySession,
-  chain: IdentityObject[],
-  policy: AWSTagPolicy | undefined,
-  claim: ClaimCheck,
-  log: Logger,
-  options?: TagWorkOptions,
-) => Promise<TagOutcome>;
+export type SyncTags = (work: TagWork, log: Logger, options?: TagWorkOptions) => Promise<TagOutcome>;
 
 export interface TagWorkOptions {
   /** Aborted when the work is cancelled: nothing more is written, and it throws. */
@@ -149,7 +154,8 @@ export function createTagSync(deps: {
   // And clusters of the same credentials share writes of the same change, and read-backs, per region.
   const batchers = new SessionBatchers();
   const now = deps.now ?? (() => new Date());
-  return async (cluster, session, chain, policy, claim, log, { signal, askedAt, expectedClusters } = {}) => {
+  return async (work, log, { signal, askedAt, expectedClusters } = {}) => {
+    const { cluster, session, chain, policy } = work;
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
     if (cluster.spec.tagging?.paused) {
       return {
@@ -161,6 +167,7 @@ export function createTagSync(deps: {
         wrote: false,
       };
     }
+    const ledger = work.ledger();
     const input = clusterTagInput(cluster, chain, policy, { now: now(), layerGracePeriodMs: deps.layerGracePeriodMs });
     const { problems } = input.effective;
     const ignored = problems.length > 0 ? `; ignored: ${problems.map(({ message }) => message).join('; ')}` : '';
@@ -169,7 +176,9 @@ export function createTagSync(deps: {
       result = await reconcileTags({
         ...input,
         session,
-        claim,
+        claim: work.claim(ledger),
+        memory: ledger.memory,
+        convertLegacy: ledger.convertLegacy,
         limiters,
         batchers,
         dryRun: cluster.spec.tagging?.dryRun === true,
@@ -180,17 +189,7 @@ export function createTagSync(deps: {
     } catch (error) {
       // Cancelled work has no outcome: nobody waits for it.
       if (signal?.aborted) throw error;
-      if (error instanceof ClusterNameClaimedError) {
-        const condition = outOfSync('ClusterNameClaimed', `${error.message}. ${error.hint ?? ''}`.trim());
-        return {
-          condition,
-          status: {},
-          events: [{ type: 'Warning', reason: 'ClusterNameClaimed', message: condition.message }],
-          transient: false,
-          claimRefused: true,
-          wrote: false,
-        };
-      }
+      if (error instanceof ClusterNameClaimedError) return claimedOutcome(error.message);
       log.warn('tag discovery failed', { error });
       const message = (error as Error).message;
       const condition =
@@ -206,12 +205,22 @@ export function createTagSync(deps: {
         wrote: false,
       };
     }
+    // Recorded once AWS accepted and read back the writes: a crash before loses memory, so that Delete
+    // removes less, never more.
+    const { full } = await ledger.record(result.memory, result.legacyConverted);
     const drifted = result.plan.resources.filter(
       ({ outcome }) => outcome === 'Change' || outcome === 'OverLimit',
     ).length;
     const nothingFound = nothingFoundMessage(cluster, session.accountId);
     const condition = tagCondition(result, ignored, nothingFound);
     const events: TagOutcome['events'] = [...result.events];
+    if (full)
+      events.push({
+        type: 'Warning',
+        reason: 'LedgerFull',
+        message: `The AWSClusterLedger of this cluster would pass ${LEDGER_MAX_BYTES / 1024} KiB: what Keymaster wrote since was not all recorded there, so removalPolicy Delete will not remove those values. Split the cluster's resources, or remove keys it no longer needs by hand.`,
+      });
+    if (result.legacyConverted) log.info('legacy bookkeeping tags converted into the ledger and removed');
     // Normal, not Warning: an empty cluster is no failure; told once, when TagsInSync first says so.
     const before = cluster.status?.conditions?.find(({ type }) => type === 'TagsInSync')?.message;
     if (condition.message.startsWith(nothingFound) && !before?.startsWith(nothingFound))
@@ -242,6 +251,21 @@ export function createTagSync(deps: {
       transient: result.failed.some(({ kind }) => kind !== 'AccessDenied'),
       claimRefused: false,
       wrote: result.applied.length > 0,
+      ignoredBookkeepingKeys: result.plan.ignoredBookkeepingKeys,
     };
+  };
+}
+
+/** The outcome of a cluster whose name another AWSCluster owns in its account: nothing was written. */
+export function claimedOutcome(message: string): TagOutcome {
+  const error = new ClusterNameClaimedError(message);
+  const condition = outOfSync('ClusterNameClaimed', `${error.message}. ${error.hint ?? ''}`.trim());
+  return {
+    condition,
+    status: {},
+    events: [{ type: 'Warning', reason: 'ClusterNameClaimed', message: condition.message }],
+    transient: false,
+    claimRefused: true,
+    wrote: false,
   };
 }

@@ -87,8 +87,9 @@ function notesOf(cluster: AWSCluster): string[] {
 /**
  * What the controller would do to a cluster's tags, made as it would make it and written nowhere:
  * the cluster's own session through the controller's identity rules, the same account check, the same
- * tag input, the same claim of the cluster name, then `reconcileTags` with `dryRun: true`, which reads
- * (discovery) and never writes. A user who may not read what that takes gets the `Partial` plan.
+ * tag input, the same claim of the cluster name and memory (its AWSClusterLedger), then `reconcileTags`
+ * with `dryRun: true`, which reads (discovery) and never writes. A user who may not read what that takes
+ * gets the `Partial` plan.
  */
 export async function planCluster(context: InspectContext, cluster: AWSCluster): Promise<ClusterPlanReport> {
   const report: ClusterPlanReport = { cluster: clusterKeyOf(cluster), outcome: 'Planned', notes: notesOf(cluster) };
@@ -131,10 +132,13 @@ async function planAgainstAws(
   );
   report.regions = [...input.regions];
   try {
+    const { claim, ledger } = await claimCheckFor(context, cluster, session);
     const result = await reconcileTags({
       ...input,
       session,
-      claim: await claimCheckFor(context, cluster, session),
+      claim,
+      memory: ledger.memory,
+      convertLegacy: ledger.convertLegacy,
       limiters: context.limiters,
       dryRun: true,
     });

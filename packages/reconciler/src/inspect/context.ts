@@ -6,12 +6,14 @@ import {
   VERSION,
   type AWSAccountBinding,
   type AWSCluster,
+  type AWSClusterLedger,
   type AWSTagPolicy,
 } from '@keymaster/api';
 import { IdentityResolver, kubeIdentityStore, type IdentityStore } from '@keymaster/identity';
 import { RateLimiters } from '@keymaster/tagging';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { kubeRead } from '../kube/access-error.js';
+import { readLedgerEpoch } from '../kube/ledger-epoch.js';
 
 /** What `keymaster plan` and `keymaster explain` read and act with, set up as the controller is. */
 export interface InspectContext {
@@ -34,6 +36,10 @@ export interface InspectContext {
   accountBinding(accountId: string): Promise<AWSAccountBinding | undefined>;
   /** --tenant-label: on identities, the tenant whose accounts they may act in. */
   tenantLabel: string;
+  /** Every AWSClusterLedger: the claims, and each cluster's removal memory. */
+  allLedgers(): Promise<AWSClusterLedger[]>;
+  /** When the ledger CRD was created (clusters older than it may carry legacy tags); undefined when it cannot be read. */
+  ledgerEpoch(): Promise<Date | undefined>;
   limiters: RateLimiters;
   layerGracePeriodMs: number;
   now(): Date;
@@ -160,6 +166,20 @@ export function createInspectContext(options: InspectOptions): InspectContext {
       ),
     ),
     tenantLabel: options.tenantLabel,
+    allLedgers: memoize(() =>
+      kubeRead(
+        'list the AWSClusterLedgers of every namespace',
+        { verb: 'list', resource: ours('AWSClusterLedger'), namespace: 'all' },
+        async () =>
+          (
+            (await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'awsclusterledgers' })) as {
+              items: AWSClusterLedger[];
+            }
+          ).items,
+      ),
+    ),
+    // Read as the controller reads it; whoever cannot read CRDs plans as if no legacy tag were to convert.
+    ledgerEpoch: memoize(() => readLedgerEpoch(kubeConfig).catch(() => undefined)),
     limiters: new RateLimiters(),
     layerGracePeriodMs: options.layerGracePeriodMs,
     now: () => new Date(),

@@ -5,6 +5,7 @@ import {
   VERSION,
   type AWSAccountBinding,
   type AWSCluster,
+  type AWSClusterLedger,
   type AWSTagPolicy,
   type IdentityKind,
 } from '@keymaster/api';
@@ -14,6 +15,7 @@ import { Informer, type CachedObject, type InformerHandlers, type InformerOption
 import { PAUSED_ANNOTATION } from '@keymaster/api';
 import { namespaceAsRead, parkedAsRead, secretAsRead, tenantObjectAsRead, withoutUnread } from './cache-transforms.js';
 import { ClustersByName } from './clusters-by-name.js';
+import { LedgerClaims } from './ledger-claims.js';
 import { PLURAL, resourcePath } from './resources.js';
 
 export interface CacheOptions {
@@ -35,6 +37,7 @@ export interface CacheOptions {
 
 type Handlers = {
   clusters: InformerHandlers<AWSCluster>;
+  ledgers: InformerHandlers<AWSClusterLedger>;
   identities: InformerHandlers<IdentityObject>;
   tagPolicies: InformerHandlers<AWSTagPolicy>;
   accountBindings: InformerHandlers<AWSAccountBinding>;
@@ -43,12 +46,15 @@ type Handlers = {
 };
 
 /**
- * The informer caches the controller reads from: AWSClusters, every identity kind, the tag
- * policy, the account bindings, Secrets of the controller namespace and Namespaces (for allowedNamespaces selectors),
- * each object kept as far as the controller reads it (`cache-transforms.ts`).
+ * The informer caches the controller reads from: AWSClusters and their ledgers, every identity kind,
+ * the tag policy, the account bindings, Secrets of the controller namespace and Namespaces (for
+ * allowedNamespaces selectors), each object kept as far as the controller reads it (`cache-transforms.ts`).
  */
 export class Caches {
   readonly clusters: Informer<AWSCluster>;
+  readonly ledgers: Informer<AWSClusterLedger>;
+  /** The ledgers' claims of cluster names, by account, region and name. */
+  readonly ledgerClaims = new LedgerClaims();
   readonly identities: Record<IdentityKind, Informer<IdentityObject>>;
   readonly tagPolicies: Informer<AWSTagPolicy>;
   /** Named after their accounts: `get(accountId)`. */
@@ -118,6 +124,18 @@ export class Caches {
         },
       },
     );
+    // Beside their AWSClusters: the same namespaces, and no label (the controller makes them).
+    const ledgerList = { group: GROUP, version: VERSION, plural: PLURAL['AWSClusterLedger']! };
+    this.ledgers = informer<AWSClusterLedger>(
+      'AWSClusterLedgers',
+      resourcePath('AWSClusterLedger', watchNamespace),
+      () =>
+        watchNamespace
+          ? custom.listNamespacedCustomObject({ ...ledgerList, namespace: watchNamespace })
+          : custom.listClusterCustomObject(ledgerList),
+      this.#indexingClaims(handlers.ledgers),
+      withoutUnread,
+    );
     const identity = (kind: IdentityKind) =>
       informer<IdentityObject>(
         kind,
@@ -160,6 +178,7 @@ export class Caches {
     );
     this.#all = [
       this.clusters,
+      this.ledgers,
       ...Object.values(this.identities),
       this.tagPolicies,
       this.accountBindings,
@@ -207,6 +226,25 @@ export class Caches {
       delete: (cluster) => {
         this.#byName.remove(cluster);
         handlers.delete?.(cluster);
+      },
+    };
+  }
+
+  /** The ledger handlers, the claims index kept first. */
+  #indexingClaims(handlers: InformerHandlers<AWSClusterLedger>): InformerHandlers<AWSClusterLedger> {
+    return {
+      ...handlers,
+      add: (ledger) => {
+        this.ledgerClaims.set(ledger);
+        handlers.add?.(ledger);
+      },
+      update: (ledger, previous) => {
+        this.ledgerClaims.set(ledger);
+        handlers.update?.(ledger, previous);
+      },
+      delete: (ledger) => {
+        this.ledgerClaims.remove(ledger);
+        handlers.delete?.(ledger);
       },
     };
   }

@@ -6,20 +6,20 @@ import {
   type KubeConfig,
   type V1OwnerReference,
 } from '@kubernetes/client-node';
-import { GROUP, VERSION } from '@keymaster/api';
+import { GROUP, VERSION, type AWSClusterLedger } from '@keymaster/api';
 import { PLURAL, type KeymasterObject } from './resources.js';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** Counts of the writes made, by kind of write: the benchmark's "kube API writes per cluster". */
-export type WriteCounts = Record<'status' | 'finalizers' | 'create' | 'ownerReferences', number>;
+export type WriteCounts = Record<'status' | 'finalizers' | 'create' | 'ownerReferences' | 'ledgers', number>;
 
 /**
  * The writes the controller makes, each guarded by the object's resourceVersion, so that a write
  * based on a stale read fails with 409 Conflict and the reconcile is retried on fresh data.
  */
 export class KubeWriter {
-  readonly counts: WriteCounts = { status: 0, finalizers: 0, create: 0, ownerReferences: 0 };
+  readonly counts: WriteCounts = { status: 0, finalizers: 0, create: 0, ownerReferences: 0, ledgers: 0 };
   readonly #custom: CustomObjectsApi;
   readonly #core: CoreV1Api;
 
@@ -72,6 +72,16 @@ export class KubeWriter {
       plural: PLURAL[object.kind]!,
       body: object,
     })) as T;
+  }
+
+  /** Creates an AWSClusterLedger, or replaces it when it carries a resourceVersion (guarded by it). */
+  async writeLedger(ledger: AWSClusterLedger): Promise<AWSClusterLedger> {
+    this.counts.ledgers += 1;
+    const { name = '', namespace = '', resourceVersion } = ledger.metadata;
+    const target = { group: GROUP, version: VERSION, plural: PLURAL['AWSClusterLedger']!, namespace, body: ledger };
+    return (await (resourceVersion
+      ? this.#custom.replaceNamespacedCustomObject({ ...target, name })
+      : this.#custom.createNamespacedCustomObject(target))) as AWSClusterLedger;
   }
 
   async setSecretOwners(

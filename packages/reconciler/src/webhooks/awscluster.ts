@@ -1,6 +1,6 @@
 import type { AWSCluster } from '@keymaster/api';
 import { checkChain, CONTROLLER_IDENTITY, NamespaceNotAllowedError } from '@keymaster/identity';
-import { CLAIM_KEY, describeObject, LAYERS, resolveEffectiveTags, tagLayers } from '@keymaster/tagging';
+import { describeObject, resolveEffectiveTags, tagLayers } from '@keymaster/tagging';
 import { LIMITS } from '@keymaster/api';
 import { chainVerdict, schemaProblems, specUnchanged, tagProblems } from './checks.js';
 import type { WebhookContext } from './context.js';
@@ -44,8 +44,8 @@ export async function validateAWSCluster(request: AdmissionRequest, context: Web
   );
 }
 
-/** What every resource carries besides the layers' keys: its ownership tag and Keymaster's bookkeeping (claim, one memory per layer). */
-const RESERVED_SLOTS = 1 + [CLAIM_KEY, ...LAYERS].length;
+/** What every resource carries besides the layers' keys: its ownership tag (Keymaster adds none of its own). */
+const RESERVED_SLOTS = 1;
 
 /**
  * AWS's 50-tag budget: the keys the layers give this cluster (global, every link of its chain, its
@@ -62,8 +62,8 @@ function tagBudgetWarning(
   const keys = Object.keys(effective.tags).length;
   if (keys + RESERVED_SLOTS <= LIMITS.tagsPerResource) return [];
   return [
-    `the tag layers give this cluster ${keys} keys; with the ownership tag and Keymaster's ${RESERVED_SLOTS - 1} ` +
-      `bookkeeping tags that is over AWS's ${LIMITS.tagsPerResource} tags per resource: the keys beyond are withheld ` +
+    `the tag layers give this cluster ${keys} keys; with the ownership tag ` +
+      `that is over AWS's ${LIMITS.tagsPerResource} tags per resource: the keys beyond are withheld ` +
       '(TagLimit). Drop some additionalTags, or account or global tags.',
   ];
 }
