@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  ApiextensionsV1Api,
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
@@ -52,6 +53,7 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
   let custom: CustomObjectsApi;
   let core: CoreV1Api;
   let leases: CoordinationV1Api;
+  let extensions: ApiextensionsV1Api;
 
   before(async () => {
     folder = mkdtempSync(join(tmpdir(), 'deploy-rbac-'));
@@ -72,6 +74,7 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
     custom = controller.makeApiClient(CustomObjectsApi);
     core = controller.makeApiClient(CoreV1Api);
     leases = controller.makeApiClient(CoordinationV1Api);
+    extensions = controller.makeApiClient(ApiextensionsV1Api);
   });
   after(async () => {
     await cluster.stop();
@@ -134,6 +137,38 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
       (await failure(custom.getNamespacedCustomObject(target))).code,
       'reads come from the informer caches',
     ).to.equal(403);
+  });
+
+  it('lists, watches, creates and replaces AWSClusterLedgers, never gets or deletes one; reads the ledger CRD and no other', async () => {
+    const target = { ...kind('awsclusterledgers'), namespace: 'tenant-a' };
+    const created = (await custom.createNamespacedCustomObject({
+      ...target,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'AWSClusterLedger',
+        metadata: { name: 'payments-prod' },
+        spec: { legacyTagsConverted: '2026-01-01T00:00:00Z' },
+      },
+    })) as { metadata: { resourceVersion: string } };
+    await custom.replaceNamespacedCustomObject({ ...target, name: 'payments-prod', body: created });
+    const list = (await custom.listClusterCustomObject(kind('awsclusterledgers'))) as { items: unknown[] };
+    expect(list.items).to.have.length(1);
+    const watched = await call(
+      cluster.emulator,
+      'GET',
+      `/apis/${GROUP}/${VERSION}/awsclusterledgers?watch=true&timeoutSeconds=1`,
+      undefined,
+      { Authorization: 'Bearer controller' },
+    );
+    expect(watched.status).to.equal(200);
+    await extensions.readCustomResourceDefinition({ name: `awsclusterledgers.${GROUP}` });
+    await expectRefused(
+      () => custom.getNamespacedCustomObject({ ...target, name: 'payments-prod' }),
+      () => custom.deleteNamespacedCustomObject({ ...target, name: 'payments-prod' }),
+      () => custom.patchNamespacedCustomObject({ ...target, name: 'payments-prod', body: {} }, merge),
+      () => extensions.readCustomResourceDefinition({ name: `awsclusters.${GROUP}` }),
+      () => extensions.listCustomResourceDefinition(),
+    );
   });
 
   it('creates only AWSClusterControllerIdentity (AutoControllerIdentityCreator), no other identity', async () => {
@@ -324,6 +359,14 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
             metadata: { name: '333333333333' },
             spec: { tenants: ['tenant-a'] },
           },
+        }),
+      // What Keymaster remembers of the tenant's own clusters is the controller's alone.
+      () => tenantCustom.listNamespacedCustomObject({ ...kind('awsclusterledgers'), namespace: 'tenant-a' }),
+      () =>
+        tenantCustom.createNamespacedCustomObject({
+          ...kind('awsclusterledgers'),
+          namespace: 'tenant-a',
+          body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'AWSClusterLedger', metadata: { name: 'new' }, spec: {} },
         }),
       () =>
         tenantCore.patchNamespace(
