@@ -78,3 +78,8 @@ service:
   namespace: {{ .root.Release.Namespace }}
   path: {{ .path }}
 {{- end -}}
+
+{{/* A list of strings as CEL list items: 'a', 'b'. */}}
+{{- define "keymaster.quotedList" -}}
+{{- range $index, $item := . }}{{ if $index }}, {{ end }}'{{ $item }}'{{ end -}}
+{{- end -}}

@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  AdmissionregistrationV1Api,
   ApiextensionsV1Api,
   AppsV1Api,
   AuthorizationV1Api,
@@ -22,6 +23,7 @@ const CRDS = [
   'awsclusterstaticidentities',
   'awsclusterroleidentities',
   'awstagpolicies',
+  'awsclusterledgers',
 ].map((plural) => `${plural}.infrastructure.keymaster.dev`);
 const SERVICE_ACCOUNT = `system:serviceaccount:${NAMESPACE}:keymaster`;
 /** Every verb on Secrets: none is granted outside the release namespace unless vending is enabled there. */
@@ -116,7 +118,11 @@ async function expectUpgraded(server: Server): Promise<void> {
   const role = await server.kubeConfig
     .makeApiClient(RbacAuthorizationV1Api)
     .readNamespacedRole({ namespace: 'tenant-a', name: 'keymaster-awsclusters' });
-  expect(role.rules?.flatMap((rule) => rule.resources)).to.deep.equal(['awsclusters', 'awsclusters/status']);
+  expect(role.rules?.flatMap((rule) => rule.resources)).to.deep.equal([
+    'awsclusters',
+    'awsclusters/status',
+    'awsclusterledgers',
+  ]);
   const vending = await server.kubeConfig
     .makeApiClient(RbacAuthorizationV1Api)
     .readNamespacedRoleBinding({ namespace: 'tenant-a', name: 'keymaster-credential-vending' });
@@ -134,8 +140,9 @@ describe('helm install of deploy/helm/keymaster', function () {
 
     before(async () => {
       emulator = await startKubeEmulator();
-      // It serves no policy/v1 (docs/emulators/kube-emulator.md): the PodDisruptionBudget is installed on the real server.
-      server = await connect(emulator, { podDisruptionBudget: { enabled: false } });
+      // It serves no policy/v1 (docs/emulators/kube-emulator.md) nor, yet, ValidatingAdmissionPolicies: the
+      // PodDisruptionBudget and the ledger policy are installed on the real server.
+      server = await connect(emulator, { podDisruptionBudget: { enabled: false }, ledgerPolicy: { enabled: false } });
     });
     after(() => emulator.stop());
 
@@ -186,6 +193,10 @@ describe('helm install of deploy/helm/keymaster', function () {
         .makeApiClient(PolicyV1Api)
         .readNamespacedPodDisruptionBudget({ namespace: NAMESPACE, name: 'keymaster-controller' });
       expect(budget.spec?.maxUnavailable).to.equal(1);
+      const policies = server.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+      await policies.readValidatingAdmissionPolicy({ name: 'keymaster-ledger-writers' });
+      const binding = await policies.readValidatingAdmissionPolicyBinding({ name: 'keymaster-ledger-writers' });
+      expect(binding.spec?.validationActions).to.deep.equal(['Deny']);
       expect(await allowed('watch', 'awsclusters')).to.equal(true);
       expect(await allowed('update', 'awsclusters/status', 'tenant-a')).to.equal(true);
       expect(await allowed('list', 'secrets', NAMESPACE, '')).to.equal(true);

@@ -38,9 +38,10 @@ const CREATE_IDENTITY: Rule = {
   resources: ['awsclustercontrolleridentities'],
   verbs: ['create'],
 };
+/** The rules on AWSClusters and their ledgers: namespaced, so a Role of watch.namespace with that value. */
 const AWSCLUSTER_RULES = (role: Manifest) =>
   rules(role).filter((rule) =>
-    rule.resources.some((resource) => ['awsclusters', 'awsclusters/status'].includes(resource)),
+    rule.resources.some((resource) => ['awsclusters', 'awsclusters/status', 'awsclusterledgers'].includes(resource)),
   );
 const appVersion = (parse(readText('deploy/helm/keymaster/Chart.yaml')) as { appVersion: string }).appVersion;
 
@@ -84,9 +85,11 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         'RoleBinding/keymaster-manager',
         'Service/keymaster-controller-metrics',
         'ServiceAccount/keymaster',
+        'ValidatingAdmissionPolicy/keymaster-ledger-writers',
+        'ValidatingAdmissionPolicyBinding/keymaster-ledger-writers',
       ]);
       for (const object of manifests) {
-        const clusterScoped = object.kind.startsWith('Cluster');
+        const clusterScoped = object.kind.startsWith('Cluster') || object.kind.startsWith('ValidatingAdmissionPolicy');
         expect(object.metadata.namespace, `${object.kind} namespace`).to.equal(clusterScoped ? undefined : NAMESPACE);
         expect(object.metadata.labels?.['app.kubernetes.io/name'], `${object.kind} labels`).to.equal('keymaster');
       }
@@ -156,6 +159,33 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         example!.roleRef,
         example!.subjects,
       ]);
+    });
+
+    it("installs deploy/policies' ledger policy for the release's ServiceAccount and groups, scoped to watch.namespace", async () => {
+      const kustomize = readManifests('deploy/policies/ledger-writers.yaml');
+      const chart = await render();
+      for (const kind of ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'])
+        expect(only(chart, kind).spec, kind).to.deep.equal(kustomize.find((object) => object.kind === kind)!.spec);
+      type Policy = Manifest & {
+        spec: { variables: { name: string; expression: string }[]; matchConstraints: Record<string, unknown> };
+      };
+      const narrowed = only(
+        await render({
+          serviceAccount: { name: 'km' },
+          ledgerPolicy: { privilegedGroups: ['platform-team', 'system:masters'] },
+          watch: { namespace: 'tenant-a' },
+        }),
+        'ValidatingAdmissionPolicy',
+      ) as Policy;
+      expect(Object.fromEntries(narrowed.spec.variables.map(({ name, expression }) => [name, expression]))).to.include({
+        writers: `['system:serviceaccount:${NAMESPACE}:km']`,
+        groups: "['platform-team', 'system:masters']",
+      });
+      expect(narrowed.spec.matchConstraints['namespaceSelector']).to.deep.equal({
+        matchLabels: { 'kubernetes.io/metadata.name': 'tenant-a' },
+      });
+      const off = await render({ ledgerPolicy: { enabled: false } });
+      expect(off.filter(({ kind }) => kind.startsWith('ValidatingAdmissionPolicy'))).to.deep.equal([]);
     });
 
     it("runs the appVersion's image with Kustomize's flags, probes, resources and restricted security contexts", async () => {
@@ -276,7 +306,7 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
       );
     });
 
-    it('with watch.namespace, grants the AWSCluster rules in that namespace only', async () => {
+    it('with watch.namespace, grants the AWSCluster and ledger rules in that namespace only', async () => {
       const manifests = await render({ watch: { namespace: 'tenant-a' } });
       expect(AWSCLUSTER_RULES(only(manifests, 'ClusterRole', 'keymaster-manager')), 'ClusterRole').to.deep.equal([]);
       const watched = only(manifests, 'Role', 'keymaster-awsclusters');
