@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,9 +9,10 @@ import {
   KubeConfig,
   KubernetesObjectApi,
   loadAllYaml,
+  loadYaml,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { API_VERSION, GROUP, VERSION, type AWSCluster } from '@keymaster/api';
+import { API_VERSION, GROUP, VERSION, type AWSCluster, type AWSClusterLedger } from '@keymaster/api';
 import { startAwsEmulator, type AwsEmulator, type World } from '@keymaster/aws-emulator';
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { parseRunFlags } from '../../src/cli/flags.js';
@@ -110,6 +111,7 @@ export interface Platform {
   /** Stops the controller and starts another with the same flags and options: a restart, or an upgrade. */
   restart(): Promise<void>;
   cluster(namespace: string, name: string): Promise<AWSCluster>;
+  ledger(namespace: string, name: string): Promise<AWSClusterLedger>;
   get<T>(plural: string, name: string): Promise<T>;
   stop(): Promise<void>;
 }
@@ -128,6 +130,22 @@ interface PlatformOptions {
    * deploy/rbac installed; the test's clients (and `objects`) are ops, in system:masters.
    */
   rbac?: boolean;
+  /**
+   * As on a management cluster upgraded from 0.2.0: the objects are created before the
+   * AWSClusterLedger CRD, which is installed (a second later at least) before the controller starts.
+   */
+  ledgerCrdLater?: boolean;
+}
+
+const LEDGER_CRD_FILE = 'infrastructure.keymaster.dev_awsclusterledgers.yaml';
+
+/** deploy/crds without the ledger CRD, in a folder of its own. */
+async function crdsBeforeLedgers(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'keymaster-crds-'));
+  for (const file of await readdir(CRDS))
+    if (file.endsWith('.yaml') && file !== LEDGER_CRD_FILE && file !== 'kustomization.yaml')
+      await copyFile(join(CRDS, file), join(folder, file));
+  return folder;
 }
 
 /** Both emulators, the given objects applied, and the controller running in-process against them. */
@@ -139,7 +157,7 @@ export async function startPlatform(
   const tokens = options.rbac ? join(await mkdtemp(join(tmpdir(), 'keymaster-')), 'tokens.csv') : undefined;
   if (tokens) await writeFile(tokens, TOKENS);
   const kube = await startKubeEmulator({
-    crds: CRDS,
+    crds: options.ledgerCrdLater ? await crdsBeforeLedgers() : CRDS,
     ...(options.tls ? { tls: true } : {}),
     ...(tokens ? { tokenAuthFile: tokens, authorization: 'RBAC' as const } : {}),
   });
@@ -174,6 +192,18 @@ async function platformOn(
     ...objects,
   ]) {
     await api.create(object);
+  }
+  if (options.ledgerCrdLater) {
+    // Creation times count seconds: the CRD is created in a later second than every object.
+    const created = Date.now();
+    await eventually(() => {
+      if (Math.floor(Date.now() / 1000) <= Math.floor(created / 1000)) throw new Error('the same second');
+    });
+    await api.create(loadYaml<KubernetesObject>(await readFile(join(CRDS, LEDGER_CRD_FILE), 'utf8')));
+    const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    await eventually(() =>
+      custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'awsclusterledgers' }),
+    );
   }
   const flags = parseRunFlags([
     '--kubeconfig',
@@ -216,6 +246,14 @@ async function platformOn(
         plural: 'awsclusters',
         name,
       })) as AWSCluster,
+    ledger: async (namespace, name) =>
+      (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: 'awsclusterledgers',
+        name,
+      })) as AWSClusterLedger,
     get: async <T>(plural: string, name: string) =>
       (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as T,
     stop: async () => {
