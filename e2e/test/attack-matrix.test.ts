@@ -1,11 +1,18 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { expect } from 'chai';
+import {
+  ResourceGroupsTaggingAPIClient,
+  TagResourcesCommand,
+  UntagResourcesCommand,
+} from '@aws-sdk/client-resource-groups-tagging-api';
 import type {
   AWSCluster,
   AWSClusterControllerIdentity,
+  AWSClusterLedger,
   AWSClusterSpec,
   AWSCredentialsRequest,
   AWSCredentialsRequestSpec,
@@ -1752,6 +1759,311 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         told.filter((text) => text.includes('tenant-a')),
         'told of tenant A',
       ).to.deep.equal([]);
+    });
+  });
+
+  describe('12-15. bookkeeping only Keymaster writes: the AWSClusterLedger', function () {
+    const ACCOUNT = '444444444444';
+    const SHARED = '555555555555';
+    /** Keymaster's keys for tenant A (its static identity) may tag anything; tenant A's own keys may not touch legal-hold. */
+    const KEYS = { keymaster: accessKey('ledger/tenant-a-keymaster'), own: accessKey('ledger/tenant-a-own') };
+    const WALL = 'ledger-attack-wall';
+    const EXTERNAL_ID = { a: 'ledger-claim-tenant-a-71c2', b: 'ledger-claim-tenant-b-0e4f' };
+    /** IAM as tenants' own principals have it: every tag key but the one the platform reserves. */
+    const denyTagKeys = (name: string, account: string, keys: string[]) => ({
+      arn: `arn:aws:iam::${account}:policy/${name}`,
+      document: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Deny',
+            Action: ['tag:TagResources', 'tag:UntagResources', 'ec2:CreateTags', 'ec2:DeleteTags'],
+            Resource: '*',
+            Condition: { 'ForAnyValue:StringEquals': { 'aws:TagKeys': keys } },
+          },
+        ],
+      },
+    });
+    const resources = {
+      // Another tool's legal hold, on every resource of the cluster.
+      forged: clusterResources(ACCOUNT, REGION, 'forged', 2, { 'legal-hold': 'yes' }),
+      // X carries nothing of the value; on Y another tool set it.
+      copied: [
+        ...clusterResources(ACCOUNT, REGION, 'copied', 1),
+        ...clusterResources(ACCOUNT, REGION, 'copied', 2, { 'cost-center': '4242' }).slice(1),
+      ],
+      victim: clusterResources(SHARED, REGION, 'payments', 2),
+      mine: clusterResources(ACCOUNT, REGION, 'mine', 1),
+    };
+    const [X, Y] = resources.copied as [ResourceSpec, ResourceSpec];
+    const TENANT_A_SESSIONS = `arn:aws:sts::${SHARED}:assumed-role/tenant-a-admin/`;
+    const TENANT_B_SESSIONS = `arn:aws:sts::${SHARED}:assumed-role/tenant-b-admin/`;
+    let tenancy: Tenancy;
+
+    /** The 4 characters the memory tags of releases up to 0.2.0 held for key=value (what their code read). */
+    const legacyPrint = (key: string, value: string) =>
+      Array.from(
+        createHash('sha256').update(`${key}\0${value}`).digest().subarray(0, 4),
+        (byte) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-'[byte & 63],
+      ).join('');
+    /** The claim tag value of those releases for namespace/name. */
+    const legacyClaim = (ns: string, name: string) =>
+      createHash('sha256').update(`${ns}/${name}`).digest('hex').slice(0, 32);
+
+    /** Tags written with a principal's own keys, through the tagging API, as any AWS tool would. */
+    async function tagAs(keys: AccessKey, account: string, arns: string[], tags: Record<string, string>) {
+      const client = new ResourceGroupsTaggingAPIClient({
+        endpoint: tenancy.aws.emulator.url,
+        region: REGION,
+        credentials: keys,
+        maxAttempts: 1,
+      });
+      const answer = await client.send(new TagResourcesCommand({ ResourceARNList: arns, Tags: tags }));
+      expect(answer.FailedResourcesMap ?? {}, `tagged in ${account}`).to.deep.equal({});
+    }
+
+    /** UntagResources calls Keymaster made with tenant A's keys on any of `arns`. */
+    const untagsOn = (arns: string[]) =>
+      tenancy.aws.calls(
+        ({ action, callerArn, detail }) =>
+          action === 'tag:UntagResources' &&
+          callerArn === userArn(ACCOUNT, 'tenant-a-keymaster') &&
+          ((detail?.['resourceArns'] as string[] | undefined) ?? []).some((arn) => arns.includes(arn)),
+      );
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()], roles: [hubRole()] },
+            {
+              id: ACCOUNT,
+              users: [
+                { name: 'tenant-a-keymaster', accessKeys: [KEYS.keymaster], allow: TAGGER },
+                {
+                  name: 'tenant-a-own',
+                  accessKeys: [KEYS.own],
+                  allow: TAGGER,
+                  policies: [`arn:aws:iam::${ACCOUNT}:policy/${WALL}`],
+                },
+              ],
+              policies: [denyTagKeys(WALL, ACCOUNT, ['legal-hold'])],
+              resources: [...resources.forged, ...resources.copied, ...resources.mine],
+            },
+            {
+              id: SHARED,
+              users: [
+                {
+                  name: 'tenant-a-own',
+                  accessKeys: [accessKey('ledger/tenant-a-own-shared')],
+                  allow: TAGGER,
+                  policies: [`arn:aws:iam::${SHARED}:policy/${WALL}`],
+                },
+              ],
+              policies: [denyTagKeys(WALL, SHARED, ['tenant'])],
+              roles: [
+                tenantRole('tenant-a-admin', HUB_ROLE, EXTERNAL_ID.a),
+                tenantRole('tenant-b-admin', HUB_ROLE, EXTERNAL_ID.b),
+              ],
+              resources: resources.victim,
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }, { name: 'tenant-w', everything: true }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          namespace('tenant-w'),
+          keysSecret('tenant-a-keys', KEYS.keymaster),
+          staticIdentity('tenant-a', 'tenant-a-keys', { list: ['tenant-a', 'tenant-w'] }),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          roleIdentity('keymaster-hub', { roleARN: HUB_ROLE, allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } }),
+          ...(['a', 'b'] as const).map((tenant) =>
+            roleIdentity(`tenant-${tenant}-shared`, {
+              roleARN: roleArn(SHARED, `tenant-${tenant}-admin`),
+              externalID: EXTERNAL_ID[tenant],
+              sourceIdentityRef: roleRef('keymaster-hub'),
+              allowedNamespaces: { list: [`tenant-${tenant}`] },
+              resourceTags: [deny('tenant', tenant)],
+            }),
+          ),
+        ],
+        syncPeriod: '2s',
+      });
+    });
+
+    it("12. memory forged on AWS (legal-hold's fingerprint in keymaster.dev/applied-cluster, by the tenant's own principal) removes nothing and is reported", async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const { aws } = tenancy;
+      await create(tenantA, 'forged', {
+        region: REGION,
+        identityRef: staticRef('tenant-a'),
+        additionalTags: { team: 'a' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await untilReady(tenantA.kube, 'tenant-a', 'forged');
+      await untilTagged(aws, resources.forged, { team: 'a', 'legal-hold': 'yes' });
+      const arns = resources.forged.map(({ arn }) => arn);
+      // The tenant's own principal may not write legal-hold, not even to remove it...
+      const untag = new ResourceGroupsTaggingAPIClient({
+        endpoint: aws.emulator.url,
+        region: REGION,
+        credentials: KEYS.own,
+        maxAttempts: 1,
+      });
+      const denied = await untag
+        .send(new UntagResourcesCommand({ ResourceARNList: arns, TagKeys: ['legal-hold'] }))
+        .then(
+          () => undefined,
+          (error: { name?: string }) => error.name,
+        );
+      expect(denied, "the tenant's own UntagResources of legal-hold").to.match(/AccessDenied/);
+      // ... but may write keymaster.dev/ keys: the memory of releases up to 0.2.0, forged.
+      await tagAs(KEYS.own, ACCOUNT, arns, {
+        'keymaster.dev/applied-cluster': [legacyPrint('team', 'a'), legacyPrint('legal-hold', 'yes')].sort().join(''),
+      });
+      aws.emulator.calls.reset();
+      await untilDiscovered(aws, userArn(ACCOUNT, 'tenant-a-keymaster'), 4);
+      await eventually(async () => {
+        const told = (await tenantA.kube.events('tenant-a', 'forged')).filter(
+          ({ reason }) => reason === 'BookkeepingTagIgnored',
+        );
+        expect(
+          told.map(({ type, message }) => [type, message?.includes('keymaster.dev/applied-cluster')]),
+        ).to.deep.equal([['Warning', true]]);
+      });
+      for (const arn of arns) expect(aws.tags(arn), arn).to.include({ 'legal-hold': 'yes', team: 'a' });
+      expect(untagsOn(arns), 'UntagResources by Keymaster there').to.deep.equal([]);
+    });
+
+    it('13. memory copied from a resource Keymaster wrote to one where another tool set the same value removes nothing there', async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const { aws } = tenancy;
+      await create(tenantA, 'copied', {
+        region: REGION,
+        identityRef: staticRef('tenant-a'),
+        additionalTags: { 'cost-center': '4242' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await untilReady(tenantA.kube, 'tenant-a', 'copied');
+      await untilTagged(aws, [X], { 'cost-center': '4242' });
+      // Whatever X carries that Y does not, copied onto Y by the tenant's own principal.
+      const extra = Object.fromEntries(
+        Object.entries(aws.tags(X.arn)).filter(([key]) => aws.tags(Y.arn)[key] === undefined),
+      );
+      if (Object.keys(extra).length > 0) await tagAs(KEYS.own, ACCOUNT, [Y.arn], extra);
+      await tenantA.kube.patch(clusterKey('tenant-a', 'copied'), { spec: { additionalTags: { 'cost-center': null } } });
+      await untilObserved(tenantA.kube, 'tenant-a', 'copied');
+      // What Keymaster wrote goes (removalPolicy Delete works); the same value another tool set stays.
+      await eventually(() => expect(aws.tags(X.arn)).not.to.have.property('cost-center'));
+      expect(aws.tags(Y.arn)).to.include({ 'cost-center': '4242' });
+      expect(untagsOn([Y.arn]), 'UntagResources by Keymaster on Y').to.deep.equal([]);
+    });
+
+    it("14. a claim copied onto another tenant's resources (issue 29) hands nothing over: B stays Ready and tagged, nothing of A's is written there", async function () {
+      const tenantA = tenancy.tenant('tenant-a');
+      const tenantB = tenancy.tenant('tenant-b');
+      const { aws } = tenancy;
+      await create(tenantB, 'blue', {
+        region: REGION,
+        clusterName: 'payments',
+        identityRef: roleRef('tenant-b-shared'),
+        additionalTags: { team: 'blue' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await untilReady(tenantB.kube, 'tenant-b', 'blue');
+      await untilTagged(aws, resources.victim, { tenant: 'b', team: 'blue' });
+      await untilASecondAfter(await tenancy.ops.cluster('tenant-b', 'blue'));
+      await create(tenantA, 'a-copy', {
+        region: REGION,
+        clusterName: 'payments',
+        identityRef: roleRef('tenant-a-shared'),
+        additionalTags: { team: 'red' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await eventually(async () =>
+        expect(ready(await tenantA.kube.cluster('tenant-a', 'a-copy'))).to.include({
+          status: 'False',
+          reason: 'ClusterNameClaimed',
+        }),
+      );
+      // A's own principal in the shared account writes its cluster's claim, then B's, on B's resources.
+      const arns = resources.victim.map(({ arn }) => arn);
+      const ownShared = accessKey('ledger/tenant-a-own-shared');
+      const before = tagsOf(aws, resources.victim);
+      for (const claim of [legacyClaim('tenant-a', 'a-copy'), legacyClaim('tenant-b', 'blue')]) {
+        await tagAs(ownShared, SHARED, arns, { 'keymaster.dev/claim': claim });
+        aws.emulator.calls.reset();
+        // A insists (an edit makes the controller look again), and B syncs twice.
+        await tenantA.kube.patch(clusterKey('tenant-a', 'a-copy'), {
+          spec: { additionalTags: { team: claim.slice(0, 8) } },
+        });
+        await untilObserved(tenantA.kube, 'tenant-a', 'a-copy');
+        await untilDiscovered(aws, TENANT_B_SESSIONS, 4);
+        expect(tagWritesBy(aws, TENANT_A_SESSIONS), "tag writes by tenant A's sessions").to.equal(0);
+        expect(ready(await tenantA.kube.cluster('tenant-a', 'a-copy'))).to.include({ reason: 'ClusterNameClaimed' });
+        expect(ready(await tenantB.kube.cluster('tenant-b', 'blue'))).to.include({ status: 'True' });
+        for (const { arn } of resources.victim)
+          expect(aws.tags(arn), arn).to.deep.equal({ ...before[arn], 'keymaster.dev/claim': claim });
+      }
+      // B is told that someone wrote Keymaster's old keys on its resources; nothing of A is named.
+      await eventually(async () => {
+        const told = (await tenantB.kube.events('tenant-b', 'blue')).filter(
+          ({ reason }) => reason === 'BookkeepingTagIgnored',
+        );
+        expect(told.map(({ message }) => message?.includes('keymaster.dev/claim'))).to.deep.equal([true]);
+        for (const { message } of told) expect(message).not.to.include('tenant-a');
+      });
+    });
+
+    it("15. a tenant allowed * on * in its namespace (a variant Role) can create, edit or delete no ledger, its own cluster's neither", async function () {
+      const tenantW = tenancy.tenant('tenant-w');
+      await create(tenantW, 'mine', {
+        region: REGION,
+        clusterName: 'mine',
+        identityRef: staticRef('tenant-a'),
+        additionalTags: { team: 'w' },
+        tagging: { removalPolicy: 'Delete' },
+      });
+      await untilReady(tenantW.kube, 'tenant-w', 'mine');
+      const ledgerKey = {
+        apiVersion: API_VERSION,
+        kind: 'AWSClusterLedger',
+        metadata: { name: 'mine', namespace: 'tenant-w' },
+      } as const;
+      const ledger = await eventually(() => tenantW.kube.read<AWSClusterLedger>(ledgerKey));
+      const { resourceVersion } = ledger.metadata;
+      // The memory it would need to have Keymaster remove another tool's tag: forged every way RBAC allows.
+      const forged = { ...ledger.spec, memory: [{ resources: ['AAAAAAAAAAAAAAAA'], cluster: ['AAAAAAAAAAAA'] }] };
+      const other: AWSClusterLedger = {
+        ...ledgerKey,
+        metadata: { name: 'other', namespace: 'tenant-w' },
+        spec: forged,
+      };
+      const attempts = {
+        create: () => tenantW.kube.create(other),
+        replace: () => tenantW.kube.replace({ ...ledger, spec: forged }),
+        patch: () => tenantW.kube.patch(ledgerKey, { spec: { claims: null } }),
+        delete: () => tenantW.kube.delete(ledgerKey),
+      };
+      for (const [verb, attempt] of Object.entries(attempts)) {
+        const refused = await refusal(attempt());
+        expect(refused?.code, `${verb} refused`).to.equal(403);
+        expect(refused?.message, verb).to.include('written by the Keymaster controller only');
+      }
+      // RBAC let it read (the policy guards writes only): the ledger is as the controller left it.
+      const after = await tenantW.kube.read<AWSClusterLedger>(ledgerKey);
+      expect(after.metadata.resourceVersion).to.equal(resourceVersion);
+      expect(after.spec).to.deep.equal(ledger.spec);
+      // Nothing of Keymaster's aggregates into Kubernetes' admin or edit roles, which tenants are often given.
+      for (const folder of ['deploy/rbac', 'deploy/policies'])
+        for (const object of await manifests(folder))
+          expect(
+            Object.keys(object.metadata?.labels ?? {}).filter((label) =>
+              label.startsWith('rbac.authorization.k8s.io/aggregate-to-'),
+            ),
+            `${object.kind}/${object.metadata?.name ?? ''}`,
+          ).to.deep.equal([]);
     });
   });
 });

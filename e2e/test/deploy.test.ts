@@ -62,7 +62,9 @@ describe('deploy/ and deploy/examples apply with kubectl, unchanged', function (
   });
 
   it('kubectl apply -k deploy creates every object of the kustomization', async () => {
-    const objects = await Promise.all(['deploy/crds', 'deploy/rbac', 'deploy/manager'].map(manifests));
+    const objects = await Promise.all(
+      ['deploy/crds', 'deploy/rbac', 'deploy/manager', 'deploy/policies'].map(manifests),
+    );
     const expected = Object.fromEntries(objects.flat().map((object) => [kubectlName(object), 'created']));
     expect(outcomes(await kubectl('apply', '-k', join(REPO_ROOT, 'deploy')))).to.deep.equal(expected);
     const crds = objects[0]!.map(({ metadata }) => `crd/${metadata?.name ?? ''}`);
@@ -81,7 +83,7 @@ describe('deploy/ and deploy/examples apply with kubectl, unchanged', function (
 
   it('applying both again changes nothing but what the server rewrote: stringData, defaulted list items', async () => {
     const objects = await Promise.all(
-      ['deploy/crds', 'deploy/rbac', 'deploy/manager', 'deploy/examples'].map(manifests),
+      ['deploy/crds', 'deploy/rbac', 'deploy/manager', 'deploy/policies', 'deploy/examples'].map(manifests),
     );
     // kubectl sends again a Secret's stringData (stored as data) and a whole list whose items the
     // CRD defaulted (overridePolicy): the server reports them configured, and stores the same.

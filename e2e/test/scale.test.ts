@@ -194,10 +194,12 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
       });
   });
 
-  it('wrote each status once for the creation, and nothing on a resync that finds nothing new', async function () {
+  it('wrote each status once and each ledger twice for the creation, and nothing on a resync that finds nothing new', async function () {
     const { aws, management } = scenario;
     await reconciles(CLUSTERS);
     expect(management.statusWrites(), 'status writes for the creation').to.equal(CLUSTERS);
+    // Created with the claim, before the first AWS write; replaced with what AWS accepted and read back.
+    expect(management.ledgerWrites(), 'ledger writes for the creation').to.equal(2 * CLUSTERS);
 
     aws.emulator.calls.reset();
     management.server.requests.reset();
@@ -208,6 +210,7 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
     expect(aws.tagWrites(), 'AWS writes').to.equal(0);
     expect(aws.count('sts:AssumeRole'), 'AssumeRole').to.equal(0);
     expect(management.statusWrites(), 'status writes').to.equal(0);
+    expect(management.ledgerWrites(), 'ledger writes').to.equal(0);
   });
 
   it('writes each status once when a change reaches every cluster', async function () {
@@ -226,6 +229,7 @@ describe(`scale smoke: ${CLUSTERS} clusters over ${TENANTS.length} identities`, 
     await reconciles(CLUSTERS);
     for (const { resource } of clusters) expect(aws.tags(resource.arn)).to.include({ 'cost-center': 'platform' });
     expect(management.statusWrites(), 'status writes').to.equal(CLUSTERS);
+    expect(management.ledgerWrites(), 'ledger writes: what each cluster remembers writing changed').to.equal(CLUSTERS);
     // At most one per cluster: clusters of one credential set and region share a call for the same change (20 ARNs).
     expect(aws.count('tag:TagResources'), 'TagResources')
       .to.be.at.most(CLUSTERS)

@@ -60,6 +60,11 @@ export class Kube {
     );
   }
 
+  /** A PUT of the whole object, as `kubectl replace`. */
+  async replace(object: KubeObject): Promise<void> {
+    await this.#objects.replace(object as KubernetesObject);
+  }
+
   async read<T>(object: Header): Promise<T> {
     return (await this.#objects.read(header(object))) as T;
   }

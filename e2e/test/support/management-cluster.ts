@@ -61,6 +61,20 @@ export class ManagementCluster {
     });
   }
 
+  /** The controller's writes of AWSClusterLedgers (creates and replacements), as the API server counted them. */
+  ledgerWrites(): number {
+    return ['create', 'update'].reduce(
+      (sum, verb) =>
+        sum +
+        this.server.requests.total({
+          verb,
+          resource: 'awsclusterledgers.infrastructure.keymaster.dev',
+          user: CONTROLLER_SERVICE_ACCOUNT,
+        }),
+      0,
+    );
+  }
+
   /** Stops every controller still running (SIGTERM), then the API server. */
   stop(): Promise<void> {
     return this.cluster.stop();

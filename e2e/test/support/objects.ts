@@ -1,6 +1,7 @@
 import type {
   AWSAccountBinding,
   AWSCluster,
+  AWSClusterLedger,
   AWSClusterControllerIdentity,
   AWSClusterRoleIdentitySpec,
   AWSClusterRoleIdentity,
@@ -41,6 +42,7 @@ export type KubeObject =
   | AWSClusterRoleIdentity
   | AWSClusterWebIdentity
   | AWSCredentialsRequest
+  | AWSClusterLedger
   | AWSTagPolicy
   | AWSAccountBinding;
 

@@ -1,7 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  AdmissionregistrationV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { AWSCluster } from '@keymaster/api';
 import { startRbacApiServer, type ApiServer, type ApiUser } from './api-server.js';
 import { CONTROLLER_KEY } from './aws-world.js';
@@ -9,7 +15,13 @@ import { ControllerProcess } from './controller-process.js';
 import { Kube } from './kube.js';
 import type { ControllerOptions } from './management-cluster.js';
 import type { KubeObject } from './objects.js';
-import { CONTROLLER_SERVICE_ACCOUNT, manifests, tenantBindings, tenantRoles } from './rbac-manifests.js';
+import {
+  CONTROLLER_SERVICE_ACCOUNT,
+  everythingInNamespace,
+  manifests,
+  tenantBindings,
+  tenantRoles,
+} from './rbac-manifests.js';
 
 const OPS_TOKEN = 'ops-token';
 const CONTROLLER_TOKEN = 'keymaster-token';
@@ -21,6 +33,8 @@ export interface TenantSpec {
   statusWrite?: boolean;
   /** Bound to the example's optional identity viewer (the default); false: it reads no identity. */
   identityViewer?: boolean;
+  /** Also granted everything in its namespace (`*` on `*`), as some platforms do (one attack only). */
+  everything?: boolean;
 }
 
 /** A developer of one tenant: bound by docs/security.md's tenant RBAC, and nothing else. */
@@ -53,7 +67,7 @@ export class TenantUser {
 
 /**
  * A management cluster as docs/security.md sets one up for many tenants: an API server that
- * enforces RBAC, deploy/manager's namespace and deploy/rbac, the controller running as its
+ * enforces RBAC, deploy/manager's namespace, deploy/rbac and deploy/policies, the controller running as its
  * ServiceAccount, ops in `system:masters`, and each tenant's developers under the tenant RBAC example.
  */
 export class RbacManagementCluster {
@@ -105,6 +119,7 @@ export class RbacManagementCluster {
       await server.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });
       const namespaces = (await manifests('deploy/manager')).filter(({ kind }) => kind === 'Namespace');
       await cluster.#install([...namespaces, ...(await manifests('deploy/rbac')), ...(await tenantRoles())]);
+      if (await cluster.#servesAdmissionPolicies()) await cluster.#install(await manifests('deploy/policies'));
       await cluster.ops.create(...(options.objects ?? []));
       if (options.bindTenants ?? true) await cluster.bindTenants();
     } catch (error) {
@@ -116,10 +131,12 @@ export class RbacManagementCluster {
 
   /** The tenants' RoleBindings and ClusterRoleBindings (after their namespaces exist). */
   async bindTenants(): Promise<void> {
-    for (const { name, statusWrite, identityViewer } of this.tenantSpecs)
+    for (const { name, statusWrite, identityViewer, everything } of this.tenantSpecs) {
       await this.#install(
         await tenantBindings(name, { statusWrite: statusWrite ?? false, identityViewer: identityViewer ?? true }),
       );
+      if (everything) await this.#install(everythingInNamespace(name));
+    }
   }
 
   tenant(name: string): TenantUser {
@@ -154,6 +171,21 @@ export class RbacManagementCluster {
     await Promise.all(this.controllers.map((controller) => controller.stop()));
     await this.server.stop();
     await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Whether the API server serves ValidatingAdmissionPolicies, which deploy/policies holds: kube-apiserver
+   * does; the kube-emulator from the release that enforces them. Where it does not, the tests that need
+   * the policy fail (they are not skipped), and every other runs without it.
+   */
+  async #servesAdmissionPolicies(): Promise<boolean> {
+    const config = new KubeConfig();
+    config.loadFromString(this.opsKubeConfig());
+    const served = await config
+      .makeApiClient(AdmissionregistrationV1Api)
+      .getAPIResources()
+      .catch(() => undefined);
+    return (served?.resources ?? []).some(({ name }) => name === 'validatingadmissionpolicies');
   }
 
   async #install(objects: KubernetesObject[]): Promise<void> {

@@ -114,3 +114,26 @@ export function namespaceOwnerRights(tenants: string[]): (V1ClusterRole | V1Role
   }));
   return [role, ...bindings];
 }
+
+/**
+ * A variant some platforms grant: everything in the tenant's own namespace (`*` on `*`), bound to
+ * `<tenant>-developers` there, on top of the example's bindings.
+ */
+export function everythingInNamespace(tenant: string): KubernetesObject[] {
+  const metadata = { name: `${tenant}-everything`, namespace: tenant };
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata,
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    } as KubernetesObject,
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: metadata.name },
+      subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: `${tenant}-developers` }],
+    } as KubernetesObject,
+  ];
+}
