@@ -85,6 +85,18 @@ function statusLines({ conditions }: Explanation): string[] {
   ];
 }
 
+function ledgerLines({ ledger }: Explanation): string[] {
+  if (!ledger) return ["Ledger: none yet (the controller records one with the cluster's first claim)"];
+  const claims = ledger.claims.map(
+    ({ clusterName, accountID, region, since }) =>
+      `  clusterName "${clusterName}" in ${accountID}/${region}, since ${since}`,
+  );
+  return [
+    `Ledger: ${ledger.claims.length} claim(s), what Keymaster wrote remembered on ${ledger.resourcesRemembered} resource(s), ${ledger.legacyTagsConverted ? `legacy tags converted ${ledger.legacyTagsConverted}` : 'legacy tags not converted yet'}`,
+    ...claims,
+  ];
+}
+
 function eventLines({ events }: Explanation): string[] {
   if (events.length === 0) return ['Events: none'];
   return [
@@ -133,6 +145,7 @@ export function renderExplanation(explanation: Explanation, output: Output): str
     ],
     principalLines(explanation),
     tagLines(explanation),
+    ledgerLines(explanation),
     eventLines(explanation),
     fixLines(explanation),
     uncheckedLines(explanation),

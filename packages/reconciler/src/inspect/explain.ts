@@ -3,6 +3,7 @@ import type {
   AllowedNamespaces,
   Condition,
   LabelSelector,
+  LedgerClaim,
   ResourceTag,
   TagConflict,
   TagSource,
@@ -15,9 +16,10 @@ import {
   type IdentityObject,
   type LinkCheck,
 } from '@keymaster/identity';
-import { resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
+import { ClusterMemory, resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
 import { clusterNameOf } from '../awscluster/name-claim.js';
 import { clusterUser } from '../identity/deletions.js';
+import { ledgerOwner } from '../kube/ledger-claims.js';
 import { kubeRead } from '../kube/access-error.js';
 import type { InspectContext } from './context.js';
 import { clusterKeyOf } from './targets.js';
@@ -75,6 +77,8 @@ export interface Explanation {
   conflicts: TagConflict[];
   /** Tags left out of the layers (layer, object, key, rule). */
   problems: string[];
+  /** What the controller remembers of the cluster (its AWSClusterLedger); absent before its first claim. */
+  ledger?: { claims: LedgerClaim[]; resourcesRemembered: number; legacyTagsConverted?: string };
   /** The cluster's latest events, oldest first. */
   events: EventSummary[];
   /** What to do, one line per failure found, in chain order. */
@@ -119,6 +123,22 @@ const verdictOf = (check: LinkCheck): LinkVerdict => ({
     : {}),
   problems: check.problems.map(failureOf),
 });
+
+/** The cluster's ledger as the controller reads it: one whose controlling owner is another cluster holds nothing for it. */
+async function ledgerSummary(context: InspectContext, cluster: AWSCluster): Promise<Explanation['ledger']> {
+  const { namespace, name, uid } = cluster.metadata;
+  const ledger = (await context.allLedgers()).find(
+    (candidate) =>
+      candidate.metadata.namespace === namespace && candidate.metadata.name === name && ledgerOwner(candidate) === uid,
+  );
+  if (!ledger) return undefined;
+  const { claims = [], memory, legacyTagsConverted } = ledger.spec;
+  return {
+    claims,
+    resourcesRemembered: ClusterMemory.fromLedger(memory).size,
+    ...(legacyTagsConverted ? { legacyTagsConverted } : {}),
+  };
+}
 
 async function latestEvents(context: InspectContext, cluster: AWSCluster): Promise<EventSummary[]> {
   const { namespace = '', name = '', uid } = cluster.metadata;
@@ -195,7 +215,7 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
   const namespaceName = cluster.metadata.namespace ?? '';
   const identityRef = cluster.spec.identityRef ?? CONTROLLER_IDENTITY;
   const unchecked: Unchecked[] = [];
-  const [namespace, policy, events] = await Promise.all([
+  const [namespace, policy, events, ledger] = await Promise.all([
     readable(
       `the labels of namespace ${namespaceName} (what allowedNamespaces selectors match)`,
       async () => (await context.store.getNamespace(namespaceName)) ?? { name: namespaceName, labels: {} },
@@ -203,6 +223,11 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
     ),
     readable('the global tag layer (AWSTagPolicy default)', () => context.policy(), unchecked),
     readable("the cluster's events", () => latestEvents(context, cluster), unchecked),
+    readable(
+      "the cluster's AWSClusterLedger (what the controller remembers of it)",
+      () => ledgerSummary(context, cluster),
+      unchecked,
+    ),
   ]);
   let checks: LinkCheck[];
   try {
@@ -217,7 +242,7 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
     const why = failureOf(error);
     leaveOut(unchecked, 'the identity chain, link by link, and the account it resolves into', why);
     const { chain, identities } = await unverifiedChain(context, cluster, why, unchecked);
-    return explanation(context, cluster, { namespace, policy, events, unchecked }, chain, identities, {
+    return explanation(context, cluster, { namespace, policy, events, ledger, unchecked }, chain, identities, {
       failure: observedPrincipal(cluster, why),
     });
   }
@@ -256,7 +281,7 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
     }
   }
   const identities = checks.flatMap(({ identity }) => (identity ? [identity] : []));
-  return explanation(context, cluster, { namespace, policy, events, unchecked }, chain, identities, principal);
+  return explanation(context, cluster, { namespace, policy, events, ledger, unchecked }, chain, identities, principal);
 }
 
 /** The explanation from what was read and checked: the layers, the fixes. */
@@ -267,6 +292,7 @@ function explanation(
     namespace: { name: string; labels: Record<string, string> } | undefined;
     policy: Awaited<ReturnType<InspectContext['policy']>>;
     events: EventSummary[] | undefined;
+    ledger: Explanation['ledger'];
     unchecked: Unchecked[];
   },
   chain: LinkVerdict[],
@@ -305,6 +331,7 @@ function explanation(
     winners: effective.tags,
     conflicts: effective.conflicts,
     problems: effective.problems.map(({ message }) => message),
+    ...(read.ledger ? { ledger: read.ledger } : {}),
     events: read.events ?? [],
     fixes,
     unchecked: read.unchecked,

@@ -237,6 +237,11 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
       expect(explanation.conflicts.map(({ key }) => key)).to.deep.equal(['tenant']);
       expect(explanation.events.map(({ reason }) => reason)).to.include.members(['TagsApplied', 'TagConflict']);
       expect(explanation.fixes).to.deep.equal([]);
+      // What the controller remembers, from the cluster's ledger.
+      expect(
+        explanation.ledger?.claims.map(({ accountID, region, clusterName }) => [accountID, region, clusterName]),
+      ).to.deep.equal([['333333333333', 'eu-west-1', 'analytics-dev']]);
+      expect(explanation.ledger?.resourcesRemembered).to.be.greaterThan(0);
     });
   });
 
