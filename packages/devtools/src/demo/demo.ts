@@ -20,7 +20,7 @@ import { listRequests, requestSettled } from './credentials.js';
 import { driftCorrected, makeDrift, renderDrift, type Drift } from './drift.js';
 import { renderInsights } from './insights.js';
 import { LiveView, type Output } from './live.js';
-import { minimumStsCalls, minimumTagWrites } from './minimums.js';
+import { clusterIdentities, minimumStsCalls, minimumTagWrites } from './minimums.js';
 import { awsCallCounts, renderSummary, type DemoSummary } from './summary.js';
 
 export interface DemoOptions {
@@ -128,7 +128,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
             rows.filter(isReady),
             requests.filter((request) => request.ready?.status === 'True'),
           ),
-          tagChange: minimumTagWrites(before, emulators.aws.world.listResources()),
+          tagChange: minimumTagWrites(before, emulators.aws.world.listResources(), (clusterName) =>
+            clusterIdentities(manifests).get(clusterName),
+          ),
         };
       view.update(rows, summary ? 'Converged.' : `Converging… ${(elapsedMs / 1000).toFixed(1)} s`);
       if (summary && !driftTried) {

@@ -128,14 +128,34 @@ export function tagChangeGroups(
 export const writesFor = (resources: number): number => Math.ceil(resources / ARNS_PER_CALL);
 
 /**
- * The fewest tag writes that turn `before` into `after` for a controller that tags each cluster with
- * its own credentials: a write covers one account and region, one cluster, one set of tags (or of
- * removed keys), and at most 20 resources.
+ * The identity each cluster name's AWSCluster acts with (`kind/name`; the controller identity by
+ * default): clusters of one identity act with one credential set, so they may share a write.
  */
-export function minimumTagWrites(before: readonly TaggedResource[], after: readonly TaggedResource[]): TagChange {
+export function clusterIdentities(objects: readonly Manifest[]): Map<string, string> {
+  return new Map(
+    objects
+      .filter(({ kind }) => kind === 'AWSCluster')
+      .map(({ metadata, spec }) => {
+        const ref = (spec?.['identityRef'] as IdentityReference | undefined) ?? CONTROLLER_IDENTITY;
+        return [(spec?.['clusterName'] as string | undefined) ?? metadata.name, `${ref.kind}/${ref.name}`];
+      }),
+  );
+}
+
+/**
+ * The fewest tag writes that turn `before` into `after` for a controller that tags each cluster with
+ * its own credentials: a write covers one account and region, one credential set (`identityOf` the
+ * clusters owning the resource; clusters of one identity may share a write, since Keymaster's writes
+ * carry nothing of a cluster's own), one set of tags (or of removed keys), and at most 20 resources.
+ */
+export function minimumTagWrites(
+  before: readonly TaggedResource[],
+  after: readonly TaggedResource[],
+  identityOf: (clusterName: string) => string | undefined,
+): TagChange {
   const { resources, groups } = tagChangeGroups(before, after, (arn, tags) => {
     const [, , , region, account] = arn.split(':');
-    return JSON.stringify([account, region, owners(tags)]);
+    return JSON.stringify([account, region, owners(tags).map(identityOf)]);
   });
   const minimumCalls = groups.reduce((sum, group) => sum + writesFor(group.resources), 0);
   return { resources, minimumCalls };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Manifest } from '@keymaster/testenv';
-import { minimumStsCalls, minimumTagWrites, type TaggedResource } from '../../src/demo/minimums.js';
+import { clusterIdentities, minimumStsCalls, minimumTagWrites, type TaggedResource } from '../../src/demo/minimums.js';
 
 const object = (kind: string, name: string, spec: Record<string, unknown>, namespace?: string): Manifest => ({
   apiVersion: 'infrastructure.keymaster.dev/v1beta1',
@@ -93,13 +93,41 @@ describe('demo: minimums', () => {
     const tagAll = (resources: TaggedResource[], extra: Record<string, string>) =>
       resources.map(({ arn, tags }) => ({ arn, tags: { ...tags, ...extra } }));
 
+    /** Clusters a and b act with one identity, c with another. */
+    const identityOf = (clusterName: string) =>
+      clusterIdentities([
+        cluster('x', 'a', { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' }),
+        object(
+          'AWSCluster',
+          'b-object',
+          { clusterName: 'b', identityRef: { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' } },
+          'y',
+        ),
+        cluster('z', 'c'),
+      ]).get(clusterName);
+
     it('fits 20 resources needing the same tags in one write', () => {
       const before = Array.from({ length: 41 }, (_, id) => instance('eu-west-1', '333333333333', id, owned('a')));
-      expect(minimumTagWrites(before, tagAll(before, { team: 'x' }))).to.deep.equal({ resources: 41, minimumCalls: 3 });
-      expect(minimumTagWrites(before, before)).to.deep.equal({ resources: 0, minimumCalls: 0 });
+      expect(minimumTagWrites(before, tagAll(before, { team: 'x' }), identityOf)).to.deep.equal({
+        resources: 41,
+        minimumCalls: 3,
+      });
+      expect(minimumTagWrites(before, before, identityOf)).to.deep.equal({ resources: 0, minimumCalls: 0 });
     });
 
-    it('needs a write per cluster, region, account and set of tags', () => {
+    it('lets clusters of one identity share a write (nothing of a cluster rides along), and no others', () => {
+      const before = [
+        instance('eu-west-1', '333333333333', 1, owned('a')),
+        instance('eu-west-1', '333333333333', 2, owned('b')),
+        instance('eu-west-1', '333333333333', 3, owned('c')),
+      ];
+      expect(minimumTagWrites(before, tagAll(before, { team: 'x' }), identityOf)).to.deep.equal({
+        resources: 3,
+        minimumCalls: 2,
+      });
+    });
+
+    it('needs a write per credential set, region, account and set of tags', () => {
       const before = [
         instance('eu-west-1', '333333333333', 1, owned('a')),
         // Both ownership tags name the same cluster: still cluster a.
@@ -110,11 +138,12 @@ describe('demo: minimums', () => {
         instance('eu-west-1', '333333333333', 6, { ...owned('a'), team: 'old' }),
       ];
       const after = tagAll(before, { team: 'x' });
-      expect(minimumTagWrites(before, after)).to.deep.equal({ resources: 6, minimumCalls: 4 });
+      // a and b share their identity: eu-west-1 of 333333333333 takes one write for resources 1, 2, 3 and 6.
+      expect(minimumTagWrites(before, after, identityOf)).to.deep.equal({ resources: 6, minimumCalls: 3 });
       const otherValue = after.map((resource, index) =>
         index === 1 ? { ...resource, tags: { ...resource.tags, team: 'y' } } : resource,
       );
-      expect(minimumTagWrites(before, otherValue).minimumCalls).to.equal(5);
+      expect(minimumTagWrites(before, otherValue, identityOf).minimumCalls).to.equal(4);
     });
 
     it('counts removals as their own writes', () => {
@@ -123,7 +152,7 @@ describe('demo: minimums', () => {
         arn,
         tags: { ...owned('a'), ...(index === 0 ? { team: 'x' } : {}) },
       }));
-      expect(minimumTagWrites(before, after)).to.deep.equal({ resources: 2, minimumCalls: 2 });
+      expect(minimumTagWrites(before, after, identityOf)).to.deep.equal({ resources: 2, minimumCalls: 2 });
     });
   });
 });
