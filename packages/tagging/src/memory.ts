@@ -25,7 +25,7 @@ const digest = (text: string, length: number): string =>
  * fingerprint is another tool's `key=value` (24 bits, what the memory tags of releases up to 0.2.0
  * held, take a second of brute force). Those are the first 4 characters of these.
  */
-export const FINGERPRINT_LENGTH = 12;
+const FINGERPRINT_LENGTH = 12;
 
 /** Fingerprints already computed: a fleet repeats the same few tags on every resource. */
 const prints = new Map<string, string>();
@@ -53,11 +53,6 @@ export class ResourceMemory {
 
   constructor(prints: ResourcePrints = {}) {
     this.#prints = new Map(LAYERS.map((layer) => [layer, new Set(prints[PRINT_FIELDS[layer]] ?? [])]));
-  }
-
-  /** An independent copy, to try changes on. */
-  copy(): ResourceMemory {
-    return new ResourceMemory(this.prints());
   }
 
   /** The layer whose memory says Keymaster wrote `key=value` here, if any. */
