@@ -1,5 +1,4 @@
 import { API_VERSION, type AWSCluster } from '@keymaster/api';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
 
@@ -11,18 +10,7 @@ describe('spec.tagging.dryRun (the controller, in-process, against both emulator
   let platform: Platform;
   const writes = () =>
     TAG_WRITES.reduce((sum, action) => sum + (platform.aws.calls.summary().byAction[action] ?? 0), 0);
-  const setDryRun = (dryRun: boolean) =>
-    platform.custom.patchNamespacedCustomObject(
-      {
-        group: 'infrastructure.keymaster.dev',
-        version: 'v1beta1',
-        namespace: 'team-a',
-        plural: 'awsclusters',
-        name: 'prod',
-        body: { spec: { tagging: { dryRun } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+  const setDryRun = (dryRun: boolean) => platform.patchCluster('team-a', 'prod', { tagging: { dryRun } });
   /** The cluster once the controller has seen its current generation. */
   const current = () =>
     eventually(async () => {

@@ -10,6 +10,8 @@ import {
   KubernetesObjectApi,
   loadAllYaml,
   loadYaml,
+  PatchStrategy,
+  setHeaderOptions,
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, VERSION, type AWSCluster, type AWSClusterLedger } from '@keymaster/api';
@@ -112,6 +114,8 @@ export interface Platform {
   restart(): Promise<void>;
   cluster(namespace: string, name: string): Promise<AWSCluster>;
   ledger(namespace: string, name: string): Promise<AWSClusterLedger>;
+  /** A merge patch of an AWSCluster's spec, as `kubectl patch --type merge` (`null` removes a field). */
+  patchCluster(namespace: string, name: string, spec: object): Promise<void>;
   get<T>(plural: string, name: string): Promise<T>;
   stop(): Promise<void>;
 }
@@ -226,6 +230,8 @@ async function platformOn(
     });
   const controller = await start();
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const namespaced = async <T>(plural: string, namespace: string, name: string) =>
+    (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural, name })) as T;
   const platform: Platform = {
     kube,
     aws,
@@ -238,22 +244,12 @@ async function platformOn(
       await platform.controller.stop();
       platform.controller = await start();
     },
-    cluster: async (namespace, name) =>
-      (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: 'awsclusters',
-        name,
-      })) as AWSCluster,
-    ledger: async (namespace, name) =>
-      (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: 'awsclusterledgers',
-        name,
-      })) as AWSClusterLedger,
+    cluster: (namespace, name) => namespaced<AWSCluster>('awsclusters', namespace, name),
+    ledger: (namespace, name) => namespaced<AWSClusterLedger>('awsclusterledgers', namespace, name),
+    patchCluster: async (namespace, name, spec) => {
+      const target = { group: GROUP, version: VERSION, plural: 'awsclusters', namespace, name, body: { spec } };
+      await custom.patchNamespacedCustomObject(target, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    },
     get: async <T>(plural: string, name: string) =>
       (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as T,
     stop: async () => {

@@ -1,6 +1,5 @@
 import { API_VERSION } from '@keymaster/api';
 import type { World } from '@keymaster/aws-emulator';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { fingerprint, LEGACY_CLAIM_KEY, LEGACY_MEMORY_KEYS, legacyClaimOf, resourceDigest } from '@keymaster/tagging';
 import { expect } from 'chai';
 import { CONTROLLER_KEYS, TEAM_A, condition, eventually, startPlatform, type Platform } from './harness.js';
@@ -9,7 +8,6 @@ const ACCOUNT = '111111111111';
 const OWNED = { 'sigs.k8s.io/cluster-api-provider-aws/cluster/prod': 'owned' };
 const instance = (id: string) => `arn:aws:ec2:us-west-2:${ACCOUNT}:instance/i-000000000000000${id}`;
 const INSTANCES = [instance('a'), instance('b')];
-const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** The legacy memory tag of a resource on which 0.2.0 wrote `tags` from the Cluster layer. */
 const legacyMemory = (tags: Record<string, string>) => ({
@@ -53,17 +51,7 @@ describe('the AWSClusterLedger (the controller, in-process, against both emulato
   const tags = (arn: string) => platform.aws.world.listResources().find((resource) => resource.arn === arn)!.tags;
   const ledgerWrites = () => platform.controller.manager.writer.counts.ledgers;
   const editTags = (additionalTags: Record<string, string | null>) =>
-    platform.custom.patchNamespacedCustomObject(
-      {
-        group: 'infrastructure.keymaster.dev',
-        version: 'v1beta1',
-        namespace: 'team-a',
-        plural: 'awsclusters',
-        name: 'prod',
-        body: { spec: { additionalTags } },
-      },
-      merge,
-    );
+    platform.patchCluster('team-a', 'prod', { additionalTags });
   /** The cluster once the controller has seen its current generation and found it in sync. */
   const synced = () =>
     eventually(async () => {
