@@ -1915,7 +1915,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         .send(new UntagResourcesCommand({ ResourceARNList: arns, TagKeys: ['legal-hold'] }))
         .then(
           () => undefined,
-          (error: { name?: string }) => error.name,
+          (error: unknown) => (error as { name?: string }).name,
         );
       expect(denied, "the tenant's own UntagResources of legal-hold").to.match(/AccessDenied/);
       // ... but may write keymaster.dev/ keys: the memory of releases up to 0.2.0, forged.

@@ -141,6 +141,8 @@ export class Manager {
   /** Tag work, a queue per AWS account and region: its end enqueues the cluster, whose reconcile writes status. */
   readonly #tagWork: TagScheduler<TagOutcome>;
   readonly #reconcileCluster: Reconciler;
+  /** The clusters' ledgers, read through the caches and what this process wrote. */
+  readonly #ledgers: LedgerStore;
   /** When the ledger CRD was created: clusters older than it may carry legacy bookkeeping tags. */
   #ledgerEpoch: Date | undefined;
   #credentialsCheck: ControllerCredentialsCheck | undefined;
@@ -156,8 +158,6 @@ export class Manager {
     const clock = options.clock ?? realClock;
     const log = (what: string) => (error: unknown) => logger.error(what, { error });
     this.writer = new KubeWriter(kubeConfig);
-    // Read through the caches (built below) once the informers run.
-    let ledgers: LedgerStore;
     const events = new EventRecorder(kubeConfig, 'keymaster', () => new Date(clock.now()), log('event not recorded'));
     const sightings = new IdentitySightings(({ kind, name }) => this.identities[kind]?.enqueue({ name }));
     this.#shards = options.shards && this.#shardOwner(options.shards, clock);
@@ -219,7 +219,7 @@ export class Manager {
             if (!isDeepStrictEqual(ledger.spec.claims, previous?.spec.claims)) this.#claimsChanged(ledger, previous);
           },
           delete: (ledger) => {
-            ledgers.deleted(ledger);
+            this.#ledgers.deleted(ledger);
             this.#claimsChanged(ledger);
           },
         },
@@ -263,7 +263,7 @@ export class Manager {
       },
     );
 
-    ledgers = new LedgerStore(this.caches.ledgers, this.writer);
+    this.#ledgers = new LedgerStore(this.caches.ledgers, this.writer);
     // Resolves read the informer caches: checking a chain costs no API call.
     this.resolver = new IdentityResolver({
       store: this.caches.identityStore(),
@@ -298,7 +298,7 @@ export class Manager {
     });
     const clusterReconciler = new AWSClusterReconciler({
       caches: this.caches,
-      ledgers,
+      ledgers: this.#ledgers,
       legacyEligible: (cluster) => createdBefore(cluster, this.#ledgerEpoch),
       writer: this.writer,
       events,

@@ -51,7 +51,7 @@ export class ClusterMemory {
       const both = Object.fromEntries(
         Object.entries(now).map(([field, list]) => [
           field,
-          (list as string[]).filter((print) => (held[field as keyof ResourcePrints] ?? []).includes(print)),
+          list.filter((print) => (held[field as keyof ResourcePrints] ?? []).includes(print)),
         ]),
       ) as ResourcePrints;
       const memory = new ResourceMemory(both);

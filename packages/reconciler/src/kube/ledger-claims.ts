@@ -33,7 +33,7 @@ export class LedgerClaims {
     for (const { accountID, region, clusterName, since } of ledger.spec.claims ?? []) {
       const name = claimKey(accountID, region, clusterName);
       let claims = this.#byName.get(name);
-      if (!claims) this.#byName.set(name, (claims = new Map()));
+      if (!claims) this.#byName.set(name, (claims = new Map<string, LedgerClaimRef>()));
       claims.set(key, { key, owner, since });
       filed.push(name);
     }

@@ -73,7 +73,7 @@ describe("deploy/policies on kube-apiserver, with kube-controller-manager's garb
       },
       ...readManifests('deploy/policies/ledger-writers.yaml'),
     ])
-      await objects.create(object as KubernetesObject);
+      await objects.create(object);
     // Enforced once kube-apiserver has compiled it.
     await eventually(async () =>
       expect(
