@@ -146,7 +146,10 @@ export class ControllerProcess {
 
   /** `/metrics`, in the Prometheus text format. */
   async metrics(): Promise<string> {
-    const response = await fetch(`${this.metricsUrl}/metrics`);
+    const url = `${this.metricsUrl}/metrics`;
+    // A kept-alive socket the server closes as it is reused fails with ECONNRESET, and no answer came:
+    // asked again on a fresh one (a busy machine made the scale test meet it).
+    const response = await fetch(url).catch(() => fetch(url));
     if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
     return response.text();
   }
