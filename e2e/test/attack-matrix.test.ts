@@ -1762,7 +1762,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     });
   });
 
-  describe('12-15. bookkeeping only Keymaster writes: the AWSClusterLedger', function () {
+  describe('17-20. bookkeeping only Keymaster writes: the AWSClusterLedger', function () {
     const ACCOUNT = '444444444444';
     const SHARED = '555555555555';
     /** Keymaster's keys for tenant A (its static identity) may tag anything; tenant A's own keys may not touch legal-hold. */
@@ -1815,7 +1815,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       const client = new ResourceGroupsTaggingAPIClient({
         endpoint: tenancy.aws.emulator.url,
         region: REGION,
-        credentials: keys,
+        credentials: { ...keys },
         maxAttempts: 1,
       });
       const answer = await client.send(new TagResourcesCommand({ ResourceARNList: arns, Tags: tags }));
@@ -1892,7 +1892,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       });
     });
 
-    it("12. memory forged on AWS (legal-hold's fingerprint in keymaster.dev/applied-cluster, by the tenant's own principal) removes nothing and is reported", async function () {
+    it("17. memory forged on AWS (legal-hold's fingerprint in keymaster.dev/applied-cluster, by the tenant's own principal) removes nothing and is reported", async function () {
       const tenantA = tenancy.tenant('tenant-a');
       const { aws } = tenancy;
       await create(tenantA, 'forged', {
@@ -1908,7 +1908,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       const untag = new ResourceGroupsTaggingAPIClient({
         endpoint: aws.emulator.url,
         region: REGION,
-        credentials: KEYS.own,
+        credentials: { ...KEYS.own },
         maxAttempts: 1,
       });
       const denied = await untag
@@ -1936,7 +1936,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(untagsOn(arns), 'UntagResources by Keymaster there').to.deep.equal([]);
     });
 
-    it('13. memory copied from a resource Keymaster wrote to one where another tool set the same value removes nothing there', async function () {
+    it('18. memory copied from a resource Keymaster wrote to one where another tool set the same value removes nothing there', async function () {
       const tenantA = tenancy.tenant('tenant-a');
       const { aws } = tenancy;
       await create(tenantA, 'copied', {
@@ -1960,7 +1960,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(untagsOn([Y.arn]), 'UntagResources by Keymaster on Y').to.deep.equal([]);
     });
 
-    it("14. a claim copied onto another tenant's resources (issue 29) hands nothing over: B stays Ready and tagged, nothing of A's is written there", async function () {
+    it("19. a claim copied onto another tenant's resources (issue 29) hands nothing over: B stays Ready and tagged, nothing of A's is written there", async function () {
       const tenantA = tenancy.tenant('tenant-a');
       const tenantB = tenancy.tenant('tenant-b');
       const { aws } = tenancy;
@@ -2016,7 +2016,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       });
     });
 
-    it("15. a tenant allowed * on * in its namespace (a variant Role) can create, edit or delete no ledger, its own cluster's neither", async function () {
+    it("20. a tenant allowed * on * in its namespace (a variant Role) can create, edit or delete no ledger, its own cluster's neither", async function () {
       const tenantW = tenancy.tenant('tenant-w');
       await create(tenantW, 'mine', {
         region: REGION,
