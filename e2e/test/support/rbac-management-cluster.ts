@@ -1,13 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AdmissionregistrationV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  KubernetesObjectApi,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import type { AWSCluster } from '@keymaster/api';
 import { startRbacApiServer, type ApiServer, type ApiUser } from './api-server.js';
 import { CONTROLLER_KEY } from './aws-world.js';
@@ -119,7 +113,7 @@ export class RbacManagementCluster {
       await server.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });
       const namespaces = (await manifests('deploy/manager')).filter(({ kind }) => kind === 'Namespace');
       await cluster.#install([...namespaces, ...(await manifests('deploy/rbac')), ...(await tenantRoles())]);
-      if (await cluster.#servesAdmissionPolicies()) await cluster.#install(await manifests('deploy/policies'));
+      await cluster.#install(await manifests('deploy/policies'));
       await cluster.ops.create(...(options.objects ?? []));
       if (options.bindTenants ?? true) await cluster.bindTenants();
     } catch (error) {
@@ -171,21 +165,6 @@ export class RbacManagementCluster {
     await Promise.all(this.controllers.map((controller) => controller.stop()));
     await this.server.stop();
     await rm(this.dir, { recursive: true, force: true });
-  }
-
-  /**
-   * Whether the API server serves ValidatingAdmissionPolicies, which deploy/policies holds: kube-apiserver
-   * does; the kube-emulator from the release that enforces them. Where it does not, the tests that need
-   * the policy fail (they are not skipped), and every other runs without it.
-   */
-  async #servesAdmissionPolicies(): Promise<boolean> {
-    const config = new KubeConfig();
-    config.loadFromString(this.opsKubeConfig());
-    const served = await config
-      .makeApiClient(AdmissionregistrationV1Api)
-      .getAPIResources()
-      .catch(() => undefined);
-    return (served?.resources ?? []).some(({ name }) => name === 'validatingadmissionpolicies');
   }
 
   async #install(objects: KubernetesObject[]): Promise<void> {

@@ -140,9 +140,8 @@ describe('helm install of deploy/helm/keymaster', function () {
 
     before(async () => {
       emulator = await startKubeEmulator();
-      // It serves no policy/v1 (docs/emulators/kube-emulator.md) nor, yet, ValidatingAdmissionPolicies: the
-      // PodDisruptionBudget and the ledger policy are installed on the real server.
-      server = await connect(emulator, { podDisruptionBudget: { enabled: false }, ledgerPolicy: { enabled: false } });
+      // It serves no policy/v1 (docs/emulators/kube-emulator.md): the PodDisruptionBudget is installed on the real server.
+      server = await connect(emulator, { podDisruptionBudget: { enabled: false } });
     });
     after(() => emulator.stop());
 
