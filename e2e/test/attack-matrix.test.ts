@@ -70,7 +70,7 @@ import {
   webRef,
 } from './support/objects.js';
 import { RbacManagementCluster, type TenantUser } from './support/rbac-management-cluster.js';
-import { credentialVending, namespaceOwnerRights } from './support/rbac-manifests.js';
+import { credentialVending, manifests, namespaceOwnerRights } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 import {
   freePort,
