@@ -19,3 +19,11 @@ export { writeServingCertificate } from './kube/serving-certificate.js';
 export { ADMIN_USER, type TokenUser } from './kube/tokens.js';
 export { MOTO_PROVISION_SCRIPT, motoInstallation, requireMoto, type MotoInstallation } from './moto/installation.js';
 export { startMoto, type Moto, type StartMotoOptions } from './moto/server.js';
+export {
+  RELEASE_PROVISION_SCRIPT,
+  RELEASES_FILE,
+  recordedReleases,
+  releaseTree,
+  requireRelease,
+  type ReleaseTree,
+} from './release/installation.js';

@@ -1,7 +1,30 @@
+import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { recordedReleases } from '@keymaster/testenv';
 import { KEYMASTER_VERSION } from '../../src/version.js';
-import { readManifests, readText } from './repo.js';
+import { ROOT, readManifests, readText } from './repo.js';
+
+/** A file of the tree at `commit`, from this clone's history; undefined when the commit lacks it. */
+function fileAt(commit: string, path: string): string | undefined {
+  try {
+    return execFileSync('git', ['show', `${commit}:${path}`], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr);
+    if (/does not exist in|exists on disk, but not in/.test(stderr)) return undefined;
+    throw new Error(
+      `git show ${commit}:${path} failed (a shallow clone? git fetch --unshallow): ${stderr.trim()}`,
+    );
+  }
+}
+
+/** The `## [x.y.z] - date` sections of CHANGELOG.md, newest first, and the text of [Unreleased]. */
+function changelog(): { released: string[]; unreleased: string } {
+  const text = readText('CHANGELOG.md');
+  const released = [...text.matchAll(/^## \[(\d+\.\d+\.\d+)\] - /gm)].map((match) => match[1]!);
+  const unreleased = /^## \[Unreleased\]\n([\s\S]*?)^## /m.exec(text)?.[1] ?? '';
+  return { released, unreleased: unreleased.trim() };
+}
 
 /** Everywhere the release's version is written: each must say the same as packages/reconciler/package.json. */
 describe('the release version', () => {
@@ -39,4 +62,53 @@ describe('the release version', () => {
     expect(releases[0]?.release, 'the newest release in CHANGELOG.md').to.equal(version);
     for (const { release, date } of releases) expect(date, `## [${release}]'s date`).to.match(/^\d{4}-\d{2}-\d{2}$/);
   });
+
+  it('is recorded in releases.json, or this tree is its release ([Unreleased] empty)', () => {
+    const recorded = recordedReleases().map(([release]) => release);
+    if (recorded.includes(version)) return;
+    expect(
+      changelog().unreleased,
+      `${version} is not in releases.json, yet CHANGELOG.md's [Unreleased] has changes: record the release's commit`,
+    ).to.equal('');
+  });
 });
+
+/**
+ * releases.json, version -> commit, is how a release is recorded (CHANGELOG.md's header says how):
+ * the upgrade e2e runs the previous release from there, and CI clones may carry no tags.
+ */
+describe('the recorded releases (releases.json)', () => {
+  const releases = recordedReleases();
+
+  it('record every release CHANGELOG.md names, and only those, but the one this tree may be', () => {
+    const { released, unreleased } = changelog();
+    const unrecorded = released.filter((release) => !releases.some(([recorded]) => recorded === release));
+    // The release commit cannot hold its own hash: it is recorded by the commit after it.
+    expect(unrecorded, 'released in CHANGELOG.md, not in releases.json').to.deep.equal(
+      unreleased === '' && unrecorded[0] === KEYMASTER_VERSION ? [KEYMASTER_VERSION] : [],
+    );
+    expect(releases.map(([release]) => release).filter((release) => !released.includes(release))).to.deep.equal([]);
+  });
+
+  it("each at a commit whose package.json carries the release's version", () => {
+    for (const [release, commit] of releases) {
+      const reconciler = fileAt(commit, 'packages/reconciler/package.json');
+      expect(reconciler, `${commit} of ${release} has no packages/reconciler/package.json`).to.be.a('string');
+      expect((JSON.parse(reconciler!) as { version: string }).version, `${release} at ${commit}`).to.equal(release);
+      // The root package.json has said the version too since 0.2.0.
+      const root = JSON.parse(fileAt(commit, 'package.json')!) as { version?: string };
+      if (root.version !== undefined) expect(root.version, `${release} at ${commit}, package.json`).to.equal(release);
+    }
+  });
+
+  it("agree with the clone's tags vX.Y.Z where it has them", () => {
+    for (const [release, commit] of releases) {
+      const tagged = execFileSync('git', ['tag', '--list', `v${release}`, '--format=%(objectname) %(*objectname)'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }).trim();
+      if (tagged !== '') expect(tagged.split(' ').filter(Boolean).pop(), `tag v${release}`).to.equal(commit);
+    }
+  });
+});
+
