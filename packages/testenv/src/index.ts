@@ -13,6 +13,7 @@ export { CRDS_DIR, DEMO_WORLD, EXAMPLES_DIR } from './emulated/paths.js';
 export { deployedMemory } from './emulated/deployed-memory.js';
 export { TestEnvError } from './errors.js';
 export { largestCluster, largestRequest } from './hostile/largest-objects.js';
+export { HELM_INSTALL_SCRIPT, requireHelm } from './helm/binary.js';
 export { kubeBinaries, PROVISION_SCRIPT, requireKubeBinaries, type KubeBinaries } from './kube/binaries.js';
 export { startRealKube, type RealKube, type RealKubeOptions } from './kube/real-kube.js';
 export { writeServingCertificate } from './kube/serving-certificate.js';

@@ -11,11 +11,11 @@ import {
   RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
-import { startRealKube, type RealKube } from '@keymaster/testenv';
+import { requireHelm, startRealKube, type RealKube } from '@keymaster/testenv';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { CHART, readText } from './repo.js';
-import { NAMESPACE, RELEASE, SCRATCH, helm, helmBinary, valuesFile } from './helm.js';
+import { NAMESPACE, RELEASE, SCRATCH, helm, valuesFile } from './helm.js';
 
 const CRDS = [
   'awsclusters',
@@ -132,7 +132,7 @@ async function expectUpgraded(server: Server): Promise<void> {
 describe('helm install of deploy/helm/keymaster', function () {
   this.timeout(180_000);
 
-  before(() => helmBinary());
+  before(() => requireHelm());
 
   describe('into the kube-emulator', () => {
     let emulator: KubeEmulator;

@@ -1,7 +1,8 @@
+import { requireHelm } from '@keymaster/testenv';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { CHART, readManifests, readText, type Manifest } from './repo.js';
-import { NAMESPACE, helm, helmBinary, only, render, valuesFile } from './helm.js';
+import { NAMESPACE, helm, only, render, valuesFile } from './helm.js';
 
 interface Rule {
   apiGroups: string[];
@@ -48,7 +49,7 @@ const appVersion = (parse(readText('deploy/helm/keymaster/Chart.yaml')) as { app
 describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function () {
   this.timeout(120_000);
 
-  before(() => helmBinary());
+  before(() => requireHelm());
 
   it('passes helm lint --strict, with the defaults and with every optional part turned on', async () => {
     for (const values of [

@@ -1,29 +1,16 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CHART, ROOT, parseManifests, type Manifest } from './repo.js';
+import { requireHelm } from '@keymaster/testenv';
+import { CHART, parseManifests, type Manifest } from './repo.js';
 
 const run = promisify(execFile);
-const INSTALL_SCRIPT = 'scripts/install-helm.sh';
 // helm's home and the values files of this test run, removed when it ends.
 export const SCRATCH = mkdtempSync(join(tmpdir(), 'keymaster-helm-'));
 process.once('exit', () => rmSync(SCRATCH, { recursive: true, force: true }));
-
-/** The pinned helm that scripts/install-helm.sh builds; fails with the command that builds it when absent. */
-export function helmBinary(): string {
-  const path = execFileSync('bash', [`${ROOT}${INSTALL_SCRIPT}`, '--path'], { encoding: 'utf8' }).trim();
-  try {
-    accessSync(path, constants.X_OK);
-  } catch {
-    throw new Error(
-      `helm is not built at ${path}. Run \`bash ${INSTALL_SCRIPT}\` from the repository root (go install from the Go module proxy, once per machine: about 3 CPU-minutes, 13 minutes on a busy 2-core machine)`,
-    );
-  }
-  return path;
-}
 
 export interface HelmResult {
   code: number;
@@ -43,7 +30,7 @@ export async function helm(args: string[], kubeconfig?: string): Promise<HelmRes
     ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
   };
   try {
-    const { stdout, stderr } = await run(helmBinary(), args, { env, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+    const { stdout, stderr } = await run(requireHelm(), args, { env, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
