@@ -8,7 +8,16 @@ import { eventually } from './eventually.js';
 
 /** The repository root: the controller runs from there, as `pnpm keymaster run` does. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = 'packages/reconciler/src/cli/main.ts';
+
+/** A tree of Keymaster whose `keymaster` runs from source through its own tsx: this clone, or a release's. */
+export interface KeymasterTree {
+  /** Its root, where its node_modules (tsx among them) are. */
+  dir: string;
+  /** Its CLI's entry point, relative to `dir`. */
+  main: string;
+}
+
+export const THIS_TREE: KeymasterTree = { dir: REPO_ROOT, main: 'packages/reconciler/src/cli/main.ts' };
 
 export interface ControllerProcessOptions {
   kubeconfig: string;
@@ -24,6 +33,8 @@ export interface ControllerProcessOptions {
   preload?: string[];
   /** Options of node itself, e.g. the Deployment's `--max-old-space-size=384`. */
   nodeOptions?: string[];
+  /** The tree whose `keymaster run` this is (default: this clone). */
+  tree?: KeymasterTree;
 }
 
 /** One line the controller logged (it logs JSON, one object per line, on stderr). */
@@ -61,13 +72,14 @@ export class ControllerProcess {
   }
 
   static async start(options: ControllerProcessOptions): Promise<ControllerProcess> {
+    const tree = options.tree ?? THIS_TREE;
     const args = [
       ...(options.nodeOptions ?? []),
       '--conditions=@keymaster/source',
       '--import',
       'tsx',
       ...(options.preload ?? []).flatMap((module) => ['--import', module]),
-      MAIN,
+      tree.main,
       'run',
       '--kubeconfig',
       options.kubeconfig,
@@ -81,8 +93,9 @@ export class ControllerProcess {
       options.syncPeriod ?? '10m',
       ...(options.args ?? []),
     ];
+    // From the tree's root: `--import tsx` resolves there, so each tree runs with its own tsx.
     const child = spawn(process.execPath, args, {
-      cwd: REPO_ROOT,
+      cwd: tree.dir,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Only what the controller should see: no AWS profile or config of the machine it runs on.
       env: {
