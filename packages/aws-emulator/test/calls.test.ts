@@ -95,7 +95,7 @@ describe('call accounting', () => {
       sessionArn: SESSION_ARN,
     });
     expect(recent[2]).to.deep.include({ outcome: 'error', errorCode: 'AccessDenied', status: 403 });
-    expect(recent[5]!.detail).to.deep.equal({ resourceArns: [INSTANCE], failedArns: [] });
+    expect(recent[5]!.detail).to.deep.equal({ resourceArns: [INSTANCE], failedArns: [], tagKeys: ['a'] });
   });
 
   it('never records a secret', async () => {

@@ -20,7 +20,7 @@ export function createTags(params: QueryParams, call: CallContext): Xml {
     throw new ApiError('TagLimitExceeded', 'The maximum number of Tags for a resource has been reached.');
   }
   for (const resource of resources) setTags(resource, tags);
-  call.note({ resourceIds: resources.map((resource) => resource.parts.resourceId) });
+  call.note({ resourceIds: resources.map((resource) => resource.parts.resourceId), tagKeys: tags.map(([key]) => key) });
   return element('return', true);
 }
 
@@ -50,7 +50,11 @@ export function deleteTags(params: QueryParams, call: CallContext): Xml {
       if (value === undefined || resource.tags.get(key) === value) resource.tags.delete(key);
     }
   }
-  call.note({ resourceIds: resources.map((resource) => resource.parts.resourceId) });
+  // No key given deletes every user tag: recorded as none given.
+  call.note({
+    resourceIds: resources.map((resource) => resource.parts.resourceId),
+    tagKeys: tags.map(({ key }) => key),
+  });
   return element('return', true);
 }
 

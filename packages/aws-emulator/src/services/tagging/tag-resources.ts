@@ -32,6 +32,7 @@ export function tagResources(input: Record<string, unknown>, call: CallContext):
   const strictProblem = tags!
     .map(([key, value]) => tagProblem(key, value, { strictCharacters: true }))
     .find((problem) => problem !== undefined);
+  call.note({ tagKeys: tags!.map(([key]) => key) });
   return perResource(arns, call, 'tag', (resource) => {
     if (strictProblem !== undefined && resource.parts.service !== 'ec2') {
       return failure(400, 'InvalidParameterException', `${resource.parts.service} refuses the tags: ${strictProblem}`);
@@ -60,6 +61,7 @@ export function untagResources(input: Record<string, unknown>, call: CallContext
       `Tag keys starting with 'aws:' are reserved for AWS use: ${reserved}`,
     );
   call.authorize('tag:UntagResources', '*', { 'aws:TagKeys': keys! });
+  call.note({ tagKeys: keys! });
   return perResource(arns, call, 'untag', (resource) => ({
     permissionKeys: { ...tagWriteKeys(resource, []), 'aws:TagKeys': keys! },
     apply: () => keys!.forEach((key) => resource.tags.delete(key)),
