@@ -1,0 +1,209 @@
+import { expect } from 'chai';
+import type { AWSCluster } from '@keymaster/api';
+import { requireRelease, type ReleaseTree } from '@keymaster/testenv';
+import { THIS_TREE } from './support/controller-process.js';
+import { eventually } from './support/eventually.js';
+import { Fleet } from './support/fleet.js';
+import { helmChart, kustomize, type Installer, type Ops } from './support/installer.js';
+import { clusterKey } from './support/kube.js';
+import { upgradeNotes } from './support/upgrade-notes.js';
+import {
+  CLUSTERS,
+  DELETE,
+  DELETED,
+  FOREIGN,
+  LEGACY_KEYS,
+  OWNER,
+  PAUSED_CLUSTER,
+  RETAIN,
+  RIVAL,
+  TAGGED,
+  WORLD,
+  convergeWorld,
+  readyReason,
+  setPaused,
+  tagsOf,
+  type FleetCluster,
+} from './support/upgrade-world.js';
+
+/** The release this tree's upgrade notes start from (releases.json); the next release brings its own test. */
+const FROM = '0.2.0';
+/** Both controllers resync often, so that "never again" is seen over several syncs. */
+const SYNC = ['--sync-period=3s'];
+/** Tag writes besides UntagResources: the upgrade makes none (nothing in the fleet changed). */
+const WRITES = ['tag:TagResources', 'ec2:CreateTags', 'ec2:DeleteTags'];
+
+/** The upgrade under test: the fleet, and what it was when the previous release had converged it. */
+interface Upgrade {
+  fleet: Fleet;
+  previous: ReleaseTree;
+  /** Every resource's tags when 0.2.0 had converged. */
+  converged: Record<string, Record<string, string>>;
+}
+
+const without = (tags: Record<string, string>, keys: string[]) =>
+  Object.fromEntries(Object.entries(tags).filter(([key]) => !keys.includes(key)));
+
+const clusterOf = (fleet: Fleet, c: FleetCluster): Promise<AWSCluster> => fleet.kube.cluster(c.namespace, c.name);
+
+/** The tag-changing calls since the last reset, each with its keys. */
+const tagCalls = (fleet: Fleet, actions: string[]) =>
+  fleet.aws.calls(({ action, outcome }) => actions.includes(action) && outcome === 'success');
+
+/**
+ * Waits until the controller has synced every cluster `times` more: that many resyncs of the
+ * AWSCluster controller, and as many discovery scans in each account.
+ */
+async function syncs(fleet: Fleet, times: number): Promise<void> {
+  const controller = fleet.controller!;
+  const reconciles = () => controller.metric('controller_runtime_reconcile_total', { controller: 'awscluster' });
+  const scans = (account: string) =>
+    fleet.aws.calls(({ action, account: at }) => action === 'tag:GetResources' && at === account).length;
+  const start = { reconciles: await reconciles(), a: scans(RETAIN.account), shared: scans(OWNER.account) };
+  await eventually(async () => {
+    expect(await reconciles()).to.be.at.least(start.reconciles + times * CLUSTERS.length);
+    expect(scans(RETAIN.account)).to.be.at.least(start.a + times);
+    expect(scans(OWNER.account)).to.be.at.least(start.shared + times);
+  });
+}
+
+// What the upgrade must keep or convert, one check each, run once the new controller has synced the
+// fleet: each fails when what it checks is lost or its conversion removed.
+
+/** No tag lost or rewritten: every key but 0.2.0's bookkeeping as 0.2.0 left it, foreign and Deny keys too. */
+function tagsKept({ fleet, converged }: Upgrade): void {
+  for (const [arn, tags] of Object.entries(tagsOf(fleet, TAGGED)))
+    expect(without(tags, LEGACY_KEYS), arn).to.deep.equal(without(converged[arn]!, LEGACY_KEYS));
+}
+
+/** The name keeps its owner: B's cluster, whose claim 0.2.0 wrote, though C's is the older. */
+async function nameKeepsItsOwner({ fleet }: Upgrade): Promise<void> {
+  expect(readyReason(await clusterOf(fleet, OWNER))).not.to.equal('ClusterNameClaimed');
+  expect(readyReason(await clusterOf(fleet, RIVAL))).to.equal('ClusterNameClaimed');
+  for (const arn of OWNER.arns) expect(fleet.aws.tags(arn), arn).to.include({ tenant: 'b', team: 'b-owner' });
+}
+
+/** The paused cluster and the deleted one's resources are as 0.2.0 left them, bookkeeping included. */
+function pausedAndDeletedUntouched({ fleet, converged }: Upgrade): void {
+  for (const [arn, tags] of Object.entries(tagsOf(fleet, [PAUSED_CLUSTER, DELETED])))
+    expect(tags, arn).to.deep.equal(converged[arn]);
+}
+
+/** No AWS write beyond the conversion's own: no tag written, and what is removed is 0.2.0's bookkeeping only. */
+function noOtherWrite({ fleet }: Upgrade): void {
+  expect(tagCalls(fleet, WRITES), 'tag writes').to.deep.equal([]);
+  for (const call of tagCalls(fleet, ['tag:UntagResources']))
+    expect(LEGACY_KEYS, `keys removed by ${call.requestId}`).to.include.members(call.detail!['tagKeys'] as string[]);
+}
+
+const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
+  ['no tag lost or rewritten: every key but the bookkeeping as 0.2.0 left it, foreign and Deny keys too', tagsKept],
+  ["the cluster name keeps its owner, B's cluster by its 0.2.0 claim, though C's is the older", nameKeepsItsOwner],
+  ["nothing of the paused cluster nor of the deleted cluster's resources is touched", pausedAndDeletedUntouched],
+  ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
+];
+
+for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[]) {
+  describe(`upgrade from ${FROM} to this tree, ${installerOf.name === 'kustomize' ? 'kubectl apply -k deploy' : 'helm upgrade'}`, function () {
+    const upgrade = {} as Upgrade;
+
+    before(async function () {
+      upgrade.previous = requireRelease(FROM);
+      upgrade.fleet = await Fleet.start(WORLD, installerOf);
+      await upgrade.fleet.installer.install(upgrade.previous);
+      await convergeWorld(upgrade.fleet, upgrade.previous, SYNC);
+      upgrade.converged = tagsOf(upgrade.fleet);
+    });
+    after(async () => upgrade.fleet?.stop());
+
+    it(`${FROM} tagged every cluster but the rival, its bookkeeping on every resource`, () => {
+      for (const c of TAGGED)
+        for (const arn of c.arns) {
+          expect(upgrade.converged[arn], arn).to.include({ ...FOREIGN, team: c.name, 'cost-center': 'platform' });
+          expect(upgrade.converged[arn], arn).to.include.keys(...LEGACY_KEYS);
+        }
+    });
+
+    it('upgrades: the old controller stopped, the release applied, its controller started; the deleted cluster released', async function () {
+      const { fleet } = upgrade;
+      fleet.aws.emulator.calls.reset();
+      await fleet.stopController();
+      await fleet.kube.delete(clusterKey(DELETED.namespace, DELETED.name));
+      const held = await clusterOf(fleet, DELETED);
+      expect(held.metadata.finalizers, "held by 0.2.0's finalizer").to.deep.equal([
+        'awscluster.infrastructure.keymaster.dev',
+      ]);
+      await fleet.installer.upgrade(THIS_TREE);
+      await fleet.run(THIS_TREE, SYNC);
+      await eventually(async () =>
+        expect((await fleet.kube.clusters()).map(({ metadata }) => metadata.name)).not.to.include(DELETED.name),
+      );
+      await syncs(fleet, 1);
+    });
+
+    for (const [title, check] of CHECKS) it(title, () => check(upgrade));
+
+    it('converts nothing again and writes nothing at later syncs', async function () {
+      const { fleet } = upgrade;
+      const removals = tagCalls(fleet, ['tag:UntagResources']).length;
+      await syncs(fleet, 2);
+      expect(tagCalls(fleet, ['tag:UntagResources']), 'bookkeeping removed again').to.have.length(removals);
+      expect(tagCalls(fleet, WRITES), 'tag writes').to.deep.equal([]);
+    });
+
+    it('goes on as before: Delete removes a key 0.2.0 wrote, Retain keeps one, the paused cluster resumes', async function () {
+      const { fleet, converged } = upgrade;
+      const drop = (c: FleetCluster, key: string) =>
+        fleet.kube.patch(clusterKey(c.namespace, c.name), { spec: { additionalTags: { [key]: null } } });
+      await drop(DELETE, 'retire-me');
+      await drop(RETAIN, 'keep-me');
+      await setPaused(fleet, PAUSED_CLUSTER, false);
+      await eventually(() => {
+        for (const arn of DELETE.arns) expect(fleet.aws.tags(arn), arn).not.to.have.property('retire-me');
+      });
+      await syncs(fleet, 1);
+      for (const arn of RETAIN.arns) expect(fleet.aws.tags(arn), arn).to.include({ 'keep-me': 'yes' });
+      for (const arn of PAUSED_CLUSTER.arns)
+        expect(without(fleet.aws.tags(arn), LEGACY_KEYS), arn).to.deep.equal(without(converged[arn]!, LEGACY_KEYS));
+    });
+
+    it(`rolls back to ${FROM} as the notes say: no tag removed, the name with its owner, nothing stuck deleting`, async function () {
+      const { fleet, previous, converged } = upgrade;
+      await fleet.ops.sh(await upgradeNotes('rollback-pause'));
+      await fleet.stopController();
+      await fleet.ops.sh(await upgradeNotes('rollback-finalizers'));
+      await fleet.installer.rollback(previous);
+      await fleet.run(previous, SYNC);
+      // The owner's resources carry 0.2.0's claim again: then the refused clusters may resume.
+      await eventually(() => {
+        for (const arn of OWNER.arns) expect(fleet.aws.tags(arn), arn).to.include.keys('keymaster.dev/claim');
+      });
+      await fleet.ops.sh(await upgradeNotes('rollback-unpause'));
+      await syncs(fleet, 2);
+      expect(readyReason(await clusterOf(fleet, RIVAL))).to.equal('ClusterNameClaimed');
+      for (const arn of OWNER.arns) expect(fleet.aws.tags(arn), arn).to.include({ tenant: 'b', team: 'b-owner' });
+      // Every key 0.2.0 had written or found is still there (but the one the Delete cluster dropped since).
+      for (const [arn, tags] of Object.entries(tagsOf(fleet, TAGGED))) {
+        const kept = without(converged[arn]!, [...LEGACY_KEYS, ...(DELETE.arns.includes(arn) ? ['retire-me'] : [])]);
+        expect(tags, arn).to.include(kept);
+      }
+      // Deleting works as in 0.2.0: the clusters, then the identity they used, go.
+      for (const c of [RETAIN, PAUSED_CLUSTER]) await fleet.kube.delete(clusterKey(c.namespace, c.name));
+      await fleet.kube.delete({
+        apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+        kind: 'AWSClusterStaticIdentity',
+        metadata: { name: 'tenant-a' },
+      });
+      await eventually(async () => {
+        expect((await fleet.kube.clusters()).map(({ metadata }) => metadata.name)).to.have.members([
+          OWNER.name,
+          RIVAL.name,
+          DELETE.name,
+        ]);
+        expect(await fleet.kube.list('infrastructure.keymaster.dev/v1beta1', 'AWSClusterStaticIdentity')).to.deep.equal(
+          [],
+        );
+      });
+    });
+  });
+}
