@@ -114,7 +114,8 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
       await convergeWorld(upgrade.fleet, upgrade.previous, SYNC);
       upgrade.converged = tagsOf(upgrade.fleet);
     });
-    after(async () => upgrade.fleet?.stop());
+    // Undefined when `before` failed early.
+    after(async () => (upgrade as Partial<Upgrade>).fleet?.stop());
 
     it(`${FROM} tagged every cluster but the rival, its bookkeeping on every resource`, () => {
       for (const c of TAGGED)

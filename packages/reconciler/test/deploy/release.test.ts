@@ -12,9 +12,9 @@ function fileAt(commit: string, path: string): string | undefined {
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr);
     if (/does not exist in|exists on disk, but not in/.test(stderr)) return undefined;
-    throw new Error(
-      `git show ${commit}:${path} failed (a shallow clone? git fetch --unshallow): ${stderr.trim()}`,
-    );
+    throw new Error(`git show ${commit}:${path} failed (a shallow clone? git fetch --unshallow): ${stderr.trim()}`, {
+      cause: error,
+    });
   }
 }
 
@@ -111,4 +111,3 @@ describe('the recorded releases (releases.json)', () => {
     }
   });
 });
-
