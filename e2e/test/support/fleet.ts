@@ -40,7 +40,13 @@ export class Fleet {
       await server.stop();
       throw error;
     });
-    return new Fleet(dir, server, new Ops(dir, server.kubeConfig({ token: OPS.token })), new AwsFacts(emulator), installerOf);
+    return new Fleet(
+      dir,
+      server,
+      new Ops(dir, server.kubeConfig({ token: OPS.token })),
+      new AwsFacts(emulator),
+      installerOf,
+    );
   }
 
   /**

@@ -23,7 +23,9 @@ export function recordedReleases(text = readFileSync(RELEASES_FILE, 'utf8')): [v
     throw new Error(`${RELEASES_FILE} must be an object of version -> commit`);
   const releases = Object.entries(parsed as Record<string, unknown>).map(([version, commit]) => {
     if (!/^\d+\.\d+\.\d+$/.test(version) || typeof commit !== 'string' || !/^[0-9a-f]{40}$/.test(commit))
-      throw new Error(`${RELEASES_FILE}: "${version}": ${JSON.stringify(commit)} is not a version and a full commit hash`);
+      throw new Error(
+        `${RELEASES_FILE}: "${version}": ${JSON.stringify(commit)} is not a version and a full commit hash`,
+      );
     return [version, commit] as [string, string];
   });
   const order = (version: string) => version.split('.').map(Number);
