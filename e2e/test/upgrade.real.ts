@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { AWSCluster } from '@keymaster/api';
+import type { V1Secret } from '@kubernetes/client-node';
 import { requireRelease, type ReleaseTree } from '@keymaster/testenv';
 import { THIS_TREE } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
@@ -12,6 +13,7 @@ import {
   DELETE,
   DELETED,
   FOREIGN,
+  KEYS_SECRET,
   LEGACY_KEYS,
   OWNER,
   PAUSED_CLUSTER,
@@ -39,6 +41,8 @@ interface Upgrade {
   previous: ReleaseTree;
   /** Every resource's tags when 0.2.0 had converged. */
   converged: Record<string, Record<string, string>>;
+  /** The static identity's Secret then. */
+  keys: V1Secret;
 }
 
 const without = (tags: Record<string, string>, keys: string[]) =>
@@ -96,11 +100,17 @@ function noOtherWrite({ fleet }: Upgrade): void {
     expect(LEGACY_KEYS, `keys removed by ${call.requestId}`).to.include.members(call.detail!['tagKeys'] as string[]);
 }
 
+/** The static identity's Secret is as it was: Keymaster wrote nothing there, nor made itself its owner. */
+async function secretUntouched({ fleet, keys }: Upgrade): Promise<void> {
+  expect(await fleet.kube.read<V1Secret>(KEYS_SECRET)).to.deep.include({ metadata: keys.metadata, data: keys.data });
+}
+
 const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
   ['no tag lost or rewritten: every key but the bookkeeping as 0.2.0 left it, foreign and Deny keys too', tagsKept],
   ["the cluster name keeps its owner, B's cluster by its 0.2.0 claim, though C's is the older", nameKeepsItsOwner],
   ["nothing of the paused cluster nor of the deleted cluster's resources is touched", pausedAndDeletedUntouched],
   ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
+  ["the static identity's Secret is left as it was: no write, no owner", secretUntouched],
 ];
 
 for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[]) {
@@ -113,6 +123,7 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
       await upgrade.fleet.installer.install(upgrade.previous);
       await convergeWorld(upgrade.fleet, upgrade.previous, SYNC);
       upgrade.converged = tagsOf(upgrade.fleet);
+      upgrade.keys = await upgrade.fleet.kube.read<V1Secret>(KEYS_SECRET);
     });
     // Undefined when `before` failed early.
     after(async () => (upgrade as Partial<Upgrade>).fleet?.stop());

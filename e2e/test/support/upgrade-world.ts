@@ -163,10 +163,13 @@ export const WORLD: World = {
   ],
 };
 
+/** Tenant A's keys, in the controller's namespace: Keymaster reads them and writes nothing there. */
+export const KEYS_SECRET = keysSecret('tenant-a-keys', A_KEY);
+
 /** The identities: tenant A's keys, and tenants B and C each through the hub with an externalID. */
 const IDENTITIES: KubeObject[] = [
   controllerIdentity({ list: ['tenant-b', 'tenant-c'] }),
-  keysSecret('tenant-a-keys', A_KEY),
+  KEYS_SECRET,
   staticIdentity('tenant-a', 'tenant-a-keys', { list: ['tenant-a'] }, [{ key: 'tenant', value: 'a' }]),
   roleIdentity('keymaster-hub', {
     roleARN: HUB_ROLE,
