@@ -145,6 +145,10 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
       expect(held.metadata.finalizers, "held by 0.2.0's finalizer").to.deep.equal([
         'awscluster.infrastructure.keymaster.dev',
       ]);
+      // What the notes say to find (before or after): objects holding a key the new CRDs refuse.
+      expect(await fleet.ops.sh(await upgradeNotes('reserved-keys'))).to.equal(
+        `AWSCluster ${RETAIN.namespace}/${RETAIN.name}\n`,
+      );
       await fleet.installer.upgrade(THIS_TREE);
       await fleet.run(THIS_TREE, SYNC);
       await eventually(async () =>
@@ -165,10 +169,13 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
 
     it('goes on as before: Delete removes a key 0.2.0 wrote, Retain keeps one, the paused cluster resumes', async function () {
       const { fleet, converged } = upgrade;
-      const drop = (c: FleetCluster, key: string) =>
-        fleet.kube.patch(clusterKey(c.namespace, c.name), { spec: { additionalTags: { [key]: null } } });
+      const drop = (c: FleetCluster, ...keys: string[]) =>
+        fleet.kube.patch(clusterKey(c.namespace, c.name), {
+          spec: { additionalTags: Object.fromEntries(keys.map((key) => [key, null])) },
+        });
       await drop(DELETE, 'retire-me');
-      await drop(RETAIN, 'keep-me');
+      // Its first edit since the upgrade drops the reserved key too, as the notes say: the CRD refuses it now.
+      await drop(RETAIN, 'keep-me', 'Name');
       await setPaused(fleet, PAUSED_CLUSTER, false);
       await eventually(() => {
         for (const arn of DELETE.arns) expect(fleet.aws.tags(arn), arn).not.to.have.property('retire-me');
