@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { AWSCluster } from '@keymaster/api';
+import type { AWSCluster, AWSClusterRoleIdentity } from '@keymaster/api';
 import type { V1Secret } from '@kubernetes/client-node';
 import { requireRelease, type ReleaseTree } from '@keymaster/testenv';
 import { THIS_TREE } from './support/controller-process.js';
@@ -19,6 +19,7 @@ import {
   PAUSED_CLUSTER,
   RETAIN,
   RIVAL,
+  SHARED,
   TAGGED,
   WORLD,
   convergeWorld,
@@ -71,6 +72,24 @@ async function syncs(fleet: Fleet, times: number): Promise<void> {
   });
 }
 
+/**
+ * What the notes say to do before upgrading where identities of several tenants, labelled with them,
+ * resolve into one account: annotate each with the other tenants, so that whichever claims lets the
+ * others in. Ops read the notes' listing (`ACCOUNT TENANT KIND/NAME` lines) and annotate.
+ */
+async function shareAccounts(fleet: Fleet): Promise<void> {
+  const listed = (await fleet.ops.sh(await upgradeNotes('account-tenants'))).trim().split('\n');
+  const rows = listed.map((line) => line.split(' ') as [string, string, string]);
+  expect(rows).to.have.deep.members([
+    [SHARED, 'tenant-b', 'AWSClusterRoleIdentity/tenant-b'],
+    [SHARED, 'tenant-c', 'AWSClusterRoleIdentity/tenant-c'],
+  ]);
+  for (const [account, tenant, identity] of rows) {
+    const others = rows.filter(([at, other]) => at === account && other !== tenant).map(([, other]) => other);
+    await fleet.ops.kubectl('annotate', identity, `keymaster.dev/account-shared-with=${others.join(',')}`);
+  }
+}
+
 // What the upgrade must keep or convert, one check each, run once the new controller has synced the
 // fleet: each fails when what it checks is lost or its conversion removed.
 
@@ -100,6 +119,20 @@ function noOtherWrite({ fleet }: Upgrade): void {
     expect(LEGACY_KEYS, `keys removed by ${call.requestId}`).to.include.members(call.detail!['tagKeys'] as string[]);
 }
 
+/**
+ * The shared account is claimed (the earliest claim of the labelled identities owns it), and the
+ * owner shares it with the other tenant as ops annotated: no cluster is refused for the account.
+ */
+async function accountClaimedAndShared({ fleet }: Upgrade): Promise<void> {
+  const claimed = [];
+  for (const tenant of ['tenant-b', 'tenant-c']) {
+    const { metadata } = await fleet.kube.identity<AWSClusterRoleIdentity>('AWSClusterRoleIdentity', tenant);
+    if (metadata.annotations?.['keymaster.dev/claimed-account'] === SHARED) claimed.push(tenant);
+  }
+  expect(claimed, 'identities claiming the shared account').not.to.be.empty;
+  for (const c of [OWNER, RIVAL]) expect(readyReason(await clusterOf(fleet, c)), c.name).not.to.equal('AccountClaimed');
+}
+
 /** The static identity's Secret is as it was: Keymaster wrote nothing there, nor made itself its owner. */
 async function secretUntouched({ fleet, keys }: Upgrade): Promise<void> {
   expect(await fleet.kube.read<V1Secret>(KEYS_SECRET)).to.deep.include({ metadata: keys.metadata, data: keys.data });
@@ -111,6 +144,10 @@ const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
   ["nothing of the paused cluster nor of the deleted cluster's resources is touched", pausedAndDeletedUntouched],
   ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
   ["the static identity's Secret is left as it was: no write, no owner", secretUntouched],
+  [
+    'the shared account is claimed by one tenant, shared with the other as ops annotated before',
+    accountClaimedAndShared,
+  ],
 ];
 
 for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[]) {
@@ -145,6 +182,7 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
       expect(held.metadata.finalizers, "held by 0.2.0's finalizer").to.deep.equal([
         'awscluster.infrastructure.keymaster.dev',
       ]);
+      await shareAccounts(fleet);
       // What the notes say to find (before or after): objects holding a key the new CRDs refuse.
       expect(await fleet.ops.sh(await upgradeNotes('reserved-keys'))).to.equal(
         `AWSCluster ${RETAIN.namespace}/${RETAIN.name}\n`,

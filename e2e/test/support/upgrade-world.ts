@@ -37,9 +37,9 @@ import {
 
 const TENANT_A = '222222222222';
 /** One account for tenants B and C (ops shared it): their clusters of one clusterName contend for it. */
-const SHARED = '333333333333';
+export const SHARED = '333333333333';
 const A_KEY = accessKey('upgrade/tenant-a');
-const TENANT_LABEL = 'keymaster.dev/tenant';
+export const TENANT_LABEL = 'keymaster.dev/tenant';
 export const PAUSED = 'cluster.x-k8s.io/paused';
 /** What 0.2.0 kept on each resource it tagged: whose the cluster name is, and what it wrote per layer. */
 export const LEGACY_KEYS = [
@@ -178,15 +178,17 @@ const IDENTITIES: KubeObject[] = [
     roleARN: HUB_ROLE,
     allowedNamespaces: { selector: { matchExpressions: [{ key: TENANT_LABEL, operator: 'Exists' }] } },
   }),
-  ...(['b', 'c'] as const).map((tenant) =>
-    roleIdentity(`tenant-${tenant}`, {
+  // Labelled with their tenant, as ops label namespaces: nothing to 0.2.0, an account's owner to this release.
+  ...(['b', 'c'] as const).map((tenant) => {
+    const identity = roleIdentity(`tenant-${tenant}`, {
       roleARN: roleArn(SHARED, `tenant-${tenant}-admin`),
       externalID: `upgrade-tenant-${tenant}-external-id`,
       sourceIdentityRef: roleRef('keymaster-hub'),
       allowedNamespaces: { list: [`tenant-${tenant}`] },
       resourceTags: [{ key: 'tenant', value: tenant, overridePolicy: 'Deny' }],
-    }),
-  ),
+    });
+    return { ...identity, metadata: { ...identity.metadata, labels: { [TENANT_LABEL]: `tenant-${tenant}` } } };
+  }),
 ];
 
 function clusterObject(c: FleetCluster, annotations: Record<string, string> = {}): AWSCluster {
