@@ -6,8 +6,7 @@ import { THIS_TREE } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import { Fleet } from './support/fleet.js';
 import { helmChart, kustomize, type Installer, type Ops } from './support/installer.js';
-import { clusterKey } from './support/kube.js';
-import { upgradeNotes } from './support/upgrade-notes.js';
+import { clusterKey, condition } from './support/kube.js';
 import {
   CLUSTERS,
   DELETE,
@@ -66,9 +65,9 @@ async function syncs(fleet: Fleet, times: number): Promise<void> {
     fleet.aws.calls(({ action, account: at }) => action === 'tag:GetResources' && at === account).length;
   const start = { reconciles: await reconciles(), a: scans(RETAIN.account), shared: scans(OWNER.account) };
   await eventually(async () => {
-    expect(await reconciles()).to.be.at.least(start.reconciles + times * CLUSTERS.length);
-    expect(scans(RETAIN.account)).to.be.at.least(start.a + times);
-    expect(scans(OWNER.account)).to.be.at.least(start.shared + times);
+    expect(await reconciles(), 'AWSCluster reconciles').to.be.at.least(start.reconciles + times * CLUSTERS.length);
+    expect(scans(RETAIN.account), `scans of ${RETAIN.account}`).to.be.at.least(start.a + times);
+    expect(scans(OWNER.account), `scans of ${OWNER.account}`).to.be.at.least(start.shared + times);
   });
 }
 
@@ -78,7 +77,7 @@ async function syncs(fleet: Fleet, times: number): Promise<void> {
  * others in. Ops read the notes' listing (`ACCOUNT TENANT KIND/NAME` lines) and annotate.
  */
 async function shareAccounts(fleet: Fleet): Promise<void> {
-  const listed = (await fleet.ops.sh(await upgradeNotes('account-tenants'))).trim().split('\n');
+  const listed = (await fleet.ops.documented('upgrade-account-tenants')).trim().split('\n');
   const rows = listed.map((line) => line.split(' ') as [string, string, string]);
   expect(rows).to.have.deep.members([
     [SHARED, 'tenant-b', 'AWSClusterRoleIdentity/tenant-b'],
@@ -133,6 +132,17 @@ async function accountClaimedAndShared({ fleet }: Upgrade): Promise<void> {
   for (const c of [OWNER, RIVAL]) expect(readyReason(await clusterOf(fleet, c)), c.name).not.to.equal('AccountClaimed');
 }
 
+/** The plain externalIDs 0.2.0 kept go on working, and each identity says it is readable (the notes' listing). */
+async function plainExternalIdsFlagged({ fleet }: Upgrade): Promise<void> {
+  const listed = (await fleet.ops.documented('externalid-find')).trim().split('\n').slice(1);
+  expect(listed.map((line) => line.split(/\s+/))).to.have.deep.members([
+    ['keymaster-hub', 'NoExternalID'],
+    ['tenant-b', 'ExternalIDInSpec'],
+    ['tenant-c', 'ExternalIDInSpec'],
+  ]);
+  expect(condition(await clusterOf(fleet, OWNER), 'Ready')?.status).to.equal('True');
+}
+
 /** The static identity's Secret is as it was: Keymaster wrote nothing there, nor made itself its owner. */
 async function secretUntouched({ fleet, keys }: Upgrade): Promise<void> {
   expect(await fleet.kube.read<V1Secret>(KEYS_SECRET)).to.deep.include({ metadata: keys.metadata, data: keys.data });
@@ -144,10 +154,8 @@ const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
   ["nothing of the paused cluster nor of the deleted cluster's resources is touched", pausedAndDeletedUntouched],
   ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
   ["the static identity's Secret is left as it was: no write, no owner", secretUntouched],
-  [
-    'the shared account is claimed by one tenant, shared with the other as ops annotated before',
-    accountClaimedAndShared,
-  ],
+  ['the plain externalIDs go on working, each identity saying it is readable', plainExternalIdsFlagged],
+  ['the shared account is claimed, and shared with the other tenant as ops annotated before', accountClaimedAndShared],
 ];
 
 for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[]) {
@@ -184,7 +192,7 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
       ]);
       await shareAccounts(fleet);
       // What the notes say to find (before or after): objects holding a key the new CRDs refuse.
-      expect(await fleet.ops.sh(await upgradeNotes('reserved-keys'))).to.equal(
+      expect(await fleet.ops.documented('upgrade-reserved-keys')).to.equal(
         `AWSCluster ${RETAIN.namespace}/${RETAIN.name}\n`,
       );
       await fleet.installer.upgrade(THIS_TREE);
@@ -227,18 +235,42 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
         expect(without(fleet.aws.tags(arn), LEGACY_KEYS), arn).to.deep.equal(without(converged[arn]!, LEGACY_KEYS));
     });
 
+    it('ops move the externalIDs to Secrets as the notes say: the same sessions, no AssumeRole', async function () {
+      const { fleet } = upgrade;
+      const assumed = () =>
+        fleet.aws.calls(
+          ({ action, outcome, detail }) =>
+            action === 'sts:AssumeRole' &&
+            outcome === 'success' &&
+            /:role\/tenant-[bc]-admin$/.test(String(detail?.['roleArn'])),
+        ).length;
+      const before = assumed();
+      await fleet.ops.documented('externalid-migration');
+      await eventually(async () => {
+        for (const tenant of ['tenant-b', 'tenant-c']) {
+          const identity = await fleet.kube.identity<AWSClusterRoleIdentity>('AWSClusterRoleIdentity', tenant);
+          expect(condition(identity, 'ExternalIDConfidential')?.reason, tenant).to.equal('ExternalIDInSecret');
+        }
+      });
+      await syncs(fleet, 2);
+      expect(assumed(), 'AssumeRole of the tenant roles').to.equal(before);
+      expect(condition(await clusterOf(fleet, OWNER), 'Ready')?.status).to.equal('True');
+    });
+
     it(`rolls back to ${FROM} as the notes say: no tag removed, the name with its owner, nothing stuck deleting`, async function () {
       const { fleet, previous, converged } = upgrade;
-      await fleet.ops.sh(await upgradeNotes('rollback-pause'));
+      expect(await fleet.ops.documented('upgrade-rollback-deleting')).to.equal('0\n');
+      await fleet.ops.documented('upgrade-rollback-pause');
       await fleet.stopController();
-      await fleet.ops.sh(await upgradeNotes('rollback-finalizers'));
+      await fleet.ops.documented('upgrade-rollback-finalizers');
+      await fleet.ops.documented('upgrade-rollback-external-ids');
       await fleet.installer.rollback(previous);
       await fleet.run(previous, SYNC);
       // The owner's resources carry 0.2.0's claim again: then the refused clusters may resume.
       await eventually(() => {
         for (const arn of OWNER.arns) expect(fleet.aws.tags(arn), arn).to.include.keys('keymaster.dev/claim');
       });
-      await fleet.ops.sh(await upgradeNotes('rollback-unpause'));
+      await fleet.ops.documented('upgrade-rollback-unpause');
       await syncs(fleet, 2);
       expect(readyReason(await clusterOf(fleet, RIVAL))).to.equal('ClusterNameClaimed');
       for (const arn of OWNER.arns) expect(fleet.aws.tags(arn), arn).to.include({ tenant: 'b', team: 'b-owner' });

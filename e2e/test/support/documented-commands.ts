@@ -21,12 +21,14 @@ export async function documentedCommands(doc: string, marker: string): Promise<s
 /**
  * Runs documented commands with bash (`set -euo pipefail`) as a user at a terminal would: `kubectl` is
  * kubectl 1.33 (the real binary), talking to the cluster of `kubeConfigYaml`; `env` adds variables the
- * doc tells the reader to set. Nothing else of this machine's configuration reaches it.
+ * doc tells the reader to set; `cwd` is where files the commands write stay for the next ones. Nothing
+ * else of this machine's configuration reaches it.
  */
 export async function runDocumented(
   commands: string,
   kubeConfigYaml: string,
   env: Record<string, string> = {},
+  cwd?: string,
 ): Promise<ShellResult> {
   const home = await mkdtemp(join(tmpdir(), 'keymaster-e2e-doc-'));
   try {
@@ -47,6 +49,7 @@ export async function runDocumented(
             ...env,
           },
           timeout: 120_000,
+          ...(cwd ? { cwd } : {}),
         },
         (error, stdout, stderr) =>
           resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),

@@ -6,7 +6,8 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { requireHelm } from '@keymaster/testenv';
 import type { KeymasterTree } from './controller-process.js';
 import { CONTROLLER_NAMESPACE } from './objects.js';
-import { KUBECTL, kubectl } from './webhooks.js';
+import { documentedCommands, runDocumented } from './documented-commands.js';
+import { kubectl } from './webhooks.js';
 
 const run = promisify(execFile);
 const RELEASE = 'keymaster';
@@ -31,30 +32,12 @@ export class Ops {
     readonly kubeConfigYaml: string,
   ) {}
 
-  /**
-   * A shell script as ops run it (`bash -euo pipefail`) in their scratch dir, with kubectl pointed at
-   * this API server and jq: the upgrade notes' commands, word for word.
-   */
-  async sh(script: string): Promise<string> {
-    const bin = await mkdtemp(join(this.dir, 'bin-'));
-    await writeFile(join(bin, 'kubectl'), `#!/bin/sh\nexec ${KUBECTL} "$@"\n`, { mode: 0o755 });
-    const kubeconfig = join(bin, 'kubeconfig');
-    await writeFile(kubeconfig, this.kubeConfigYaml, { mode: 0o600 });
-    try {
-      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
-        cwd: this.dir,
-        env: {
-          PATH: `${bin}:${process.env['PATH'] ?? ''}:/usr/lib/google-cloud-sdk/bin`,
-          HOME: bin,
-          KUBECONFIG: kubeconfig,
-        },
-        timeout: 120_000,
-      });
-      return stdout;
-    } catch (error) {
-      const { stderr } = error as { stderr?: string };
-      throw new Error(`${script}\nfailed:\n${stderr ?? String(error)}`, { cause: error });
-    }
+  /** A block of commands of docs/operations.md, run as written in ops' scratch dir; what it printed. */
+  async documented(marker: string): Promise<string> {
+    const commands = await documentedCommands('docs/operations.md', marker);
+    const result = await runDocumented(commands, this.kubeConfigYaml, {}, this.dir);
+    if (result.code !== 0) throw new Error(`the ${marker} commands failed (${result.code}):\n${result.stderr}`);
+    return result.stdout;
   }
 
   async kubectl(...args: string[]): Promise<string> {

@@ -44,9 +44,6 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** kubectl 1.33 (the real binary), found with /usr/lib/google-cloud-sdk/bin on PATH; $KUBECTL overrides it. */
-export const KUBECTL = process.env['KUBECTL'] ?? 'kubectl.1.33';
-
 /** kubectl 1.33 (the real binary) with a kubeconfig given as YAML: what a user types, and what it prints. */
 export async function kubectl(
   dir: string,
@@ -58,7 +55,7 @@ export async function kubectl(
   await writeFile(kubeconfig, kubeConfigYaml, { mode: 0o600 });
   return new Promise((resolve) => {
     const child = execFile(
-      KUBECTL,
+      process.env['KUBECTL'] ?? 'kubectl.1.33',
       ['--kubeconfig', kubeconfig, ...args],
       { env: { PATH: `${process.env['PATH'] ?? ''}:/usr/lib/google-cloud-sdk/bin`, HOME: dir }, timeout: 60_000 },
       (error, stdout, stderr) =>
