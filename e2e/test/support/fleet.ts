@@ -50,18 +50,20 @@ export class Fleet {
   }
 
   /**
-   * Starts the `keymaster run` of `tree` (the one installed) as the installed Deployment runs it, with
-   * `args` after its flags, and waits until it is ready.
+   * Starts the `keymaster run` of `tree` (the one installed) as the installed Deployment runs it (its
+   * flags, its NODE_OPTIONS), with `args` after its flags, and waits until it is ready.
    */
   async run(tree: KeymasterTree, args: string[] = []): Promise<ControllerProcess> {
     const kubeconfig = join(await mkdtemp(join(this.dir, 'controller-')), 'kubeconfig');
     await this.server.writeKubeConfig(kubeconfig, { token: await this.ops.serviceAccountToken() });
+    const deployed = await this.ops.deployedController();
     this.controller = await ControllerProcess.start({
       tree,
       kubeconfig,
       awsUrl: this.aws.emulator.url,
       credentials: CONTROLLER_KEY,
-      args: [...(await this.ops.deploymentArgs()), ...args],
+      args: [...deployed.args, ...args],
+      nodeOptions: deployed.nodeOptions,
     });
     return this.controller;
   }

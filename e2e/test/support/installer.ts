@@ -52,18 +52,24 @@ export class Ops {
   }
 
   /**
-   * The `args` of the controller's Deployment as installed, as its container would get them: `run`
-   * dropped, `$(POD_NAMESPACE)` expanded, and the ports left to the test (a pod has its own network).
+   * How the controller's Deployment as installed runs `keymaster run`: its container's `args`, `run`
+   * dropped, `$(POD_NAMESPACE)` expanded, the ports left to the test (a pod has its own network); and
+   * its `NODE_OPTIONS` (the heap limit).
    */
-  async deploymentArgs(): Promise<string[]> {
+  async deployedController(): Promise<{ args: string[]; nodeOptions: string[] }> {
     const deployment = JSON.parse(
       await this.kubectl('get', 'deployment', DEPLOYMENT, '-n', CONTROLLER_NAMESPACE, '-o', 'json'),
     ) as V1Deployment;
-    const [command, ...args] = deployment.spec?.template.spec?.containers[0]?.args ?? [];
+    const container = deployment.spec?.template.spec?.containers[0];
+    const [command, ...args] = container?.args ?? [];
     if (command !== 'run') throw new Error(`the Deployment's container does not run \`keymaster run\`: ${command}`);
-    return args
-      .filter((arg) => !/^--(metrics-bind-address|health-probe-bind-address)=/.test(arg))
-      .map((arg) => arg.replaceAll('$(POD_NAMESPACE)', CONTROLLER_NAMESPACE));
+    const nodeOptions = container?.env?.find(({ name }) => name === 'NODE_OPTIONS')?.value;
+    return {
+      args: args
+        .filter((arg) => !/^--(metrics-bind-address|health-probe-bind-address)=/.test(arg))
+        .map((arg) => arg.replaceAll('$(POD_NAMESPACE)', CONTROLLER_NAMESPACE)),
+      nodeOptions: nodeOptions ? nodeOptions.split(' ') : [],
+    };
   }
 
   /** A token of the controller's ServiceAccount, as its pod would have one (TokenRequest). */
