@@ -89,8 +89,10 @@ async function shareAccounts(fleet: Fleet): Promise<void> {
   }
 }
 
-// What the upgrade must keep or convert, one check each, run once the new controller has synced the
-// fleet: each fails when what it checks is lost or its conversion removed.
+// What the upgrade must keep or convert, one check each, run in CHECKS' order once the new controller
+// has synced the fleet: each fails when what it checks is lost or its conversion removed. A conversion
+// is one more function here, given the Upgrade (the fleet; the tags and Secret as 0.2.0 left them; the
+// call log since the upgrade began), and its row in CHECKS.
 
 /** No tag lost or rewritten: every key but 0.2.0's bookkeeping as 0.2.0 left it, foreign and Deny keys too. */
 function tagsKept({ fleet, converged }: Upgrade): void {
