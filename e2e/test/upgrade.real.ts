@@ -94,7 +94,10 @@ async function shareAccounts(fleet: Fleet): Promise<void> {
 // is one more function here, given the Upgrade (the fleet; the tags and Secret as 0.2.0 left them; the
 // call log since the upgrade began), and its row in CHECKS.
 
-/** No tag lost or rewritten: every key but 0.2.0's bookkeeping as 0.2.0 left it, foreign and Deny keys too. */
+/**
+ * No tag lost or rewritten: every key but 0.2.0's bookkeeping as 0.2.0 left it, foreign and Deny keys
+ * too, on every resource (the deleted cluster's too: what becomes of bookkeeping is its conversion's check).
+ */
 function tagsKept({ fleet, converged }: Upgrade): void {
   for (const [arn, tags] of Object.entries(tagsOf(fleet, TAGGED)))
     expect(without(tags, LEGACY_KEYS), arn).to.deep.equal(without(converged[arn]!, LEGACY_KEYS));
@@ -107,9 +110,9 @@ async function nameKeepsItsOwner({ fleet }: Upgrade): Promise<void> {
   for (const arn of OWNER.arns) expect(fleet.aws.tags(arn), arn).to.include({ tenant: 'b', team: 'b-owner' });
 }
 
-/** The paused cluster and the deleted one's resources are as 0.2.0 left them, bookkeeping included. */
-function pausedAndDeletedUntouched({ fleet, converged }: Upgrade): void {
-  for (const [arn, tags] of Object.entries(tagsOf(fleet, [PAUSED_CLUSTER, DELETED])))
+/** The paused cluster's resources are as 0.2.0 left them, bookkeeping included: nothing converts until it resumes. */
+function pausedUntouched({ fleet, converged }: Upgrade): void {
+  for (const [arn, tags] of Object.entries(tagsOf(fleet, [PAUSED_CLUSTER])))
     expect(tags, arn).to.deep.equal(converged[arn]);
 }
 
@@ -153,7 +156,7 @@ async function secretUntouched({ fleet, keys }: Upgrade): Promise<void> {
 const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
   ['no tag lost or rewritten: every key but the bookkeeping as 0.2.0 left it, foreign and Deny keys too', tagsKept],
   ["the cluster name keeps its owner, B's cluster by its 0.2.0 claim, though C's is the older", nameKeepsItsOwner],
-  ["nothing of the paused cluster nor of the deleted cluster's resources is touched", pausedAndDeletedUntouched],
+  ["nothing of the paused cluster's resources is touched, its bookkeeping included", pausedUntouched],
   ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
   ["the static identity's Secret is left as it was: no write, no owner", secretUntouched],
   ['the plain externalIDs go on working, each identity saying it is readable', plainExternalIdsFlagged],
