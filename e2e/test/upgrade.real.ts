@@ -1,6 +1,8 @@
 import { expect } from 'chai';
-import type { AWSCluster, AWSClusterRoleIdentity } from '@keymaster/api';
-import type { V1Secret } from '@kubernetes/client-node';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { API_VERSION, type AWSAccountBinding, type AWSCluster, type AWSClusterRoleIdentity } from '@keymaster/api';
+import { loadAllYaml, type V1Secret } from '@kubernetes/client-node';
 import { requireRelease, type ReleaseTree } from '@keymaster/testenv';
 import { THIS_TREE } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
@@ -72,21 +74,18 @@ async function syncs(fleet: Fleet, times: number): Promise<void> {
 }
 
 /**
- * What the notes say to do before upgrading where identities of several tenants, labelled with them,
- * resolve into one account: annotate each with the other tenants, so that whichever claims lets the
- * others in. Ops read the notes' listing (`ACCOUNT TENANT KIND/NAME` lines) and annotate.
+ * What the notes say to do before the new controller starts where identities carry the tenancy label:
+ * write each account's binding from what the clusters resolved, read it (ops share the account of
+ * tenants B and C on purpose), and apply it.
  */
-async function shareAccounts(fleet: Fleet): Promise<void> {
-  const listed = (await fleet.ops.documented('upgrade-account-tenants')).trim().split('\n');
-  const rows = listed.map((line) => line.split(' ') as [string, string, string]);
-  expect(rows).to.have.deep.members([
-    [SHARED, 'tenant-b', 'AWSClusterRoleIdentity/tenant-b'],
-    [SHARED, 'tenant-c', 'AWSClusterRoleIdentity/tenant-c'],
-  ]);
-  for (const [account, tenant, identity] of rows) {
-    const others = rows.filter(([at, other]) => at === account && other !== tenant).map(([, other]) => other);
-    await fleet.ops.kubectl('annotate', identity, `keymaster.dev/account-shared-with=${others.join(',')}`);
-  }
+async function bindAccounts(fleet: Fleet): Promise<void> {
+  await fleet.ops.documented('account-bindings');
+  const file = join(fleet.ops.dir, 'account-bindings.yaml');
+  const bindings = (loadAllYaml(await readFile(file, 'utf8')) as AWSAccountBinding[]).filter(Boolean);
+  expect(Object.fromEntries(bindings.map(({ metadata, spec }) => [metadata.name, spec.tenants]))).to.deep.equal({
+    [SHARED]: ['tenant-b', 'tenant-c'],
+  });
+  await fleet.ops.kubectl('apply', '-f', file);
 }
 
 // What the upgrade must keep or convert, one check each, run in CHECKS' order once the new controller
@@ -127,14 +126,18 @@ function noOtherWrite({ fleet }: Upgrade): void {
  * The shared account is claimed (the earliest claim of the labelled identities owns it), and the
  * owner shares it with the other tenant as ops annotated: no cluster is refused for the account.
  */
-async function accountClaimedAndShared({ fleet }: Upgrade): Promise<void> {
-  const claimed = [];
-  for (const tenant of ['tenant-b', 'tenant-c']) {
-    const { metadata } = await fleet.kube.identity<AWSClusterRoleIdentity>('AWSClusterRoleIdentity', tenant);
-    if (metadata.annotations?.['keymaster.dev/claimed-account'] === SHARED) claimed.push(tenant);
-  }
-  expect(claimed, 'identities claiming the shared account').not.to.be.empty;
-  for (const c of [OWNER, RIVAL]) expect(readyReason(await clusterOf(fleet, c)), c.name).not.to.equal('AccountClaimed');
+async function accountsBound({ fleet }: Upgrade): Promise<void> {
+  const binding = await fleet.kube.read<AWSAccountBinding>({
+    apiVersion: API_VERSION,
+    kind: 'AWSAccountBinding',
+    metadata: { name: SHARED },
+  });
+  expect(binding.spec.tenants).to.have.members(['tenant-b', 'tenant-c']);
+  for (const c of [OWNER, RIVAL])
+    expect(readyReason(await clusterOf(fleet, c)), c.name).not.to.be.oneOf([
+      'AccountNotBound',
+      'AccountOfAnotherTenant',
+    ]);
 }
 
 /** The plain externalIDs 0.2.0 kept go on working, and each identity says it is readable (the notes' listing). */
@@ -160,7 +163,7 @@ const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
   ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
   ["the static identity's Secret is left as it was: no write, no owner", secretUntouched],
   ['the plain externalIDs go on working, each identity saying it is readable', plainExternalIdsFlagged],
-  ['the shared account is claimed, and shared with the other tenant as ops annotated before', accountClaimedAndShared],
+  ['the shared account is bound to both its tenants, as ops wrote it from the notes', accountsBound],
 ];
 
 for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[]) {
@@ -195,12 +198,12 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
       expect(held.metadata.finalizers, "held by 0.2.0's finalizer").to.deep.equal([
         'awscluster.infrastructure.keymaster.dev',
       ]);
-      await shareAccounts(fleet);
       // What the notes say to find (before or after): objects holding a key the new CRDs refuse.
       expect(await fleet.ops.documented('upgrade-reserved-keys')).to.equal(
         `AWSCluster ${RETAIN.namespace}/${RETAIN.name}\n`,
       );
       await fleet.installer.upgrade(THIS_TREE);
+      await bindAccounts(fleet);
       await fleet.run(THIS_TREE, SYNC);
       await eventually(async () =>
         expect((await fleet.kube.clusters()).map(({ metadata }) => metadata.name)).not.to.include(DELETED.name),
