@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { API_VERSION, type AWSAccountBinding, type AWSCluster, type AWSClusterRoleIdentity } from '@keymaster/api';
+import {
+  API_VERSION,
+  type AWSAccountBinding,
+  type AWSCluster,
+  type AWSClusterLedger,
+  type AWSClusterRoleIdentity,
+} from '@keymaster/api';
 import { loadAllYaml, type V1Secret } from '@kubernetes/client-node';
 import { requireRelease, type ReleaseTree } from '@keymaster/testenv';
 import { THIS_TREE } from './support/controller-process.js';
@@ -109,6 +115,30 @@ async function nameKeepsItsOwner({ fleet }: Upgrade): Promise<void> {
   for (const arn of OWNER.arns) expect(fleet.aws.tags(arn), arn).to.include({ tenant: 'b', team: 'b-owner' });
 }
 
+/**
+ * 0.2.0's bookkeeping moved into ledgers: each cluster synced since has its AWSClusterLedger, marked
+ * converted, the owner's with its claim of the name; no 0.2.0 bookkeeping key is left on their resources.
+ */
+async function ledgersConverted({ fleet }: Upgrade): Promise<void> {
+  for (const c of TAGGED.filter((c) => c !== PAUSED_CLUSTER && c !== DELETED)) {
+    const { spec } = await fleet.kube.read<AWSClusterLedger>({
+      apiVersion: API_VERSION,
+      kind: 'AWSClusterLedger',
+      metadata: { namespace: c.namespace, name: c.name },
+    });
+    expect(spec.legacyTagsConverted, `${c.name}'s ledger converted`).to.be.a('string');
+    if (c === OWNER)
+      expect(
+        spec.claims?.map(({ accountID, region, clusterName }) => ({ accountID, region, clusterName })),
+      ).to.deep.include({
+        accountID: c.account,
+        region: c.region,
+        clusterName: c.clusterName,
+      });
+    for (const arn of c.arns) expect(fleet.aws.tags(arn), arn).not.to.have.any.keys(...LEGACY_KEYS);
+  }
+}
+
 /** The paused cluster's resources are as 0.2.0 left them, bookkeeping included: nothing converts until it resumes. */
 function pausedUntouched({ fleet, converged }: Upgrade): void {
   for (const [arn, tags] of Object.entries(tagsOf(fleet, [PAUSED_CLUSTER])))
@@ -159,6 +189,7 @@ async function secretUntouched({ fleet, keys }: Upgrade): Promise<void> {
 const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
   ['no tag lost or rewritten: every key but the bookkeeping as 0.2.0 left it, foreign and Deny keys too', tagsKept],
   ["the cluster name keeps its owner, B's cluster by its 0.2.0 claim, though C's is the older", nameKeepsItsOwner],
+  ["0.2.0's bookkeeping is in each synced cluster's ledger, and no longer on AWS", ledgersConverted],
   ["nothing of the paused cluster's resources is touched, its bookkeeping included", pausedUntouched],
   ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
   ["the static identity's Secret is left as it was: no write, no owner", secretUntouched],
