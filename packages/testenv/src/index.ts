@@ -14,7 +14,16 @@ export { deployedMemory } from './emulated/deployed-memory.js';
 export { TestEnvError } from './errors.js';
 export { largestCluster, largestRequest } from './hostile/largest-objects.js';
 export { HELM_INSTALL_SCRIPT, requireHelm } from './helm/binary.js';
-export { kubeBinaries, PROVISION_SCRIPT, requireKubeBinaries, type KubeBinaries } from './kube/binaries.js';
+export {
+  KUBE_VERSION_ENV,
+  kubeBinaries,
+  pinnedVersions,
+  PROVISION_SCRIPT,
+  requireKubeBinaries,
+  supportedVersions,
+  type KubeBinaries,
+  type KubeVersion,
+} from './kube/binaries.js';
 export { startRealKube, type RealKube, type RealKubeOptions } from './kube/real-kube.js';
 export { writeServingCertificate } from './kube/serving-certificate.js';
 export { ADMIN_USER, type TokenUser } from './kube/tokens.js';

@@ -84,7 +84,7 @@ describe('a real kube-apiserver + etcd (startRealKube)', function () {
     expect(clusters.items).to.deep.equal([]);
   });
 
-  it('answers kubectl 1.33 through the kubeconfig it writes, as the admin', async () => {
+  it('answers kubectl of its minor through the kubeconfig it writes, as the admin', async () => {
     const kubeconfig = join(dir, 'admin.yaml');
     await kube.writeKubeConfig(kubeconfig);
     const whoami = await kubectl(kubeconfig, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);

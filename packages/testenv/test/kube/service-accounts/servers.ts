@@ -35,7 +35,7 @@ export interface Sides {
 export const TENANT: Omit<TokenUser, 'token'> = { user: 'tenant', uid: 'tenant-uid', groups: ['tenants'] };
 
 /**
- * kube-apiserver 1.33 (RBAC, a token file, `--service-account-issuer` its own https URL) and the
+ * kube-apiserver (RBAC, a token file, `--service-account-issuer` its own https URL) and the
  * kube-emulator set up alike: TLS, RBAC, the same token file, the issuer its own https URL.
  */
 export async function startSides(): Promise<Sides> {
