@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { RateLimiters } from '@keymaster/tagging';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { createTagSync } from '../awscluster/tags.js';
+import { logApiWarnings } from '../kube/api-warnings.js';
 import { createControllerLogger, type Logger } from '../logging.js';
 import { Manager } from '../manager.js';
 import type { Clock } from '../runtime/clock.js';
@@ -37,7 +38,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   const logger = options.logger ?? createControllerLogger(flags.logLevel, flags.logFormat);
   logger.info('keymaster', { version: KEYMASTER_VERSION, node: process.version });
   const metrics = new KeymasterMetrics();
-  const kubeConfig = loadKubeConfig(flags.kubeconfig);
+  const kubeConfig = loadKubeConfig(flags.kubeconfig, logApiWarnings(logger));
   await checkApiServer(kubeConfig);
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
   const manager = new Manager({

@@ -85,9 +85,9 @@ function checkCurrentContext(kubeConfig: KubeConfig, named: string, instead: str
 /**
  * The management cluster's kubeconfig: the file given, else $KUBECONFIG, ~/.kube/config or the
  * in-cluster config (client-go's order). A file missing, unreadable, not a kubeconfig, or whose current
- * context leads to no cluster is a StartupError naming it.
+ * context leads to no cluster is a StartupError naming it. The API server's warnings go to `onWarning`.
  */
-export function loadKubeConfig(flag: string | undefined): KubeConfig {
+export function loadKubeConfig(flag: string | undefined, onWarning?: (text: string) => void): KubeConfig {
   const source = kubeConfigSource(flag);
   if (!source)
     throw new StartupError(
@@ -95,7 +95,7 @@ export function loadKubeConfig(flag: string | undefined): KubeConfig {
       'no kubeconfig: no --kubeconfig, $KUBECONFIG unset, no ~/.kube/config, and not in a pod (no service account token)',
       { hint: 'Pass --kubeconfig PATH or set $KUBECONFIG (`pnpm keymaster emulate` writes one for the emulators).' },
     );
-  const kubeConfig = new PooledKubeConfig();
+  const kubeConfig = new PooledKubeConfig(onWarning);
   if (source.files.length === 0) {
     kubeConfig.loadFromCluster();
     return kubeConfig;

@@ -1,6 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import {
+  createConfiguration,
+  KubeConfig,
+  ServerConfiguration,
+  type ApiConstructor,
+  type ApiType,
+} from '@kubernetes/client-node';
+import { warningMiddleware } from './api-warnings.js';
 
 type RequestContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
 type Agent = http.Agent | https.Agent;
@@ -14,9 +21,29 @@ const POOL_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized
  * closed it: a quarter of the controller's CPU on a cold start. Here API calls share one keep-alive
  * agent per set of TLS options (a kubeconfig whose certificates change gets a new one). Watches keep
  * client-node's own agents: a watch that ends destroys its agent's sockets.
+ *
+ * Its API clients also hand the API server's warnings (Warning headers) to `onWarning`: client-node
+ * drops them, where client-go logs them.
  */
 export class PooledKubeConfig extends KubeConfig {
   readonly #agents = new Map<string, Agent>();
+
+  constructor(private readonly onWarning?: (text: string) => void) {
+    super();
+  }
+
+  /** client-node's makeApiClient, with the warning middleware when there is somewhere to report to. */
+  override makeApiClient<T extends ApiType>(apiClientType: ApiConstructor<T>): T {
+    const cluster = this.getCurrentCluster();
+    if (!cluster || !this.onWarning) return super.makeApiClient(apiClientType);
+    return new apiClientType(
+      createConfiguration({
+        baseServer: new ServerConfiguration(cluster.server, {}),
+        authMethods: { default: this },
+        promiseMiddleware: [warningMiddleware(this.onWarning)],
+      }),
+    );
+  }
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
