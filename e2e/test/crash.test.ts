@@ -124,7 +124,7 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
       'resources tagged more than once',
     ).to.be.empty;
     for (const cluster of await kube.clusters())
-      expect(cluster.metadata.finalizers, cluster.metadata.name).to.include('awscluster.infrastructure.keymaster.dev');
+      expect(cluster.metadata.finalizers, cluster.metadata.name).to.include('infrastructure.keymaster.dev/awscluster');
   }
 
   it('converges after a SIGKILL, with every resource tagged exactly once and every finalizer in place', async function () {
@@ -148,7 +148,7 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
     ] as const) {
       await eventually(async () => {
         const identity = await kube.identity<AWSClusterStaticIdentity | AWSClusterRoleIdentity>(kind, name);
-        expect(identity.metadata.finalizers, name).to.include('identity.infrastructure.keymaster.dev/in-use');
+        expect(identity.metadata.finalizers, name).to.include('infrastructure.keymaster.dev/identity-in-use');
         expect(identity.status?.clusterCount, name).to.equal(PER_TENANT);
       });
     }

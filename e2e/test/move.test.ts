@@ -178,7 +178,7 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
     const secret = await kube.read<V1Secret>(TENANT_A_SECRET);
     expect(secret.metadata?.ownerReferences ?? [], 'no owner: nothing deletes it with the identity').to.be.empty;
     expect(secret.metadata?.labels).to.deep.equal({ [MOVE_LABEL]: '' });
-    expect(identity.metadata.finalizers).to.include('identity.infrastructure.keymaster.dev/in-use');
+    expect(identity.metadata.finalizers).to.include('infrastructure.keymaster.dev/identity-in-use');
 
     const [resource] = CLUSTERS[2]!.resources;
     const { aws } = scenario;

@@ -124,7 +124,7 @@ describe('deploy/rbac and the tenant RBAC of docs/security.md, enforced', functi
   it('writes finalizers (merge patch) and status (PUT), nothing else of an AWSCluster', async () => {
     const target = { ...kind('awsclusters'), namespace: 'tenant-a', name: 'payments-prod' };
     const patched = (await custom.patchNamespacedCustomObject(
-      { ...target, body: { metadata: { finalizers: ['awscluster.infrastructure.keymaster.dev'] } } },
+      { ...target, body: { metadata: { finalizers: ['infrastructure.keymaster.dev/awscluster'] } } },
       merge,
     )) as { metadata: { resourceVersion: string } };
     await custom.replaceNamespacedCustomObjectStatus({

@@ -21,6 +21,7 @@ import type { Caches } from '../kube/caches.js';
 import type { LedgerStore } from '../kube/ledger-store.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
 import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
+import { holds, withFinalizer, withoutFinalizer, type Finalizer } from '../kube/finalizers.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
@@ -37,7 +38,10 @@ import type { TagScheduler } from './tag-scheduler.js';
 import { tagTicket } from './tag-ticket.js';
 import { claimedOutcome, type SyncTags, type TagWorkOptions } from './tags.js';
 
-export const CLUSTER_FINALIZER = 'awscluster.infrastructure.keymaster.dev';
+export const CLUSTER_FINALIZER: Finalizer = {
+  name: 'infrastructure.keymaster.dev/awscluster',
+  formerNames: ['awscluster.infrastructure.keymaster.dev'],
+};
 
 /** What tagging reports back to the reconcile. */
 export interface TagOutcome {
@@ -105,10 +109,10 @@ export class AWSClusterReconciler {
       log.debug('paused by annotation', { annotation: PAUSED_ANNOTATION });
       return undefined;
     }
-    const finalizers = cluster.metadata.finalizers ?? [];
-    if (!finalizers.includes(CLUSTER_FINALIZER)) {
+    const finalizers = withFinalizer(cluster.metadata.finalizers ?? [], CLUSTER_FINALIZER);
+    if (finalizers) {
       // The update this causes brings the cluster back through the informer.
-      await this.deps.writer.setFinalizers(cluster, [...finalizers, CLUSTER_FINALIZER]);
+      await this.deps.writer.setFinalizers(cluster, finalizers);
       return undefined;
     }
     return this.#reconcile(cluster, key, log, context.queuedAt ?? this.deps.now().getTime());
@@ -378,12 +382,9 @@ export class AWSClusterReconciler {
 
   async #delete(cluster: AWSCluster, key: string, log: Logger): Promise<Result | undefined> {
     const finalizers = cluster.metadata.finalizers ?? [];
-    if (!finalizers.includes(CLUSTER_FINALIZER)) return undefined;
+    if (!holds(finalizers, CLUSTER_FINALIZER)) return undefined;
     this.#forget(key);
-    await this.deps.writer.setFinalizers(
-      cluster,
-      finalizers.filter((finalizer) => finalizer !== CLUSTER_FINALIZER),
-    );
+    await this.deps.writer.setFinalizers(cluster, withoutFinalizer(finalizers, CLUSTER_FINALIZER));
     log.info('released: cached clients evicted, tags left on AWS');
     return undefined;
   }

@@ -10,6 +10,7 @@ import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js'
 import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
 import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
+import { holds, withFinalizer, withoutFinalizer, type Finalizer } from '../kube/finalizers.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import { isForbidden } from '../kube/errors.js';
@@ -34,7 +35,10 @@ import type { SecretWriter } from './secrets.js';
 import type { CredentialSetCap } from './set-cap.js';
 
 /** Held until the request's Secret is deleted: its credentials go at once, not whenever the garbage collector runs. */
-export const CREDENTIALS_FINALIZER = 'awscredentialsrequest.infrastructure.keymaster.dev';
+export const CREDENTIALS_FINALIZER: Finalizer = {
+  name: 'infrastructure.keymaster.dev/awscredentialsrequest',
+  formerNames: ['awscredentialsrequest.infrastructure.keymaster.dev'],
+};
 
 /** How long to wait before looking again at a Secret name taken by a Secret the request does not own. */
 const NOT_OWNED_RETRY_MS = 60_000;
@@ -119,16 +123,14 @@ export class CredentialsReconciler {
       if (live && ownedBy(live, request)) await this.deps.secretWriter.delete(live);
       this.#written.delete(key);
       this.deps.resolver.release(holderOf(key));
-      if (finalizers.includes(CREDENTIALS_FINALIZER))
-        await this.deps.writer.setFinalizers(
-          request,
-          finalizers.filter((finalizer) => finalizer !== CREDENTIALS_FINALIZER),
-        );
+      if (holds(finalizers, CREDENTIALS_FINALIZER))
+        await this.deps.writer.setFinalizers(request, withoutFinalizer(finalizers, CREDENTIALS_FINALIZER));
       return undefined;
     }
-    if (!finalizers.includes(CREDENTIALS_FINALIZER)) {
+    const named = withFinalizer(finalizers, CREDENTIALS_FINALIZER);
+    if (named) {
       // Its update event brings the request back, with the finalizer, before any credentials exist.
-      await this.deps.writer.setFinalizers(request, [...finalizers, CREDENTIALS_FINALIZER]);
+      await this.deps.writer.setFinalizers(request, named);
       return undefined;
     }
 

@@ -5,6 +5,7 @@ import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js'
 import type { IdentitySightings } from '../awscluster/identity-sightings.js';
 import type { Caches } from '../kube/caches.js';
 import type { EventRecorder } from '../kube/events.js';
+import { holds, withFinalizer, withoutFinalizer, type Finalizer } from '../kube/finalizers.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
@@ -16,7 +17,10 @@ import { CLAIMED_ACCOUNT, CLAIMED_AT, convertedBinding, legacyClaim } from './le
 import { withoutLegacyOwner } from './legacy-owner.js';
 
 /** Held while any AWSCluster's chain reaches the identity: deleting it then waits for those clusters. */
-export const IDENTITY_FINALIZER = 'identity.infrastructure.keymaster.dev/in-use';
+export const IDENTITY_FINALIZER: Finalizer = {
+  name: 'infrastructure.keymaster.dev/identity-in-use',
+  formerNames: ['identity.infrastructure.keymaster.dev/in-use'],
+};
 
 export interface IdentityReconcilerDeps {
   caches: Caches;
@@ -57,17 +61,14 @@ export class IdentityReconciler {
     if (await this.#convertAccountClaim(identity, id)) return undefined;
     const users = await this.#users(identity, id);
     const finalizers = identity.metadata.finalizers ?? [];
-    const held = finalizers.includes(IDENTITY_FINALIZER);
-
-    if (users.length > 0 && !held && !identity.metadata.deletionTimestamp) {
-      await writer.setFinalizers(identity, [...finalizers, IDENTITY_FINALIZER]);
+    // No finalizer may be added, nor renamed, once the identity is being deleted: a former name then stays.
+    const named = identity.metadata.deletionTimestamp ? undefined : withFinalizer(finalizers, IDENTITY_FINALIZER);
+    if (users.length > 0 && named) {
+      await writer.setFinalizers(identity, named);
       return undefined;
     }
-    if (users.length === 0 && held) {
-      await writer.setFinalizers(
-        identity,
-        finalizers.filter((finalizer) => finalizer !== IDENTITY_FINALIZER),
-      );
+    if (users.length === 0 && holds(finalizers, IDENTITY_FINALIZER)) {
+      await writer.setFinalizers(identity, withoutFinalizer(finalizers, IDENTITY_FINALIZER));
       return undefined;
     }
     const namespaces = new Set(users.map(({ metadata }) => metadata.namespace)).size;

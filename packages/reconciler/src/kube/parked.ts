@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Condition } from '@keymaster/api';
 import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
 import { PARKED_REASON } from './cache-transforms.js';
+import { holds, withoutFinalizer, type Finalizer } from './finalizers.js';
 import type { KeymasterObject } from './resources.js';
 import type { KubeWriter } from './writer.js';
 
@@ -37,18 +38,14 @@ export function parkedReady(namespace: string, { plural, limit, flag }: Namespac
  */
 export async function reconcileParked(
   object: Parked,
-  finalizer: string,
+  finalizer: Finalizer,
   limit: NamespaceLimit,
   writer: KubeWriter,
   now: Date,
 ): Promise<void> {
   const finalizers = object.metadata.finalizers ?? [];
   if (object.metadata.deletionTimestamp) {
-    if (finalizers.includes(finalizer))
-      await writer.setFinalizers(
-        object,
-        finalizers.filter((name) => name !== finalizer),
-      );
+    if (holds(finalizers, finalizer)) await writer.setFinalizers(object, withoutFinalizer(finalizers, finalizer));
     return;
   }
   const before = object.status?.conditions ?? [];

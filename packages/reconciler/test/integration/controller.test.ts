@@ -92,7 +92,7 @@ describe('the controller, in-process, against both emulators', function () {
         principalARN: 'arn:aws:iam::111111111111:user/keymaster-controller',
         observedGeneration: 1,
       });
-      expect(ready.metadata.finalizers).to.deep.equal([CLUSTER_FINALIZER]);
+      expect(ready.metadata.finalizers).to.deep.equal([CLUSTER_FINALIZER.name]);
     });
 
     it('leaves a paused cluster alone: no finalizer, no status', async () => {
@@ -107,7 +107,7 @@ describe('the controller, in-process, against both emulators', function () {
     it('keeps the identity in use while clusters use it (paused ones too), and counts them in status, naming none', async () => {
       const identity = await eventually(async () => {
         const found = await platform.get<AWSClusterControllerIdentity>('awsclustercontrolleridentities', 'default');
-        expect(found.metadata.finalizers).to.deep.equal([IDENTITY_FINALIZER]);
+        expect(found.metadata.finalizers).to.deep.equal([IDENTITY_FINALIZER.name]);
         expect(found.status).to.deep.include({ clusterCount: 2, namespaceCount: 1, accountID: '111111111111' });
         return found;
       });
@@ -213,7 +213,7 @@ describe('the controller, in-process, against both emulators', function () {
     it('sets no ownerReference on the Secret, and removes the one earlier releases set, keeping the others', async () => {
       const identity = await eventually(async () => {
         const found = await platform.get<AWSClusterStaticIdentity>('awsclusterstaticidentities', 'tenant-a');
-        expect(found.metadata.finalizers).to.deep.equal([IDENTITY_FINALIZER]);
+        expect(found.metadata.finalizers).to.deep.equal([IDENTITY_FINALIZER.name]);
         return found;
       });
       const secretKey = { namespace: 'keymaster-system', name: 'tenant-a-keys' };
@@ -240,7 +240,7 @@ describe('the controller, in-process, against both emulators', function () {
       await eventually(async () =>
         expect(
           (await platform.get<AWSClusterStaticIdentity>('awsclusterstaticidentities', 'tenant-a')).metadata.finalizers,
-        ).to.deep.equal([IDENTITY_FINALIZER]),
+        ).to.deep.equal([IDENTITY_FINALIZER.name]),
       );
       await platform.objects.delete(staticIdentity);
       const blocked = await eventually(async () => {
@@ -292,7 +292,7 @@ describe('the controller, in-process, against both emulators', function () {
       await eventually(async () =>
         expect(
           (await platform.get<AWSClusterStaticIdentity>('awsclusterstaticidentities', 'tenant-a')).metadata.finalizers,
-        ).to.deep.equal([IDENTITY_FINALIZER]),
+        ).to.deep.equal([IDENTITY_FINALIZER.name]),
       );
       await platform.objects.delete(staticIdentity);
 
