@@ -35,6 +35,20 @@ const ANNOTATIONS_LIMIT = 256 * 1024;
 const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
 
 /**
+ * kube-apiserver's warnings for the finalizers a custom resource gains (every one on create), sorted
+ * as it lists them: a name without a path that is not a standard finalizer.
+ */
+export function finalizerWarnings(finalizers: Json[], old: Json[] = []): string[] {
+  const added = [...new Set(finalizers.map(text))].filter((name) => !old.includes(name)).sort();
+  return added
+    .filter((name) => !name.includes('/') && !STANDARD_FINALIZERS.includes(name))
+    .map(
+      (name) =>
+        `metadata.finalizers: ${JSON.stringify(name)}: prefer a domain-qualified finalizer name${name.includes('.') ? ' including a path (/)' : ''} to avoid accidental conflicts with other finalizer writers`,
+    );
+}
+
+/**
  * Finalizer names: every kind checks a qualified name (the list's path, no index); built-in kinds
  * also refuse a name without a domain that is not a standard finalizer (with the index).
  */

@@ -9,7 +9,7 @@ import type { Schema } from '../schema/types.js';
 import { validateObject } from '../schema/validate.js';
 import { arrayAt, clone, deepEqual, isObject, objectAt, type Json, type JsonObject, text, drop } from '../util/json.js';
 import { goStringSlice } from '../util/go-format.js';
-import { metadataCauses, pruneMetadata } from './metadata.js';
+import { finalizerWarnings, metadataCauses, pruneMetadata } from './metadata.js';
 import { apiVersionOf, type ResourceDef } from './types.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -206,6 +206,8 @@ export function prepareCreate(
   resource.strategy.initialize?.(object);
   settleShape(resource, object);
   validate(resource, object, undefined);
+  if (resource.crdName !== undefined)
+    admission.warnings.push(...finalizerWarnings(arrayAt(metadata, 'finalizers') ?? []));
   resource.strategy.derive?.(object, undefined);
   return object;
 }
@@ -289,6 +291,10 @@ export function prepareUpdate(
   }
   settleShape(resource, object);
   validate(resource, object, old, subresource === 'status' && resource.statusSubresource);
+  if (resource.crdName !== undefined)
+    admission.warnings.push(
+      ...finalizerWarnings(arrayAt(metadata, 'finalizers') ?? [], arrayAt(oldMetadata, 'finalizers') ?? []),
+    );
   resource.strategy.derive?.(object, old);
   return object;
 }
