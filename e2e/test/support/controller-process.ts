@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { API_WARNING_MESSAGE, noteApiWarning } from './api-warnings.js';
 import { eventually } from './eventually.js';
 
 /** The repository root: the controller runs from there, as `pnpm keymaster run` does. */
@@ -213,7 +214,11 @@ export class ControllerProcess {
     this.output.push(line);
     try {
       const parsed: unknown = JSON.parse(line);
-      if (parsed && typeof parsed === 'object' && 'message' in parsed) this.logs.push(parsed as LogLine);
+      if (parsed && typeof parsed === 'object' && 'message' in parsed) {
+        const logged = parsed as LogLine;
+        this.logs.push(logged);
+        if (logged.message === API_WARNING_MESSAGE) noteApiWarning(String(logged['warning']));
+      }
     } catch {
       // Not JSON: kept in `output`, where the log-format test finds it.
     }
