@@ -1,5 +1,11 @@
 export { testEnvCacheDir } from './cache.js';
 export {
+  CLUSTERCTL_PROVISION_SCRIPT,
+  clusterctlInstallation,
+  requireClusterctl,
+  type ClusterctlInstallation,
+} from './clusterctl/installation.js';
+export {
   controllerKeys,
   startEmulators,
   startRealBackend,

@@ -1,8 +1,9 @@
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testEnvCacheDir } from '../cache.js';
 import { TestEnvError } from '../errors.js';
+import { executable } from '../files.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -28,9 +29,7 @@ export interface KubeBinaries {
 }
 
 /** The lines of kube-versions.txt, newest first (the provisioning script reads the same file). */
-export function supportedVersions(
-  text = readFileSync(join(PACKAGE_DIR, 'kube-versions.txt'), 'utf8'),
-): KubeVersion[] {
+export function supportedVersions(text = readFileSync(join(PACKAGE_DIR, 'kube-versions.txt'), 'utf8')): KubeVersion[] {
   const versions = text
     .split('\n')
     .map((line) => line.replace(/#.*/, '').trim())
@@ -76,15 +75,6 @@ export function kubeBinaries(cacheDir = testEnvCacheDir(), version = pinnedVersi
     kubectl: path('kubectl', version.kube),
     etcd: path('etcd', version.etcd),
   };
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `path` relative to the working directory when it is below it, so that it can be pasted. */

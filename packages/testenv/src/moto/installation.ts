@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testEnvCacheDir } from '../cache.js';
 import { TestEnvError } from '../errors.js';
+import { executable } from '../files.js';
 
 const SCRIPTS_DIR = fileURLToPath(new URL('../../scripts', import.meta.url));
 
@@ -36,15 +37,6 @@ export function motoInstallation(cacheDir = testEnvCacheDir()): MotoInstallation
   const version = motoVersion(readFileSync(MOTO_REQUIREMENTS, 'utf8'));
   const dir = join(cacheDir, `moto-${version}`);
   return { version, dir, server: join(dir, 'bin', 'moto_server') };
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function readOrEmpty(path: string): string {
