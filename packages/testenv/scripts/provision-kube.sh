@@ -51,6 +51,16 @@ with_progress() {
   wait "$pid"
 }
 
+# Runs a command with its output in a log, shown (its end) only when it fails: `go get` lists every module.
+quietly() {
+  local log="$1"
+  shift
+  "$@" >"$log" 2>&1 || {
+    tail -n 30 "$log" >&2
+    return 1
+  }
+}
+
 # Where a binary lives: one folder per name and version (src/kube/binaries.ts reads the same).
 bin_path() { echo "$cache/$1/v$2/$1"; }
 
@@ -77,7 +87,7 @@ build() {
     done <<<"$replaces"
     local packages=("${@#*=}")
     say "$label: downloading v$version and its dependencies from the Go module proxy"
-    with_progress "downloading $label's modules" go get "${packages[@]/%/@v$version}"
+    with_progress "downloading $label's modules" quietly "$work/go-get.log" go get "${packages[@]/%/@v$version}"
     for target in "$@"; do
       local name="${target%%=*}" package="${target#*=}" out
       out="$(bin_path "$name" "$version")"
