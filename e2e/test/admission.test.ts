@@ -7,9 +7,9 @@ import { MANAGEMENT, controllerUser } from './support/aws-world.js';
 import { eventually } from './support/eventually.js';
 import { awsCluster, namespace, roleIdentity, roleRef } from './support/objects.js';
 import { RbacManagementCluster } from './support/rbac-management-cluster.js';
+import { kubectl } from './support/kubectl.js';
 import {
   freePort,
-  kubectl,
   namespaceSelfService,
   untilCaBundleInjected,
   webhookConfigurations,
@@ -19,9 +19,9 @@ import type { ControllerProcess } from './support/controller-process.js';
 
 /**
  * Issue 13's admission webhooks, as a tenant user meets them: deploy/webhooks' configurations on an API
- * server that enforces RBAC and calls webhooks itself (the kube-emulator, or kube-apiserver 1.33 with
+ * server that enforces RBAC and calls webhooks itself (the kube-emulator, or kube-apiserver with
  * KEYMASTER_E2E_BACKEND=real), the real `keymaster run` serving them as its ServiceAccount, and
- * kubectl 1.33 with each user's token.
+ * kubectl (support/kubectl.ts) with each user's token.
  */
 
 const TENANT = 'keymaster.dev/tenant';
@@ -60,11 +60,11 @@ describe('admission webhooks, as tenants and ops meet them under RBAC', function
     const port = await freePort();
     // What a namespace self-service tool might grant: tenant-a may edit its own Namespace object.
     const selfService = namespaceSelfService('tenant-a', ['namespaces']);
-    await management.ops.create(
-      ...((await webhookManifests('ca-injector-rbac.yaml')) as never[]),
-      ...(selfService as never[]),
-      ...((await webhookConfigurations(port)) as never[]),
-    );
+    await management.install([
+      ...(await webhookManifests('ca-injector-rbac.yaml')),
+      ...selfService,
+      ...(await webhookConfigurations(port)),
+    ]);
     certDir = join(management.dir, 'webhook-certs');
     await mkdir(certDir);
     await writeServingCertificate(certDir, 'keymaster-webhook-ca');

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startRbacApiServer, type ApiServer } from './support/api-server.js';
 import { REPO_ROOT } from './support/controller-process.js';
+import { kubectlBinary } from './support/kubectl.js';
 import { manifests } from './support/rbac-manifests.js';
 
 const OPS = { token: 'ops-token', user: 'ops', uid: 'ops', groups: ['system:masters'] };
@@ -46,7 +47,9 @@ describe('deploy/ and deploy/examples apply with kubectl, unchanged', function (
 
   const kubectl = async (...args: string[]): Promise<string> => {
     // kubectl's own HOME: its discovery cache belongs to this server only.
-    const { stdout } = await run('kubectl', args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: dir } });
+    const { stdout } = await run(kubectlBinary(), args, {
+      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: dir },
+    });
     return stdout;
   };
 

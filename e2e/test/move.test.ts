@@ -1,6 +1,15 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { AWSCluster, AWSClusterStaticIdentity } from '@keymaster/api';
-import type { V1Secret } from '@kubernetes/client-node';
+import {
+  loadAllYaml,
+  type KubernetesObject,
+  type V1CustomResourceDefinition,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import { BACKEND } from './support/api-server.js';
 import {
   HUB_ROLE,
   MANAGEMENT,
@@ -12,9 +21,11 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { MOVE_LABEL, clusterctlMove } from './support/clusterctl-move.js';
+import { MOVE_HIERARCHY_LABEL, MOVE_LABEL, clusterctlMove, initClusterApi } from './support/clusterctl.js';
+import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import { clusterKey, type Kube } from './support/kube.js';
+import { kubectl } from './support/kubectl.js';
 import { ManagementCluster } from './support/management-cluster.js';
 import {
   CONTROLLER_NAMESPACE,
@@ -47,6 +58,9 @@ const TENANT_B_SECRET = {
   kind: 'Secret',
   metadata: { name: 'tenant-b-external-id', namespace: CONTROLLER_NAMESPACE },
 };
+/** The Secrets ops label for clusterctl: static keys and an externalID. */
+const LABELLED_SECRETS = [TENANT_A_SECRET, TENANT_B_SECRET];
+const TENANTS = ['tenant-a', 'tenant-b'];
 /** What clusterctl does not move: the target is prepared with them (docs/operations.md). */
 const NAMESPACES = [
   namespace('tenant-a', { 'keymaster.dev/tenant': 'tenant-a' }),
@@ -76,11 +90,66 @@ async function statuses(kube: Kube) {
   return Object.fromEntries((await kube.clusters()).map((cluster) => [cluster.metadata.name ?? '', rebuilt(cluster)]));
 }
 
-describe('clusterctl move: the target controller takes over from AWS alone', function () {
+/** Keymaster's kinds whose CRDs carry a clusterctl label: every object of them is moved (a kind added with one is checked too). */
+async function movedKinds(): Promise<V1CustomResourceDefinition[]> {
+  const folder = join(REPO_ROOT, 'deploy/crds');
+  const crds: V1CustomResourceDefinition[] = [];
+  for (const file of (await readdir(folder)).filter((name) => name.endsWith('.yaml')))
+    crds.push(...(loadAllYaml(await readFile(join(folder, file), 'utf8')) as V1CustomResourceDefinition[]));
+  return crds.filter(({ metadata }) =>
+    [MOVE_LABEL, MOVE_HIERARCHY_LABEL].some((label) => label in (metadata?.labels ?? {})),
+  );
+}
+
+/**
+ * What clusterctl must carry, as a user could compare it before and after: every object of those
+ * kinds in the moved namespaces (and cluster-scoped), and the Secrets ops labelled, without what the
+ * API server sets (UIDs, times, status). Owners by kind and name: their UIDs are new on the target.
+ */
+async function carried(kube: Kube) {
+  const objects: KubernetesObject[] = [];
+  for (const secret of LABELLED_SECRETS) objects.push(await kube.read<V1Secret>(secret));
+  for (const { spec } of await movedKinds()) {
+    const apiVersion = `${spec.group}/${spec.versions.find(({ storage }) => storage)!.name}`;
+    for (const where of spec.scope === 'Namespaced' ? TENANTS : [undefined])
+      objects.push(...(await kube.list<KubernetesObject>(apiVersion, spec.names.kind, where)));
+  }
+  return objects.map((object) => {
+    const { metadata = {}, kind } = object;
+    const { spec, data } = object as { spec?: unknown; data?: unknown };
+    return {
+      kind,
+      namespace: metadata.namespace,
+      name: metadata.name,
+      labels: metadata.labels,
+      annotations: metadata.annotations,
+      finalizers: metadata.finalizers,
+      owners: metadata.ownerReferences?.map(({ kind: owner, name }) => `${owner}/${name}`),
+      spec,
+      data,
+    };
+  });
+}
+
+/**
+ * docs/operations.md "clusterctl move", step by step, with the real clusterctl (provision-clusterctl.sh)
+ * and kubectl between two real kube-apiservers, each holding Cluster API's CRDs and a clusterctl
+ * inventory as `clusterctl init` leaves them.
+ */
+describe('clusterctl move (the real clusterctl, as docs/operations.md says): the target takes over from AWS alone', function () {
   let scenario: Scenario;
   let target: ManagementCluster | undefined;
+  let dir: string;
+  const kubectlOk = async (cluster: { opsKubeConfig(): string }, ...args: string[]) => {
+    const result = await kubectl(dir, cluster.opsKubeConfig(), args);
+    expect(result, `kubectl ${args.join(' ')}`).to.include({ code: 0 });
+    return result.stdout;
+  };
 
   before(async function () {
+    // Between two real kube-apiservers, as users run it: clusterctl is not run against the kube-emulator.
+    if (BACKEND !== 'real') this.skip();
+    dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-move-'));
     scenario = await startScenario({
       world: {
         accounts: [
@@ -129,40 +198,59 @@ describe('clusterctl move: the target controller takes over from AWS alone', fun
       args: ['--log-level', 'debug'],
     });
     await scenario.kube.untilReady(CLUSTERS.length);
+    await initClusterApi(scenario.management);
   });
 
-  after(async function () {
+  after(async () => {
     await target?.stop();
     await stopScenarios();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('moves identities, the Secrets ops labelled (keys, an externalID) and the clusters; the target rebuilds every status with zero tag writes', async function () {
-    const { kube, aws, controller } = scenario;
+    const { kube, aws, controller, management } = scenario;
     const before = await statuses(kube);
     const uids = new Map((await kube.clusters()).map(({ metadata }) => [metadata.name, metadata.uid]));
 
-    // Keymaster's AWSClusters have no Cluster API Cluster for clusterctl to pause: ops pause them.
-    for (const { namespace: ns, name } of CLUSTERS)
-      await kube.patch(clusterKey(ns, name), { metadata: { annotations: { [PAUSED]: 'true' } } });
+    // 1. Prepare the target: Keymaster installed and running, the tag policy, the namespaces and their labels.
+    target = await ManagementCluster.start([...NAMESPACES, POLICY]);
+    await initClusterApi(target);
+    const successor = await target.startController({ awsUrl: aws.emulator.url, syncPeriod: '2s' });
+
+    // 2. Pause the AWSClusters.
+    for (const ns of TENANTS)
+      await kubectlOk(management, 'annotate', 'awsclusters', '-n', ns, '--all', `${PAUSED}=true`);
     await eventually(() => {
       const paused = controller.logged('paused by annotation').map((line) => line['cluster']);
       expect(paused).to.include.members(CLUSTERS.map(({ name }) => name));
     });
     aws.emulator.calls.reset();
 
-    target = await ManagementCluster.start([...NAMESPACES, POLICY]);
-    // Keymaster never writes a Secret: ops label the ones clusterctl should carry, then move the
-    // controller's namespace (where clusterctl finds them) before the tenants' namespaces.
-    for (const secret of [TENANT_A_SECRET, TENANT_B_SECRET])
-      await kube.patch(secret, { metadata: { labels: { [MOVE_LABEL]: '' } } });
-    for (const ns of [CONTROLLER_NAMESPACE, 'tenant-a', 'tenant-b']) await clusterctlMove(kube, target.kube, ns);
+    // 3. The keys: labelled, then the controller's namespace moved first. 4. Each tenant namespace.
+    for (const { metadata } of LABELLED_SECRETS)
+      await kubectlOk(management, '-n', CONTROLLER_NAMESPACE, 'label', 'secret', metadata.name, `${MOVE_LABEL}=`);
+    const labelled = await carried(kube);
+    for (const ns of [CONTROLLER_NAMESPACE, ...TENANTS]) {
+      const { stdout, stderr } = await clusterctlMove(management, target, ns);
+      expect(`${stdout}${stderr}`, 'what clusterctl printed').not.to.match(/warning/i);
+    }
     expect(await kube.clusters(), 'clusterctl deletes what it moved from the source').to.be.empty;
-    expect(await kube.list(API_VERSION, 'AWSClusterStaticIdentity'), 'identities are copied').to.have.length(1);
+    expect(
+      await kube.list(API_VERSION, 'AWSClusterStaticIdentity'),
+      'cluster-scoped objects are copied',
+    ).to.have.length(1);
+    for (const secret of LABELLED_SECRETS) {
+      const left = await kube.read(secret).then(
+        () => 200,
+        (error: { code?: number }) => error.code,
+      );
+      expect(left, `${secret.metadata.name} is moved, not copied`).to.equal(404);
+    }
+    expect(await carried(target.kube)).to.deep.equal(labelled);
 
-    const successor = await target.startController({ awsUrl: aws.emulator.url, syncPeriod: '2s' });
+    // 5. Hand over: the source's controller stopped, then the clusters unpaused on the target.
     expect(await controller.stop('SIGTERM')).to.deep.equal({ code: 0, signal: null });
-    for (const { namespace: ns, name } of CLUSTERS)
-      await target.kube.patch(clusterKey(ns, name), { metadata: { annotations: { [PAUSED]: null } } });
+    for (const ns of TENANTS) await kubectlOk(target, 'annotate', 'awsclusters', '-n', ns, '--all', `${PAUSED}-`);
 
     await eventually(async () => expect(await statuses(target!.kube)).to.deep.equal(before));
     const moved = await target.kube.clusters();

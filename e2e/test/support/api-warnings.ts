@@ -26,7 +26,7 @@ function takeWarnings(): Error | undefined {
 export const mochaHooks = {
   afterEach(this: Mocha.Context): void {
     const error = takeWarnings();
-    if (error) this.test!.error(error);
+    if (error) (this.test as Mocha.Hook).error(error);
   },
   afterAll(): void {
     const error = takeWarnings();

@@ -36,6 +36,11 @@ export class ManagementCluster {
     return this.cluster.ops;
   }
 
+  /** The ops user's kubeconfig (YAML), for kubectl and clusterctl. */
+  opsKubeConfig(): string {
+    return this.cluster.opsKubeConfig();
+  }
+
   get server(): ApiServer {
     return this.cluster.server;
   }

@@ -1,7 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  type KubernetesObject,
+  type RbacV1Subject,
+  type V1PolicyRule,
+  type V1RoleBinding,
+} from '@kubernetes/client-node';
 import type { AWSCluster } from '@keymaster/api';
 import { startRbacApiServer, type ApiServer, type ApiUser } from './api-server.js';
 import { CONTROLLER_KEY } from './aws-world.js';
@@ -16,6 +24,7 @@ import {
   tenantBindings,
   tenantRoles,
 } from './rbac-manifests.js';
+import { untilAllowed } from './settled.js';
 
 const OPS_TOKEN = 'ops-token';
 const CONTROLLER_TOKEN = 'keymaster-token';
@@ -71,6 +80,8 @@ export class RbacManagementCluster {
   readonly #tenants: Map<string, TenantUser>;
   /** Ops' client for objects Keymaster's types do not cover (RBAC). */
   readonly #objects: KubernetesObjectApi;
+  /** The rules of the Roles and ClusterRoles installed, by `kind/namespace/name`. */
+  readonly #rules = new Map<string, V1PolicyRule[]>();
 
   private constructor(
     readonly server: ApiServer,
@@ -112,8 +123,8 @@ export class RbacManagementCluster {
     try {
       await server.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });
       const namespaces = (await manifests('deploy/manager')).filter(({ kind }) => kind === 'Namespace');
-      await cluster.#install([...namespaces, ...(await manifests('deploy/rbac')), ...(await tenantRoles())]);
-      await cluster.#install(await manifests('deploy/policies'));
+      await cluster.install([...namespaces, ...(await manifests('deploy/rbac')), ...(await tenantRoles())]);
+      await cluster.install(await manifests('deploy/policies'));
       await cluster.ops.create(...(options.objects ?? []));
       if (options.bindTenants ?? true) await cluster.bindTenants();
     } catch (error) {
@@ -126,10 +137,10 @@ export class RbacManagementCluster {
   /** The tenants' RoleBindings and ClusterRoleBindings (after their namespaces exist). */
   async bindTenants(): Promise<void> {
     for (const { name, statusWrite, identityViewer, everything } of this.tenantSpecs) {
-      await this.#install(
+      await this.install(
         await tenantBindings(name, { statusWrite: statusWrite ?? false, identityViewer: identityViewer ?? true }),
       );
-      if (everything) await this.#install(everythingInNamespace(name));
+      if (everything) await this.install(everythingInNamespace(name));
     }
   }
 
@@ -167,7 +178,46 @@ export class RbacManagementCluster {
     await rm(this.dir, { recursive: true, force: true });
   }
 
-  async #install(objects: KubernetesObject[]): Promise<void> {
-    for (const object of objects) await this.#objects.create(object);
+  /**
+   * Creates the objects as ops, then waits until each binding's subjects that have a token here may do what
+   * its role grants first (RBAC's authorizer reads bindings from its own cache: kube-apiserver applies
+   * them a moment later), as a user would check with `kubectl auth can-i`.
+   */
+  async install(objects: KubernetesObject[]): Promise<void> {
+    for (const object of objects) {
+      await this.#objects.create(object);
+      if (object.kind === 'Role' || object.kind === 'ClusterRole') {
+        const { metadata, rules } = object as KubernetesObject & { rules?: V1PolicyRule[] };
+        this.#rules.set(`${object.kind}/${metadata?.namespace ?? ''}/${metadata?.name ?? ''}`, rules ?? []);
+      }
+    }
+    for (const object of objects) {
+      if (object.kind !== 'RoleBinding' && object.kind !== 'ClusterRoleBinding') continue;
+      const { metadata, roleRef, subjects = [] } = object as V1RoleBinding;
+      const roleNamespace = roleRef.kind === 'Role' ? (metadata?.namespace ?? '') : '';
+      const rule = this.#rules
+        .get(`${roleRef.kind}/${roleNamespace}/${roleRef.name}`)
+        ?.find(({ resources }) => resources);
+      if (!rule) continue;
+      const [resource = '', subresource] = rule.resources![0]!.split('/');
+      const attributes = {
+        group: rule.apiGroups?.[0] ?? '',
+        resource,
+        ...(subresource ? { subresource } : {}),
+        verb: rule.verbs[0]!,
+        ...(metadata?.namespace ? { namespace: metadata.namespace } : {}),
+        ...(rule.resourceNames?.[0] ? { name: rule.resourceNames[0] } : {}),
+      };
+      for (const token of subjects.map((subject) => this.#tokenOf(subject)))
+        if (token) await untilAllowed(this.server.kubeConfig({ token }), [attributes]);
+    }
+  }
+
+  /** The token of a binding's subject, when it is one of this cluster's users (the controller, a tenant's developers). */
+  #tokenOf({ kind, name, namespace }: RbacV1Subject): string | undefined {
+    if (kind === 'ServiceAccount' && `system:serviceaccount:${namespace}:${name}` === CONTROLLER_SERVICE_ACCOUNT)
+      return CONTROLLER_TOKEN;
+    const tenant = kind === 'Group' ? this.tenantSpecs.find((spec) => `${spec.name}-developers` === name) : undefined;
+    return tenant ? `${tenant.name}-token` : undefined;
   }
 }

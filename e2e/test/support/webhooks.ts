@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { REPO_ROOT } from './controller-process.js';
 import { eventually } from './eventually.js';
+import { kubectl } from './kubectl.js';
 
 /** A port nothing listens on now, for `--webhook-port` (the configurations must name it before the controller starts). */
 export async function freePort(): Promise<number> {
@@ -36,37 +36,6 @@ export async function webhookConfigurations(port: number): Promise<KubernetesObj
 /** One file of deploy/webhooks, as kubectl apply reads it. */
 export async function webhookManifests(file: string): Promise<KubernetesObject[]> {
   return loadAllYaml(await readFile(join(REPO_ROOT, 'deploy/webhooks', file), 'utf8')) as KubernetesObject[];
-}
-
-export interface KubectlResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** kubectl 1.33 (the real binary) with a kubeconfig given as YAML: what a user types, and what it prints. */
-export async function kubectl(
-  dir: string,
-  kubeConfigYaml: string,
-  args: string[],
-  stdin?: string,
-): Promise<KubectlResult> {
-  const kubeconfig = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
-  await writeFile(kubeconfig, kubeConfigYaml, { mode: 0o600 });
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.env['KUBECTL'] ?? 'kubectl.1.33',
-      ['--kubeconfig', kubeconfig, ...args],
-      { env: { PATH: `${process.env['PATH'] ?? ''}:/usr/lib/google-cloud-sdk/bin`, HOME: dir }, timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? ((error as { code?: number }).code ?? 1) : 0,
-          stdout,
-          stderr,
-        }),
-    );
-    if (stdin !== undefined) child.stdin?.end(stdin);
-  });
 }
 
 /**
