@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { AWSCluster, AWSClusterStaticIdentity } from '@keymaster/api';
+import type { AWSCluster, AWSClusterStaticIdentity, AWSCredentialsRequest } from '@keymaster/api';
 import {
   loadAllYaml,
   type KubernetesObject,
@@ -24,13 +24,14 @@ import {
 import { MOVE_HIERARCHY_LABEL, MOVE_LABEL, clusterctlMove, initClusterApi } from './support/clusterctl.js';
 import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
-import { clusterKey, type Kube } from './support/kube.js';
+import { clusterKey, condition, type Kube } from './support/kube.js';
 import { kubectl } from './support/kubectl.js';
 import { ManagementCluster } from './support/management-cluster.js';
 import {
   CONTROLLER_NAMESPACE,
   awsCluster,
   controllerIdentity,
+  credentialsRequest,
   externalIDSecret,
   keysSecret,
   namespace,
@@ -67,6 +68,22 @@ const NAMESPACES = [
   namespace('tenant-b', { 'keymaster.dev/tenant': 'tenant-b' }),
 ];
 const POLICY = tagPolicy([{ key: 'platform-managed', value: 'true', overridePolicy: 'Deny' }]);
+/** A workload's credentials in tenant-b: the request moves, its Secret is written again by the target. */
+const REQUEST = credentialsRequest('tenant-b', 'reports', {
+  identityRef: roleRef('tenant-b'),
+  statements: [{ effect: 'Allow', actions: ['tag:GetResources'], resources: ['*'] }],
+  secretRef: { name: 'reports-aws' },
+});
+const REQUEST_SECRET = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'reports-aws', namespace: 'tenant-b' } };
+
+/** Waits until the request is Ready, its Secret written; returns the Secret. */
+async function untilServed(kube: Kube): Promise<V1Secret> {
+  await eventually(async () => {
+    const request = await kube.read<AWSCredentialsRequest>(REQUEST);
+    expect(condition(request, 'Ready')?.status, JSON.stringify(request.status?.conditions)).to.equal('True');
+  });
+  return kube.read<V1Secret>(REQUEST_SECRET);
+}
 
 const CLUSTERS = [
   { namespace: 'tenant-a', name: 'a-1', account: TENANT_A, region: 'us-west-2', ref: staticRef('tenant-a') },
@@ -193,11 +210,13 @@ describe('clusterctl move (the real clusterctl, as docs/operations.md says): the
             ...(name === 'b-1' ? { tagging: { removalPolicy: 'Delete' as const } } : {}),
           }),
         ),
+        REQUEST,
       ],
       syncPeriod: '2s',
       args: ['--log-level', 'debug'],
     });
     await scenario.kube.untilReady(CLUSTERS.length);
+    await untilServed(scenario.kube);
     await initClusterApi(scenario.management);
   });
 
@@ -258,6 +277,14 @@ describe('clusterctl move (the real clusterctl, as docs/operations.md says): the
     expect(aws.count('tag:GetResources'), 'the target looked at AWS').to.be.greaterThan(0);
     expect(aws.tagWrites(), 'tag writes since the move').to.equal(0);
     expect(successor.logs.filter(({ level }) => level === 'error')).to.be.empty;
+  });
+
+  it("serves the moved AWSCredentialsRequest: a Secret of the target's own, owned by the request's new self", async function () {
+    const written = await untilServed(target!.kube);
+    const request = await target!.kube.read<AWSCredentialsRequest>(REQUEST);
+    expect(written.metadata?.ownerReferences?.map(({ kind, uid }) => ({ kind, uid }))).to.deep.equal([
+      { kind: 'AWSCredentialsRequest', uid: request.metadata.uid },
+    ]);
   });
 
   it('leaves the target in charge: the Secret as ops left it, identities in use, drift set back', async function () {
