@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { TestEnvError } from '../errors.js';
+import type { AdminClient } from './client.js';
 import { ServerProcess } from './process.js';
 
 /**
@@ -9,18 +12,21 @@ export const CONTROLLERS = ['namespace', 'garbagecollector'];
 /** The user kube-controller-manager authenticates as; Kubernetes' bootstrap RBAC binds its role. */
 export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
 
-/** What it logs once both controllers watch everything they need (kube-controller-manager 1.33). */
-const READY = ['"Caches are synced" controller="namespace"', '"Proceeding to collect garbage"'];
+/** What the garbage collector logs once it watches everything it needs (the same from 1.33 to 1.37). */
+const GARBAGE_COLLECTOR_READY = '"Proceeding to collect garbage"';
 
 /**
  * Starts kube-controller-manager with `kubeconfig` (its own user's), as kubeadm does: each
- * controller under its own service account and RBAC role. Resolves once both controllers are running.
+ * controller under its own service account and RBAC role. Resolves once both controllers work:
+ * the garbage collector says so; the namespace controller says nothing that tells it apart from
+ * 1.35 on (its "Caches are synced" no longer names it), so a namespace is deleted and must go.
  */
 export async function startControllerManager(
   binary: string,
   kubeconfig: string,
   logFile: string,
   timeoutMs: number,
+  client: AdminClient,
 ): Promise<ServerProcess> {
   const server = await ServerProcess.start(
     'kube-controller-manager',
@@ -36,7 +42,25 @@ export async function startControllerManager(
     logFile,
   );
   try {
-    await server.waitReady(timeoutMs, () => READY.every((line) => server.log().includes(line)));
+    await server.waitReady(timeoutMs, () => server.log().includes(GARBAGE_COLLECTOR_READY));
+    const probe = `testenv-namespace-controller-${randomBytes(4).toString('hex')}`;
+    const created = await client.send('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: probe },
+    });
+    const deleted = await client.send('DELETE', `/api/v1/namespaces/${probe}`);
+    if (created.status !== 201 || deleted.status !== 200) {
+      throw new TestEnvError(
+        'ERR_KEYMASTER_TESTENV_START',
+        `kube-controller-manager's probe: creating and deleting the namespace ${probe} answered ${created.status} and ${deleted.status}: ${deleted.body}`,
+        { hint: "kube-apiserver's log says why" },
+      );
+    }
+    await server.waitReady(
+      timeoutMs,
+      async () => (await client.send('GET', `/api/v1/namespaces/${probe}`)).status === 404,
+    );
   } catch (error) {
     await server.stop();
     throw error;

@@ -131,6 +131,7 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
         kubeconfig,
         join(dir, 'kube-controller-manager.log'),
         timeoutMs,
+        client,
       );
       servers.push(controllerManager);
       log(`kube-controller-manager ready after ${seconds()} s`);
