@@ -145,7 +145,6 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     for (const controller of controllers) controller.observe(event);
   });
   install(objects, options);
-  for (const resource of registry.all()) if (resource.crdName === undefined) store.markServed(resource.storageKey);
   const watches = new WatchHub(objects, options.bookmarkIntervalMs ?? 60_000);
   const stats = new Stats();
   const faults = new Faults((resource) => watches.drop(resource));

@@ -133,6 +133,16 @@ export async function createToken(parts: AuthenticationParts, call: Call): Promi
     ]);
   }
   const account = parts.objects.get(serviceAccounts, namespace, name);
+  // From 1.34 (TokenRequestServiceAccountUIDValidation, on by default): a request names its account's UID or none.
+  const accountUid = stringAt(objectAt(account, 'metadata'), 'uid') ?? '';
+  const requestedUid = text(metadata.uid ?? '');
+  if (requestedUid !== '' && requestedUid !== accountUid) {
+    throw conflict(
+      { group: tokenRequests.group, plural: tokenRequests.kind },
+      name,
+      `the UID in the token request (${requestedUid}) does not match the UID of the service account (${accountUid})`,
+    );
+  }
   // Decoding defaults the expiration; the audiences are defaulted later, so they are not the caller's field.
   const spec: JsonObject = { ...objectAt(body, 'spec') };
   spec.expirationSeconds ??= DEFAULT_EXPIRATION_SECONDS;
@@ -172,7 +182,14 @@ export async function createToken(parts: AuthenticationParts, call: Call): Promi
   const answer = {
     kind: 'TokenRequest',
     apiVersion: apiVersionOf(tokenRequests),
-    metadata: { ...metadata, name, namespace, creationTimestamp: timeOf(issuedAt), managedFields: fields },
+    metadata: {
+      ...metadata,
+      name,
+      namespace,
+      uid: accountUid,
+      creationTimestamp: timeOf(issuedAt),
+      managedFields: fields,
+    },
     spec: { audiences, expirationSeconds, boundObjectRef: boundRef ?? null },
     status: { token, expirationTimestamp: timeOf(issuedAt + expirationSeconds) },
   };
@@ -204,11 +221,8 @@ export async function reviewToken(parts: AuthenticationParts, call: Call): Promi
         // The bearer-token authenticator adds its own error to the token authenticators' ones.
         error: verdict.error === undefined ? 'invalid bearer token' : `[invalid bearer token, ${verdict.error}]`,
       };
-  const metadata = {
-    ...objectAt(body, 'metadata'),
-    creationTimestamp: null,
-    managedFields: managedFields(tokenReviews, body, options),
-  };
+  // No creationTimestamp: a zero time is left out (omitzero) from 1.35 on.
+  const metadata = { ...objectAt(body, 'metadata'), managedFields: managedFields(tokenReviews, body, options) };
   const answer = { kind: 'TokenReview', apiVersion: apiVersionOf(tokenReviews), metadata, spec, status };
   sendJson(call.response, 201, answer, { warnings: options.warnings });
 }

@@ -44,7 +44,7 @@ export async function reviewAccess(authorizer: RbacAuthorizer | undefined, call:
     {
       kind: selfSubjectAccessReviews.kind,
       apiVersion: apiVersionOf(selfSubjectAccessReviews),
-      metadata: { creationTimestamp: null },
+      metadata: {},
       spec,
       status,
     },

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { goJsonSyntaxError, goJsonType, summarizeData } from '../util/go-json.js';
 import { isObject } from '../util/json.js';
-import { ApiError, badRequest, storageError } from './status.js';
+import { ApiError, badRequest } from './status.js';
 
 /** The apiserver's request body limit. */
 const LIMIT = 3 * 1024 * 1024;
@@ -68,18 +68,16 @@ export function decodeObjectBody(bytes: Buffer, kind: string): unknown {
   );
 }
 
-/** A DELETE's DeleteOptions body: none is no options; one that is not JSON is kube-apiserver's 500. */
+/** A DELETE's DeleteOptions body: none is no options; one that is not JSON is a 400. */
 export function decodeDeleteOptions(bytes: Buffer): unknown {
   if (bytes.length === 0) return {};
   const decoded = kindProblem(bytes);
   if ('value' in decoded) return decoded.value;
-  throw storageError(`couldn't get version/kind; json parse error: ${decoded.problem}`);
+  throw badRequest(`couldn't get version/kind; json parse error: ${decoded.problem}`);
 }
 
-/** A JSON patch, merge patch or strategic merge patch body; a syntax error as kube-apiserver words it. */
-export function decodePatchBody(bytes: Buffer, strategic: boolean): unknown {
-  const syntax = goJsonSyntaxError(bytes);
-  // The strategic merge patch's error is Go's alone; the others say what they were decoding.
-  if (syntax) throw badRequest(strategic ? syntax : `error decoding patch: ${syntax}`);
+/** A JSON patch, merge patch or strategic merge patch body: kube-apiserver checks it is JSON first (1.37). */
+export function decodePatchBody(bytes: Buffer): unknown {
+  if (goJsonSyntaxError(bytes)) throw badRequest('invalid JSON patch');
   return JSON.parse(bytes.toString('utf8')) as unknown;
 }

@@ -22,6 +22,7 @@ import type { Representation } from './negotiate.js';
 import { sendJson } from './respond.js';
 import {
   type ApiError,
+  type StatusCause,
   badRequest,
   invalidOptions,
   methodNotAllowed,
@@ -179,29 +180,52 @@ function listMetadata(resource: ResourceDef, result: ListResult): JsonObject {
   return metadata;
 }
 
-/** ListOptions checks kube-apiserver makes before listing or watching (1.33, WatchList off). */
+const forbidden = (field: string, why: string): StatusCause => ({
+  reason: 'FieldValueForbidden',
+  field,
+  message: `Forbidden: ${why}`,
+});
+
+/** ListOptions checks kube-apiserver makes before listing or watching (WatchList on, as from 1.34). */
 function checkListOptions(call: Call): void {
   const match = call.query.get('resourceVersionMatch');
-  const causes = [];
-  const watchList = call.verb === 'watch' && call.query.has('sendInitialEvents');
-  // A watch list may say NotOlderThan without a resourceVersion; it is refused for its own reason below.
-  if (match && !watchList) {
-    if (!['Exact', 'NotOlderThan'].includes(match)) {
-      causes.push(unsupportedValue('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    } else if (!call.query.get('resourceVersion')) {
-      causes.push({
-        reason: 'FieldValueForbidden',
-        field: 'resourceVersionMatch',
-        message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
-      });
+  const initialEvents = call.query.has('sendInitialEvents');
+  const resumed = call.query.has('continue');
+  const causes: StatusCause[] = [];
+  if (call.verb === 'watch') {
+    if (initialEvents && match !== 'NotOlderThan')
+      causes.push(
+        forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'),
+      );
+    if (match) {
+      if (!initialEvents)
+        causes.push(
+          forbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+          ),
+        );
+      if (match !== 'NotOlderThan') causes.push(unsupportedValue('resourceVersionMatch', match, ['NotOlderThan']));
+      if (resumed)
+        causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
     }
-  }
-  if (watchList) {
-    causes.push({
-      reason: 'FieldValueForbidden',
-      field: 'sendInitialEvents',
-      message: 'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
-    });
+  } else {
+    if (match) {
+      const resourceVersion = call.query.get('resourceVersion');
+      if (!resourceVersion)
+        causes.push(
+          forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'),
+        );
+      if (resumed)
+        causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      if (!['Exact', 'NotOlderThan'].includes(match))
+        causes.push(unsupportedValue('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+      if (match === 'Exact' && resourceVersion === '0')
+        causes.push(
+          forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+        );
+    }
+    if (initialEvents) causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   }
   if (causes.length > 0) throw invalidOptions('ListOptions', causes);
 }
@@ -251,6 +275,9 @@ function watch(api: Api, call: Call): void {
       labels,
       fields: byName,
       resourceVersion: call.query.get('resourceVersion') ?? undefined,
+      sendInitialEvents: call.query.has('sendInitialEvents')
+        ? call.query.get('sendInitialEvents') === 'true'
+        : undefined,
       allowBookmarks: call.query.get('allowWatchBookmarks') === 'true',
       timeoutSeconds: timeout ? Number(timeout) : undefined,
       representation: call.representation,
@@ -269,7 +296,7 @@ export async function bodyOf(call: Call, patchType?: string, admission?: Admissi
     throw unsupportedMediaType('application/json, application/yaml');
   if (contentType.includes('yaml')) return parseBody(await readBody(call.request), contentType);
   const bytes = await readBytes(call.request);
-  if (patchType !== undefined) return decodePatchBody(bytes, patchType === 'application/strategic-merge-patch+json');
+  if (patchType !== undefined) return decodePatchBody(bytes);
   const body = decodeObjectBody(bytes, call.resource.kind);
   if (admission) admission.duplicateFields = duplicateFields(bytes.toString('utf8'));
   return body;

@@ -47,7 +47,7 @@ export const VERSION = {
   gitCommit: 'kube-emulator',
   gitTreeState: 'clean',
   buildDate: '2025-01-01T00:00:00Z',
-  goVersion: 'go1.24.0',
+  goVersion: 'go1.26.0',
   compiler: 'gc',
   platform: 'linux/amd64',
 };

@@ -123,7 +123,7 @@ export const resourceVersionRequired = (resource: GroupResource, name: string): 
   const cause = {
     reason: 'FieldValueInvalid',
     field: 'metadata.resourceVersion',
-    message: 'Invalid value: 0x0: must be specified for an update',
+    message: 'Invalid value: 0: must be specified for an update',
   };
   return new ApiError(
     422,

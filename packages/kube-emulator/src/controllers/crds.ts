@@ -31,15 +31,11 @@ export class CrdController {
     const name = text(objectAt(object, 'metadata')?.name);
     if (type === 'DELETED') {
       this.deleting.delete(name);
-      for (const resource of this.registry.all()) {
-        if (resource.crdName === name) this.objects.store.forgetServed(resource.storageKey);
-      }
       this.registry.dropCrd(name);
       return;
     }
     const resources = resourcesOfCrd(object);
     this.registry.serveCrd(name, resources);
-    for (const resource of resources) this.objects.store.markServed(resource.storageKey);
     if (objectAt(object, 'metadata')?.deletionTimestamp && resources[0] && !this.deleting.has(name)) {
       this.deleting.set(name, resources[0].storageKey);
       later(() => this.deleteInstances(name));

@@ -24,7 +24,7 @@ const subresourcesOf = (resource: ResourceDef): Subresource[] => {
 };
 
 /**
- * The order kube-apiserver 1.33 lists its built-in groups in (their group priorities); custom groups
+ * The order kube-apiserver 1.37 lists its built-in groups in (their group priorities); custom groups
  * (priority 1000, below all of these) follow by name.
  */
 const GROUP_ORDER = [
@@ -172,7 +172,7 @@ export function aggregatedDiscovery(
     apiVersion: `apidiscovery.k8s.io/${apiVersion}`,
     metadata: {},
     items: groups.map(([name, versions]) => ({
-      metadata: { name, creationTimestamp: null },
+      metadata: { name },
       versions: versions.map((version) => ({
         version,
         resources: registry

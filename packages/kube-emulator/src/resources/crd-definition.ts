@@ -6,7 +6,7 @@ import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject, text
 import { validFieldPath } from '../schema/field-path.js';
 import { compileRule } from '../schema/cel.js';
 import type { Schema, ValidationRule } from '../schema/types.js';
-import { goPointer, goString } from '../util/go-format.js';
+import { goJson } from '../util/go-format.js';
 import { dnsLabelCauses } from './names.js';
 import { storageVersionHash, type Column, type ResourceDef } from './types.js';
 
@@ -73,8 +73,16 @@ function schemaCauses(versions: JsonObject[]): StatusCause[] {
 }
 
 /** A rule as Go prints an apiextensions.ValidationRule (`%#v`), in compile errors. */
+/** The internal apiextensions.ValidationRule as json.Marshal writes it: its fields have no JSON names. */
 const goRule = (rule: ValidationRule): string =>
-  `apiextensions.ValidationRule{Rule:${goString(rule.rule)}, Message:${goString(rule.message ?? '')}, MessageExpression:${goString(rule.messageExpression ?? '')}, Reason:${goPointer('apiextensions.FieldValueErrorReason', rule.reason)}, FieldPath:${goString(rule.fieldPath ?? '')}, OptionalOldSelf:${goPointer('bool', rule.optionalOldSelf)}}`;
+  goJson({
+    Rule: rule.rule,
+    Message: rule.message ?? '',
+    MessageExpression: rule.messageExpression ?? '',
+    Reason: rule.reason ?? null,
+    FieldPath: rule.fieldPath ?? '',
+    OptionalOldSelf: rule.optionalOldSelf ?? null,
+  });
 
 /** The CEL compiler's complaint about an expression, if any. */
 function compileError(expression: string | undefined): string | undefined {
@@ -123,7 +131,7 @@ function ruleCauses(schema: Schema, path: string): StatusCause[] {
       });
     }
     if (rule.fieldPath && !validFieldPath(rule.fieldPath, schema)) {
-      causes.push(invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must be a valid path'));
+      causes.push(invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'must be a valid path'));
     }
   });
   for (const [key, child] of Object.entries(schema.properties ?? {}))

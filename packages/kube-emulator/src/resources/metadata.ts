@@ -1,5 +1,5 @@
 import type { StatusCause } from '../api/status.js';
-import { goOwnerReferences, goStringSlice } from '../util/go-format.js';
+import { goFieldValue, goOwnerReferencesJson } from '../util/go-format.js';
 import { arrayAt, isObject, objectAt, text, type Json, type JsonObject, drop } from '../util/json.js';
 import { dnsSubdomainCauses, labelValueCauses, qualifiedNameCauses } from './names.js';
 
@@ -69,7 +69,7 @@ export function finalizerCauses(finalizers: Json[], field: string, builtin: bool
     causes.push({
       reason: 'FieldValueInvalid',
       field,
-      message: `Invalid value: ${goStringSlice(finalizers.map(text))}: finalizer orphan and foregroundDeletion cannot be both set`,
+      message: `Invalid value: ${goFieldValue(finalizers)}: finalizer orphan and foregroundDeletion cannot be both set`,
     });
   }
   return causes;
@@ -79,23 +79,20 @@ export function finalizerCauses(finalizers: Json[], field: string, builtin: bool
 function ownerReferenceCauses(references: Json[]): StatusCause[] {
   const causes: StatusCause[] = [];
   let controller: string | undefined;
-  for (const reference of references) {
+  references.forEach((reference, index) => {
     const value = (key: string): string => (isObject(reference) ? text(reference[key]) : '');
-    const version = value('apiVersion').split('/').pop() ?? '';
-    const empty: [string, boolean, string][] = [
-      ['apiVersion', version === '', 'version must not be empty'],
-      ['kind', value('kind') === '', 'kind must not be empty'],
-      ['name', value('name') === '', 'name must not be empty'],
-      ['uid', value('uid') === '', 'uid must not be empty'],
-    ];
-    for (const [key, missing, why] of empty) {
-      if (missing) {
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: `metadata.ownerReferences.${key}`,
-          message: `Invalid value: ${JSON.stringify(value(key))}: ${why}`,
-        });
-      }
+    const field = (key: string): string => `metadata.ownerReferences[${index}].${key}`;
+    for (const key of ['apiVersion', 'kind', 'name', 'uid']) {
+      if (value(key) === '')
+        causes.push({ reason: 'FieldValueRequired', field: field(key), message: 'Required value: must not be empty' });
+    }
+    const parts = value('apiVersion').split('/');
+    if (value('apiVersion') !== '' && (parts.length > 2 || parts.at(-1) === '')) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: field('apiVersion'),
+        message: `Invalid value: ${JSON.stringify(value('apiVersion'))}: must be <group>/<version> or <version>`,
+      });
     }
     if (isObject(reference) && reference.controller === true) {
       const name = `${value('kind')}/${value('name')}`;
@@ -104,11 +101,11 @@ function ownerReferenceCauses(references: Json[]): StatusCause[] {
         causes.push({
           reason: 'FieldValueInvalid',
           field: 'metadata.ownerReferences',
-          message: `Invalid value: ${goOwnerReferences(references)}: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${name}`,
+          message: `Invalid value: ${goOwnerReferencesJson(references)}: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${name}`,
         });
       }
     }
-  }
+  });
   return causes;
 }
 

@@ -50,7 +50,7 @@ export function qualifiedNameErrors(value: string): string[] {
   const parts = value.split('/');
   if (parts.length > 2) {
     return [
-      `a qualified name ${QUALIFIED_NAME_MESSAGE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a valid label key ${QUALIFIED_NAME_MESSAGE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   const errors: string[] = [];
@@ -59,12 +59,12 @@ export function qualifiedNameErrors(value: string): string[] {
     const prefix = parts[0]!;
     if (prefix.length === 0) errors.push('prefix part must be non-empty');
     else {
-      if (prefix.length > 253) errors.push('prefix part must be no more than 253 characters');
+      if (Buffer.byteLength(prefix) > 253) errors.push('prefix part must be no more than 253 bytes');
       if (!new RegExp(`^${DNS_SUBDOMAIN}$`).test(prefix)) errors.push(`prefix part ${DNS_SUBDOMAIN_MESSAGE}`);
     }
   }
   if (name.length === 0) errors.push('name part must be non-empty');
-  else if (name.length > 63) errors.push('name part must be no more than 63 characters');
+  else if (Buffer.byteLength(name) > 63) errors.push('name part must be no more than 63 bytes');
   if (!new RegExp(`^${QUALIFIED_NAME}$`).test(name)) errors.push(`name part ${QUALIFIED_NAME_MESSAGE}`);
   return errors;
 }
@@ -76,7 +76,7 @@ export const qualifiedNameCauses = (key: string, field: string, shown = key): St
 /** apimachinery's IsValidLabelValue: the reasons a label value is not one. */
 export function labelValueErrors(value: string): string[] {
   const errors: string[] = [];
-  if (value.length > 63) errors.push('must be no more than 63 characters');
+  if (Buffer.byteLength(value) > 63) errors.push('must be no more than 63 bytes');
   if (!new RegExp(`^${LABEL_VALUE}$`).test(value)) {
     errors.push(
       `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '${LABEL_VALUE}')`,

@@ -280,13 +280,13 @@ export function prepareUpdate(
     const before = new Set((arrayAt(oldMetadata, 'finalizers') ?? []).map(String));
     const added = (arrayAt(metadata, 'finalizers') ?? []).map(text).filter((finalizer) => !before.has(finalizer));
     if (added.length > 0) {
-      // kube-apiserver reports it twice (its generic and its kind-specific update checks).
+      // Reported once from 1.37 on (1.33 repeated it in its generic and its kind-specific update checks).
       const cause = {
         reason: 'FieldValueForbidden',
         field: 'metadata.finalizers',
         message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(added)}`,
       };
-      throw invalid(resource, text(metadata.name), [cause, cause]);
+      throw invalid(resource, text(metadata.name), [cause]);
     }
   }
   settleShape(resource, object);

@@ -1,5 +1,6 @@
 import { parse, type ParseResult } from '@marcbachmann/cel-js';
 import type { StatusCause } from '../api/status.js';
+import { goFieldValue } from '../util/go-format.js';
 import { isObject, type Json } from '../util/json.js';
 import { fieldPath } from './paths.js';
 import { propertySchema, type Schema, type ValidationRule } from './types.js';
@@ -47,17 +48,22 @@ function ruleField(path: string, rule: ValidationRule): string {
   return `${path}${extra}`;
 }
 
-function causeFor(rule: ValidationRule, path: string, type: string, message: string): StatusCause {
+/**
+ * A rule that does not hold, as 1.35 on words it: the value itself (left out for objects and lists,
+ * Go's field.OmitValueType); Duplicate carries no message.
+ */
+function causeFor(rule: ValidationRule, path: string, value: Json, message: string): StatusCause {
   const field = ruleField(path, rule);
+  const shown = isObject(value) || Array.isArray(value) ? '' : `: ${goFieldValue(value)}`;
   switch (rule.reason) {
     case 'FieldValueForbidden':
       return { reason: rule.reason, field, message: `Forbidden: ${message}` };
     case 'FieldValueRequired':
       return { reason: rule.reason, field, message: `Required value: ${message}` };
     case 'FieldValueDuplicate':
-      return { reason: rule.reason, field, message: `Duplicate value: "${type}": ${message}` };
+      return { reason: rule.reason, field, message: `Duplicate value${shown}` };
     default:
-      return { reason: 'FieldValueInvalid', field, message: `Invalid value: "${type}": ${message}` };
+      return { reason: 'FieldValueInvalid', field, message: `Invalid value${shown}: ${message}` };
   }
 }
 
@@ -90,9 +96,14 @@ export function checkRules(schema: Schema, value: Json, old: Json | undefined, p
     const variables: Record<string, unknown> = transition ? { self, oldSelf } : { self };
     try {
       if (compileRule(rule.rule)(variables) !== true)
-        causes.push(causeFor(rule, path, type, ruleMessage(rule, variables)));
+        causes.push(causeFor(rule, path, value, ruleMessage(rule, variables)));
     } catch (error) {
-      causes.push(causeFor(rule, path, type, firstLine(error)));
+      // An evaluation error names the node's type, not its value.
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: ruleField(path, rule),
+        message: `Invalid value: ${goFieldValue(type)}: ${firstLine(error)}`,
+      });
     }
   }
   return causes;

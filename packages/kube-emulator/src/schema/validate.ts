@@ -1,4 +1,5 @@
 import type { StatusCause } from '../api/status.js';
+import { goFieldValue, goMapJson } from '../util/go-format.js';
 import { deepEqual, isObject, type Json, type JsonObject } from '../util/json.js';
 import { checkRules } from './cel.js';
 import { fieldPath, indexPath, jsonType, quote } from './paths.js';
@@ -77,8 +78,28 @@ function stringCauses(value: string, schema: Schema, path: string, pass: Pass): 
   return causes;
 }
 
+/** The integer formats CRDs keep from 1.37 on (earlier ones dropped every integer format). */
+const INTEGER_RANGES: Record<string, [number, number]> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  int64: [-(2 ** 63), 2 ** 63 - 1],
+};
+const integerFormat = (schema: Schema): string | undefined =>
+  schema.type === 'integer' && schema.format !== undefined && schema.format in INTEGER_RANGES
+    ? schema.format
+    : undefined;
+
 function numberCauses(value: number, schema: Schema, path: string, pass: Pass): StatusCause[] {
   const causes: StatusCause[] = [];
+  const format = integerFormat(schema);
+  const range = format && INTEGER_RANGES[format];
+  if (range && (!Number.isInteger(value) || value < range[0] || value > range[1])) {
+    // kube-openapi's range check of the value itself, which names no field.
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: '<nil>',
+      message: `Invalid value: "": Checked value must be of type integer with format ${format} in ${shown(path, pass)}`,
+    });
+  }
   if (schema.minimum !== undefined) {
     if (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum) {
       causes.push(
@@ -112,8 +133,9 @@ function numberCauses(value: number, schema: Schema, path: string, pass: Pass): 
 const mapKeyOf = (item: Json, keys: string[]): string =>
   JSON.stringify(keys.map((key) => (isObject(item) ? (item[key] ?? null) : null)));
 
-const goMap = (item: Json, keys: string[]): string =>
-  `map[string]interface {}{${keys.map((key) => `"${key}":${JSON.stringify(isObject(item) ? (item[key] ?? null) : null)}`).join(', ')}}`;
+/** The map keys of an item, as the Duplicate error's value (a map: json.Marshal sorts its keys). */
+const mapKeys = (item: Json, keys: string[]): string =>
+  goMapJson(Object.fromEntries(keys.map((key) => [key, isObject(item) ? (item[key] ?? null) : null])));
 
 /** The old item a list item correlates with: only items of map lists, matched by their keys. */
 function correlatedItem(item: Json, schema: Schema, old: Json | undefined): Json | undefined {
@@ -142,7 +164,7 @@ function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | un
         causes.push({
           reason: 'FieldValueDuplicate',
           field: indexPath(path, index),
-          message: `Duplicate value: ${JSON.stringify(item)}`,
+          message: `Duplicate value: ${goFieldValue(item)}`,
         });
       }
     });
@@ -156,7 +178,7 @@ function arrayCauses(value: Json[], schema: Schema, path: string, old: Json | un
         causes.push({
           reason: 'FieldValueDuplicate',
           field: indexPath(path, index),
-          message: `Duplicate value: ${goMap(item, keys)}`,
+          message: `Duplicate value: ${mapKeys(item, keys)}`,
         });
       seen.add(key);
     });
@@ -234,11 +256,14 @@ function validateValue(value: Json, schema: Schema, path: string, old: Json | un
   }
   const causes: StatusCause[] = [];
   if (!typeMatches(value, schema)) {
-    const expected = schema['x-kubernetes-int-or-string'] ? 'integer,string' : schema.type!;
+    // An integer's format is checked first against what is neither a string nor a list: a fraction is a float64, the rest has no format.
+    const format = typeof value === 'string' || Array.isArray(value) ? undefined : integerFormat(schema);
+    const expected = format ?? (schema['x-kubernetes-int-or-string'] ? 'integer,string' : schema.type!);
+    const actual = format ? (typeof value === 'number' ? 'float64' : '') : jsonType(value);
     causes.push({
       reason: 'FieldValueTypeInvalid',
       field: path,
-      message: `Invalid value: "${jsonType(value)}": ${shown(path, pass)} in body must be of type ${expected}: "${jsonType(value)}"`,
+      message: `Invalid value: "${actual}": ${shown(path, pass)} in body must be of type ${expected}: "${actual}"`,
     });
     // A number where an integer belongs is still held to the integer's bounds; other types stop here.
     return typeof value === 'number' && schema.type === 'integer'
@@ -328,7 +353,7 @@ export function validateObject(
         reason: 'FieldValueInvalid',
         field: '<nil>',
         message:
-          'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+          'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       },
     ];
   }

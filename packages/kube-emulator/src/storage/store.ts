@@ -50,8 +50,6 @@ export class Store {
   private readonly collections = new Map<string, Collection>();
   private history: StoreEvent[] = [];
   private readonly listeners = new Set<(event: StoreEvent) => void>();
-  /** The resourceVersion at which each collection began to be served (a built-in's start, a CRD's establishment). */
-  private readonly origins = new Map<string, number>();
 
   constructor(private readonly historyLimit: number) {}
 
@@ -63,20 +61,6 @@ export class Store {
   get oldestResumable(): number {
     const first = this.history[0];
     return first ? first.resourceVersion - 1 : this.version;
-  }
-
-  /** Records that a collection is served from now on (the first time only). */
-  markServed(storageKey: string): void {
-    if (!this.origins.has(storageKey)) this.origins.set(storageKey, this.version);
-  }
-
-  forgetServed(storageKey: string): void {
-    this.origins.delete(storageKey);
-  }
-
-  /** The resourceVersion from which a collection's changes can be watched. */
-  servedSince(storageKey: string): number {
-    return this.origins.get(storageKey) ?? 0;
   }
 
   get(storageKey: string, namespace: string | undefined, name: string): JsonObject | undefined {

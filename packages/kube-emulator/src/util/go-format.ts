@@ -1,32 +1,66 @@
 /**
- * Values printed as Go's `%#v` prints them, for the messages kube-apiserver builds that way
- * (`Invalid value: []string{"a"}`). Pointers print as an address (kube-apiserver's differ per run).
+ * Values printed as kube-apiserver prints them in its messages: some as Go's `%#v` does
+ * (`found new finalizers []string{"a"}`), the bad values of field errors as apimachinery does from
+ * 1.35 on (`Invalid value: ["a"]`, JSON).
  */
 import { isObject, text, type Json } from './json.js';
 
-export const goString = (value: string): string => JSON.stringify(value);
+const goString = (value: string): string => JSON.stringify(value);
 
 export const goStringSlice = (values: readonly string[]): string => `[]string{${values.map(goString).join(', ')}}`;
 
-/** `map[string]string{"a":"1", "b":"2"}`: Go prints map keys sorted. */
-export const goStringMap = (map: Record<string, Json>): string =>
-  `map[string]string{${Object.keys(map)
-    .sort()
-    .map((key) => `${goString(key)}:${goString(text(map[key]))}`)
-    .join(', ')}}`;
+/** Go's json.Marshal of a value as given: keys in the order they come (a struct's fields), HTML characters escaped. */
+export function goJson(value: Json): string {
+  return JSON.stringify(value)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('&', '\\u0026')
+    .replaceAll('\u2028', '\\u2028')
+    .replaceAll('\u2029', '\\u2029');
+}
 
-let address = 0xc000100000;
-/** A pointer field of Go type `*type`: `(*type)(nil)` when absent, else some address (there is no meaningful one). */
-export const goPointer = (type: string, value: unknown): string =>
-  value === undefined || value === null ? `(*${type})(nil)` : `(*${type})(0x${(address += 8).toString(16)})`;
-const goBoolPointer = (value: Json | undefined): string => goPointer('bool', value);
+/** A Go map's (or an unstructured object's) JSON: json.Marshal sorts map keys, at every level. */
+export function goMapJson(value: Json): string {
+  const sorted = (item: Json): Json =>
+    Array.isArray(item)
+      ? item.map(sorted)
+      : isObject(item)
+        ? Object.fromEntries(
+            Object.keys(item)
+              .sort()
+              .map((key) => [key, sorted(item[key]!)]),
+          )
+        : item;
+  return goJson(sorted(value));
+}
 
-/** `[]v1.OwnerReference{v1.OwnerReference{APIVersion:"v1", Kind:"ConfigMap", ...}}`. */
-export const goOwnerReferences = (references: readonly Json[]): string =>
-  `[]v1.OwnerReference{${references
-    .map((reference) => {
-      const field = (key: string): string => goString(isObject(reference) ? text(reference[key]) : '');
-      const pointer = (key: string): string => goBoolPointer(isObject(reference) ? reference[key] : undefined);
-      return `v1.OwnerReference{APIVersion:${field('apiVersion')}, Kind:${field('kind')}, Name:${field('name')}, UID:${field('uid')}, Controller:${pointer('controller')}, BlockOwnerDeletion:${pointer('blockOwnerDeletion')}}`;
-    })
-    .join(', ')}}`;
+/**
+ * A field error's bad value (apimachinery's ErrorBody, 1.35 on): strings quoted, numbers and
+ * booleans bare, anything else as Go's json.Marshal writes it (`null`, `["a"]`, `{"k":"v"}`).
+ */
+export function goFieldValue(value: Json): string {
+  if (typeof value === 'string') return goString(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return goMapJson(value);
+}
+
+/** A metav1.OwnerReference list as json.Marshal writes it: fields in declaration order, unset pointers left out. */
+export const goOwnerReferencesJson = (references: readonly Json[]): string =>
+  goJson(
+    references.map((reference) => {
+      const field = (key: string): string => (isObject(reference) ? text(reference[key]) : '');
+      const pointer = (key: string): Json | undefined => (isObject(reference) ? reference[key] : undefined);
+      return {
+        apiVersion: field('apiVersion'),
+        kind: field('kind'),
+        name: field('name'),
+        uid: field('uid'),
+        ...(pointer('controller') === undefined || pointer('controller') === null
+          ? {}
+          : { controller: pointer('controller') }),
+        ...(pointer('blockOwnerDeletion') === undefined || pointer('blockOwnerDeletion') === null
+          ? {}
+          : { blockOwnerDeletion: pointer('blockOwnerDeletion') }),
+      };
+    }),
+  );

@@ -17,6 +17,11 @@ export interface WatchRequest {
   fields: FieldMatcher;
   /** Absent or "0": start with the current objects as ADDED events. */
   resourceVersion: string | undefined;
+  /**
+   * A watch list (WatchList, on from 1.34): true starts with the current objects as ADDED events, then a
+   * bookmark that marks their end; false starts with none. Absent: as `resourceVersion` says.
+   */
+  sendInitialEvents?: boolean | undefined;
   allowBookmarks: boolean;
   timeoutSeconds: number | undefined;
   representation: Representation;
@@ -69,7 +74,7 @@ export class WatchHub {
     const store = this.objects.store;
     const requested = watch.resourceVersion;
     const fromCurrent = requested === undefined || requested === '' || requested === '0';
-    if (!fromCurrent && !/^[0-9]+$/.test(requested)) {
+    if (requested !== undefined && !fromCurrent && !/^[0-9]+$/.test(requested)) {
       throw storageError(
         `resourceVersion: Invalid value: ${JSON.stringify(requested)}: strconv.ParseUint: parsing ${JSON.stringify(requested)}: invalid syntax`,
       );
@@ -105,17 +110,22 @@ export class WatchHub {
       else if (before) send('DELETED', encode(withResourceVersion(event.previous!, event.resourceVersion)));
     };
 
-    if (fromCurrent) {
+    const bookmark = (annotations?: Record<string, string>): void =>
+      send('BOOKMARK', {
+        kind: resource.kind,
+        apiVersion: apiVersionOf(resource),
+        metadata: { resourceVersion: String(store.resourceVersion), ...(annotations ? { annotations } : {}) },
+      });
+    if (watch.sendInitialEvents === true || (watch.sendInitialEvents === undefined && fromCurrent)) {
       for (const [, stored] of store.list(resource.storageKey, resource.namespaced ? watch.namespace : undefined)) {
         if (matches(stored)) send('ADDED', encode(stored));
       }
-    } else {
-      // Nothing is kept from before the resource was served (kube-apiserver's watch cache starts then).
-      const oldest = Math.max(store.oldestResumable, store.servedSince(resource.storageKey));
-      const since = Number(requested);
-      const events = since < oldest ? undefined : store.eventsSince(since);
+      // A watch list's end of the initial events, for clients that take bookmarks.
+      if (watch.sendInitialEvents && watch.allowBookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
+    } else if (!fromCurrent) {
+      const events = store.eventsSince(Number(requested));
       if (!events) {
-        send('ERROR', gone(`too old resource version: ${requested} (${oldest + 1})`).toStatus());
+        send('ERROR', gone(`too old resource version: ${requested} (${store.oldestResumable + 1})`).toStatus());
         response.end();
         return;
       }
@@ -134,15 +144,7 @@ export class WatchHub {
       },
     };
     this.active.add(active);
-    if (watch.allowBookmarks) {
-      const bookmark = (): void =>
-        send('BOOKMARK', {
-          kind: resource.kind,
-          apiVersion: apiVersionOf(resource),
-          metadata: { resourceVersion: String(store.resourceVersion) },
-        });
-      timers.push(setInterval(bookmark, this.bookmarkIntervalMs));
-    }
+    if (watch.allowBookmarks) timers.push(setInterval(bookmark, this.bookmarkIntervalMs));
     if (watch.timeoutSeconds !== undefined) timers.push(setTimeout(active.close, watch.timeoutSeconds * 1000));
     request.on('close', active.close);
     response.on('close', active.close);

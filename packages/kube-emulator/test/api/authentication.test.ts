@@ -112,6 +112,34 @@ describe('service-account tokens: TokenRequest, TokenReview, SelfSubjectReview (
     ).to.equal(true);
   });
 
+  it("answers with the ServiceAccount's UID, and refuses a request naming another (1.34 on)", async () => {
+    const account = await root().readNamespacedServiceAccount({ namespace: 'apps', name: 'robot' });
+    const answer = await root().createNamespacedServiceAccountToken({
+      namespace: 'apps',
+      name: 'robot',
+      body: { spec: { audiences: [] } },
+    });
+    expect(answer.metadata?.uid).to.equal(account.metadata!.uid);
+    const named = await root().createNamespacedServiceAccountToken({
+      namespace: 'apps',
+      name: 'robot',
+      body: { metadata: { uid: account.metadata!.uid }, spec: { audiences: [] } },
+    });
+    expect(named.status?.token).to.be.a('string');
+    const other = '00000000-0000-0000-0000-000000000000';
+    const refused = await failure(
+      root().createNamespacedServiceAccountToken({
+        namespace: 'apps',
+        name: 'robot',
+        body: { metadata: { uid: other }, spec: { audiences: [] } },
+      }),
+    );
+    expect([refused.code, refused.status.message]).to.deep.equal([
+      409,
+      `Operation cannot be fulfilled on TokenRequest.authentication.k8s.io "robot": the UID in the token request (${other}) does not match the UID of the service account (${account.metadata!.uid})`,
+    ]);
+  });
+
   it('defaults to the API audience and one hour, and refuses less than 10 minutes', async () => {
     const claims = claimsOf(await tokenFor('robot'));
     expect(claims.aud).to.deep.equal([cluster.emulator.url]);

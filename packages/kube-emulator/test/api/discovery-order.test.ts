@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
 
-/** The details of discovery and OpenAPI that kube-apiserver 1.33 publishes (found by testenv's fidelity corpus). */
-describe('discovery and OpenAPI as kube-apiserver 1.33 publishes them', function () {
+/** The details of discovery and OpenAPI that kube-apiserver 1.37 publishes (found by testenv's fidelity corpus). */
+describe('discovery and OpenAPI as kube-apiserver 1.37 publishes them', function () {
   this.timeout(10_000);
   let cluster: TestCluster;
   const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';

@@ -241,7 +241,7 @@ describe("authorization: 'RBAC'", function () {
     });
     const refused = await failure(core('eve-token').listNamespacedConfigMap({ namespace: 'other' }));
     expect(refused.status.message).to.equal(
-      'configmaps is forbidden: User "eve" cannot list resource "configmaps" in API group "" in the namespace "other": RBAC: role.rbac.authorization.k8s.io "nonexistent" not found',
+      'configmaps is forbidden: User "eve" cannot list resource "configmaps" in API group "" in the namespace "other": rbac: RBAC: role.rbac.authorization.k8s.io "nonexistent" not found',
     );
   });
 

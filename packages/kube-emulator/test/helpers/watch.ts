@@ -4,7 +4,8 @@ export interface WatchEvent {
   type: string;
   object: {
     kind?: string;
-    metadata?: { name?: string; resourceVersion?: string };
+    apiVersion?: string;
+    metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };
     code?: number;
     reason?: string;
     rows?: { cells: unknown[] }[];

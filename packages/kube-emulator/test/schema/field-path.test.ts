@@ -32,7 +32,7 @@ interface Refusal {
 }
 
 /**
- * The answers of kube-apiserver 1.33 to these CRDs (packages/testenv, checked with kubectl): a rule's
+ * The answers of kube-apiserver 1.37 to these CRDs (packages/testenv, checked with kubectl): a rule's
  * fieldPath must name a field its schema declares, or the CRD is refused.
  */
 describe("CRD schemas: a rule's fieldPath must name a declared field", function () {
@@ -59,7 +59,7 @@ describe("CRD schemas: a rule's fieldPath must name a declared field", function 
         {
           reason: 'FieldValueInvalid',
           field: 'spec.validation.openAPIV3Schema.x-kubernetes-validations[0].fieldPath',
-          message: 'Invalid value: ".metadata.name": fieldPath must be a valid path',
+          message: 'Invalid value: ".metadata.name": must be a valid path',
         },
       ],
     });
@@ -93,7 +93,7 @@ describe("CRD schemas: a rule's fieldPath must name a declared field", function 
       ['.list[0]', '.missing', 'size', '.size.x'].map(
         (path, index) =>
           `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[${index}].fieldPath: ` +
-          `Invalid value: ${JSON.stringify(path)}: fieldPath must be a valid path`,
+          `Invalid value: ${JSON.stringify(path)}: must be a valid path`,
       ),
     );
   });

@@ -3,7 +3,7 @@ import { configMaps, secrets } from '../../src/resources/builtins/core.js';
 import { goTypeError } from '../../src/schema/go-types.js';
 import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
 
-describe("built-in kinds' fields of the wrong JSON type: Go's decoding error, as kube-apiserver 1.33 answers", function () {
+describe("built-in kinds' fields of the wrong JSON type: Go's decoding error, as kube-apiserver 1.37 answers", function () {
   this.timeout(10_000);
   let cluster: TestCluster;
 

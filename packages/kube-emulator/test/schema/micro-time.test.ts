@@ -13,7 +13,7 @@ const lease = (time: string) => ({
 
 /**
  * metav1.MicroTime fields (a Lease's acquireTime and renewTime, an Event's eventTime) as
- * kube-apiserver 1.33 decodes them (answers taken from packages/testenv's real server with kubectl):
+ * kube-apiserver 1.37 decodes them (answers taken from packages/testenv's real server with kubectl):
  * exactly six fractional digits, or 400. A JavaScript Date's toISOString() has three: a client that
  * sends one (as @kubernetes/client-node does for a plain Date) never gets a Lease.
  */

@@ -32,7 +32,7 @@ describe('selectors', () => {
       .with.property('code', 400);
   });
 
-  it("refuses bad selectors in the words of apimachinery's parser (kube-apiserver 1.33's answers)", () => {
+  it("refuses bad selectors in the words of apimachinery's parser (kube-apiserver 1.37's answers)", () => {
     const refused: [string, string][] = [
       ['a===b', "unable to parse requirement: found '=', expected: identifier"],
       ['in (', "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt"],

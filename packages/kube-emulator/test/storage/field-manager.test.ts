@@ -21,7 +21,7 @@ interface Answer {
   };
 }
 
-/** Server-side apply and update ownership as kube-apiserver 1.33 keeps it (the fidelity corpus's answers). */
+/** Server-side apply and update ownership as kube-apiserver 1.37 keeps it (the fidelity corpus's answers). */
 describe('managedFields and server-side apply', function () {
   this.timeout(20_000);
   let cluster: TestCluster;

@@ -123,12 +123,12 @@ describe('object semantics', function () {
     expect(causes).to.include.members([
       'spec.sessionName: Invalid value: "x": spec.sessionName in body should be at least 2 chars long',
       'spec.durationSeconds: Invalid value: 60: spec.durationSeconds in body should be greater than or equal to 900',
-      'spec.transitiveTagKeys: Invalid value: "object": every transitiveTagKeys entry must be the key of one of sessionTags',
+      'spec.transitiveTagKeys: Invalid value: every transitiveTagKeys entry must be the key of one of sessionTags',
     ]);
     const reserved = await send('POST', roles, role('aws', { resourceTags: [{ key: 'AWS:name', value: 'x' }] }));
     expect(reserved.body.details!.causes![0]).to.deep.include({
       field: 'spec.resourceTags[0].key',
-      message: 'Invalid value: "string": tag keys starting with "aws:" are reserved by AWS',
+      message: 'Invalid value: "AWS:name": tag keys starting with "aws:" are reserved by AWS',
     });
     const unicode = await send('POST', roles, role('unicode', { resourceTags: [{ key: 'équipe', value: 'données' }] }));
     expect(unicode.status).to.equal(201);

@@ -38,7 +38,7 @@ describe('table printing', () => {
   });
 });
 
-describe('Tables as kube-apiserver 1.33 serves them', function () {
+describe('Tables as kube-apiserver 1.37 serves them', function () {
   this.timeout(10_000);
   let cluster: TestCluster;
   const TABLE = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { call, startTestCluster, type TestCluster } from '../helpers/emulator.js';
-import { openWatch, until } from '../helpers/watch.js';
+import { openWatch, until, type OpenWatch } from '../helpers/watch.js';
 
 const configMap = (name: string, labels: Record<string, string> = {}) => ({
   metadata: { name, labels },
@@ -54,6 +54,55 @@ describe('watches', function () {
     one.close();
     expect(all.events.map((event) => event.object.metadata?.name)).to.deep.equal(['here', 'there']);
     expect(one.events.map((event) => event.object.metadata?.name)).to.deep.equal(['there']);
+  });
+
+  it('resumes from a resourceVersion older than the resource itself, while the history holds it (1.35 on)', async () => {
+    // deploy/crds were installed after resourceVersion 1: 1.33 answered 410 Expired here.
+    const clusters = '/apis/infrastructure.keymaster.dev/v1beta1/namespaces/default/awsclusters';
+    const watch = await openWatch(cluster.emulator, `${clusters}?watch=true&resourceVersion=1`);
+    await call(cluster.emulator, 'POST', clusters, {
+      apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+      kind: 'AWSCluster',
+      metadata: { name: 'late' },
+      spec: { region: 'us-west-2' },
+    });
+    await until(() => watch.events.length === 1, 'the new cluster');
+    watch.close();
+    expect(watch.events.map(({ type, object }) => [type, object.metadata?.name])).to.deep.equal([['ADDED', 'late']]);
+  });
+
+  it('serves watch lists (WatchList, on from 1.34): the objects, a bookmark marking their end, then changes', async () => {
+    const list = `${cms}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&labelSelector=list%3Dyes`;
+    await call(cluster.emulator, 'POST', cms, configMap('listed', { list: 'yes' }));
+    const withBookmarks = await openWatch(cluster.emulator, `${list}&allowWatchBookmarks=true`);
+    const without = await openWatch(cluster.emulator, list);
+    const onlyChanges = await openWatch(
+      cluster.emulator,
+      `${cms}?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&labelSelector=list%3Dyes`,
+    );
+    const watches = [withBookmarks, without, onlyChanges];
+    const seen = (watch: OpenWatch, name: string) => watch.events.some((event) => event.object.metadata?.name === name);
+    await until(() => seen(withBookmarks, 'listed') && seen(without, 'listed'), 'the initial events');
+    await call(cluster.emulator, 'POST', cms, configMap('later', { list: 'yes' }));
+    await until(() => watches.every((watch) => seen(watch, 'later')), 'the change');
+    for (const watch of watches) watch.close();
+    // Bookmarks also come every bookmarkIntervalMs (100 ms here): the one that marks the end is annotated.
+    const shown = (watch: OpenWatch) =>
+      watch.events
+        .filter(({ type, object }) => type !== 'BOOKMARK' || object.metadata?.annotations !== undefined)
+        .map(({ type, object }) => [type, object.metadata?.name ?? object.metadata?.annotations]);
+    expect(shown(withBookmarks)).to.deep.equal([
+      ['ADDED', 'listed'],
+      ['BOOKMARK', { 'k8s.io/initial-events-end': 'true' }],
+      ['ADDED', 'later'],
+    ]);
+    const end = withBookmarks.events.find(({ object }) => object.metadata?.annotations)!;
+    expect(end.object).to.deep.include({ kind: 'ConfigMap', apiVersion: 'v1' });
+    expect(shown(without)).to.deep.equal([
+      ['ADDED', 'listed'],
+      ['ADDED', 'later'],
+    ]);
+    expect(shown(onlyChanges)).to.deep.equal([['ADDED', 'later']]);
   });
 
   it('answers a resourceVersion older than the kept history with a 410 Expired event', async () => {

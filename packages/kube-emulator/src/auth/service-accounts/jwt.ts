@@ -1,5 +1,6 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
-import { isObject, type Json, type JsonObject } from '../../util/json.js';
+import { goMapJson } from '../../util/go-format.js';
+import { isObject, type JsonObject } from '../../util/json.js';
 
 /** A compact JWS split into its parts; the header and claims are read but nothing is verified yet. */
 export interface ParsedJwt {
@@ -9,16 +10,7 @@ export interface ParsedJwt {
   readonly signature: Buffer;
 }
 
-/** JSON as Go writes a map: keys sorted at every level (go-jose merges the claims into maps). */
-export function goMapJson(value: Json): string {
-  if (Array.isArray(value)) return `[${value.map(goMapJson).join(',')}]`;
-  if (!isObject(value)) return JSON.stringify(value);
-  const entries = Object.keys(value)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${goMapJson(value[key]!)}`);
-  return `{${entries.join(',')}}`;
-}
-
+// go-jose merges the claims into maps: json.Marshal sorts their keys.
 const segment = (value: JsonObject): string => Buffer.from(goMapJson(value)).toString('base64url');
 
 /** An RS256 compact JWS, `{"alg":"RS256","kid":...}` as go-jose writes it. */

@@ -1,5 +1,5 @@
 import type { StatusCause } from '../../api/status.js';
-import { goStringMap } from '../../util/go-format.js';
+import { goFieldValue } from '../../util/go-format.js';
 import { arrayAt, isObject, objectAt, stringAt, text, type JsonObject } from '../../util/json.js';
 
 /** `Always` for `:latest` or no tag, `IfNotPresent` otherwise (a digest counts as pinned), as kube-apiserver defaults it. */
@@ -18,12 +18,11 @@ function defaultContainer(container: JsonObject): void {
 }
 
 /**
- * A pod template as kube-apiserver stores it: its metadata's zero creationTimestamp, the PodSpec
+ * A pod template as kube-apiserver stores it: its metadata (without a zero creationTimestamp from 1.35 on), the PodSpec
  * defaults (restart and DNS policy, scheduler, grace period, security context) and each container's.
  */
 export function defaultPodTemplate(template: JsonObject): void {
-  const metadata = isObject(template.metadata) ? template.metadata : (template.metadata = {});
-  metadata.creationTimestamp ??= null;
+  if (!isObject(template.metadata)) template.metadata = {};
   const spec = objectAt(template, 'spec');
   if (!spec) return;
   spec.restartPolicy ??= 'Always';
@@ -74,7 +73,7 @@ export function workloadCauses(spec: JsonObject | undefined): StatusCause[] {
     causes.push({
       reason: 'FieldValueInvalid',
       field: 'spec.template.metadata.labels',
-      message: `Invalid value: ${goStringMap(labels)}: \`selector\` does not match template \`labels\``,
+      message: `Invalid value: ${goFieldValue(labels)}: \`selector\` does not match template \`labels\``,
     });
   }
   const containers = arrayAt(objectAt(template, 'spec'), 'containers') ?? [];

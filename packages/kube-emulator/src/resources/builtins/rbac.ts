@@ -1,5 +1,5 @@
 import { unsupportedValue, type StatusCause } from '../../api/status.js';
-import { goString, goStringSlice } from '../../util/go-format.js';
+import { goFieldValue, goJson } from '../../util/go-format.js';
 import { atomicList, free, kindSchema, object, string } from '../../schema/builders.js';
 import type { Schema } from '../../schema/types.js';
 import { ageColumn, column, createdAtColumn, nameColumn } from '../../table/columns.js';
@@ -60,13 +60,14 @@ function ruleCauses(role: JsonObject, namespaced: boolean): StatusCause[] {
   (arrayAt(role, 'rules') ?? []).forEach((rule, index) => {
     const list = (key: string): string[] => (isObject(rule) ? (arrayAt(rule, key) ?? []).map(String) : []);
     const path = `rules[${index}]`;
-    if (list('verbs').length === 0) causes.push(required(`${path}.verbs`, 'verbs must contain at least one value'));
+    // 1.37 words it as its declarative validation does: no detail.
+    if (list('verbs').length === 0) causes.push(required(`${path}.verbs`));
     const urls = list('nonResourceURLs');
     if (urls.length > 0) {
       const invalidUrls = (why: string): StatusCause => ({
         reason: 'FieldValueInvalid',
         field: `${path}.nonResourceURLs`,
-        message: `Invalid value: ${goStringSlice(urls)}: ${why}`,
+        message: `Invalid value: ${goFieldValue(urls)}: ${why}`,
       });
       if (namespaced) causes.push(invalidUrls('namespaced rules cannot apply to non-resource URLs'));
       if (list('apiGroups').length > 0 || list('resources').length > 0 || list('resourceNames').length > 0) {
@@ -112,9 +113,13 @@ const subjectsOf = (binding: JsonObject, kind: string): string =>
     )
     .join(', ');
 
-/** `rbac.RoleRef{APIGroup:"...", Kind:"...", Name:"..."}`, as Go prints it. */
+/** The internal rbac.RoleRef as json.Marshal writes it: its fields have no JSON names. */
 const goRoleRef = (ref: JsonObject | undefined): string =>
-  `rbac.RoleRef{APIGroup:${goString(stringAt(ref, 'apiGroup') ?? '')}, Kind:${goString(stringAt(ref, 'kind') ?? '')}, Name:${goString(stringAt(ref, 'name') ?? '')}}`;
+  goJson({
+    APIGroup: stringAt(ref, 'apiGroup') ?? '',
+    Kind: stringAt(ref, 'kind') ?? '',
+    Name: stringAt(ref, 'name') ?? '',
+  });
 
 /**
  * As the apiserver validates bindings: a roleRef to a kind the binding may name (a RoleBinding a
@@ -134,7 +139,7 @@ function bindingCauses(binding: JsonObject, old: JsonObject | undefined, namespa
     causes.push({
       reason: 'FieldValueInvalid',
       field: 'roleRef',
-      message: `Invalid value: ${goRoleRef(ref)}: cannot change roleRef`,
+      message: `Invalid value: ${goRoleRef(ref)}: field is immutable`,
     });
   }
   (arrayAt(binding, 'subjects') ?? []).forEach((item, index) => {

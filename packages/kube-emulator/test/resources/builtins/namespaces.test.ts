@@ -49,7 +49,7 @@ describe('Namespace label kubernetes.io/metadata.name', function () {
   });
 });
 
-describe('Namespace finalizers and /finalize as kube-apiserver 1.33 keeps them', function () {
+describe('Namespace finalizers and /finalize as kube-apiserver 1.37 keeps them', function () {
   this.timeout(20_000);
   let cluster: TestCluster;
   type Namespace = {

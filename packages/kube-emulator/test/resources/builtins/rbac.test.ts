@@ -55,8 +55,8 @@ describe('rbac.authorization.k8s.io/v1 (stored, not enforced)', function () {
       rbac.replaceNamespacedRoleBinding({ namespace: 'default', name: 'readers', body: binding }),
     );
     expect(refused.code).to.equal(422);
-    expect(refused.status.message).to.match(
-      /^RoleBinding\.rbac\.authorization\.k8s\.io "readers" is invalid: roleRef: .*cannot change roleRef$/,
+    expect(refused.status.message).to.equal(
+      'RoleBinding.rbac.authorization.k8s.io "readers" is invalid: roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"ClusterRole","Name":"system:reader"}: field is immutable',
     );
   });
 

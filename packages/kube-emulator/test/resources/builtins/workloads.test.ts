@@ -165,7 +165,8 @@ describe('apps/v1 Deployment and v1 Service (stored, no controller)', function (
       type: 'RollingUpdate',
       rollingUpdate: { maxSurge: 2, maxUnavailable: '25%' },
     });
-    expect(created.spec.template.metadata).to.deep.equal({ labels: LABELS, creationTimestamp: null });
+    // No zero creationTimestamp: left out (omitzero) from 1.35 on.
+    expect(created.spec.template.metadata).to.deep.equal({ labels: LABELS });
     expect(created.spec.template.spec).to.deep.include({
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
@@ -191,7 +192,7 @@ describe('apps/v1 Deployment and v1 Service (stored, no controller)', function (
       },
     });
     expect((mismatched.body as { message: string }).message).to.equal(
-      'Deployment.apps "mismatched" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"a":"1", "b":"2"}: `selector` does not match template `labels`',
+      'Deployment.apps "mismatched" is invalid: spec.template.metadata.labels: Invalid value: {"a":"1","b":"2"}: `selector` does not match template `labels`',
     );
   });
 
