@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { pinnedVersions } from '../../../src/kube/binaries.js';
+import { pinnedVersions, supportedVersions } from '../../../src/kube/binaries.js';
 import { CORPUS } from './corpus/index.js';
-import { EXPLAINED } from './explained.js';
 import { fidelityReport } from './report.js';
-import { runSequence, type Found, type SequenceResult } from './runner.js';
+import { applicableExplanations, runSequence, type Found, type SequenceResult } from './runner.js';
 import { startServers, type Servers } from './servers.js';
 
 const DOCS = fileURLToPath(new URL('../../../../../docs/emulators.md', import.meta.url));
@@ -37,11 +36,16 @@ describe('fidelity: the kube-emulator answers as kube-apiserver does (test/fidel
   it('has no explanation left that no difference needs', function () {
     if (results.length < CORPUS.length) this.skip();
     const used = new Set(results.flatMap((result) => result.differences.map((difference) => difference.explanation)));
-    expect(EXPLAINED.filter((explanation) => !used.has(explanation)).map(({ title }) => title)).to.deep.equal([]);
+    expect(
+      applicableExplanations()
+        .filter((explanation) => !used.has(explanation))
+        .map(({ title }) => title),
+    ).to.deep.equal([]);
   });
 
   it('matches the table in docs/emulators.md (pnpm --filter @keymaster/testenv fidelity:kube writes it)', async function () {
-    if (results.length < CORPUS.length) this.skip();
+    // The table is the newest minor's, the one the kube-emulator follows.
+    if (results.length < CORPUS.length || pinnedVersions().kube !== supportedVersions()[0]!.kube) this.skip();
     const docs = await readFile(DOCS, 'utf8');
     expect(docs).to.include(fidelityReport(results, pinnedVersions()));
   });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pinnedVersions } from '../../../src/kube/binaries.js';
 import { differences, type Difference } from './compare.js';
 import { EXPLAINED, type Explanation } from './explained.js';
 import { send, type HttpAnswer, type Target } from './http.js';
@@ -72,8 +73,14 @@ function parseOrText(text: string): unknown {
   }
 }
 
+/** The explanations of the Kubernetes version the real server runs (KEYMASTER_KUBE_VERSION's). */
+export function applicableExplanations(): Explanation[] {
+  const { kube } = pinnedVersions();
+  return EXPLAINED.filter((entry) => entry.kube?.test(kube) ?? true);
+}
+
 function explain(sequence: Sequence, difference: Difference): Found {
-  const explanation = EXPLAINED.find(
+  const explanation = applicableExplanations().find(
     (entry) => entry.sequences.test(sequence.name) && entry.paths.test(difference.path),
   );
   return explanation ? { ...difference, explanation } : difference;
