@@ -115,6 +115,15 @@ describe('service-account tokens: the kube-emulator answers as kube-apiserver do
     await same('another namespace', (side) =>
       send(side, 'POST', TOKEN, sides.admin, tokenRequest({}, { metadata: { namespace: 'other' } })),
     );
+    await same("another account's uid", (side) =>
+      send(
+        side,
+        'POST',
+        TOKEN,
+        sides.admin,
+        tokenRequest({}, { metadata: { uid: '00000000-0000-0000-0000-000000000000' } }),
+      ),
+    );
     await same('expiration checked after the account', (side) =>
       send(side, 'POST', `${ACCOUNTS}/ghost/token`, sides.admin, tokenRequest({ expirationSeconds: 5 })),
     );
