@@ -138,7 +138,7 @@ provision_kube() {
     ldflags+=" -X $p.gitVersion=v$version -X $p.gitMajor=${version%%.*}"
     ldflags+=" -X $p.gitMinor=$(cut -d. -f2 <<<"$version") -X $p.gitTreeState=clean"
   done
-  say "building ${targets[*]%%=*} v$version: the first time only: about 18 CPU-minutes, 10 to 15 minutes on 2 idle cores"
+  say "building ${targets[*]%%=*} v$version: the first time only: about 13 CPU-minutes, 10 to 15 minutes on 2 idle cores"
   replaces="$(kube_staging_replaces "$version" "$gomod")"
   build "kubernetes-$version" "$version" "$ldflags" "$replaces" "${targets[@]}"
   say "kubernetes v$version: built in $((SECONDS - t)) s"
