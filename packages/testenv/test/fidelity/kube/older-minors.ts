@@ -16,13 +16,6 @@ export const OLDER_MINORS: Explanation[] = [
     reason: `1.37 checks a patch is JSON before decoding it (\`invalid JSON patch\`, 400 either way); 1.35 says what its decoder found. ${FOLLOWS}.`,
   },
   {
-    title: '1.35: the order of managedFields after an apply',
-    kube: OLDEST,
-    sequences: /^apply: the order of managedFields entries$/,
-    paths: /^steps\[\d+\]\.body\.metadata\.managedFields\[\d\]\.manager$/,
-    reason: `The same entries, listed in another order by 1.35. ${FOLLOWS}.`,
-  },
-  {
     title: '1.35: a finalizer added while deleting, reported twice',
     kube: OLDEST,
     sequences: /^deletion: no new finalizers once deleting$/,
