@@ -78,8 +78,15 @@ export async function clusterctlMove(
   try {
     await writeFile(join(dir, 'source.kubeconfig'), from.opsKubeConfig(), { mode: 0o600 });
     await writeFile(join(dir, 'target.kubeconfig'), to.opsKubeConfig(), { mode: 0o600 });
-    const args = ['move', '--namespace', namespace, '--kubeconfig', 'source.kubeconfig'];
-    args.push('--to-kubeconfig', 'target.kubeconfig');
+    const args = [
+      'move',
+      '--namespace',
+      namespace,
+      '--kubeconfig',
+      'source.kubeconfig',
+      '--to-kubeconfig',
+      'target.kubeconfig',
+    ];
     return await new Promise<ClusterctlRun>((resolve, reject) =>
       execFile(
         requireClusterctl().clusterctl,
