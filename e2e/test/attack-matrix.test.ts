@@ -51,6 +51,7 @@ import {
   untilObserved,
 } from './support/isolation-facts.js';
 import { clusterKey, condition, type Kube } from './support/kube.js';
+import { kubectl } from './support/kubectl.js';
 import {
   CONTROLLER_NAMESPACE,
   accountBinding,
@@ -74,7 +75,6 @@ import { credentialVending, manifests, namespaceOwnerRights } from './support/rb
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 import {
   freePort,
-  kubectl,
   namespaceSelfService,
   untilCaBundleInjected,
   webhookConfigurations,

@@ -40,7 +40,9 @@ import {
   staticIdentity,
   staticRef,
   tagPolicy,
+  type KubeObject,
 } from './support/objects.js';
+import { credentialVending } from './support/rbac-manifests.js';
 import { startScenario, stopScenarios, type Scenario } from './support/scenario.js';
 
 const TENANT_A = '222222222222';
@@ -62,12 +64,15 @@ const TENANT_B_SECRET = {
 /** The Secrets ops label for clusterctl: static keys and an externalID. */
 const LABELLED_SECRETS = [TENANT_A_SECRET, TENANT_B_SECRET];
 const TENANTS = ['tenant-a', 'tenant-b'];
-/** What clusterctl does not move: the target is prepared with them (docs/operations.md). */
 const NAMESPACES = [
   namespace('tenant-a', { 'keymaster.dev/tenant': 'tenant-a' }),
   namespace('tenant-b', { 'keymaster.dev/tenant': 'tenant-b' }),
 ];
 const POLICY = tagPolicy([{ key: 'platform-managed', value: 'true', overridePolicy: 'Deny' }]);
+/** What clusterctl does not move: the target is prepared with them (docs/operations.md). */
+async function unmoved(): Promise<KubeObject[]> {
+  return [...NAMESPACES, POLICY, await credentialVending('tenant-b')];
+}
 /** A workload's credentials in tenant-b: the request moves, its Secret is written again by the target. */
 const REQUEST = credentialsRequest('tenant-b', 'reports', {
   identityRef: roleRef('tenant-b'),
@@ -184,8 +189,7 @@ describe('clusterctl move (the real clusterctl, as docs/operations.md says): the
         ],
       },
       objects: [
-        ...NAMESPACES,
-        POLICY,
+        ...(await unmoved()),
         controllerIdentity({ list: ['tenant-b'] }),
         keysSecret('tenant-a-keys', TENANT_A_KEY),
         staticIdentity('tenant-a', 'tenant-a-keys', { list: ['tenant-a'] }, [{ key: 'tenant', value: 'a' }]),
@@ -199,6 +203,7 @@ describe('clusterctl move (the real clusterctl, as docs/operations.md says): the
           externalIDSecretRef: { name: 'tenant-b-external-id', key: 'externalID' },
           sourceIdentityRef: roleRef('keymaster-hub'),
           allowedNamespaces: { list: ['tenant-b'] },
+          credentialVending: { allowedNamespaces: { list: ['tenant-b'] } },
           resourceTags: [{ key: 'tenant', value: 'b', overridePolicy: 'Deny' }],
         }),
         ...CLUSTERS.map(({ namespace: ns, name, region, ref }) =>
@@ -232,7 +237,7 @@ describe('clusterctl move (the real clusterctl, as docs/operations.md says): the
     const uids = new Map((await kube.clusters()).map(({ metadata }) => [metadata.name, metadata.uid]));
 
     // 1. Prepare the target: Keymaster installed and running, the tag policy, the namespaces and their labels.
-    target = await ManagementCluster.start([...NAMESPACES, POLICY]);
+    target = await ManagementCluster.start(await unmoved());
     await initClusterApi(target);
     const successor = await target.startController({ awsUrl: aws.emulator.url, syncPeriod: '2s' });
 

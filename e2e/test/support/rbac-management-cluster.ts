@@ -98,7 +98,7 @@ export class RbacManagementCluster {
   }
 
   /**
-   * Starts the API server and installs the RBAC; then creates `objects` as ops, in order, and binds
+   * Starts the API server and installs the RBAC; then installs `objects` as ops, in order, and binds
    * the tenants (their namespaces must be among the objects unless `bindTenants` is false).
    */
   static async start(options: {
@@ -125,7 +125,7 @@ export class RbacManagementCluster {
       const namespaces = (await manifests('deploy/manager')).filter(({ kind }) => kind === 'Namespace');
       await cluster.install([...namespaces, ...(await manifests('deploy/rbac')), ...(await tenantRoles())]);
       await cluster.install(await manifests('deploy/policies'));
-      await cluster.ops.create(...(options.objects ?? []));
+      await cluster.install((options.objects ?? []) as KubernetesObject[]);
       if (options.bindTenants ?? true) await cluster.bindTenants();
     } catch (error) {
       await cluster.stop();
