@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { impersonate } from '../auth/impersonation.js';
-import { forbiddenPath, forbiddenRequest, type RbacAuthorizer } from '../auth/rbac.js';
+import { forbiddenPath, forbiddenRequest, type RbacAuthorizer, type ResourceRequest } from '../auth/rbac.js';
 import type { User } from '../auth/tokens.js';
 import { aggregatedDiscovery, coreVersions, group, groupList, resourceList } from '../discovery/discovery.js';
 import { encodeSwagger, OPENAPI_V2_PROTOBUF } from '../discovery/openapi-v2.js';
@@ -114,7 +114,7 @@ const resourceName = (route: ResourceRoute): string => (route.group ? `${route.p
 /**
  * Counts a request under its requester (as kube-apiserver's audit log names the user who sent it),
  * then returns whom it acts as: the requester, or the user its Impersonate-* headers name when it
- * may impersonate them (a refusal counts as forbidden).
+ * may impersonate them (a refusal counts as forbidden, worded for `resource` when it asks for one).
  */
 function actingUser(
   parts: ServerParts,
@@ -122,28 +122,32 @@ function actingUser(
   requester: User,
   verb: string,
   counted: string,
+  resource?: ResourceRequest,
 ): User {
   parts.stats.record(verb, counted, requester.name);
   try {
-    return impersonate(request, requester, parts.authorizer);
+    return impersonate(request, requester, parts.authorizer, resource);
   } catch (error) {
     if (error instanceof ApiError && error.code === 403) parts.stats.recordForbidden(verb, counted, requester.name);
     throw error;
   }
 }
 
+/** What RBAC is asked for a request to a resource. */
+const resourceRequest = (route: ResourceRoute, verb: string): ResourceRequest => ({
+  verb,
+  group: route.group,
+  resource: route.plural,
+  subresource: route.subresource,
+  // As kube-apiserver does, a request for one Namespace is in that namespace.
+  namespace: route.group === '' && route.plural === 'namespaces' ? route.name : route.namespace,
+  name: route.name,
+});
+
 /** RBAC, before anything else looks at the request (so a refused request learns nothing, not even a 404). */
 function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user: User, requester: User): void {
   if (!parts.authorizer || verb === 'unsupported') return;
-  const request = {
-    verb,
-    group: route.group,
-    resource: route.plural,
-    subresource: route.subresource,
-    // As kube-apiserver does, a request for one Namespace is in that namespace.
-    namespace: route.group === '' && route.plural === 'namespaces' ? route.name : route.namespace,
-    name: route.name,
-  };
+  const request = resourceRequest(route, verb);
   const decision = parts.authorizer.decide(user, request);
   if (decision.allowed) return;
   parts.stats.recordForbidden(verb, resourceName(route), requester.name);
@@ -159,7 +163,7 @@ async function serveResource(
   query: URLSearchParams,
 ): Promise<void> {
   const verb = verbOf(request.method ?? 'GET', route, query);
-  const user = actingUser(parts, request, requester, verb, resourceName(route));
+  const user = actingUser(parts, request, requester, verb, resourceName(route), resourceRequest(route, verb));
   authorize(parts, route, verb, user, requester);
   const resource = resolve(parts.registry, route, verb);
   const fault = parts.faults.decide(verb, resourceName(route));

@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { PlainTextError } from '../api/status.js';
+import { badRequest } from '../api/status.js';
+import { goStringSlice } from '../util/go-format.js';
 import { forbiddenRequest, type RbacAuthorizer, type ResourceRequest } from './rbac.js';
 import { ANONYMOUS, SERVICE_ACCOUNT_PREFIX, type User } from './tokens.js';
+
+const NODE_PREFIX = 'system:node:';
 
 /** One thing a request asks to act as, as kube-apiserver builds them (a v1.ObjectReference). */
 interface Impersonation {
@@ -15,9 +18,21 @@ interface Impersonation {
 const AUTHENTICATION = 'authentication.k8s.io/v1';
 const EXTRA_PREFIX = 'impersonate-extra-';
 
-/** Go's `%v` of an ObjectReference: its seven fields, space-separated, in braces. */
-const goReference = (reference: Impersonation): string =>
-  `{${[reference.kind, reference.namespace, reference.name, '', reference.apiVersion, '', reference.fieldPath].join(' ')}}`;
+/** Go's `%#v` of the user.DefaultInfo the headers ask for (map keys sorted, as Go prints them). */
+function goUserInfo(wanted: Impersonation[]): string {
+  const named = (kind: Impersonation['kind']): string[] =>
+    wanted.filter((impersonation) => impersonation.kind === kind).map(({ name }) => name);
+  const groups = named('Group');
+  const extra = new Map<string, string[]>();
+  for (const { kind, fieldPath, name } of wanted)
+    if (kind === 'UserExtra') extra.set(fieldPath, [...(extra.get(fieldPath) ?? []), name]);
+  const extras = [...extra.keys()].sort().map((key) => `${JSON.stringify(key)}:${goStringSlice(extra.get(key)!)}`);
+  return (
+    `&user.DefaultInfo{Name:"", UID:${JSON.stringify(named('UID')[0] ?? '')}, ` +
+    `Groups:${groups.length > 0 ? goStringSlice(groups) : '[]string(nil)'}, ` +
+    `Extra:${extras.length > 0 ? `map[string][]string{${extras.join(', ')}}` : 'map[string][]string(nil)'}}`
+  );
+}
 
 /** `%2F` and the like in an extra's key, as Go's url.PathUnescape reads them (kept as is when malformed). */
 function unescapeKey(key: string): string {
@@ -83,30 +98,59 @@ function attributesOf(impersonation: Impersonation): ResourceRequest {
 }
 
 /**
+ * The constrained impersonation mode (1.37, KEP-5284) that applies to the user asked for: a
+ * ServiceAccount's or a node's when only a user name is asked for, `user-info` for any other user.
+ */
+function constrainedMode(wanted: Impersonation[]): string | undefined {
+  const onlyUser = wanted.length === 1;
+  const [first] = wanted;
+  if (first?.kind === 'ServiceAccount') return onlyUser ? 'serviceaccount' : undefined;
+  if (first?.kind !== 'User') return undefined;
+  if (!first.name.startsWith(NODE_PREFIX) || first.name === NODE_PREFIX) return 'user-info';
+  return onlyUser ? 'arbitrary-node' : undefined;
+}
+
+/** Requesters whose impersonation last succeeded (in the only mode emulated, `impersonate`), per authorizer. */
+const legacyRequesters = new WeakMap<RbacAuthorizer, Set<string>>();
+
+/**
  * kube-apiserver's impersonation filter: the `Impersonate-User`, `-Group`, `-Uid` and `-Extra-*`
  * headers make the request act as another user, when the requester may `impersonate` each of them
- * (checked in that order, refused with the first one it may not). Groups, extras and uid need a
- * user (500 otherwise, in plain text as kube-apiserver answers it). Without RBAC everyone may.
+ * (checked in that order). Groups, extras and uid need a user (400). Without RBAC everyone may.
+ *
+ * A refusal is worded as 1.37's constrained impersonation words it: it tries first the mode that last
+ * succeeded for the requester, then each mode that applies, and reports the first refusal. So a
+ * requester whose impersonation never succeeded, asking for a user a constrained mode applies to, is
+ * refused `impersonate-on:<mode>:<verb>` on `resource` (what the request asks for); any other is
+ * refused the first `impersonate` it lacks (so too a request for a non-resource path). Constrained
+ * impersonation's grants (`impersonate:<mode>` and `impersonate-on:...`) are not emulated.
  */
-export function impersonate(request: IncomingMessage, requester: User, authorizer: RbacAuthorizer | undefined): User {
-  const asked = impersonations(request);
-  if (asked.length === 0) return requester;
-  if (!asked.some(({ kind }) => kind === 'User' || kind === 'ServiceAccount')) {
-    throw new PlainTextError(
-      500,
-      'InternalError',
-      `Internal Server Error: ${JSON.stringify(request.url ?? '')}: requested [${asked.map(goReference).join(' ')}] without impersonating a user\n`,
-    );
+export function impersonate(
+  request: IncomingMessage,
+  requester: User,
+  authorizer: RbacAuthorizer | undefined,
+  resource?: ResourceRequest,
+): User {
+  const wanted = impersonations(request);
+  if (wanted.length === 0) return requester;
+  if (!wanted.some(({ kind }) => kind === 'User' || kind === 'ServiceAccount')) {
+    throw badRequest(`requested ${goUserInfo(wanted)} without impersonating a user name`);
   }
-  const groupsGiven = asked.some(({ kind }) => kind === 'Group');
+  const groupsGiven = wanted.some(({ kind }) => kind === 'Group');
   let name = '';
   let uid = '';
   const groups: string[] = [];
   const extra: Record<string, string[]> = {};
-  for (const impersonation of asked) {
+  const succeeded = authorizer ? legacyRequesters.get(authorizer) : undefined;
+  const mode = succeeded?.has(requester.name) ? undefined : constrainedMode(wanted);
+  for (const impersonation of wanted) {
     const attributes = attributesOf(impersonation);
     const decision = authorizer?.decide(requester, attributes) ?? { allowed: true, reason: '' };
-    if (!decision.allowed) throw forbiddenRequest(requester, attributes, decision.reason);
+    if (!decision.allowed) {
+      throw resource && mode
+        ? forbiddenRequest(requester, { ...resource, verb: `impersonate-on:${mode}:${resource.verb}` })
+        : forbiddenRequest(requester, attributes, decision.reason);
+    }
     switch (impersonation.kind) {
       case 'ServiceAccount':
         name = `${SERVICE_ACCOUNT_PREFIX}${impersonation.namespace}:${impersonation.name}`;
@@ -125,6 +169,7 @@ export function impersonate(request: IncomingMessage, requester: User, authorize
         uid = impersonation.name;
     }
   }
+  if (authorizer) legacyRequesters.set(authorizer, (succeeded ?? new Set()).add(requester.name));
   // Everyone but the anonymous user is authenticated, unless a group says otherwise.
   const anonymous = name === ANONYMOUS.name;
   const implicit = anonymous ? 'system:unauthenticated' : 'system:authenticated';

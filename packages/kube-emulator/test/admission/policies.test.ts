@@ -104,7 +104,7 @@ describe('ValidatingAdmissionPolicy (kube-emulator)', function () {
       spec: { validationActions: ['Deny', 'Warn'] },
     });
     expect((binding.body as Status).message).to.equal(
-      'ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io "b" is invalid: [spec.policyName: Required value, spec.validationActions: Invalid value: []admissionregistration.ValidationAction{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)]',
+      'ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io "b" is invalid: [spec.policyName: Required value, spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)]',
     );
   });
 

@@ -38,29 +38,61 @@ describe('impersonation (Impersonate-* headers)', function () {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('refuses a requester without the impersonate verb, naming what it may not impersonate', async () => {
+  it('refuses a requester without the impersonate verb, naming the request it may not impersonate on (1.37)', async () => {
     const user = await as('eve-token', { 'Impersonate-User': 'bob' });
     expect(user.status).to.equal(403);
     expect(user.body).to.deep.include({
       reason: 'Forbidden',
       message:
-        'users "bob" is forbidden: User "eve" cannot impersonate resource "users" in API group "" at the cluster scope',
-      details: { name: 'bob', kind: 'users' },
+        'selfsubjectreviews.authentication.k8s.io is forbidden: User "eve" cannot impersonate-on:user-info:create resource "selfsubjectreviews" in API group "authentication.k8s.io" at the cluster scope',
+      details: { group: 'authentication.k8s.io', kind: 'selfsubjectreviews' },
     });
-    const account = await as('eve-token', { 'Impersonate-User': 'system:serviceaccount:apps:robot' });
+    const account = await as(
+      'eve-token',
+      { 'Impersonate-User': 'system:serviceaccount:apps:robot' },
+      'GET',
+      '/api/v1/namespaces/apps/configmaps/settings',
+    );
     expect(message(account)).to.equal(
-      'serviceaccounts "robot" is forbidden: User "eve" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "apps"',
+      'configmaps "settings" is forbidden: User "eve" cannot impersonate-on:serviceaccount:get resource "configmaps" in API group "" in the namespace "apps"',
     );
     expect(cluster.emulator.stats.forbidden({ user: 'eve' }), 'counted under the requester').to.equal(2);
   });
 
-  it("answers kube-apiserver's plain-text 500 for groups, uid or extras without a user", async () => {
-    const answer = await as('root-token', { 'Impersonate-Group': 'g1', 'Impersonate-Uid': 'u1' });
-    expect(answer.status).to.equal(500);
-    expect(answer.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
-    expect(answer.body).to.equal(
-      `Internal Server Error: "${WHOAMI}": requested [{Group  g1    } {UID  u1  authentication.k8s.io/v1  }] without impersonating a user\n`,
+  it("answers kube-apiserver's 400 for groups, uid or extras without a user, with the user info asked for", async () => {
+    const answer = await as('root-token', {
+      'Impersonate-Group': 'g1',
+      'Impersonate-Uid': 'u1',
+      'Impersonate-Extra-Scopes': 'view',
+      'Impersonate-Extra-Acme.com%2Fproject': 'apollo',
+    });
+    expect(answer.status).to.equal(400);
+    expect(answer.body).to.deep.include({
+      reason: 'BadRequest',
+      message:
+        'requested &user.DefaultInfo{Name:"", UID:"u1", Groups:[]string{"g1"}, Extra:map[string][]string{"acme.com/project":[]string{"apollo"}, "scopes":[]string{"view"}}} without impersonating a user name',
+    });
+    const groupOnly = await as('root-token', { 'Impersonate-Group': 'system:masters' });
+    expect(message(groupOnly)).to.equal(
+      'requested &user.DefaultInfo{Name:"", UID:"", Groups:[]string{"system:masters"}, Extra:map[string][]string(nil)} without impersonating a user name',
     );
+  });
+
+  it('names the constrained mode that applies to whom is asked for, or none: then the impersonate lacking', async () => {
+    expect(message(await as('eve-token', { 'Impersonate-User': 'system:node:worker-1' }))).to.match(
+      /cannot impersonate-on:arbitrary-node:create resource "selfsubjectreviews"/,
+    );
+    // A ServiceAccount or a node with groups is no constrained mode's: legacy impersonation alone answers.
+    expect(
+      message(
+        await as('eve-token', { 'Impersonate-User': 'system:serviceaccount:apps:robot', 'Impersonate-Group': 'g' }),
+      ),
+    ).to.equal(
+      'serviceaccounts "robot" is forbidden: User "eve" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "apps"',
+    );
+    expect(
+      message(await as('eve-token', { 'Impersonate-User': 'system:node:worker-1', 'Impersonate-Uid': 'u' })),
+    ).to.match(/^users "system:node:worker-1" is forbidden: User "eve" cannot impersonate resource "users"/);
   });
 
   it('acts as the user, groups, uid and extras asked for, authenticated unless anonymous', async () => {
@@ -119,7 +151,10 @@ describe('impersonation (Impersonate-* headers)', function () {
       username: 'bob',
       groups: ['team', 'system:authenticated'],
     });
-    expect(message(await as('eve-token', { 'Impersonate-User': 'alice' }))).to.match(/^users "alice" is forbidden/);
+    // Once an impersonation succeeded, kube-apiserver tries its mode first: refusals name what eve may not impersonate.
+    expect(message(await as('eve-token', { 'Impersonate-User': 'alice' }))).to.equal(
+      'users "alice" is forbidden: User "eve" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
     expect(
       message(await as('eve-token', { 'Impersonate-User': 'bob', 'Impersonate-Group': 'system:masters' })),
     ).to.equal(

@@ -250,7 +250,7 @@ export const validatingAdmissionPolicyBindings: ResourceDef = defineBuiltin({
     column(
       'ParamRef',
       'string',
-      'ParamRef indicates the param resource which sets the configration param',
+      'ParamRef indicates the param resource which sets the configuration param',
       paramRefCell,
     ),
     ageColumn,

@@ -1,6 +1,6 @@
 import { unsupportedValue, type StatusCause } from '../../api/status.js';
 import { compilePolicy } from '../../admission/policies/compile.js';
-import { goStringSlice } from '../../util/go-format.js';
+import { goFieldValue } from '../../util/go-format.js';
 import { arrayAt, isObject, objectAt, text, type Json, type JsonObject } from '../../util/json.js';
 import { labelSelectorCauses } from '../label-selector.js';
 import { dnsSubdomainCauses, pathSegmentCauses, qualifiedNameCauses } from '../names.js';
@@ -31,10 +31,6 @@ const duplicate = (field: string, value: string): StatusCause => ({
 
 const texts = (object: JsonObject, key: string): string[] => (arrayAt(object, key) ?? []).map(text);
 const objects = (object: JsonObject, key: string): JsonObject[] => (arrayAt(object, key) ?? []).filter(isObject);
-
-/** Go's `%#v` of a slice of a named string type, e.g. `[]admissionregistration.OperationType{"*"}`. */
-const goTypedSlice = (type: string, values: string[]): string =>
-  `[]admissionregistration.${type}{${values.map((value) => JSON.stringify(value)).join(', ')}}`;
 
 /** validateResources: `resource/subresource` entries, and the wildcards that exclude the others. */
 function resourceCauses(resources: string[], field: string): StatusCause[] {
@@ -79,13 +75,13 @@ function resourceCauses(resources: string[], field: string): StatusCause[] {
     if (resource === '*') wildcardResourceOf.add(subresource);
   }
   if (resources.length > 1 && doubleWildcard) {
-    causes.push(invalid(field, goStringSlice(resources), "if '*/*' is present, must not specify other resources"));
+    causes.push(invalid(field, goFieldValue(resources), "if '*/*' is present, must not specify other resources"));
   }
   if (singleWildcard && plainResource) {
     causes.push(
       invalid(
         field,
-        goStringSlice(resources),
+        goFieldValue(resources),
         "if '*' is present, must not specify other resources without subresources",
       ),
     );
@@ -107,11 +103,7 @@ function ruleCauses(rule: JsonObject, field: string): StatusCause[] {
   if (operations.length === 0) causes.push(required(`${field}.operations`));
   if (operations.length > 1 && operations.includes('*')) {
     causes.push(
-      invalid(
-        `${field}.operations`,
-        goTypedSlice('OperationType', operations),
-        "if '*' is present, must not specify other operations",
-      ),
+      invalid(`${field}.operations`, goFieldValue(operations), "if '*' is present, must not specify other operations"),
     );
   }
   operations.forEach((operation, index) => {
@@ -126,7 +118,7 @@ function ruleCauses(rule: JsonObject, field: string): StatusCause[] {
     if (values.length === 0) causes.push(required(`${field}.${key}`));
     if (values.length > 1 && values.includes('*')) {
       causes.push(
-        invalid(`${field}.${key}`, goStringSlice(values), `if '*' is present, must not specify other ${what}`),
+        invalid(`${field}.${key}`, goFieldValue(values), `if '*' is present, must not specify other ${what}`),
       );
     }
   }
@@ -213,7 +205,7 @@ function namedExpressionCauses(spec: JsonObject): StatusCause[] {
     const name = text(variable.name);
     if (name.trim() === '') causes.push(required(`${field}.name`, 'name is not specified'));
     else if (!CEL_IDENTIFIER.test(name) || CEL_RESERVED.has(name)) {
-      causes.push(invalid(`${field}.name`, JSON.stringify(name), 'name is not a valid CEL identifier'));
+      causes.push(invalid(`${field}.name`, JSON.stringify(name), 'must be a valid CEL identifier'));
     }
     if (text(variable.expression).trim() === '')
       causes.push(required(`${field}.expression`, 'expression is not specified'));
@@ -242,7 +234,7 @@ function validationCauses(name: string, spec: JsonObject): StatusCause[] {
     }
     const message = text(validation.message);
     if (message.length > 0 && message.trim() === '') {
-      causes.push(invalid(`${field}.message`, JSON.stringify(message), 'message must be non-empty if specified'));
+      causes.push(invalid(`${field}.message`, JSON.stringify(message), 'must be non-empty if specified'));
     } else if (/[\n\r]/.test(message.trim())) {
       causes.push(invalid(`${field}.message`, JSON.stringify(message), 'message must not contain line breaks'));
     }
@@ -310,12 +302,12 @@ function actionCauses(actions: Json[]): StatusCause[] {
     causes.push(
       invalid(
         'spec.validationActions',
-        goTypedSlice('ValidationAction', actions.map(text)),
+        goFieldValue(actions.map(text)),
         'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
       ),
     );
   }
-  if (seen.size === 0) causes.push(required('spec.validationActions', 'at least one validation action is required'));
+  if (seen.size === 0) causes.push(required('spec.validationActions'));
   return causes;
 }
 

@@ -51,6 +51,20 @@ export const OLDER_MINORS: Explanation[] = [
     reason: `1.37 prefixes each authorizer's reason with its name (\`rbac: RBAC: ...\`). ${FOLLOWS}.`,
   },
   {
+    title: '1.35: a binding without validation actions, with the reason',
+    kube: OLDEST,
+    sequences: /^admission: policies and bindings that kube-apiserver refuses$/,
+    paths: /^steps\[2\]\.body\.(message|details\.causes\[1\]\.message)$/,
+    reason: `1.35 adds \`at least one validation action is required\`; 1.37 says \`Required value\` alone. ${FOLLOWS}.`,
+  },
+  {
+    title: '1.35: impersonation without constrained impersonation',
+    kube: OLDEST,
+    sequences: /^RBAC: impersonation without the right to impersonate$/,
+    paths: /^steps\[[0-3]\]\.body\.(message|details\.(group|kind|name))$/,
+    reason: `1.35 has constrained impersonation (KEP-5284) off (alpha): it refuses the first \`impersonate\` the requester lacks, and a user-less request as \`requested [...] without impersonating a user\`; 1.37 names the \`impersonate-on:<mode>:<verb>\` it lacks on the request, and the user info asked for. ${FOLLOWS}.`,
+  },
+  {
     title: '1.35: its own version',
     kube: OLDEST,
     sequences: /^discovery: \/version$/,
