@@ -266,7 +266,7 @@ describe('clusterctl move (the real clusterctl, as docs/operations.md says): the
     for (const secret of LABELLED_SECRETS) {
       const left = await kube.read(secret).then(
         () => 200,
-        (error: { code?: number }) => error.code,
+        (error: unknown) => (error as { code?: number }).code,
       );
       expect(left, `${secret.metadata.name} is moved, not copied`).to.equal(404);
     }

@@ -18,7 +18,7 @@ const NOW = new Date('2026-05-01T12:00:00Z');
 const EXPIRES = new Date('2026-05-01T13:00:00Z');
 const request = (fields: Partial<AWSCredentialsRequest['metadata']> = {}): AWSCredentialsRequest => ({
   ...REQUEST,
-  metadata: { ...REQUEST.metadata, finalizers: [CREDENTIALS_FINALIZER], ...fields },
+  metadata: { ...REQUEST.metadata, finalizers: [CREDENTIALS_FINALIZER.name], ...fields },
 });
 const credentials = { accessKeyId: 'ASIA1', secretAccessKey: 'secret', sessionToken: 'token', expiration: EXPIRES };
 const forbidden = () => new ApiException(403, 'forbidden', '{}', {});

@@ -26,7 +26,9 @@ describe('the real-kube command, before anything starts', function () {
       expect(cli.stderr())
         .to.contain(`real-kube: not built yet: kube-apiserver ${kube}`)
         .and.to.contain(`etcd ${etcd}`);
-      expect(cli.stderr()).to.match(/; run \S*scripts\/provision-kube\.sh \d+\.\d+\nhint: it builds them with Go into /);
+      expect(cli.stderr()).to.match(
+        /; run \S*scripts\/provision-kube\.sh \d+\.\d+\nhint: it builds them with Go into /,
+      );
     } finally {
       await rm(cache, { recursive: true, force: true });
     }
