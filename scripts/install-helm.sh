@@ -26,21 +26,8 @@ if [[ "${1:-}" == "--path" ]]; then
 fi
 [[ $# -eq 0 ]] || fail "unknown argument '$1': run it with no argument (build) or with --path (print where helm goes)"
 
-# Runs a command, printing a line every 30 s so that a long build visibly progresses.
-with_progress() {
-  local label="$1"
-  shift
-  "$@" &
-  local pid=$! t=$SECONDS
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 5
-    if ((SECONDS - t >= 30)) && kill -0 "$pid" 2>/dev/null; then
-      say "still $label..."
-      t=$SECONDS
-    fi
-  done
-  wait "$pid"
-}
+# shellcheck source=../packages/testenv/scripts/build-steps.sh
+source "$here/../packages/testenv/scripts/build-steps.sh"
 
 built() { [[ -x "$binary" ]] && [[ "$("$binary" version --template '{{.Version}}' 2>/dev/null)" == "v$HELM_VERSION" ]]; }
 

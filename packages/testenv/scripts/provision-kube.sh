@@ -35,31 +35,8 @@ require_go_for() {
   ((BASH_REMATCH[1] >= ${wanted#*.})) || fail "$have is too old: $what needs Go $wanted or newer (https://go.dev/dl/)"
 }
 
-# Runs a command, printing a line every 30 s so that a long build visibly progresses.
-with_progress() {
-  local label="$1"
-  shift
-  "$@" &
-  local pid=$! t=$SECONDS
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 5
-    if ((SECONDS - t >= 30)) && kill -0 "$pid" 2>/dev/null; then
-      say "still $label..."
-      t=$SECONDS
-    fi
-  done
-  wait "$pid"
-}
-
-# Runs a command with its output in a log, shown (its end) only when it fails: `go get` lists every module.
-quietly() {
-  local log="$1"
-  shift
-  "$@" >"$log" 2>&1 || {
-    tail -n 30 "$log" >&2
-    return 1
-  }
-}
+# shellcheck source=build-steps.sh
+source "$here/build-steps.sh"
 
 # Where a binary lives: one folder per name and version (src/kube/binaries.ts reads the same).
 bin_path() { echo "$cache/$1/v$2/$1"; }
