@@ -38,7 +38,7 @@ import {
 } from './support/aws-world.js';
 import { BACKEND } from './support/api-server.js';
 import { clusterctlMove, initClusterApi } from './support/clusterctl.js';
-import { REPO_ROOT, type ControllerProcess } from './support/controller-process.js';
+import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import {
   everyKey,

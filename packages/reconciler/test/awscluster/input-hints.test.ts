@@ -54,7 +54,7 @@ describe('AWSCluster input a user trips on, against the kube-emulator and the co
     );
     expect(code).to.equal(422);
     expect(message).to.equal(
-      'AWSCluster.infrastructure.keymaster.dev "owned" is invalid: spec.additionalTags: Invalid value: "object": tag keys under kubernetes.io/, sigs.k8s.io/, openshift.io/, keymaster.dev/ (and their subdomains, in any case) are reserved for the platform: ownership tags such as kubernetes.io/cluster/<name> are set by the tools that create the resources, and Keymaster never writes them; choose a key under your own domain, e.g. example.com/team',
+      'AWSCluster.infrastructure.keymaster.dev "owned" is invalid: spec.additionalTags: Invalid value: tag keys under kubernetes.io/, sigs.k8s.io/, openshift.io/, keymaster.dev/ (and their subdomains, in any case) are reserved for the platform: ownership tags such as kubernetes.io/cluster/<name> are set by the tools that create the resources, and Keymaster never writes them; choose a key under your own domain, e.g. example.com/team',
     );
   });
 

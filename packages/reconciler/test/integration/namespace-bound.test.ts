@@ -65,7 +65,7 @@ describe('objects past their namespace bound (--max-clusters-per-namespace, --ma
         '--max-clusters-per-namespace): it serves the oldest and holds no work for this one. Delete AWSClusters ' +
         'of this namespace, or ask the platform team to raise --max-clusters-per-namespace.',
     );
-    expect(parked.metadata.finalizers ?? []).to.not.include(CLUSTER_FINALIZER);
+    expect(parked.metadata.finalizers ?? []).to.not.include(CLUSTER_FINALIZER.name);
     expect(parked.status?.accountID).to.equal(undefined);
     // Another namespace is served as before.
     expect(await ready('team-b', 'other')).to.include({ status: 'True' });
@@ -85,7 +85,7 @@ describe('objects past their namespace bound (--max-clusters-per-namespace, --ma
       expect(condition(found, 'Ready')).to.include({ status: 'True' });
       return found;
     });
-    expect(served.metadata.finalizers).to.include(CLUSTER_FINALIZER);
+    expect(served.metadata.finalizers).to.include(CLUSTER_FINALIZER.name);
     expect(served.status?.accountID).to.equal('111111111111');
     expect(await parkedMetric()).to.deep.equal([]);
   });
