@@ -139,6 +139,23 @@ async function ledgersConverted({ fleet }: Upgrade): Promise<void> {
   }
 }
 
+/**
+ * Finalizers under their new names: each synced cluster and each identity in use holds
+ * `infrastructure.keymaster.dev/<name>` alone; the paused cluster keeps 0.2.0's until it resumes.
+ */
+async function finalizersRenamed({ fleet }: Upgrade): Promise<void> {
+  for (const c of TAGGED.filter((c) => c !== DELETED)) {
+    const { finalizers } = (await clusterOf(fleet, c)).metadata;
+    expect(finalizers, c.name).to.deep.equal([
+      c === PAUSED_CLUSTER ? 'awscluster.infrastructure.keymaster.dev' : 'infrastructure.keymaster.dev/awscluster',
+    ]);
+  }
+  for (const name of ['tenant-b', 'tenant-c', 'keymaster-hub']) {
+    const { metadata } = await fleet.kube.identity<AWSClusterRoleIdentity>('AWSClusterRoleIdentity', name);
+    expect(metadata.finalizers, name).to.deep.equal(['infrastructure.keymaster.dev/identity-in-use']);
+  }
+}
+
 /** The paused cluster's resources are as 0.2.0 left them, bookkeeping included: nothing converts until it resumes. */
 function pausedUntouched({ fleet, converged }: Upgrade): void {
   for (const [arn, tags] of Object.entries(tagsOf(fleet, [PAUSED_CLUSTER])))
@@ -190,6 +207,7 @@ const CHECKS: [string, (upgrade: Upgrade) => void | Promise<void>][] = [
   ['no tag lost or rewritten: every key but the bookkeeping as 0.2.0 left it, foreign and Deny keys too', tagsKept],
   ["the cluster name keeps its owner, B's cluster by its 0.2.0 claim, though C's is the older", nameKeepsItsOwner],
   ["0.2.0's bookkeeping is in each synced cluster's ledger, and no longer on AWS", ledgersConverted],
+  ['finalizers carry their new names, but on the paused cluster', finalizersRenamed],
   ["nothing of the paused cluster's resources is touched, its bookkeeping included", pausedUntouched],
   ["no AWS write beyond the conversion's own: no tag written, only bookkeeping keys removed", noOtherWrite],
   ["the static identity's Secret is left as it was: no write, no owner", secretUntouched],

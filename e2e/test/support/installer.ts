@@ -7,7 +7,7 @@ import { requireHelm } from '@keymaster/testenv';
 import type { KeymasterTree } from './controller-process.js';
 import { CONTROLLER_NAMESPACE } from './objects.js';
 import { documentedCommands, runDocumented } from './documented-commands.js';
-import { kubectl } from './webhooks.js';
+import { kubectl } from './kubectl.js';
 
 const run = promisify(execFile);
 const RELEASE = 'keymaster';
