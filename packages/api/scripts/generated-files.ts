@@ -5,6 +5,7 @@ import { GROUP, IDENTITY_KINDS } from '../src/constants.js';
 import { customResourceDefinitions } from '../src/crds.js';
 import { KINDS } from '../src/schema/index.js';
 import { renderApiReference } from './api-reference.js';
+import { iamFiles } from './iam-files.js';
 import { renderTypes } from './typegen.js';
 import { renderClusterRole, renderHelmIdentityRules } from './rbac.js';
 
@@ -34,6 +35,7 @@ export async function generatedFiles(): Promise<Map<string, string>> {
   files.set(`${root}packages/api/src/generated/types.ts`, renderTypes(KINDS, IDENTITY_KINDS));
   files.set(`${root}docs/api.md`, renderApiReference(KINDS));
   files.set(`${root}deploy/rbac/cluster-role.yaml`, renderClusterRole(KINDS, IDENTITY_KINDS));
+  for (const [name, text] of iamFiles()) files.set(`${root}deploy/iam/${name}`, text);
   for (const [path, text] of files) files.set(path, await formatted(path, text));
   // A Go template (Helm), not YAML until rendered: prettier cannot read it.
   files.set(

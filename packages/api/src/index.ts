@@ -49,3 +49,4 @@ export {
   type SchemaCheckOptions,
   type ValidateOptions,
 } from './validation/index.js';
+export * from './iam/index.js';

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { expect } from 'chai';
 import { generatedFiles } from '../scripts/generated-files.js';
 
@@ -11,5 +11,13 @@ describe('generated files', () => {
       const actual = await readFile(path, 'utf8').catch(() => '<missing>');
       expect(actual, `${relative(process.cwd(), path)} is stale: run pnpm generate`).to.equal(expected);
     }
+  });
+
+  it('deploy/iam holds nothing but what the IAM source generates (a file it no longer makes is deleted)', async () => {
+    const generated = [...(await generatedFiles()).keys()].filter((path) => path.includes('/deploy/iam/'));
+    expect(generated).to.have.length.greaterThan(5);
+    const folder = dirname(generated[0]!);
+    const present = (await readdir(folder)).map((name) => join(folder, name));
+    expect(present.sort()).to.deep.equal([...generated].sort());
   });
 });
