@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { TestEnvError } from '../../src/errors.js';
 import {
   MOTO_PROVISION_SCRIPT,
@@ -42,9 +42,11 @@ describe('the moto installation', () => {
     const installation = motoInstallation(cache);
     expect(installation.dir).to.equal(join(cache, `moto-${installation.version}`));
     expect(installation.server).to.equal(join(installation.dir, 'bin', 'moto_server'));
-    const script = await readFile(MOTO_PROVISION_SCRIPT, 'utf8');
-    expect(script).to.contain('venv="$cache/moto-$version"');
-    expect(script).to.contain('marker="$venv/.keymaster-requirements.sha256"');
+    // provision-moto.sh names the tool; pip-venv.sh, which it sources, makes the virtualenv.
+    expect(await readFile(MOTO_PROVISION_SCRIPT, 'utf8')).to.contain('tool=moto\n');
+    const venv = await readFile(join(dirname(MOTO_PROVISION_SCRIPT), 'pip-venv.sh'), 'utf8');
+    expect(venv).to.contain('venv="$cache/$tool-$version"');
+    expect(venv).to.contain('marker="$venv/.keymaster-requirements.sha256"');
   });
 
   it('when missing, fails with the path it looked for and the command that installs it', () => {
