@@ -39,13 +39,13 @@ const committed = async (name: string): Promise<unknown> =>
  * can do no more than its part.
  */
 describe("deploy/iam's policies, attached as written, on the aws-emulator", function () {
-  let aws: AwsEmulator;
+  let aws: AwsEmulator | undefined;
   let resources: string[];
 
   const sts = (credentials: Credentials) =>
-    new STSClient({ region: REGION, endpoint: aws.url, maxAttempts: 1, credentials });
+    new STSClient({ region: REGION, endpoint: aws!.url, maxAttempts: 1, credentials });
   const tagging = (credentials: Credentials) =>
-    new ResourceGroupsTaggingAPIClient({ region: REGION, endpoint: aws.url, maxAttempts: 1, credentials });
+    new ResourceGroupsTaggingAPIClient({ region: REGION, endpoint: aws!.url, maxAttempts: 1, credentials });
   const assume = async (credentials: Credentials, RoleArn: string, ExternalId?: string): Promise<Credentials> => {
     const { Credentials: session } = await sts(credentials).send(
       new AssumeRoleCommand({ RoleArn, RoleSessionName: 'keymaster', ...(ExternalId ? { ExternalId } : {}) }),

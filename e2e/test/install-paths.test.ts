@@ -69,7 +69,7 @@ describe('every documented Kustomize path applies with kubectl as written', func
   const apply = async (path: string): Promise<KubernetesObject[]> => {
     // kubectl kustomize prints one document per object, in the same order; the text is applied as printed.
     const documents = (await kubectl('kustomize', folder(path))).split(/^---\n/m);
-    const rendered = documents.map((text) => loadYaml(text) as KubernetesObject);
+    const rendered = documents.map((text) => loadYaml<KubernetesObject>(text));
     const own = rendered.filter((object) => !isForeign(object));
     if (own.length === rendered.length) {
       await kubectl('apply', '-k', folder(path));

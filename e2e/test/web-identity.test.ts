@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { World } from '@keymaster/aws-emulator';
-import type { AWSCluster, AWSClusterWebIdentity } from '@keymaster/api';
+import { webIdentityTrustPolicy, type AWSCluster, type AWSClusterWebIdentity } from '@keymaster/api';
 import type { ServiceAccountIssuer } from './support/api-server.js';
-import { MANAGEMENT, TAGGER, clusterResources, controllerUser, roleArn } from './support/aws-world.js';
+import { MANAGEMENT, TAGGER, clusterResources, controllerUser, emulatorTrust, roleArn } from './support/aws-world.js';
 import { eventually } from './support/eventually.js';
 import { condition, isReady } from './support/kube.js';
 import {
@@ -40,14 +40,16 @@ const JWT = /eyJ[\w-]{8,}\.eyJ/;
 function world(issuer: ServiceAccountIssuer): World {
   const host = issuer.url.replace('https://', '');
   const provider = { url: issuer.url, clientIds: [STS], discovery: { ca: issuer.ca } };
-  const trustsOnly = (account: string, namespace: string) => [
-    {
-      federated: `arn:aws:iam::${account}:oidc-provider/${host}`,
-      conditions: {
-        StringEquals: { [`${host}:sub`]: `system:serviceaccount:${namespace}:keymaster`, [`${host}:aud`]: STS },
-      },
-    },
-  ];
+  // deploy/iam/web-identity-trust.json's source, for this issuer.
+  const trustsOnly = (account: string, namespace: string) =>
+    emulatorTrust(
+      webIdentityTrustPolicy({
+        provider: `arn:aws:iam::${account}:oidc-provider/${host}`,
+        namespace,
+        serviceAccount: 'keymaster',
+        audience: STS,
+      }),
+    );
   return {
     accounts: [
       { id: MANAGEMENT, users: [controllerUser()] },
