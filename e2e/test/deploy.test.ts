@@ -7,24 +7,11 @@ import { expect } from 'chai';
 import { startRbacApiServer, type ApiServer } from './support/api-server.js';
 import { REPO_ROOT } from './support/controller-process.js';
 import { kubectlBinary } from './support/kubectl.js';
+import { kubectlName } from './support/kubectl-name.js';
 import { manifests } from './support/rbac-manifests.js';
 
 const OPS = { token: 'ops-token', user: 'ops', uid: 'ops', groups: ['system:masters'] };
 const run = promisify(execFile);
-
-/** `kind/name` as kubectl prints objects (`customresourcedefinition.apiextensions.k8s.io/NAME`). */
-const kubectlName = ({
-  apiVersion = '',
-  kind = '',
-  metadata = {},
-}: {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { name?: string };
-}) => {
-  const group = apiVersion.includes('/') ? `.${apiVersion.split('/')[0]!}` : '';
-  return `${kind.toLowerCase()}${group}/${metadata.name ?? ''}`;
-};
 
 /** What `kubectl apply` printed for each object: `kind/name` -> created, configured or unchanged. */
 const outcomes = (stdout: string) =>

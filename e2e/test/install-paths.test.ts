@@ -7,6 +7,7 @@ import { loadYaml, type KubernetesObject } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { startRbacApiServer, type ApiServer } from './support/api-server.js';
 import { REPO_ROOT } from './support/controller-process.js';
+import { kubectlName } from './support/kubectl-name.js';
 
 const OPS = { token: 'ops-token', user: 'ops', uid: 'ops', groups: ['system:masters'] };
 const run = promisify(execFile);
@@ -14,12 +15,6 @@ const run = promisify(execFile);
 /** API groups whose CRDs come with other products (cert-manager, the Prometheus Operator), not installed here. */
 const FOREIGN_GROUPS = ['cert-manager.io', 'monitoring.coreos.com'];
 const isForeign = ({ apiVersion = '' }: KubernetesObject) => FOREIGN_GROUPS.includes(apiVersion.split('/')[0]!);
-
-/** `kind.group/name` as `kubectl get -o name` prints objects. */
-const kubectlName = ({ apiVersion = '', kind = '', metadata = {} }: KubernetesObject) => {
-  const group = apiVersion.includes('/') ? `.${apiVersion.split('/')[0]!}` : '';
-  return `${kind.toLowerCase()}${group}/${metadata.name ?? ''}`;
-};
 
 /** Every `kubectl apply -k <path>` written in README.md and docs/, in the order a reader meets them. */
 async function documentedPaths(): Promise<string[]> {
