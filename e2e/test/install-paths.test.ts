@@ -104,6 +104,7 @@ describe('every documented Kustomize path applies with kubectl as written', func
     'deploy/crds',
     'deploy/rbac',
     'deploy/manager',
+    'deploy/policies',
     'deploy',
     'deploy/webhooks',
     'my-cluster-cert-manager',
@@ -115,12 +116,15 @@ describe('every documented Kustomize path applies with kubectl as written', func
     expect([...overlays.keys()].sort()).to.deep.equal(['my-cluster', 'my-cluster-cert-manager']);
   });
 
-  it('the pieces one by one: deploy/crds, the Namespace, deploy/rbac, deploy/manager', async () => {
+  it('the pieces one by one: deploy/crds, the Namespace, deploy/rbac, deploy/manager, deploy/policies', async () => {
     const crds = await apply('deploy/crds');
     await kubectl('wait', '--for=condition=Established', '--timeout=60s', ...crds.map(kubectlName));
     await kubectl('apply', '-f', join(REPO_ROOT, 'deploy/manager/namespace.yaml'));
     await apply('deploy/rbac');
     await apply('deploy/manager');
+    expect((await apply('deploy/policies')).map(kubectlName)).to.include.members([
+      'validatingadmissionpolicy.admissionregistration.k8s.io/keymaster-ledger-writers',
+    ]);
   });
 
   it('deploy: the CRDs, RBAC and the controller', async () => {
