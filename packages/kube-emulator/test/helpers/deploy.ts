@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 
 /** The project's deploy/ folder, in install order: what `kubectl apply -k deploy` installs, then the examples. */
 export const DEPLOY = fileURLToPath(new URL('../../../../deploy', import.meta.url));
-const FOLDERS = ['crds', 'manager', 'rbac', 'examples'];
+const FOLDERS = ['crds', 'manager', 'rbac', 'policies', 'examples'];
 
 /** One document of deploy/: as written (for kubectl) and as client-node's typed models hold it. */
 export interface Manifest {
