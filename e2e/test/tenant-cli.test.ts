@@ -196,10 +196,12 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
       `the controller last resolved account ${ACCOUNT_A} as arn:aws:sts::${ACCOUNT_A}:assumed-role`,
     );
     expect(stdout).to.match(/^ {2}tenant = "a" {2}from AWSClusterRoleIdentity\/tenant-a \(Account, Deny\)$/m);
-    expect(stdout).to.match(/^Not checked \(1\): you may not read what they take$/m);
+    expect(stdout).to.match(/^Not checked \(2\): you may not read what they take$/m);
     expect(stdout).to.include(
       '  - the labels of namespace tenant-a (what allowedNamespaces selectors match); so the identity chain, link by link, and the account it resolves into: cannot read Namespace tenant-a',
     );
+    // Ledgers are the controller's alone: no tenant reads them, its own cluster's neither.
+    expect(stdout).to.match(/^ {2}- the cluster's AWSClusterLedger \(what the controller remembers of it\): /m);
   });
 
   it("explains without the identity viewer: each identity it may not read is named, with the fix, and the controller's verdict leads", async function () {
