@@ -6,8 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startRbacApiServer, type ApiServer } from './support/api-server.js';
 import { REPO_ROOT } from './support/controller-process.js';
-import { kubectlBinary } from './support/kubectl.js';
-import { kubectlName } from './support/kubectl-name.js';
+import { kubectlBinary, kubectlName } from './support/kubectl.js';
 import { manifests } from './support/rbac-manifests.js';
 
 const OPS = { token: 'ops-token', user: 'ops', uid: 'ops', groups: ['system:masters'] };

@@ -7,7 +7,7 @@ import { loadYaml, type KubernetesObject } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { startRbacApiServer, type ApiServer } from './support/api-server.js';
 import { REPO_ROOT } from './support/controller-process.js';
-import { kubectlName } from './support/kubectl-name.js';
+import { kubectlName } from './support/kubectl.js';
 
 const OPS = { token: 'ops-token', user: 'ops', uid: 'ops', groups: ['system:masters'] };
 const run = promisify(execFile);
