@@ -177,6 +177,8 @@ describe("Keymaster's tagging against moto's resources", () => {
     const result = await reconcile({
       effective: effectiveTags({}, { team: 'analytics' }),
       managedTags: first.status.managedTags,
+      // What the cluster's ledger remembers of the first reconcile: only what Keymaster wrote goes.
+      memory: first.memory,
       removalPolicy: 'Delete',
     });
 
