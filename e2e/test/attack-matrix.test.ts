@@ -38,7 +38,7 @@ import {
 } from './support/aws-world.js';
 import { BACKEND } from './support/api-server.js';
 import { clusterctlMove, initClusterApi } from './support/clusterctl.js';
-import { REPO_ROOT } from './support/controller-process.js';
+import { REPO_ROOT, type ControllerProcess } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import {
   everyKey,
@@ -121,6 +121,10 @@ async function untilTagged(aws: Tenancy['aws'], resources: readonly ResourceSpec
     for (const { arn } of resources) expect(aws.tags(arn), arn).to.include(tags);
   });
 }
+
+/** The V8 heap the controller uses now (prom-client's nodejs_heap_size_used_bytes), in MiB. */
+const heapUsedMiB = async (controller: ControllerProcess) =>
+  (await controller.metric('nodejs_heap_size_used_bytes')) / 1024 / 1024;
 
 /** Waits until the cluster is Ready (`timeoutMs` for a controller still working through a flood). */
 async function untilReady(kube: Kube, namespace: string, name: string, timeoutMs?: number) {
@@ -1363,7 +1367,8 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     const REQUESTS = 30;
     let tenancy: Tenancy;
     let limitMiB: number;
-    let residentBefore: number;
+    /** The controller's V8 heap in use before the flood (MiB). */
+    let heapBefore: number;
 
     before(async function () {
       this.timeout(900_000);
@@ -1382,7 +1387,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       // Vending is enabled in tenant-a, so that the requests get as far as their spec.
       for (const object of [...namespaceOwnerRights(['tenant-a']), await credentialVending('tenant-a')])
         await objects.create(object);
-      residentBefore = await tenancy.controller.residentMiB();
+      heapBefore = await heapUsedMiB(tenancy.controller);
       // Tenant A floods its own namespace with the largest objects the API server takes, a few at a time.
       const tenantA = tenancy.tenant('tenant-a');
       const flood = [
@@ -1421,8 +1426,17 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(tenancy.controller.running, 'the controller process is running').to.equal(true);
       const peak = await tenancy.controller.peakRssMiB();
       expect(peak, 'peak RSS (MiB)').to.be.below(limitMiB);
-      // Kept whole, the flood would have added about 140 MiB; parsing it costs garbage, not memory kept.
-      expect(peak - residentBefore, 'peak RSS over the resident set before the flood (MiB)').to.be.below(60);
+      // Parsing the flood costs garbage, as much as V8 lets pile up before it collects (more on Node.js 26
+      // than on 20): what the controller keeps is its heap once that is collected. Kept whole, the flood
+      // would stay as about 140 MiB of it.
+      await eventually(
+        async () =>
+          expect(
+            (await heapUsedMiB(tenancy.controller)) - heapBefore,
+            'heap kept over the heap before (MiB)',
+          ).to.be.below(40),
+        { timeoutMs: 180_000, intervalMs: 2_000 },
+      );
     });
   });
 

@@ -146,12 +146,7 @@ export class ControllerProcess {
     return this.#memoryMiB('VmHWM');
   }
 
-  /** The memory the process holds now (its resident set, VmRSS), in MiB. */
-  residentMiB(): Promise<number> {
-    return this.#memoryMiB('VmRSS');
-  }
-
-  async #memoryMiB(field: 'VmHWM' | 'VmRSS'): Promise<number> {
+  async #memoryMiB(field: 'VmHWM'): Promise<number> {
     const status = await readFile(`/proc/${this.pid}/status`, 'utf8');
     const kib = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
     if (kib === undefined) throw new Error(`no ${field} in /proc/${this.pid}/status`);
