@@ -208,6 +208,8 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         '--sync-period=10m',
         '--tag-layer-grace-period=10m',
         '--max-concurrent-reconciles=10',
+        '--max-clusters-per-namespace=500',
+        '--max-credentials-requests-per-namespace=100',
         '--aws-tagging-rate=5,10',
         '--sts-region=us-east-1',
         '--max-credential-sets-per-namespace=50',
