@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,28 +14,37 @@ const MAIN = join(ROOT, 'packages/devtools/src/cli/main.ts');
 describe('keymaster emulate --backend real', function () {
   this.timeout(180_000);
   let dir: string;
+  let child: ChildProcess | undefined;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'keymaster-emulate-real-'));
   });
-  after(() => rm(dir, { recursive: true, force: true }));
+  // A failed assertion must not leave kube-apiserver and etcd running: mocha would wait on them forever.
+  after(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'close');
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('serves a real kube-apiserver with the CRDs and the namespace, and the aws-emulator, until SIGTERM', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
     const args = ['--import', 'tsx', '--conditions=@keymaster/source', MAIN, 'emulate', '--backend', 'real'];
-    const child = spawn(process.execPath, [...args, '--kubeconfig', kubeconfig], {
+    const emulate = spawn(process.execPath, [...args, '--kubeconfig', kubeconfig], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child = emulate;
+    const exited = new Promise<number | null>((resolve) => emulate.on('close', resolve));
     let stdout = '';
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    emulate.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
+      emulate.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
         if (stdout.includes('Ctrl-C stops kube-apiserver, etcd and the aws-emulator.')) resolve();
       });
-      child.once('close', () => reject(new Error(`emulate exited early:\n${stdout}\n${stderr}`)));
+      emulate.once('close', () => reject(new Error(`emulate exited early:\n${stdout}\n${stderr}`)));
     });
     expect(stdout).to.match(/^kube-apiserver https:\/\/127\.0\.0\.1:\d+ /m);
 
@@ -52,7 +62,7 @@ describe('keymaster emulate --backend real', function () {
     })) as { items: unknown[] };
     expect(clusters.items).to.deep.equal([]);
 
-    child.kill('SIGTERM');
+    emulate.kill('SIGTERM');
     expect(await exited).to.equal(0);
   });
 });
