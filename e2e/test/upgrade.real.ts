@@ -120,23 +120,26 @@ async function nameKeepsItsOwner({ fleet }: Upgrade): Promise<void> {
  * converted, the owner's with its claim of the name; no 0.2.0 bookkeeping key is left on their resources.
  */
 async function ledgersConverted({ fleet }: Upgrade): Promise<void> {
-  for (const c of TAGGED.filter((c) => c !== PAUSED_CLUSTER && c !== DELETED)) {
-    const { spec } = await fleet.kube.read<AWSClusterLedger>({
-      apiVersion: API_VERSION,
-      kind: 'AWSClusterLedger',
-      metadata: { namespace: c.namespace, name: c.name },
-    });
-    expect(spec.legacyTagsConverted, `${c.name}'s ledger converted`).to.be.a('string');
-    if (c === OWNER)
-      expect(
-        spec.claims?.map(({ accountID, region, clusterName }) => ({ accountID, region, clusterName })),
-      ).to.deep.include({
-        accountID: c.account,
-        region: c.region,
-        clusterName: c.clusterName,
+  // A cluster converts at its first sync that gets as far as tagging: one refused until ops' binding
+  // reached the controller's cache converts a sync later, so each is waited for.
+  for (const c of TAGGED.filter((c) => c !== PAUSED_CLUSTER && c !== DELETED))
+    await eventually(async () => {
+      const { spec } = await fleet.kube.read<AWSClusterLedger>({
+        apiVersion: API_VERSION,
+        kind: 'AWSClusterLedger',
+        metadata: { namespace: c.namespace, name: c.name },
       });
-    for (const arn of c.arns) expect(fleet.aws.tags(arn), arn).not.to.have.any.keys(...LEGACY_KEYS);
-  }
+      expect(spec.legacyTagsConverted, `${c.name}'s ledger converted`).to.be.a('string');
+      if (c === OWNER)
+        expect(
+          spec.claims?.map(({ accountID, region, clusterName }) => ({ accountID, region, clusterName })),
+        ).to.deep.include({
+          accountID: c.account,
+          region: c.region,
+          clusterName: c.clusterName,
+        });
+      for (const arn of c.arns) expect(fleet.aws.tags(arn), arn).not.to.have.any.keys(...LEGACY_KEYS);
+    });
 }
 
 /**
