@@ -20,7 +20,7 @@ type Parked = KeymasterObject & {
 };
 
 /** Ready of an object past its namespace's bound: no work is held for it, and what would change that. */
-export function parkedReady(namespace: string, { plural, limit, flag }: NamespaceLimit): ConditionUpdate {
+function parkedReady(namespace: string, { plural, limit, flag }: NamespaceLimit): ConditionUpdate {
   return {
     type: 'Ready',
     status: 'False',
