@@ -4,11 +4,13 @@ import { parseResults, renderSummary, totals } from './results.js';
 /**
  * `pnpm test`: every package's `test` script, one package at a time and all of them even after a
  * failure, its output passed through as it comes; then the summary (results.ts). Exits non-zero when
- * pnpm did or when any test failed.
+ * pnpm did or when any test failed. Arguments after the script's name are pnpm's own options
+ * (`pnpm test --filter '!@keymaster/e2e'`: CI's second Node.js runs the e2e on the real server only).
  */
 function main(): void {
-  const script = process.argv[2] ?? 'test';
-  const child = spawn('pnpm', ['-r', '--no-bail', '--workspace-concurrency=1', '--if-present', 'run', script], {
+  const [script = 'test', ...pnpmOptions] = process.argv.slice(2);
+  const recursive = ['-r', ...pnpmOptions, '--no-bail', '--workspace-concurrency=1', '--if-present'];
+  const child = spawn('pnpm', [...recursive, 'run', script], {
     stdio: ['inherit', 'pipe', 'pipe'],
   });
   let output = '';
