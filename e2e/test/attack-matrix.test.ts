@@ -157,14 +157,13 @@ const titlesOf = (suite: Mocha.Suite): string[] => [
 ];
 
 describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.md', function () {
-  after(stopTenancies);
-
   it("is the threat model's: docs/security.md cites every attack test by its exact title, and no other", async function () {
     const attacks = titlesOf(this.test!.parent!).filter((title) => title !== this.test!.title);
     expect((await citedTitles()).sort()).to.deep.equal(attacks.sort());
   });
 
   describe('1. cross-tenant retagging through a cluster name', function () {
+    after(stopTenancies);
     /** One account, two tenants' roles in it: their clusters see each other's ownership tags. */
     const SHARED = '555555555555';
     const EXTERNAL_ID = { a: 'attack-claim-tenant-a-5d1c', b: 'attack-claim-tenant-b-93e0' };
@@ -359,6 +358,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe("2, 3, 4, 9. a tenant's own tags and status used against others", function () {
+    after(stopTenancies);
     const ACCOUNT = '222222222222';
     const KEYS = { a: accessKey('attack/tenant-a'), b: accessKey('attack/tenant-b'), s: accessKey('attack/tenant-s') };
     const resources = {
@@ -557,6 +557,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe('5. the AWSTagPolicy deleted, or deleted and re-created within the grace period', function () {
+    after(stopTenancies);
     const ACCOUNT = '222222222222';
     const KEYS = { a: accessKey('attack-policy/tenant-a'), b: accessKey('attack-policy/tenant-b') };
     const PRINCIPAL = { a: userArn(ACCOUNT, 'tenant-a-automation'), b: userArn(ACCOUNT, 'tenant-b-automation') };
@@ -630,6 +631,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe('6, 7. identities deleted by ops', function () {
+    after(stopTenancies);
     const ACCOUNT = '222222222222';
     const KEYS = { owner: accessKey('attack-identity/keys-owner'), retiring: accessKey('attack-identity/retiring') };
     const resources = {
@@ -748,6 +750,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe('8. AutoControllerIdentityCreator', function () {
+    after(stopTenancies);
     const resources = clusterResources(MANAGEMENT, REGION, 'auto', 2);
     let tenancy: Tenancy;
 
@@ -802,6 +805,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
     });
   });
   describe("10, 11. credential vending: a hub's session, a platform web identity's token", function () {
+    after(stopTenancies);
     /** Hub and spoke as docs/identity.md describes it: the hub allows every tenant, each tenant role has its externalID. */
     const ACCOUNT = { a: '222222222222', b: '333333333333' };
     const EXTERNAL_ID = { a: 'vending-tenant-a-3f9b', b: 'vending-tenant-b-c2d7' };
@@ -970,6 +974,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe("12. another tenant's externalID, read through the identity viewer", function () {
+    after(stopTenancies);
     const ACCOUNT_B = '444444444444';
     const ROLE_B = roleArn(ACCOUNT_B, 'tenant-b-admin');
     const EXTERNAL_ID_B = '5f0c2a9e-8d41-4b7a-tenant-b-only';
@@ -1090,6 +1095,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe("13. the controller's memory, inflated through Secrets", function () {
+    after(stopTenancies);
     /** The largest Secret kube-apiserver accepts: 1 MiB of data, 256 KiB of annotations (with their keys). */
     const DATA_BYTES = 1024 * 1024;
     const ANNOTATION_BYTES = 256 * 1024;
@@ -1216,6 +1222,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe('14. the tenancy label, through every path that writes a Namespace', function () {
+    after(stopTenancies);
     const TENANT = 'keymaster.dev/tenant';
     type Path = 'object' | 'status' | 'finalize';
     /**
@@ -1361,6 +1368,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe("15. a tenant's objects of the largest size the API server accepts", function () {
+    after(stopTenancies);
     const resources = clusterResources(MANAGEMENT, REGION, 'victim', 2);
     // About 110 MiB of JSON, which a cache that kept them whole would hold as about 140 MiB of heap.
     const CLUSTERS = 80;
@@ -1441,6 +1449,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe("16. one tenant's flood of credential requests against everyone's STS rate and cache", function () {
+    after(stopTenancies);
     /**
      * Requests each with a statement of its own (a credential set each): ten times the cap. Issue 23's
      * 1,100 take the kube-emulator three minutes to store (about 30 ms per custom resource written).
@@ -1681,6 +1690,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe("21. an identity pointed at another tenant's account, and the order of tenants' actions", function () {
+    after(stopTenancies);
     const ACCOUNT_A = '666666666666';
     const EXTERNAL_ID_A = 'attack-account-tenant-a-2b7f';
     const SECRET_A = 'tenant-a-external-id';
@@ -1781,6 +1791,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
   });
 
   describe('17-20. bookkeeping only Keymaster writes: the AWSClusterLedger', function () {
+    after(stopTenancies);
     const ACCOUNT = '444444444444';
     const SHARED = '555555555555';
     /** Keymaster's keys for tenant A (its static identity) may tag anything; tenant A's own keys may not touch legal-hold. */
