@@ -50,3 +50,4 @@ export {
   type ValidateOptions,
 } from './validation/index.js';
 export * from './iam/index.js';
+export * from './conditions.js';

@@ -1,4 +1,4 @@
-import { displayText, KeymasterError, type IdentityLink } from '@keymaster/api';
+import { CredentialFailureReason, displayText, KeymasterError, type IdentityLink } from '@keymaster/api';
 import { refusesInput } from './aws-codes.js';
 
 /** Which identity in a chain, for messages: `AWSClusterRoleIdentity/tenant-b`. */
@@ -25,8 +25,8 @@ export class IdentityError extends KeymasterError {
    * that allowed the namespace, then the one at fault (missing, refusing, invalid) by kind and name.
    */
   chain: IdentityLink[] = [];
-  /** The reason of the cluster's PrincipalCredentialRetrieved condition, a CamelCase word. */
-  readonly reason: string;
+  /** The reason of the cluster's PrincipalCredentialRetrieved condition. */
+  readonly reason: CredentialFailureReason;
   /**
    * Whether every link of the chain had allowed the namespace when this was thrown (the credentials
    * are made only then): PrincipalUsageAllowed stays True. Otherwise it is Unknown.
@@ -42,7 +42,7 @@ export class IdentityError extends KeymasterError {
       hint: string;
       link?: LinkName;
       cause?: unknown;
-      reason: string;
+      reason: CredentialFailureReason;
       usageChecked?: boolean;
       transient?: boolean;
     },
@@ -60,7 +60,7 @@ export class IdentityNotFoundError extends IdentityError {
     super('ERR_KEYMASTER_IDENTITY_NOT_FOUND', `${linkName(link)} not found (referenced by ${referencedBy})`, {
       hint: `Create ${linkName(link)}, or point ${referencedBy} at an identity that exists.`,
       link,
-      reason: 'IdentityNotFound',
+      reason: CredentialFailureReason.IdentityNotFound,
     });
   }
 }
@@ -77,7 +77,10 @@ export class NamespaceNotAllowedError extends IdentityError {
       {
         hint: `Add "${namespace}" to spec.allowedNamespaces of ${linkName(link)} (list or selector), or use another identity. Every link of a chain must allow the namespace.`,
         link,
-        reason: depth === 0 ? 'PrincipalUsageUnauthorized' : 'SourcePrincipalUsageUnauthorized',
+        reason:
+          depth === 0
+            ? CredentialFailureReason.PrincipalUsageUnauthorized
+            : CredentialFailureReason.SourcePrincipalUsageUnauthorized,
       },
     );
     this.depth = depth;
@@ -97,7 +100,7 @@ export class IdentityDeletingError extends IdentityError {
       {
         hint: `Point spec.identityRef at another identity that allows namespace "${namespace}" (ask the platform team which replaces ${linkName(link)}): an identity being deleted serves only the AWSClusters that used it before its deletion began.`,
         link,
-        reason: 'IdentityDeleting',
+        reason: CredentialFailureReason.IdentityDeleting,
       },
     );
     this.depth = depth;
@@ -117,7 +120,7 @@ export class SecretNotFoundError extends IdentityError {
     super('ERR_KEYMASTER_SECRET_NOT_FOUND', `Secret ${secret} of ${linkName(link)} (${use.field}) not found`, {
       hint: `Create the Secret ${secret} holding ${use.holds} (identities read Secrets in the controller's namespace only).`,
       link,
-      reason: 'SecretNotFound',
+      reason: CredentialFailureReason.SecretNotFound,
       usageChecked: true,
     });
   }
@@ -134,7 +137,7 @@ export class SecretInvalidError extends IdentityError {
       {
         hint: `The Secret must hold ${use.holds}.`,
         link,
-        reason: 'SecretInvalid',
+        reason: CredentialFailureReason.SecretInvalid,
         usageChecked: true,
       },
     );
@@ -149,7 +152,7 @@ export class IdentityCycleError extends IdentityError {
     super('ERR_KEYMASTER_IDENTITY_CYCLE', `identity chain has a cycle: ${cycle.map(linkName).join(' -> ')}`, {
       hint: 'Point one sourceIdentityRef of the cycle at an identity outside it (or omit it to use the controller identity).',
       link: cycle[0]!,
-      reason: 'IdentityChainInvalid',
+      reason: CredentialFailureReason.IdentityChainInvalid,
     });
     this.cycle = cycle;
   }
@@ -163,7 +166,7 @@ export class ChainTooDeepError extends IdentityError {
       {
         hint: `Shorten the chain to at most ${limit} identities (the cluster's own identity included).`,
         link: chain[0]!,
-        reason: 'IdentityChainInvalid',
+        reason: CredentialFailureReason.IdentityChainInvalid,
       },
     );
   }
@@ -176,14 +179,15 @@ export class InvalidIdentityError extends IdentityError {
     super('ERR_KEYMASTER_IDENTITY_INVALID', `${linkName(link)} is invalid: ${problems.join('; ')}`, {
       hint: `Fix the fields named above in ${linkName(link)}; kubectl explain ${link.kind.toLowerCase()}.spec describes them.`,
       link,
-      reason: 'IdentityChainInvalid',
+      reason: CredentialFailureReason.IdentityChainInvalid,
     });
     this.problems = problems;
   }
 }
 
 /** An STS action (`sts:AssumeRole`), or `credentials` for a failure to obtain them before any call. */
-export type CredentialAction = `sts:${string}` | 'credentials';
+export type CredentialAction =
+  'sts:AssumeRole' | 'sts:AssumeRoleWithWebIdentity' | 'sts:GetCallerIdentity' | 'credentials';
 
 /** `sts:AssumeRoleWithWebIdentity` -> `ASSUME_ROLE_WITH_WEB_IDENTITY`. */
 const constantCase = (action: string) =>
@@ -209,7 +213,11 @@ export class AwsCredentialError extends IdentityError {
     const code = rejected
       ? 'ERR_KEYMASTER_CREDENTIALS_REJECTED'
       : (`ERR_KEYMASTER_${constantCase(action)}_FAILED` as const);
-    const reason = rejected ? 'CredentialsRejected' : `${action.replace(/^sts:/, '')}Failed`;
+    const reason = rejected
+      ? CredentialFailureReason.CredentialsRejected
+      : action === 'sts:AssumeRole'
+        ? CredentialFailureReason.AssumeRoleFailed
+        : CredentialFailureReason.AssumeRoleWithWebIdentityFailed;
     // AWS is called only after every link allowed the namespace.
     super(code, `${action} for ${linkName(link)} failed: ${awsCode}: ${awsMessage}`, {
       hint,
@@ -242,7 +250,7 @@ export class AwsUnreachableError extends IdentityError {
         hint: UNREACHABLE_HINT,
         link,
         cause,
-        reason: 'AWSUnreachable',
+        reason: CredentialFailureReason.AWSUnreachable,
         usageChecked: true,
         transient: true,
       },
@@ -265,7 +273,7 @@ export class ControllerCredentialsError extends IdentityError {
         hint: "These are the controller's credentials, not the tenant's: give the controller's pod a source of the AWS SDK's default chain (IRSA: the eks.amazonaws.com/role-arn annotation on its ServiceAccount; EKS Pod Identity: an association for its ServiceAccount; or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its environment). The controller logs at start which source it found (keymaster_controller_credentials, condition CredentialsAvailable of AWSClusterControllerIdentity/default).",
         link: { kind: 'AWSClusterControllerIdentity', name: 'default' },
         cause,
-        reason: 'ControllerCredentialsUnavailable',
+        reason: CredentialFailureReason.ControllerCredentialsUnavailable,
         usageChecked: true,
         transient: true,
       },

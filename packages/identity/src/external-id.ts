@@ -1,6 +1,13 @@
-import { compilePattern, EXTERNAL_ID, LIMITS, type AWSClusterRoleIdentity } from '@keymaster/api';
+import {
+  compilePattern,
+  EXTERNAL_ID,
+  ExternalIDConfidentialReason,
+  LIMITS,
+  type AWSClusterRoleIdentity,
+  type ConditionUpdate,
+} from '@keymaster/api';
 import { SecretInvalidError, SecretNotFoundError, type LinkName, type SecretUse } from './errors.js';
-import type { IdentityCondition, LoadContext } from './providers/provider.js';
+import type { LoadContext } from './providers/provider.js';
 
 // A role's externalID: read from the Secret its externalIDSecretRef names, and how it shows (never its value).
 
@@ -63,21 +70,21 @@ export const PLAIN_EXTERNAL_ID =
   'then rotate it, since it was readable';
 
 /** ExternalIDConfidential: whether the externalID the role sends is out of tenants' reach. */
-export function externalIDConfidential({ spec }: AWSClusterRoleIdentity): IdentityCondition {
-  const type = 'ExternalIDConfidential';
+export function externalIDConfidential({ spec }: AWSClusterRoleIdentity): ConditionUpdate {
+  const type = 'ExternalIDConfidential' as const;
   if (spec.externalIDSecretRef)
     return {
       type,
       status: 'True',
-      reason: 'ExternalIDInSecret',
+      reason: ExternalIDConfidentialReason.ExternalIDInSecret,
       message: `The externalID is read from key ${spec.externalIDSecretRef.key} of Secret ${spec.externalIDSecretRef.name} in the controller's namespace, which tenants cannot read`,
     };
   if (spec.externalID !== undefined)
-    return { type, status: 'False', reason: 'ExternalIDInSpec', message: PLAIN_EXTERNAL_ID };
+    return { type, status: 'False', reason: ExternalIDConfidentialReason.ExternalIDInSpec, message: PLAIN_EXTERNAL_ID };
   return {
     type,
     status: 'True',
-    reason: 'NoExternalID',
+    reason: ExternalIDConfidentialReason.NoExternalID,
     message: "No externalID is sent, so none can be read: the role's trust policy alone decides who may assume it",
   };
 }

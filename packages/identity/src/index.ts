@@ -43,7 +43,6 @@ export type {
   ChainLink,
   CredentialContext,
   CredentialSource,
-  IdentityCondition,
   IdentityProvider,
   LoadContext,
   Observed,

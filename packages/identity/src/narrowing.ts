@@ -1,4 +1,4 @@
-import type { SessionPolicy } from '@keymaster/api';
+import { CredentialFailureReason, type SessionPolicy } from '@keymaster/api';
 import { IdentityError, type LinkName } from './errors.js';
 import type { ChainLink } from './providers/provider.js';
 
@@ -20,7 +20,7 @@ export class SessionPolicyWouldBroadenError extends IdentityError {
       {
         hint: `List only policyARNs that ${linkName(link)} lists (and no statements), or ask the platform team for a role identity without session policies of its own for workloads.`,
         link,
-        reason: 'SessionPolicyWouldBroaden',
+        reason: CredentialFailureReason.SessionPolicyWouldBroaden,
         usageChecked: true,
       },
     );

@@ -1,3 +1,4 @@
+import { CredentialFailureReason } from '@keymaster/api';
 import { IdentityError, type LinkName } from './errors.js';
 
 const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
@@ -11,7 +12,7 @@ export class PassthroughRefusedError extends IdentityError {
       {
         hint: 'Point spec.identityRef at a role identity (AWSClusterRoleIdentity, which may use this identity as its sourceIdentityRef) or a web identity: the credentials are then a session of that role, narrowed by the request.',
         link,
-        reason: 'PassthroughRefused',
+        reason: CredentialFailureReason.PassthroughRefused,
         usageChecked: true,
       },
     );
@@ -34,7 +35,7 @@ export class VendingNotEnabledError extends VendingRefusedError {
       {
         hint: `For namespace "${namespace}" to ask for its credentials, ops add it to spec.credentialVending.allowedNamespaces of ${linkName(link)} (credentialVending: {allowedNamespaces: {list: [${namespace}]}}, or a selector); or point spec.identityRef at an identity that vends to "${namespace}".`,
         link,
-        reason: 'VendingNotEnabled',
+        reason: CredentialFailureReason.VendingNotEnabled,
         usageChecked: true,
       },
     );
@@ -50,7 +51,7 @@ export class VendingNamespaceNotAllowedError extends VendingRefusedError {
       {
         hint: `Ops: add "${namespace}" to spec.credentialVending.allowedNamespaces of ${linkName(link)} (list or selector), or point spec.identityRef at an identity that vends to "${namespace}".`,
         link,
-        reason: 'VendingNamespaceNotAllowed',
+        reason: CredentialFailureReason.VendingNamespaceNotAllowed,
         usageChecked: true,
       },
     );
@@ -69,7 +70,7 @@ export class SourceIdentityNotVendableError extends VendingRefusedError {
       {
         hint: `Point spec.identityRef at an identity of this namespace's own (a tenant role built on ${linkName(link)}, with credentialVending allowing this namespace), never at the source of others. To vend ${linkName(link)} itself, ops must first make it the source of no identity.`,
         link,
-        reason: 'SourceIdentityNotVendable',
+        reason: CredentialFailureReason.SourceIdentityNotVendable,
         usageChecked: true,
       },
     );
@@ -85,7 +86,7 @@ export class ControllerNamespaceTokenNotVendableError extends VendingRefusedErro
       {
         hint: "Ops: give this namespace a web identity whose serviceAccount.namespace is Cluster (its role's trust policy naming this namespace's ServiceAccount), with credentialVending allowing the namespace, and point spec.identityRef at it.",
         link,
-        reason: 'ControllerNamespaceTokenNotVendable',
+        reason: CredentialFailureReason.ControllerNamespaceTokenNotVendable,
         usageChecked: true,
       },
     );

@@ -1,24 +1,30 @@
-import { SINGLETON_NAME, type AWSClusterControllerIdentity, type IdentityReference } from '@keymaster/api';
+import {
+  CredentialsAvailableReason,
+  SINGLETON_NAME,
+  type AWSClusterControllerIdentity,
+  type ConditionUpdate,
+  type IdentityReference,
+} from '@keymaster/api';
 import { SOURCE_DESCRIPTIONS, type ControllerCredentialsCheck } from '../controller-credentials.js';
 import { ControllerCredentialsError } from '../errors.js';
-import type { IdentityCondition, IdentityProvider } from './provider.js';
+import type { IdentityProvider } from './provider.js';
 
 /** The identity of chains that name no other: the controller's own credentials. */
 export const CONTROLLER_IDENTITY: IdentityReference = { kind: 'AWSClusterControllerIdentity', name: SINGLETON_NAME };
 
 /** CredentialsAvailable of AWSClusterControllerIdentity/default: the source found at start, or why none was. */
-export function credentialsAvailable(check: ControllerCredentialsCheck): IdentityCondition {
+export function credentialsAvailable(check: ControllerCredentialsCheck): ConditionUpdate {
   if (check.source === 'none')
     return {
       type: 'CredentialsAvailable',
       status: 'False',
-      reason: 'NoCredentials',
+      reason: CredentialsAvailableReason.NoCredentials,
       message: `The controller found no AWS credentials of its own (${check.error ?? 'no source of the default chain'}): clusters whose chain starts from this identity fail. Give the controller's pod IRSA (eks.amazonaws.com/role-arn on its ServiceAccount), an EKS Pod Identity association, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then restart it`,
     };
   return {
     type: 'CredentialsAvailable',
     status: 'True',
-    reason: 'CredentialsFound',
+    reason: CredentialsAvailableReason.CredentialsFound,
     message: `The controller's own credentials come from ${SOURCE_DESCRIPTIONS[check.source]} (source ${check.source})`,
   };
 }

@@ -1,5 +1,5 @@
 import type { STSClient } from '@aws-sdk/client-sts';
-import type { IdentityLink, IdentityObject, IdentityReference, SessionPolicy } from '@keymaster/api';
+import type { ConditionUpdate, IdentityLink, IdentityObject, IdentityReference, SessionPolicy } from '@keymaster/api';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { ControllerCredentialsCheck } from '../controller-credentials.js';
 import type { IdentityError, LinkName } from '../errors.js';
@@ -63,13 +63,6 @@ export interface Observed {
 }
 
 /** A condition an identity's status carries besides the controller's counts. */
-export interface IdentityCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-}
-
 /**
  * Everything Keymaster knows of one identity kind: where its credentials come from, what they
  * depend on, and how it shows. One per kind (`PROVIDERS`); the resolver, the chain walk, the cache key
@@ -111,7 +104,7 @@ export interface IdentityProvider<I extends IdentityObject, M = undefined> {
   /** What works but should change (a role's externalID in its spec), each naming the identity: warned at admission. */
   warnings(identity: I): string[];
   /** Its status beyond the counts, account and principal: conditions and times of its own. */
-  status(identity: I, observed: Observed): { conditions?: IdentityCondition[]; lastAssumeRoleTime?: string };
+  status(identity: I, observed: Observed): { conditions?: ConditionUpdate[]; lastAssumeRoleTime?: string };
 }
 
 /** What a kind whose sessions may be vended says of them. */

@@ -1,5 +1,5 @@
 import { AssumeRoleWithWebIdentityCommand } from '@aws-sdk/client-sts';
-import type { AWSClusterWebIdentity, SessionPolicy } from '@keymaster/api';
+import { CredentialFailureReason, type AWSClusterWebIdentity, type SessionPolicy } from '@keymaster/api';
 import { ApiException } from '@kubernetes/client-node';
 import { awsErrorCode } from '../aws-codes.js';
 import { stsCallError } from '../aws-failures.js';
@@ -40,7 +40,7 @@ export class ServiceAccountTokenError extends IdentityError {
           'The controller retries with backoff; check the API server if it persists.',
         link,
         cause,
-        reason: 'ServiceAccountTokenFailed',
+        reason: CredentialFailureReason.ServiceAccountTokenFailed,
         usageChecked: true,
         transient: status === undefined || status >= 500 || status === 429,
       },

@@ -1,9 +1,10 @@
-import type { AWSAccountBinding } from '@keymaster/api';
+import { PrincipalUsageAllowedReason, type AWSAccountBinding } from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
 import { legacyClaim } from '../identity/legacy-account-claim.js';
 
 /** Why a cluster's own identity may not act in the account it resolved into (condition reasons). */
-export type AccountRefusal = 'AccountNotBound' | 'AccountOfAnotherTenant';
+export type AccountRefusal =
+  typeof PrincipalUsageAllowedReason.AccountNotBound | typeof PrincipalUsageAllowedReason.AccountOfAnotherTenant;
 
 export type AccountVerdict = { allowed: true } | { allowed: false; reason: AccountRefusal; message: string };
 
@@ -26,14 +27,14 @@ export function accountVerdict(
   if (bound === undefined)
     return {
       allowed: false,
-      reason: 'AccountNotBound',
+      reason: PrincipalUsageAllowedReason.AccountNotBound,
       message:
         `${who}, which the platform has bound to no tenant: nothing is tagged with it. If the account is ` +
         `${tenant}'s, the platform declares it: an AWSAccountBinding named ${accountId} with ${tenant} in spec.tenants.`,
     };
   return {
     allowed: false,
-    reason: 'AccountOfAnotherTenant',
+    reason: PrincipalUsageAllowedReason.AccountOfAnotherTenant,
     message:
       `${who}, which the platform has bound to other tenants, not ${tenant}: nothing is tagged with it. If the ` +
       `identity points at the wrong account, the platform fixes ${link(identity)}; if the account is shared on ` +

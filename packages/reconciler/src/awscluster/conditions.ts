@@ -1,25 +1,4 @@
-import { displayText, type Condition } from '@keymaster/api';
-
-export type ConditionType =
-  | 'PrincipalUsageAllowed'
-  | 'PrincipalCredentialRetrieved'
-  | 'TagsInSync'
-  | 'ClusterNameUnique'
-  | 'Ready'
-  // AWSClusterControllerIdentity/default: whether the controller's own credentials were found at start.
-  | 'CredentialsAvailable'
-  // AWSClusterRoleIdentity: whether the externalID it sends is out of tenants' reach (a Secret, not its spec).
-  | 'ExternalIDConfidential'
-  // AWSCredentialsRequest: whether its Secret holds what the request asks for.
-  | 'SecretWritten';
-
-/** A condition as a reconcile decides it; the times and generation are filled in by `setCondition`. */
-export interface ConditionUpdate {
-  type: ConditionType;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-}
+import { displayText, ReadyReason, type Condition, type ConditionType, type ConditionUpdate } from '@keymaster/api';
 
 /**
  * Sets a condition the metav1 way: lastTransitionTime changes only when the status does, so that an
@@ -73,21 +52,23 @@ export function readyOf(
   inputTypes: readonly ConditionType[],
   conditions: readonly Condition[],
   readyMessage: string,
-): ConditionUpdate {
+): ConditionUpdate<'Ready'> {
+  // The inputs are this reconcile's own typed updates, set just before: their reasons are Ready's.
+  const reasonOf = (condition: Condition) => condition.reason as ReadyReason;
   const inputs = inputTypes.map((type) => ({ type, condition: findCondition(conditions, type) }));
   const failed = inputs.find(({ condition }) => condition?.status === 'False')?.condition;
-  if (failed) return { type: 'Ready', status: 'False', reason: failed.reason, message: failed.message };
+  if (failed) return { type: 'Ready', status: 'False', reason: reasonOf(failed), message: failed.message };
   for (const { type, condition } of inputs) {
     if (!condition)
-      return { type: 'Ready', status: 'Unknown', reason: 'Reconciling', message: `${type} is not known yet` };
+      return { type: 'Ready', status: 'Unknown', reason: ReadyReason.Reconciling, message: `${type} is not known yet` };
     if (condition.status !== 'True')
-      return { type: 'Ready', status: 'Unknown', reason: condition.reason, message: condition.message };
+      return { type: 'Ready', status: 'Unknown', reason: reasonOf(condition), message: condition.message };
   }
-  return { type: 'Ready', status: 'True', reason: 'Ready', message: readyMessage };
+  return { type: 'Ready', status: 'True', reason: ReadyReason.Ready, message: readyMessage };
 }
 
 /** An AWSCluster's Ready. ClusterNameUnique is a warning and does not make a cluster unready. */
-export const readyCondition = (conditions: readonly Condition[]): ConditionUpdate =>
+export const readyCondition = (conditions: readonly Condition[]): ConditionUpdate<'Ready'> =>
   readyOf(
     ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'],
     conditions,

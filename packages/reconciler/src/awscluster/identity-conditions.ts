@@ -1,4 +1,10 @@
-import type { IdentityLink } from '@keymaster/api';
+import {
+  type IdentityLink,
+  CredentialFailureReason,
+  PrincipalCredentialRetrievedReason,
+  PrincipalUsageAllowedReason,
+  type ConditionUpdate,
+} from '@keymaster/api';
 import {
   IdentityDeletingError,
   IdentityError,
@@ -6,11 +12,10 @@ import {
   type IdentitySession,
 } from '@keymaster/identity';
 import { deletingNotice } from '../identity/deletions.js';
-import type { ConditionUpdate } from './conditions.js';
 
 export interface IdentityVerdict {
-  allowed: ConditionUpdate;
-  retrieved: ConditionUpdate;
+  allowed: ConditionUpdate<'PrincipalUsageAllowed'>;
+  retrieved: ConditionUpdate<'PrincipalCredentialRetrieved'>;
   /** Whether trying again later may help without anyone changing anything (AWS or network trouble). */
   transient: boolean;
 }
@@ -29,24 +34,24 @@ export const IDENTITY_OK: IdentityVerdict = {
   allowed: {
     type: 'PrincipalUsageAllowed',
     status: 'True',
-    reason: 'PrincipalUsageAllowed',
+    reason: PrincipalUsageAllowedReason.PrincipalUsageAllowed,
     message: 'Every identity of the chain allows this namespace',
   },
   retrieved: {
     type: 'PrincipalCredentialRetrieved',
     status: 'True',
-    reason: 'PrincipalCredentialRetrieved',
+    reason: PrincipalCredentialRetrievedReason.PrincipalCredentialRetrieved,
     message: 'Credentials resolved',
   },
   transient: false,
 };
 
 /** PrincipalUsageAllowed for a resolved chain: True, and a notice when links of it are being deleted. */
-export function usageAllowed(session: Pick<IdentitySession, 'deleting'>): ConditionUpdate {
+export function usageAllowed(session: Pick<IdentitySession, 'deleting'>): ConditionUpdate<'PrincipalUsageAllowed'> {
   if (session.deleting.length === 0) return IDENTITY_OK.allowed;
   return {
     ...IDENTITY_OK.allowed,
-    reason: 'IdentityDeleting',
+    reason: PrincipalUsageAllowedReason.IdentityDeleting,
     message: `${IDENTITY_OK.allowed.message}. ${deletingNotice(session.deleting.map(({ kind, name }) => `${kind}/${name}`))}`,
   };
 }
@@ -59,13 +64,13 @@ export function identityVerdict(error: unknown): IdentityRefusal {
 
 function conditionsFor(failure: Error): IdentityVerdict {
   const message = explain(failure);
-  const retrieved = (reason: string): ConditionUpdate => ({
+  const retrieved = (reason: PrincipalCredentialRetrievedReason): ConditionUpdate<'PrincipalCredentialRetrieved'> => ({
     type: 'PrincipalCredentialRetrieved',
     status: 'False',
     reason,
     message,
   });
-  const unknownUsage = (reason: string): ConditionUpdate => ({
+  const unknownUsage = (reason: PrincipalUsageAllowedReason): ConditionUpdate<'PrincipalUsageAllowed'> => ({
     type: 'PrincipalUsageAllowed',
     status: 'Unknown',
     reason,
@@ -73,11 +78,16 @@ function conditionsFor(failure: Error): IdentityVerdict {
   });
   if (failure instanceof IdentityDeletingError) {
     return {
-      allowed: { type: 'PrincipalUsageAllowed', status: 'False', reason: 'IdentityDeleting', message },
+      allowed: {
+        type: 'PrincipalUsageAllowed',
+        status: 'False',
+        reason: PrincipalUsageAllowedReason.IdentityDeleting,
+        message,
+      },
       retrieved: {
         type: 'PrincipalCredentialRetrieved',
         status: 'Unknown',
-        reason: 'NotAttempted',
+        reason: PrincipalCredentialRetrievedReason.NotAttempted,
         message: 'Not attempted: an identity of the chain is being deleted and accepts no new AWSClusters',
       },
       transient: false,
@@ -89,7 +99,7 @@ function conditionsFor(failure: Error): IdentityVerdict {
       retrieved: {
         type: 'PrincipalCredentialRetrieved',
         status: 'Unknown',
-        reason: 'NotAttempted',
+        reason: PrincipalCredentialRetrievedReason.NotAttempted,
         message: 'Not attempted: the namespace may not use the identity chain',
       },
       transient: false,
@@ -104,8 +114,8 @@ function conditionsFor(failure: Error): IdentityVerdict {
       transient: failure.transient,
     };
   return {
-    allowed: unknownUsage('CredentialRetrievalFailed'),
-    retrieved: retrieved('CredentialRetrievalFailed'),
+    allowed: unknownUsage(CredentialFailureReason.CredentialRetrievalFailed),
+    retrieved: retrieved(CredentialFailureReason.CredentialRetrievalFailed),
     transient: true,
   };
 }

@@ -1,9 +1,8 @@
-import { PAUSED_ANNOTATION, type AWSCluster } from '@keymaster/api';
+import { ClusterNameUniqueReason, PAUSED_ANNOTATION, type AWSCluster, type ConditionUpdate } from '@keymaster/api';
 import { legacyClaimOf, type ClaimCheck } from '@keymaster/tagging';
 import type { LedgerClaimRef } from '../kube/ledger-claims.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import type { ClusterLedger } from './cluster-ledger.js';
-import type { ConditionUpdate } from './conditions.js';
 
 export const clusterNameOf = (cluster: AWSCluster): string => cluster.spec.clusterName ?? cluster.metadata.name ?? '';
 
@@ -24,7 +23,9 @@ function oldest(clusters: readonly AWSCluster[]): AWSCluster {
  * (refused), wait for an older one, or the check the tag work makes once discovery has run.
  */
 export type NameClaim =
-  { wait: ConditionUpdate } | { refused: string } | { check: (ledger: ClusterLedger) => ClaimCheck; rivals: number };
+  | { wait: ConditionUpdate<'ClusterNameUnique'> }
+  | { refused: string }
+  | { check: (ledger: ClusterLedger) => ClaimCheck; rivals: number };
 
 /** What the claim is decided from. */
 export interface NameClaimContext {
@@ -91,7 +92,7 @@ export function nameClaim(cluster: AWSCluster, claimant: Claimant, context: Name
         wait: {
           type: 'ClusterNameUnique',
           status: 'Unknown',
-          reason: 'WaitingForClusterNameClaim',
+          reason: ClusterNameUniqueReason.WaitingForClusterNameClaim,
           message: `An older AWSCluster with clusterName "${claimant.clusterName}" is not checked yet; this cluster tags nothing until it is`,
         },
       };
@@ -119,26 +120,30 @@ export function nameClaim(cluster: AWSCluster, claimant: Claimant, context: Name
 }
 
 /** ClusterNameUnique once the claim is known. */
-export function nameCondition(claimant: Claimant, rivals: number, claimRefused: boolean): ConditionUpdate {
+export function nameCondition(
+  claimant: Claimant,
+  rivals: number,
+  claimRefused: boolean,
+): ConditionUpdate<'ClusterNameUnique'> {
   const name = `clusterName "${claimant.clusterName}" in account ${claimant.accountId}`;
   if (claimRefused)
     return {
       type: 'ClusterNameUnique',
       status: 'False',
-      reason: 'ClusterNameClaimed',
+      reason: ClusterNameUniqueReason.ClusterNameClaimed,
       message: `Another AWSCluster owns ${name}: its resources' ownership tags are its. Give this cluster a spec.clusterName of its own (a new cluster), or use another account.`,
     };
   if (rivals === 0)
     return {
       type: 'ClusterNameUnique',
       status: 'True',
-      reason: 'ClusterNameUnique',
+      reason: ClusterNameUniqueReason.ClusterNameUnique,
       message: `No other AWSCluster uses ${name}`,
     };
   return {
     type: 'ClusterNameUnique',
     status: 'False',
-    reason: 'DuplicateClusterName',
+    reason: ClusterNameUniqueReason.DuplicateClusterName,
     message: `${rivals} other AWSCluster(s) use ${name}; this cluster owns the name and they make no AWS write`,
   };
 }

@@ -3,11 +3,14 @@ import {
   API_VERSION,
   IDENTITY_KINDS,
   PAUSED_ANNOTATION,
+  PrincipalCredentialRetrievedReason,
   SINGLETON_NAME,
+  TagsInSyncReason,
   type AWSCluster,
   type AWSClusterStatus,
   type ClusterTaggingStatus,
   type Condition,
+  type ConditionUpdate,
 } from '@keymaster/api';
 import {
   CONTROLLER_IDENTITY,
@@ -26,10 +29,10 @@ import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { ReconcileContext, Request, Result } from '../runtime/controller.js';
-import { accountVerdict, boundTenants } from './account-binding.js';
+import { accountVerdict, boundTenants, type AccountRefusal } from './account-binding.js';
 import { ClusterLedger } from './cluster-ledger.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
-import { newFailures, readyCondition, setCondition, type ConditionUpdate } from './conditions.js';
+import { newFailures, readyCondition, setCondition } from './conditions.js';
 import { clusterUser } from '../identity/deletions.js';
 import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-conditions.js';
 import { clusterNameOf, nameClaim, nameCondition, regionsOf, type NameClaim } from './name-claim.js';
@@ -152,7 +155,7 @@ export class AWSClusterReconciler {
       set({
         type: 'TagsInSync',
         status: 'Unknown',
-        reason: 'CredentialsUnavailable',
+        reason: TagsInSyncReason.CredentialsUnavailable,
         message: 'Tags are not checked without credentials',
       });
       // Status claims no principal the cluster does not use now, and shows the chain that was checked.
@@ -164,7 +167,10 @@ export class AWSClusterReconciler {
       resolver.release(holderOf(key));
       for (const other of this.deps.clusterNames.refuse(key, clusterNameOf(cluster))) this.deps.enqueue(other);
       log.warn('identity refused', {
-        reason: verdict.retrieved.reason === 'NotAttempted' ? verdict.allowed.reason : verdict.retrieved.reason,
+        reason:
+          verdict.retrieved.reason === PrincipalCredentialRetrievedReason.NotAttempted
+            ? verdict.allowed.reason
+            : verdict.retrieved.reason,
         error,
       });
     }
@@ -211,7 +217,12 @@ export class AWSClusterReconciler {
       if ('wait' in claim) {
         this.deps.tagWork.cancel(key);
         set(claim.wait);
-        set({ type: 'TagsInSync', status: 'Unknown', reason: claim.wait.reason, message: claim.wait.message });
+        set({
+          type: 'TagsInSync',
+          status: 'Unknown',
+          reason: TagsInSyncReason.WaitingForClusterNameClaim,
+          message: claim.wait.message,
+        });
       } else {
         // Another cluster's ledger claims the name: no AWS call at all, not even discovery.
         if ('refused' in claim) this.deps.tagWork.cancel(key);
@@ -257,7 +268,10 @@ export class AWSClusterReconciler {
    * it resolved into to that tenant (AWSAccountBinding). Identities without the tenancy label are the
    * platform's: never refused here.
    */
-  #accountRefusal(session: IdentitySession, log: Logger): ConditionUpdate | undefined {
+  #accountRefusal(
+    session: IdentitySession,
+    log: Logger,
+  ): (ConditionUpdate<'PrincipalUsageAllowed'> & { reason: AccountRefusal }) | undefined {
     const { caches, tenantLabel } = this.deps;
     const own = session.chain[0];
     const identity = own && caches.identity(own.kind as IdentityObject['kind'], own.name);

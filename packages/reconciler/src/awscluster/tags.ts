@@ -1,9 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   ownershipTagKeys,
+  TagsInSyncReason,
   type AWSCluster,
   type AWSTagPolicy,
   type ClusterTaggingStatus,
+  type ConditionUpdate,
   type TagConflict,
   type TagPlanStatus,
 } from '@keymaster/api';
@@ -20,7 +22,6 @@ import {
 } from '@keymaster/tagging';
 import type { Logger } from '../logging.js';
 import { LEDGER_MAX_BYTES, type ClusterLedger } from './cluster-ledger.js';
-import type { ConditionUpdate } from './conditions.js';
 import type { TagOutcome } from './reconciler.js';
 import { clusterNameOf, regionsOf } from './name-claim.js';
 import { clusterTagInput } from './tag-input.js';
@@ -49,13 +50,13 @@ export interface TagWorkOptions {
   expectedClusters?: () => number;
 }
 
-const inSync = (message: string): ConditionUpdate => ({
+const inSync = (message: string): ConditionUpdate<'TagsInSync'> => ({
   type: 'TagsInSync',
   status: 'True',
-  reason: 'TagsInSync',
+  reason: TagsInSyncReason.TagsInSync,
   message,
 });
-const outOfSync = (reason: string, message: string): ConditionUpdate => ({
+const outOfSync = (reason: TagsInSyncReason, message: string): ConditionUpdate<'TagsInSync'> => ({
   type: 'TagsInSync',
   status: 'False',
   reason,
@@ -72,17 +73,21 @@ function failureSummary(failures: readonly TagFailure[]): string {
 }
 
 /** TagsInSync after a dry run: in sync when nothing would change, else what would (status.tagging.plan has the first changes). */
-function dryRunCondition(plan: TagPlanStatus | undefined, resources: number, ignored: string): ConditionUpdate {
+function dryRunCondition(
+  plan: TagPlanStatus | undefined,
+  resources: number,
+  ignored: string,
+): ConditionUpdate<'TagsInSync'> {
   const { resourcesToChange = 0, tagsToAdd = 0, tagsToUpdate = 0, tagsToRemove = 0, tagsWithheld = 0 } = plan ?? {};
   const dryRun = 'Dry run (spec.tagging.dryRun): nothing was written';
   if (resourcesToChange === 0)
     return {
       ...inSync(`${dryRun}, and all ${resources} resource(s) carry the effective tags${ignored}`),
-      reason: 'DryRun',
+      reason: TagsInSyncReason.DryRun,
     };
   const withheld = tagsWithheld > 0 ? `, ${tagsWithheld} withheld by the 50-tag limit` : '';
   return outOfSync(
-    'DryRun',
+    TagsInSyncReason.DryRun,
     `${dryRun}. ${resourcesToChange} of ${resources} resource(s) would change: ${tagsToAdd} tag(s) to add, ${tagsToUpdate} to update, ${tagsToRemove} to remove${withheld}. status.tagging.plan lists the first changes, \`keymaster plan\` all of them; set spec.tagging.dryRun to false to apply them${ignored}`,
   );
 }
@@ -103,13 +108,17 @@ export function nothingFoundMessage(cluster: AWSCluster, accountId: string): str
 }
 
 /** TagsInSync for a finished tag reconcile: the worst outcome wins. */
-function tagCondition(result: TagReconcileResult, ignored: string, nothingFound: string): ConditionUpdate {
+function tagCondition(
+  result: TagReconcileResult,
+  ignored: string,
+  nothingFound: string,
+): ConditionUpdate<'TagsInSync'> {
   const { status, failed, plan } = result;
   if (result.dryRun) return dryRunCondition(status.plan, status.resourcesDiscovered, ignored);
   const denied = failed.filter(({ kind }) => kind === 'AccessDenied');
   if (denied.length > 0) {
     return outOfSync(
-      'AccessDenied',
+      TagsInSyncReason.AccessDenied,
       `${failureSummary(denied)}. Allow ${denied[0]!.action} to the cluster's identity, and each service's own tagging action (ec2:CreateTags, elasticloadbalancing:AddTags, ...).`,
     );
   }
@@ -120,16 +129,17 @@ function tagCondition(result: TagReconcileResult, ignored: string, nothingFound:
       .map(({ arn }) => arn)
       .join(', ');
     return outOfSync(
-      'TagLimitExceeded',
+      TagsInSyncReason.TagLimitExceeded,
       `${overLimit.length} resource(s) would carry more than 50 user tags, so nothing was added to them (${examples}). Remove unmanaged tags from them, or tags from a layer.`,
     );
   }
   const unverified = failed.filter(({ kind }) => kind === 'NotVerified');
   const other = failed.filter(({ kind }) => kind !== 'NotVerified');
-  if (other.length > 0) return outOfSync('TaggingFailed', `${failureSummary(other)}. Retrying with backoff.`);
+  if (other.length > 0)
+    return outOfSync(TagsInSyncReason.TaggingFailed, `${failureSummary(other)}. Retrying with backoff.`);
   if (unverified.length > 0)
     return outOfSync(
-      'TagDrift',
+      TagsInSyncReason.TagDrift,
       `Tags of ${unverified.length} resource(s) still differ after writing: something else is changing them. Retrying.`,
     );
   if (status.resourcesDiscovered === 0) return inSync(`${nothingFound}${ignored}`);
@@ -159,7 +169,7 @@ export function createTagSync(deps: {
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
     if (cluster.spec.tagging?.paused) {
       return {
-        condition: outOfSync('TaggingPaused', 'spec.tagging.paused is true: tags are left as they are'),
+        condition: outOfSync(TagsInSyncReason.TaggingPaused, 'spec.tagging.paused is true: tags are left as they are'),
         status: previous,
         events: [],
         transient: false,
@@ -194,8 +204,8 @@ export function createTagSync(deps: {
       const message = (error as Error).message;
       const condition =
         error instanceof TaggingAccessDeniedError
-          ? outOfSync('AccessDenied', message)
-          : outOfSync('TaggingFailed', message);
+          ? outOfSync(TagsInSyncReason.AccessDenied, message)
+          : outOfSync(TagsInSyncReason.TaggingFailed, message);
       return {
         condition,
         status: previous,
@@ -259,11 +269,11 @@ export function createTagSync(deps: {
 /** The outcome of a cluster whose name another AWSCluster owns in its account: nothing was written. */
 export function claimedOutcome(message: string): TagOutcome {
   const error = new ClusterNameClaimedError(message);
-  const condition = outOfSync('ClusterNameClaimed', `${error.message}. ${error.hint ?? ''}`.trim());
+  const condition = outOfSync(TagsInSyncReason.ClusterNameClaimed, `${error.message}. ${error.hint ?? ''}`.trim());
   return {
     condition,
     status: {},
-    events: [{ type: 'Warning', reason: 'ClusterNameClaimed', message: condition.message }],
+    events: [{ type: 'Warning', reason: condition.reason, message: condition.message }],
     transient: false,
     claimRefused: true,
     wrote: false,

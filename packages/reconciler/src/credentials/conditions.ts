@@ -1,6 +1,13 @@
-import { InvalidCredentialsRequestError, type Condition } from '@keymaster/api';
+import {
+  InvalidCredentialsRequestError,
+  type Condition,
+  PrincipalCredentialRetrievedReason,
+  PrincipalUsageAllowedReason,
+  SecretWrittenReason,
+  type ConditionUpdate,
+} from '@keymaster/api';
 import { VendingRefusedError } from '@keymaster/identity';
-import { readyOf, type ConditionUpdate } from '../awscluster/conditions.js';
+import { readyOf } from '../awscluster/conditions.js';
 import { explain, IDENTITY_OK, identityVerdict, type IdentityVerdict } from '../awscluster/identity-conditions.js';
 import { MAX_SPEC_BYTES } from './request-as-read.js';
 
@@ -20,7 +27,7 @@ export function refusalVerdict(error: unknown): IdentityVerdict {
       retrieved: {
         type: 'PrincipalCredentialRetrieved',
         status: 'Unknown',
-        reason: 'NotAttempted',
+        reason: PrincipalCredentialRetrievedReason.NotAttempted,
         message: "Not attempted: the identity's credentials are not vended to this namespace",
       },
       transient: false,
@@ -31,7 +38,7 @@ export function refusalVerdict(error: unknown): IdentityVerdict {
       retrieved: {
         type: 'PrincipalCredentialRetrieved',
         status: 'False',
-        reason: 'InvalidRequest',
+        reason: PrincipalCredentialRetrievedReason.InvalidRequest,
         message: `${error.message}. ${error.hint ?? ''}`.trim(),
       },
       transient: false,
@@ -52,13 +59,13 @@ export function capRefusal(namespace: string, distinct: number, max: number): Id
     allowed: {
       type: 'PrincipalUsageAllowed',
       status: 'Unknown',
-      reason: 'NotAttempted',
+      reason: PrincipalUsageAllowedReason.NotAttempted,
       message: "Not checked: the namespace's credential set cap refused the request first",
     },
     retrieved: {
       type: 'PrincipalCredentialRetrieved',
       status: 'False',
-      reason: 'CredentialSetCapExceeded',
+      reason: PrincipalCredentialRetrievedReason.CredentialSetCapExceeded,
       message:
         `The requests of namespace ${namespace} ask for ${distinct} distinct credential sets, more than the ${max} one namespace may have (${flag}): ` +
         'the sets of its oldest requests (by creationTimestamp, then name) are served, and this request needs another; no STS call was made. ' +
@@ -75,7 +82,7 @@ export const specTooLarge = (bytes: number): IdentityVerdict => ({
   retrieved: {
     type: 'PrincipalCredentialRetrieved',
     status: 'False',
-    reason: 'SpecTooLarge',
+    reason: PrincipalCredentialRetrievedReason.SpecTooLarge,
     message:
       `spec is ${bytes} bytes; no valid request is over ${MAX_SPEC_BYTES} (AWS takes a session policy of at most ` +
       '2,048 characters and 10 policy ARNs): keep to the statements the workload needs',
@@ -86,19 +93,16 @@ export const specTooLarge = (bytes: number): IdentityVerdict => ({
 export const secretWritten = (message: string): ConditionUpdate => ({
   type: 'SecretWritten',
   status: 'True',
-  reason: 'SecretWritten',
+  reason: SecretWrittenReason.SecretWritten,
   message,
 });
 
-export const secretNotWritten = (reason: string, message: string): ConditionUpdate => ({
+export const secretNotWritten = (reason: SecretWrittenReason, message: string): ConditionUpdate => ({
   type: 'SecretWritten',
   status: 'False',
   reason,
   message,
 });
-
-/** The reason of SecretWritten where the controller may not watch or write the namespace's Secrets. */
-export const SECRET_ACCESS_NOT_GRANTED = 'SecretAccessNotGranted';
 
 /**
  * Credential vending is enabled in a namespace by a RoleBinding that gives the controller the Secret
@@ -107,7 +111,7 @@ export const SECRET_ACCESS_NOT_GRANTED = 'SecretAccessNotGranted';
  */
 export const secretAccessNotGranted = (namespace: string, secretName: string): ConditionUpdate =>
   secretNotWritten(
-    SECRET_ACCESS_NOT_GRANTED,
+    SecretWrittenReason.SecretAccessNotGranted,
     `Keymaster may not write Secret ${secretName}: it has no Secret rights in namespace ${namespace}, where credential vending is not enabled. ` +
       `Ops enable it with a RoleBinding of the ClusterRole ${CREDENTIAL_VENDING_ROLE} to Keymaster's ServiceAccount: ` +
       `kubectl create rolebinding ${CREDENTIAL_VENDING_ROLE} --namespace ${namespace} --clusterrole ${CREDENTIAL_VENDING_ROLE} --serviceaccount keymaster-system:keymaster ` +

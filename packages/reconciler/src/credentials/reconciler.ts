@@ -1,12 +1,18 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AWSClusterWebIdentity, AWSCredentialsRequest, AWSCredentialsRequestStatus } from '@keymaster/api';
+import {
+  SecretWrittenReason,
+  type AWSClusterWebIdentity,
+  type AWSCredentialsRequest,
+  type AWSCredentialsRequestStatus,
+  type ConditionUpdate,
+} from '@keymaster/api';
 import {
   defaultSessionName,
   StsRateLimitedError,
   type IdentityObject,
   type IdentityResolver,
 } from '@keymaster/identity';
-import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
+import { setCondition } from '../awscluster/conditions.js';
 import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
 import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
@@ -20,7 +26,6 @@ import {
   capRefusal,
   refusalVerdict,
   requestReady,
-  SECRET_ACCESS_NOT_GRANTED,
   secretAccessNotGranted,
   secretNotWritten,
   secretWritten,
@@ -157,14 +162,14 @@ export class CredentialsReconciler {
     try {
       if (outcome.served) {
         written = await this.#write(request, live, outcome.data, outcome.times?.expiration, events);
-        if (written.reason === 'SecretNotOwned') result = { requeueAfterMs: NOT_OWNED_RETRY_MS };
+        if (written.reason === SecretWrittenReason.SecretNotOwned) result = { requeueAfterMs: NOT_OWNED_RETRY_MS };
         else if (outcome.times)
           result = {
             requeueAfterMs: Math.max(1_000, outcome.times.renewAt.getTime() - this.deps.now().getTime()),
           };
       } else if (outcome.transient) {
         // AWS or the network failed: the Secret keeps credentials that are still valid; retried with backoff.
-        written = secretNotWritten('NotRenewed', `Not renewed: ${outcome.retrieved.message}`);
+        written = secretNotWritten(SecretWrittenReason.NotRenewed, `Not renewed: ${outcome.retrieved.message}`);
         result = { requeue: true };
       } else {
         const why = outcome.allowed.status === 'False' ? outcome.allowed : outcome.retrieved;
@@ -305,7 +310,10 @@ export class CredentialsReconciler {
       });
     }
     this.#written.set(key, EMPTY);
-    return secretNotWritten('CredentialsRevoked', `Secret ${secretName} holds no credentials: ${why}`);
+    return secretNotWritten(
+      SecretWrittenReason.CredentialsRevoked,
+      `Secret ${secretName} holds no credentials: ${why}`,
+    );
   }
 
   /** Only SecretWritten (and Ready) changes: what the Secret holds, and when it expires, is as before. */
@@ -331,7 +339,13 @@ export class CredentialsReconciler {
     let conditions = previous.conditions ?? [];
     for (const update of [allowed, retrieved, written]) conditions = setCondition(conditions, update, generation, now);
     conditions = setCondition(conditions, requestReady(conditions), generation, now);
-    const keep = ['NotRenewed', 'SecretNotOwned', SECRET_ACCESS_NOT_GRANTED].includes(written.reason);
+    const keep = (
+      [
+        SecretWrittenReason.NotRenewed,
+        SecretWrittenReason.SecretNotOwned,
+        SecretWrittenReason.SecretAccessNotGranted,
+      ] as string[]
+    ).includes(written.reason);
     // The times of what the Secret holds: a session that could not be written is not in it.
     const times = outcome.served && written.status === 'True' ? outcome.times : undefined;
     return {
@@ -358,7 +372,7 @@ const holderOf = (key: string) => `AWSCredentialsRequest/${key}`;
 
 const notOwned = (secretName: string) =>
   secretNotWritten(
-    'SecretNotOwned',
+    SecretWrittenReason.SecretNotOwned,
     `A Secret named ${secretName} already exists in this namespace and was not created by this request: Keymaster never writes into a Secret it does not own. Delete it, or set spec.secretRef.name to a free name (create another request)`,
   );
 
@@ -374,7 +388,7 @@ function newFailures(before: AWSCredentialsRequestStatus | undefined, after: AWS
     const now = after.conditions?.find((condition) => condition.type === type);
     const previous = before?.conditions?.find((condition) => condition.type === type);
     const fresh = now?.status === 'False' && (previous?.status !== 'False' || previous.reason !== now.reason);
-    return fresh && now.reason !== 'CredentialsRevoked'
+    return fresh && now.reason !== SecretWrittenReason.CredentialsRevoked
       ? [{ type: 'Warning' as const, reason: now.reason, message: now.message }]
       : [];
   });

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { IDENTITY_KINDS, type AWSCluster, type AWSClusterIdentityStatus, type IdentityKind } from '@keymaster/api';
 import { providerOf, servesCluster, type ControllerCredentialsCheck, type IdentityObject } from '@keymaster/identity';
-import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
+import { setCondition } from '../awscluster/conditions.js';
 import type { IdentitySightings } from '../awscluster/identity-sightings.js';
 import type { Caches } from '../kube/caches.js';
 import type { EventRecorder } from '../kube/events.js';
@@ -201,7 +201,7 @@ export class IdentityReconciler {
     for (const condition of own.conditions ?? [])
       status.conditions = setCondition(
         status.conditions ?? [],
-        condition as ConditionUpdate,
+        condition,
         identity.metadata.generation ?? 0,
         this.deps.now().toISOString(),
       );

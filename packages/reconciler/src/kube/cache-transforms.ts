@@ -1,4 +1,5 @@
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
+import { ReadyReason } from '@keymaster/api';
 
 /** kubectl apply's copy of the whole object, as large as the object (and a Secret's copy holds its keys). */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -45,8 +46,6 @@ export const secretAsRead = ({ apiVersion, kind, metadata, data }: V1Secret): V1
   ...(data ? { data } : {}),
 });
 
-/** The reason a parked object's Ready carries (`namespace-limit.ts`). */
-export const PARKED_REASON = 'NamespaceLimitReached';
 /** A parked object's Ready message as kept: the controller's own is far shorter. */
 const PARKED_MESSAGE_LENGTH = 1024;
 
@@ -72,7 +71,9 @@ export function parkedAsRead<T extends Parkable>(object: T): T {
     'deletionTimestamp',
     'finalizers',
   ]);
-  const ready = object.status?.conditions?.find(({ type, reason }) => type === 'Ready' && reason === PARKED_REASON);
+  const ready = object.status?.conditions?.find(
+    ({ type, reason }) => type === 'Ready' && reason === ReadyReason.NamespaceLimitReached,
+  );
   return {
     ...(object.apiVersion ? { apiVersion: object.apiVersion } : {}),
     ...(object.kind ? { kind: object.kind } : {}),

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Condition } from '@keymaster/api';
-import { setCondition, type ConditionUpdate } from '../awscluster/conditions.js';
-import { PARKED_REASON } from './cache-transforms.js';
+import { ReadyReason, type Condition, type ConditionUpdate } from '@keymaster/api';
+import { setCondition } from '../awscluster/conditions.js';
 import { holds, withoutFinalizer, type Finalizer } from './finalizers.js';
 import type { KeymasterObject } from './resources.js';
 import type { KubeWriter } from './writer.js';
@@ -24,7 +23,7 @@ function parkedReady(namespace: string, { plural, limit, flag }: NamespaceLimit)
   return {
     type: 'Ready',
     status: 'False',
-    reason: PARKED_REASON,
+    reason: ReadyReason.NamespaceLimitReached,
     message:
       `Namespace ${namespace} holds more ${plural} than the controller serves per namespace (${limit}, --${flag}): ` +
       `it serves the oldest and holds no work for this one. Delete ${plural} of this namespace, or ask the platform ` +

@@ -1,12 +1,6 @@
-import type { Condition } from '@keymaster/api';
+import type { Condition, ConditionReason, ConditionType, ConditionUpdate } from '@keymaster/api';
 import { expect } from 'chai';
-import {
-  newFailures,
-  readyCondition,
-  setCondition,
-  type ConditionType,
-  type ConditionUpdate,
-} from '../../src/awscluster/conditions.js';
+import { newFailures, readyCondition, setCondition } from '../../src/awscluster/conditions.js';
 
 describe('conditions', () => {
   const allowed = {
@@ -36,7 +30,12 @@ describe('conditions', () => {
     let conditions: Condition[] = [];
     expect(readyCondition(conditions)).to.deep.include({ status: 'Unknown', reason: 'Reconciling' });
     for (const type of ['PrincipalUsageAllowed', 'PrincipalCredentialRetrieved', 'TagsInSync'] as const) {
-      conditions = setCondition(conditions, { type, status: 'True', reason: type, message: '' }, 1, 't');
+      conditions = setCondition(
+        conditions,
+        { type, status: 'True', reason: type, message: '' } as ConditionUpdate,
+        1,
+        't',
+      );
     }
     expect(readyCondition(conditions)).to.deep.include({ status: 'True', reason: 'Ready' });
     conditions = setCondition(
@@ -61,8 +60,8 @@ describe('conditions', () => {
   });
 
   it('Ready is False when any input is False, even after one that is Unknown, and Unknown only while nothing failed', () => {
-    const update = (type: ConditionType, status: 'True' | 'False' | 'Unknown', reason: string) =>
-      ({ type, status, reason, message: `${type} ${reason}` }) as const;
+    const update = (type: ConditionType, status: 'True' | 'False' | 'Unknown', reason: ConditionReason) =>
+      ({ type, status, reason, message: `${type} ${reason}` }) as ConditionUpdate;
     let conditions = [
       update('PrincipalUsageAllowed', 'Unknown', 'IdentityNotFound'),
       update('PrincipalCredentialRetrieved', 'False', 'IdentityNotFound'),
@@ -83,9 +82,9 @@ describe('conditions', () => {
 });
 
 describe('newFailures', () => {
-  const condition = (type: ConditionUpdate['type'], status: ConditionUpdate['status'], reason: string) =>
-    setCondition([], { type, status, reason, message: `${type} ${reason}` }, 1, 't')[0]!;
-  const usage = (status: ConditionUpdate['status'], reason: string) =>
+  const condition = (type: ConditionUpdate['type'], status: ConditionUpdate['status'], reason: ConditionReason) =>
+    setCondition([], { type, status, reason, message: `${type} ${reason}` } as ConditionUpdate, 1, 't')[0]!;
+  const usage = (status: ConditionUpdate['status'], reason: ConditionReason) =>
     condition('PrincipalUsageAllowed', status, reason);
 
   it('names an actionable condition that has just become False, or False for another reason', () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { ConditionUpdate } from '@keymaster/api';
 import {
   AwsCredentialError,
   AwsUnreachableError,
@@ -12,7 +13,7 @@ import {
   SecretNotFoundError,
   ServiceAccountTokenError,
 } from '@keymaster/identity';
-import { readyCondition, setCondition, type ConditionUpdate } from '../../src/awscluster/conditions.js';
+import { readyCondition, setCondition } from '../../src/awscluster/conditions.js';
 import { identityVerdict, usageAllowed } from '../../src/awscluster/identity-conditions.js';
 
 const link = { kind: 'AWSClusterRoleIdentity', name: 'tenant-b' };
