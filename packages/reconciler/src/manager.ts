@@ -13,10 +13,10 @@ import {
   type StsRate,
 } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { AWSClusterReconciler, type TagOutcome } from './awscluster/reconciler.js';
+import { AWSClusterReconciler } from './awscluster/reconciler.js';
 import { clusterNameOf } from './awscluster/name-claim.js';
 import { DEFAULT_TAG_WORK_PER_SLOT, DEFAULT_TAG_WORK_RUNNING, TagScheduler } from './awscluster/tag-scheduler.js';
-import type { SyncTags } from './awscluster/tags.js';
+import type { SyncTags, TagOutcome } from './awscluster/tags.js';
 import { ClusterNames } from './awscluster/cluster-names.js';
 import { IdentitySightings } from './awscluster/identity-sightings.js';
 import { ChainIndex } from './identity/chain-index.js';

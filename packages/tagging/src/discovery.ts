@@ -1,4 +1,5 @@
-import { TaggingApi, type CallContext } from './aws/tagging-api.js';
+import { TaggingApi } from './aws/tagging-api.js';
+import type { CallContext } from './batch/call-context.js';
 
 export interface DiscoveryRequest {
   /** The name in the cluster's ownership tags. */

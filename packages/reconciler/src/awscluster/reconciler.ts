@@ -8,7 +8,6 @@ import {
   TagsInSyncReason,
   type AWSCluster,
   type AWSClusterStatus,
-  type ClusterTaggingStatus,
   type Condition,
   type ConditionUpdate,
 } from '@keymaster/api';
@@ -22,7 +21,7 @@ import {
 } from '@keymaster/identity';
 import type { Caches } from '../kube/caches.js';
 import type { LedgerStore } from '../kube/ledger-store.js';
-import type { EventRecorder, EventType } from '../kube/events.js';
+import type { EventRecorder } from '../kube/events.js';
 import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
 import { holds, withFinalizer, withoutFinalizer, type Finalizer } from '../kube/finalizers.js';
 import type { KubeWriter } from '../kube/writer.js';
@@ -39,27 +38,12 @@ import { clusterNameOf, nameClaim, nameCondition, regionsOf, type NameClaim } fr
 import type { IdentitySightings } from './identity-sightings.js';
 import type { TagScheduler } from './tag-scheduler.js';
 import { tagTicket } from './tag-ticket.js';
-import { claimedOutcome, type SyncTags, type TagWorkOptions } from './tags.js';
+import { claimedOutcome, type SyncTags, type TagOutcome, type TagWorkOptions } from './tags.js';
 
 export const CLUSTER_FINALIZER: Finalizer = {
   name: 'infrastructure.keymaster.dev/awscluster',
   formerNames: ['awscluster.infrastructure.keymaster.dev'],
 };
-
-/** What tagging reports back to the reconcile. */
-export interface TagOutcome {
-  condition: ConditionUpdate;
-  status: ClusterTaggingStatus;
-  events: { type: EventType; reason: string; message: string }[];
-  /** Whether to retry with backoff (AWS trouble), after the status is written. */
-  transient: boolean;
-  /** Another AWSCluster owns the cluster's name in its account: nothing was written. */
-  claimRefused: boolean;
-  /** Tags were written (and verified) on AWS: drift was corrected, or the effective tags changed. */
-  wrote: boolean;
-  /** Keys under keymaster.dev/ on the cluster's resources that Keymaster ignores (it writes none); absent when not looked at. */
-  ignoredBookkeepingKeys?: string[];
-}
 
 export interface AWSClusterReconcilerDeps {
   caches: Caches;

@@ -20,9 +20,9 @@ import {
   type TagFailure,
   type TagReconcileResult,
 } from '@keymaster/tagging';
+import type { EventType } from '../kube/events.js';
 import type { Logger } from '../logging.js';
 import { LEDGER_MAX_BYTES, type ClusterLedger } from './cluster-ledger.js';
-import type { TagOutcome } from './reconciler.js';
 import { clusterNameOf, regionsOf } from './name-claim.js';
 import { clusterTagInput } from './tag-input.js';
 
@@ -39,6 +39,21 @@ export interface TagWork {
 }
 
 /** A cluster's tag work on the inputs given. */
+/** What tagging reports back to the reconcile. */
+export interface TagOutcome {
+  condition: ConditionUpdate;
+  status: ClusterTaggingStatus;
+  events: { type: EventType; reason: string; message: string }[];
+  /** Whether to retry with backoff (AWS trouble), after the status is written. */
+  transient: boolean;
+  /** Another AWSCluster owns the cluster's name in its account: nothing was written. */
+  claimRefused: boolean;
+  /** Tags were written (and verified) on AWS: drift was corrected, or the effective tags changed. */
+  wrote: boolean;
+  /** Keys under keymaster.dev/ on the cluster's resources that Keymaster ignores (it writes none); absent when not looked at. */
+  ignoredBookkeepingKeys?: string[];
+}
+
 export type SyncTags = (work: TagWork, log: Logger, options?: TagWorkOptions) => Promise<TagOutcome>;
 
 export interface TagWorkOptions {

@@ -2,7 +2,13 @@ import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
 import type { IdentityObject, IdentityStore } from '@keymaster/identity';
 import type { Logger } from '../logging.js';
 import type { Privileged } from './privileged.js';
-import type { Tenancy } from './tenancy.js';
+
+/** The namespace label that names a namespace's tenant, and the groups whose new namespaces get one. */
+export interface Tenancy {
+  label: string;
+  /** Group -> tenant: a namespace created by a member of the group is labelled with its tenant. */
+  groupTenants: ReadonlyMap<string, string>;
+}
 
 /** What the webhooks read: the controller's informer caches (no API call per request) and the flags. */
 export interface WebhookContext {

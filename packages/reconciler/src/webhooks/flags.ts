@@ -1,6 +1,7 @@
 import { KeymasterError } from '@keymaster/api';
 import type { Privileged } from './privileged.js';
-import { DEFAULT_TENANT_LABEL, type Tenancy } from './tenancy.js';
+import type { Tenancy } from './context.js';
+import { DEFAULT_TENANT_LABEL } from './tenancy.js';
 
 /** `keymaster run`'s admission flags (controller-runtime's names for the server's). */
 export const WEBHOOK_FLAGS = {

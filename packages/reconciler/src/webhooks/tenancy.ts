@@ -1,14 +1,7 @@
 import type { V1Namespace } from '@kubernetes/client-node';
 import { privilegeOf } from './privileged.js';
-import type { WebhookContext } from './context.js';
+import type { Tenancy, WebhookContext } from './context.js';
 import { allow, deny, type AdmissionRequest, type JsonPatchOperation, type Verdict } from './review.js';
-
-/** The namespace label that names a namespace's tenant, and the groups whose new namespaces get one. */
-export interface Tenancy {
-  label: string;
-  /** Group -> tenant: a namespace created by a member of the group is labelled with its tenant. */
-  groupTenants: ReadonlyMap<string, string>;
-}
 
 export const DEFAULT_TENANT_LABEL = 'keymaster.dev/tenant';
 

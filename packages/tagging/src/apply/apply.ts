@@ -1,6 +1,7 @@
 import { awsFailureOf, failureKind, isRetriable, type AwsFailure, type FailureKind } from '../aws/codes.js';
 import { backoffMs } from '../aws/retry.js';
-import { resourceFailure, TaggingApi, type CallContext } from '../aws/tagging-api.js';
+import { resourceFailure, TaggingApi } from '../aws/tagging-api.js';
+import type { CallContext } from '../batch/call-context.js';
 import type { WriteOutcome } from '../batch/session-batchers.js';
 import { mapConcurrently, perRegion } from '../concurrency.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';

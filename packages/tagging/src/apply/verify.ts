@@ -1,5 +1,6 @@
 import { getAllResources, MAX_RESOURCES_PER_PAGE } from '../aws/get-resources.js';
-import { TaggingApi, type CallContext } from '../aws/tagging-api.js';
+import { TaggingApi } from '../aws/tagging-api.js';
+import type { CallContext } from '../batch/call-context.js';
 import type { ReadOutcome } from '../batch/session-batchers.js';
 import { mapConcurrently, perRegion } from '../concurrency.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';

@@ -3,7 +3,7 @@ import type { Grant } from '../rate-limit/rate-limiter.js';
 import { setEntry } from '../records.js';
 import { callError } from './call-error.js';
 import { retrying } from './retry.js';
-import type { CallContext, TaggingApi } from './tagging-api.js';
+import type { ApiContext, TaggingApi } from './tagging-api.js';
 
 /** GetResources returns at most 100 resources a page, and takes at most 100 ARNs in `ResourceARNList`. */
 export const MAX_RESOURCES_PER_PAGE = 100;
@@ -21,7 +21,7 @@ export interface ResourceTags {
  */
 export async function getAllResources(
   api: TaggingApi,
-  context: CallContext,
+  context: ApiContext,
   input: GetResourcesCommandInput,
   grant?: Grant,
 ): Promise<ResourceTags[]> {
@@ -37,7 +37,7 @@ export async function getAllResources(
  */
 export async function* resourcePages(
   api: TaggingApi,
-  context: CallContext,
+  context: ApiContext,
   input: GetResourcesCommandInput,
   grant?: Grant,
 ): AsyncGenerator<{ resources: ResourceTags[]; last: boolean }> {

@@ -9,7 +9,6 @@ import {
 } from '@aws-sdk/client-resource-groups-tagging-api';
 import type { IdentitySession } from '@keymaster/identity';
 import type { FinalizeRequestMiddleware, MiddlewareStack } from '@smithy/types';
-import type { SessionBatchers } from '../batch/session-batchers.js';
 import type { TaggingClock } from '../rate-limit/clock.js';
 import type { Grant, RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { RateLimiters } from '../rate-limit/rate-limiters.js';
@@ -22,12 +21,10 @@ import type { RetryPolicy } from './retry.js';
  */
 export type TaggingSession = Pick<IdentitySession, 'accountId' | 'client'> & Partial<Pick<IdentitySession, 'key'>>;
 
-/** What every AWS call of one reconcile shares. */
-export interface CallContext {
+/** What every AWS call of one reconcile shares (`CallContext` adds the calls clusters share). */
+export interface ApiContext {
   session: TaggingSession;
   limiters: RateLimiters;
-  /** The calls clusters of the same credentials share. */
-  batchers: SessionBatchers;
   clock: TaggingClock;
   retry: RetryPolicy;
   /** Requests sent, by IAM action (`tag:TagResources`): every attempt counts, the SDK's own retries too. */
@@ -40,7 +37,7 @@ export class TaggingApi {
   readonly #limiter: RateLimiter;
 
   constructor(
-    private readonly context: CallContext,
+    private readonly context: ApiContext,
     readonly region: string,
   ) {
     this.#client = context.session.client(ResourceGroupsTaggingAPIClient, region);

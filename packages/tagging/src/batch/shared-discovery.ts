@@ -1,6 +1,6 @@
 import { ownershipTagKeys } from '@keymaster/api';
 import { getAllResources, resourcePages, type ResourceTags } from '../aws/get-resources.js';
-import type { CallContext, TaggingApi } from '../aws/tagging-api.js';
+import type { ApiContext, TaggingApi } from '../aws/tagging-api.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { entry } from '../records.js';
 import { ScanIndex } from './scan-index.js';
@@ -21,7 +21,7 @@ export interface OwnershipQuery {
 interface Waiting {
   query: OwnershipQuery;
   api: TaggingApi;
-  context: CallContext;
+  context: ApiContext;
   resolve: (found: ResourceTags[]) => void;
   reject: (error: unknown) => void;
 }
@@ -71,7 +71,7 @@ export class SharedDiscovery {
     return this.#held;
   }
 
-  async find(scope: string, api: TaggingApi, context: CallContext, query: OwnershipQuery): Promise<ResourceTags[]> {
+  async find(scope: string, api: TaggingApi, context: ApiContext, query: OwnershipQuery): Promise<ResourceTags[]> {
     const now = context.clock.now();
     this.#forgetOld(now);
     const scan = this.#scans.get(scope);
@@ -82,7 +82,7 @@ export class SharedDiscovery {
     return this.#gather(scope, api, context, query);
   }
 
-  #gather(scope: string, api: TaggingApi, context: CallContext, query: OwnershipQuery): Promise<ResourceTags[]> {
+  #gather(scope: string, api: TaggingApi, context: ApiContext, query: OwnershipQuery): Promise<ResourceTags[]> {
     return new Promise((resolve, reject) => {
       const waiting = this.#open.get(scope);
       const request = { query, api, context, resolve, reject };

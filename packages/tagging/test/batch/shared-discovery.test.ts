@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import { retryPolicy } from '../../src/aws/retry.js';
-import type { CallContext } from '../../src/aws/tagging-api.js';
+import type { CallContext } from '../../src/batch/call-context.js';
 import { discoverResources, type DiscoveredResources } from '../../src/discovery.js';
 import { SessionBatchers } from '../../src/index.js';
 import { owned } from '../fixtures.js';

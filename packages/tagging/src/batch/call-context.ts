@@ -1,0 +1,10 @@
+import type { ApiContext } from '../aws/tagging-api.js';
+import type { SessionBatchers } from './session-batchers.js';
+
+/**
+ * What every AWS call of one reconcile shares, with the calls clusters of the same credentials share.
+ * Apart from `ApiContext` so that the AWS calls the batchers make do not depend on the batchers.
+ */
+export interface CallContext extends ApiContext {
+  batchers: SessionBatchers;
+}
