@@ -41,6 +41,7 @@ import { LeaderElector } from './runtime/leader-election.js';
 import { shardOf } from './runtime/shard-assignment.js';
 import { ShardOwner } from './runtime/shards.js';
 import { DEFAULT_PER_NAMESPACE, type PerNamespaceLimits } from './cli/flags.js';
+import { objectKey } from './runtime/object-key.js';
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
@@ -170,7 +171,7 @@ export class Manager {
       const cluster = this.caches.clusters.get(name, namespace) ?? this.caches.clusters.parked(name, namespace);
       return cluster && shardOf(clusterNameOf(cluster), shards);
     };
-    const shardOfRequest = ({ namespace = '', name }: Request) => shardOf(`${namespace}/${name}`, shards);
+    const shardOfRequest = ({ namespace = '', name }: Request) => shardOf(objectKey({ namespace, name }), shards);
     // Cluster-scoped work (identities, and what their reconciles write) is shard 0's holder's.
     const identityShard = () => 0;
     const deletions = new DeletingIdentities();
@@ -529,7 +530,7 @@ export class Manager {
 
   /** Enqueues the other clusters of the names a ledger claims, or claimed before. */
   #claimsChanged(ledger: AWSClusterLedger, previous?: AWSClusterLedger): void {
-    const own = `${ledger.metadata.namespace ?? ''}/${ledger.metadata.name ?? ''}`;
+    const own = objectKey(ledger.metadata);
     const names = new Set(
       [...(ledger.spec.claims ?? []), ...(previous?.spec.claims ?? [])].map(({ clusterName }) => clusterName),
     );

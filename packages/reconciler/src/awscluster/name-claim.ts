@@ -3,6 +3,7 @@ import { legacyClaimOf, type ClaimCheck } from '@keymaster/tagging';
 import type { LedgerClaimRef } from '../kube/ledger-claims.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import type { ClusterLedger } from './cluster-ledger.js';
+import { objectKey } from '../runtime/object-key.js';
 
 export const clusterNameOf = (cluster: AWSCluster): string => cluster.spec.clusterName ?? cluster.metadata.name ?? '';
 
@@ -10,7 +11,7 @@ export const regionsOf = (cluster: AWSCluster): string[] => [
   ...new Set([cluster.spec.region, ...(cluster.spec.tagging?.extraRegions ?? [])]),
 ];
 
-const keyOf = (cluster: AWSCluster) => `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
+const keyOf = (cluster: AWSCluster) => objectKey(cluster.metadata);
 
 /** The claim's order: the older cluster first (creationTimestamp, then UID), as every replica sees it. */
 function oldest(clusters: readonly AWSCluster[]): AWSCluster {

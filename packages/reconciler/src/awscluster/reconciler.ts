@@ -39,6 +39,7 @@ import type { IdentitySightings } from './identity-sightings.js';
 import type { TagScheduler } from './tag-scheduler.js';
 import { tagTicket } from './tag-ticket.js';
 import { claimedOutcome, type SyncTags, type TagOutcome, type TagWorkOptions } from './tags.js';
+import { objectKey } from '../runtime/object-key.js';
 
 export const CLUSTER_FINALIZER: Finalizer = {
   name: 'infrastructure.keymaster.dev/awscluster',
@@ -80,7 +81,7 @@ export class AWSClusterReconciler {
 
   readonly reconcile = async (request: Request, context: ReconcileContext): Promise<Result | undefined> => {
     const { caches, logger } = this.deps;
-    const key = `${request.namespace ?? ''}/${request.name}`;
+    const key = objectKey(request);
     const cluster = caches.clusters.get(request.name, request.namespace);
     const log = logger.child({ cluster: request.name, namespace: request.namespace, reconcileID: context.reconcileId });
     if (!cluster) {

@@ -38,6 +38,7 @@ import type { RequestSecrets } from './request-secrets.js';
 import { sessionSecretData, webIdentitySecretData, type SecretFormat } from './secret-data.js';
 import type { SecretWriter } from './secrets.js';
 import type { CredentialSetCap } from './set-cap.js';
+import { objectKey } from '../runtime/object-key.js';
 
 /** Held until the request's Secret is deleted: its credentials go at once, not whenever the garbage collector runs. */
 export const CREDENTIALS_FINALIZER: Finalizer = {
@@ -102,7 +103,7 @@ export class CredentialsReconciler {
   constructor(private readonly deps: CredentialsReconcilerDeps) {}
 
   readonly reconcile = async ({ namespace = '', name }: Request): Promise<Result | undefined> => {
-    const key = `${namespace}/${name}`;
+    const key = objectKey({ namespace, name });
     const request = this.deps.requests.get(name, namespace);
     if (!request) {
       this.#written.delete(key);
@@ -197,7 +198,7 @@ export class CredentialsReconciler {
     const notKept = request.metadata.annotations?.[SPEC_NOT_KEPT];
     if (notKept !== undefined) return { served: false, ...specTooLarge(Number(notKept)) };
     const format: SecretFormat = spec.format ?? 'Environment';
-    const holder = holderOf(`${namespace}/${name}`);
+    const holder = holderOf(objectKey({ namespace, name }));
     const cap = this.deps.cap.verdict(namespace, name);
     if (!cap.admitted) return { served: false, ...capRefusal(namespace, cap.distinct, this.deps.cap.max) };
     try {
@@ -249,7 +250,7 @@ export class CredentialsReconciler {
   ): Promise<ConditionUpdate> {
     const secretName = request.spec.secretRef.name;
     const namespace = request.metadata.namespace ?? '';
-    const key = `${namespace}/${request.metadata.name}`;
+    const key = objectKey({ namespace, name: request.metadata.name });
     const desired = desiredSecret(request, data, expires);
     const until = expires ? ` until ${expires.toISOString()}` : '';
     let live = cached;
@@ -300,7 +301,7 @@ export class CredentialsReconciler {
     events: Event[],
   ): Promise<ConditionUpdate> {
     const secretName = request.spec.secretRef.name;
-    const key = `${request.metadata.namespace}/${request.metadata.name}`;
+    const key = objectKey(request.metadata);
     if (live && ownedBy(live, request) && live.dataDigest !== EMPTY) {
       await this.deps.secretWriter.replace(live, desiredSecret(request, {}, undefined));
       events.push({

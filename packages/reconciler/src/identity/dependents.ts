@@ -1,10 +1,10 @@
 import type { AWSCluster } from '@keymaster/api';
 import { chainDependencies, type IdentityStore } from '@keymaster/identity';
 import type { Request } from '../runtime/controller.js';
+import { objectKey } from '../runtime/object-key.js';
 
 /** `namespace/name` of a cluster. */
-export const clusterKey = (cluster: AWSCluster): string =>
-  `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
+export const clusterKey = (cluster: AWSCluster): string => objectKey(cluster.metadata);
 
 /** A cluster as the work queue asks for it. */
 export const clusterRequest = (cluster: AWSCluster): Request => ({

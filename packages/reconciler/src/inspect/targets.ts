@@ -1,12 +1,12 @@
 import { GROUP, KeymasterError, VERSION, type AWSCluster } from '@keymaster/api';
 import { KubeAccessError, kubeAccessError, kubeRead } from '../kube/access-error.js';
 import type { InspectContext } from './context.js';
+import { objectKey } from '../runtime/object-key.js';
 
 /** Which AWSClusters a command looks at: one, a namespace's, or all. */
 export type Targets = { cluster: { namespace: string; name: string } } | { namespace: string } | { all: true };
 
-export const clusterKeyOf = (cluster: AWSCluster): string =>
-  `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
+export const clusterKeyOf = (cluster: AWSCluster): string => objectKey(cluster.metadata);
 
 const byKey = (a: AWSCluster, b: AWSCluster) => clusterKeyOf(a).localeCompare(clusterKeyOf(b));
 

@@ -1,4 +1,5 @@
 import type { AWSClusterLedger } from '@keymaster/api';
+import { objectKey } from '../runtime/object-key.js';
 
 /** One ledger's claim on a cluster name in an account and region. */
 export interface LedgerClaimRef {
@@ -27,7 +28,7 @@ export class LedgerClaims {
   /** Files an added or changed ledger's claims (and forgets those it dropped). */
   set(ledger: AWSClusterLedger): void {
     this.remove(ledger);
-    const key = `${ledger.metadata.namespace ?? ''}/${ledger.metadata.name ?? ''}`;
+    const key = objectKey(ledger.metadata);
     const owner = ledgerOwner(ledger);
     const filed: string[] = [];
     for (const { accountID, region, clusterName, since } of ledger.spec.claims ?? []) {
@@ -41,7 +42,7 @@ export class LedgerClaims {
   }
 
   remove(ledger: AWSClusterLedger): void {
-    const key = `${ledger.metadata.namespace ?? ''}/${ledger.metadata.name ?? ''}`;
+    const key = objectKey(ledger.metadata);
     for (const name of this.#filed.get(key) ?? []) {
       const claims = this.#byName.get(name)!;
       claims.delete(key);

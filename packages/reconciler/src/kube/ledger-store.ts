@@ -1,8 +1,9 @@
 import type { AWSClusterLedger } from '@keymaster/api';
 import type { Informer } from '../runtime/informer.js';
 import type { KubeWriter } from './writer.js';
+import { objectKey } from '../runtime/object-key.js';
 
-const keyOf = ({ metadata }: AWSClusterLedger) => `${metadata.namespace ?? ''}/${metadata.name ?? ''}`;
+const keyOf = ({ metadata }: AWSClusterLedger) => objectKey(metadata);
 
 /**
  * The AWSClusterLedgers as the controller reads and writes them: the informer's cache, and what this
@@ -20,7 +21,7 @@ export class LedgerStore {
 
   /** The newest version of the ledger `namespace/name` this process knows. */
   get(namespace: string, name: string): AWSClusterLedger | undefined {
-    const key = `${namespace}/${name}`;
+    const key = objectKey({ namespace, name });
     const cached = this.cache.get(name, namespace);
     const written = this.#written.get(key);
     if (written === undefined) return cached;

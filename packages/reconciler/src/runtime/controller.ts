@@ -3,6 +3,7 @@ import { realClock, type Clock } from './clock.js';
 import type { RuntimeMetrics } from './metrics.js';
 import { defaultRateLimiter } from './rate-limiter.js';
 import { WorkQueue } from './workqueue.js';
+import { objectKey } from './object-key.js';
 
 /** Which object to reconcile: `namespace/name`, or `name` for cluster-scoped objects. */
 export interface Request {
@@ -24,8 +25,7 @@ export interface ReconcileContext {
 
 export type Reconciler = (request: Request, context: ReconcileContext) => Promise<Result | undefined>;
 
-export const keyOf = (request: Request): string =>
-  request.namespace ? `${request.namespace}/${request.name}` : request.name;
+export const keyOf = (request: Request): string => (request.namespace ? objectKey(request) : request.name);
 
 export function requestOf(key: string): Request {
   const slash = key.indexOf('/');

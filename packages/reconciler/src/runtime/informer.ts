@@ -7,6 +7,7 @@ import {
 } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
 import { NamespaceBound } from './namespace-bound.js';
+import { objectKey } from './object-key.js';
 
 /**
  * What an informer needs of an object. Custom objects arrive as plain JSON (timestamps are strings),
@@ -198,7 +199,7 @@ export class Informer<T extends CachedObject, Listed = T> {
 
   /** A whole cached object; a parked one is not here (see `parked`). */
   get(name: string, namespace?: string): T | undefined {
-    const promoted = this.#promoted.get(`${namespace ?? ''}/${name}`);
+    const promoted = this.#promoted.get(objectKey({ namespace, name }));
     if (promoted) return promoted;
     const cached = this.#informer.get(name, namespace) as T | undefined;
     return cached && !this.#stubs.has(cached) ? cached : undefined;
@@ -336,4 +337,4 @@ class TransformingWatch extends Watch {
   }
 }
 
-const keyOf = (object: CachedObject) => `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+const keyOf = (object: CachedObject) => objectKey(object.metadata ?? {});

@@ -1,3 +1,4 @@
+import { objectKey } from './object-key.js';
 /** What the bound needs of an object: who it is and how old. */
 export interface BoundedObject {
   metadata?: { name?: string; namespace?: string; uid?: string; creationTimestamp?: string | Date };
@@ -129,5 +130,5 @@ export class NamespaceBound {
 
 const where = ({ metadata }: BoundedObject) => ({
   namespace: metadata?.namespace ?? '',
-  key: `${metadata?.namespace ?? ''}/${metadata?.name ?? ''}`,
+  key: objectKey(metadata ?? {}),
 });
