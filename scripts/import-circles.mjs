@@ -2,7 +2,9 @@
 // circle of types is a knot of concerns all the same). Run by `pnpm lint`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import console from 'node:console';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
