@@ -9,6 +9,7 @@ import {
   TagResourcesCommand,
   UntagResourcesCommand,
 } from '@aws-sdk/client-resource-groups-tagging-api';
+import { IDENTITY_KINDS } from '@keymaster/api';
 import type {
   AWSCluster,
   AWSClusterControllerIdentity,
@@ -91,7 +92,6 @@ import {
 const REGION = 'us-west-2';
 const PAUSED = 'cluster.x-k8s.io/paused';
 const API_VERSION = 'infrastructure.keymaster.dev/v1beta1';
-const IDENTITY_KINDS = ['AWSClusterControllerIdentity', 'AWSClusterStaticIdentity', 'AWSClusterRoleIdentity'];
 const deny = (key: string, value: string) => ({ key, value, overridePolicy: 'Deny' as const });
 
 /** A tenant's keys Secret and its static identity, which allows the tenant's namespace only. */

@@ -2,7 +2,7 @@ export const GROUP = 'infrastructure.keymaster.dev';
 export const VERSION = 'v1beta1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-export { IDENTITY_KINDS } from './schema/identity-kinds.js';
+export { IDENTITY_KIND_FACTS, IDENTITY_KINDS, type IdentityKindFacts } from './schema/identity-kinds.js';
 
 /** The only valid name of the singletons AWSClusterControllerIdentity and AWSTagPolicy. */
 export const SINGLETON_NAME = 'default';

@@ -5,7 +5,6 @@ export { displayText, quoteText } from './display.js';
 export type { ObjectMeta, OwnerReference } from './meta.js';
 export type * from './generated/types.js';
 export { KINDS } from './schema/index.js';
-export { UNNARROWABLE_KINDS } from './schema/credentials-request.js';
 export {
   DEFAULT_CREDENTIALS_DURATION_SECONDS,
   DEFAULT_RENEW_AT_PERCENT,

@@ -9,7 +9,7 @@ export {
   type ResolveRequest,
   type ResolverObserver,
 } from './resolver.js';
-export { checkNarrowing, roleChained, ROLE_SESSION_KINDS, SessionPolicyWouldBroadenError } from './narrowing.js';
+export { checkNarrowing, roleChained, SessionPolicyWouldBroadenError } from './narrowing.js';
 export { credentialVendingOf, identitiesSourcedFrom, vendingProblems } from './vending.js';
 export {
   ControllerNamespaceTokenNotVendableError,

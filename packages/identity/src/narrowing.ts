@@ -1,9 +1,6 @@
-import { CredentialFailureReason, type SessionPolicy } from '@keymaster/api';
+import { CredentialFailureReason, IDENTITY_KIND_FACTS, type SessionPolicy } from '@keymaster/api';
 import { IdentityError, type LinkName } from './errors.js';
 import type { ChainLink } from './providers/provider.js';
-
-/** Kinds whose credentials are a role session: only these take a session policy, and a role assumed with one is chained. */
-export const ROLE_SESSION_KINDS: readonly string[] = ['AWSClusterRoleIdentity', 'AWSClusterWebIdentity'];
 
 const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
 
@@ -43,6 +40,12 @@ export function checkNarrowing(link: ChainLink, session: SessionPolicy): void {
   if (!subset) throw new SessionPolicyWouldBroadenError(link);
 }
 
-/** Whether the first link is a role assumed with another role's session (AWS caps such sessions at one hour). */
-export const roleChained = (links: readonly ChainLink[]): boolean =>
-  links[0]?.kind === 'AWSClusterRoleIdentity' && links[1] !== undefined && ROLE_SESSION_KINDS.includes(links[1].kind);
+/**
+ * Whether the first link is a role assumed with another role's session (AWS caps such sessions at one
+ * hour): a role session made from its source's credentials, where the source's are a role session too.
+ */
+export const roleChained = ([first, source]: readonly ChainLink[]): boolean =>
+  first !== undefined &&
+  source !== undefined &&
+  IDENTITY_KIND_FACTS[first.kind].roleSession &&
+  IDENTITY_KIND_FACTS[source.kind].roleSession;

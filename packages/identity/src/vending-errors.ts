@@ -8,7 +8,8 @@ export class PassthroughRefusedError extends IdentityError {
   constructor(link: LinkName) {
     super(
       'ERR_KEYMASTER_PASSTHROUGH_REFUSED',
-      `${linkName(link)} cannot be narrowed: its keys are ${link.kind === 'AWSClusterStaticIdentity' ? 'long-lived keys of a Secret' : "the controller's own credentials"}, which take no session policy, and writing them into a tenant's Secret would be passthrough`,
+      // Kind-neutral, and naming no Secret: the request's tenant may not read identities.
+      `${linkName(link)} cannot be narrowed: its credentials are no role session (long-lived keys or the controller's own), which take no session policy, and writing them into a tenant's Secret would be passthrough`,
       {
         hint: 'Point spec.identityRef at a role identity (AWSClusterRoleIdentity, which may use this identity as its sourceIdentityRef) or a web identity: the credentials are then a session of that role, narrowed by the request.',
         link,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { sessionPolicyOf, type AWSCredentialsRequestSpec, type IdentityObject } from '@keymaster/api';
 import { checkNarrowing, roleChained, SessionPolicyWouldBroadenError, type ChainLink } from '../src/index.js';
-import { controller, role, staticIdentity } from './fixtures.js';
+import { controller, identity, role, staticIdentity } from './fixtures.js';
 
 const link = (identity: IdentityObject): ChainLink => ({
   kind: identity.kind,
@@ -47,6 +47,12 @@ describe('roleChained', () => {
   it('is true only for a role assumed with a role or web identity session', () => {
     const r = link(role('r', { roleARN: 'arn:aws:iam::333333333333:role/r' }));
     expect(roleChained([r, link(role('hub', { roleARN: 'arn:aws:iam::111111111111:role/hub' }))])).to.equal(true);
+    const web = identity('AWSClusterWebIdentity', 'w', {
+      roleARN: 'arn:aws:iam::333333333333:role/w',
+      serviceAccount: { name: 'keymaster' },
+    });
+    expect(roleChained([r, link(web)])).to.equal(true);
+    expect(roleChained([link(web)])).to.equal(false);
     expect(roleChained([r, link(controller({}))])).to.equal(false);
     expect(roleChained([r, link(staticIdentity('a', 'k', {}))])).to.equal(false);
     expect(roleChained([r])).to.equal(false);

@@ -2,11 +2,7 @@ import { ACCOUNT_ID, DNS_SUBDOMAIN, IAM_ACTION, IAM_RESOURCE, LIMITS, POLICY_ARN
 import { conditions, identityRef, observedGeneration } from './fields.js';
 import { array, integer, map, named, object, string } from './openapi.js';
 import { AGE_COLUMN, type KindDefinition } from './kind.js';
-
-/** Identity kinds whose sessions cannot carry a session policy: handing out their keys would be passthrough. */
-export const UNNARROWABLE_KINDS = ['AWSClusterControllerIdentity', 'AWSClusterStaticIdentity'] as const;
-
-const celList = (items: readonly string[]) => `[${items.map((item) => `'${item}'`).join(', ')}]`;
+import { celKindsWith } from './identity-kinds.js';
 
 // IAM's JSON names each field in PascalCase and singular (Effect, Action, Resource, Condition); our
 // CRDs are camelCase and lists are plural, so statements map field by field (docs/credentials.md).
@@ -138,13 +134,13 @@ export const credentialsRequest: KindDefinition = {
               "Session mode needs statements or policyARNs: the credentials get only what they allow (least privilege); a request for the identity's whole role would be passthrough",
           },
           {
-            rule: `${WEB_IDENTITY} || !(self.identityRef.kind in ${celList(UNNARROWABLE_KINDS)})`,
+            rule: `${WEB_IDENTITY} || self.identityRef.kind in ${celKindsWith('roleSession')}`,
             message:
               'Session mode needs a role or web identity: the keys of the controller identity or of a static identity cannot be narrowed by a session policy, and handing them out would be passthrough',
             fieldPath: '.identityRef.kind',
           },
           {
-            rule: `!${WEB_IDENTITY} || self.identityRef.kind == 'AWSClusterWebIdentity'`,
+            rule: `!${WEB_IDENTITY} || self.identityRef.kind in ${celKindsWith('workloadWebIdentity')}`,
             message:
               'WebIdentity mode needs an AWSClusterWebIdentity: pods assume its role with their own ServiceAccount token',
             fieldPath: '.identityRef.kind',

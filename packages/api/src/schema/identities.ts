@@ -21,6 +21,7 @@ import {
 import { array, integer, named, object, string } from './openapi.js';
 import { AGE_COLUMN, type KindDefinition } from './kind.js';
 import { SINGLETON_NAME } from '../constants.js';
+import { celKindsWith } from './identity-kinds.js';
 
 const accountTags = resourceTags(
   'Account-level tags put on every resource of every cluster that uses this identity. In a chain, the link ' +
@@ -147,12 +148,9 @@ const policyARNs = array(
   { maxItems: LIMITS.policyArns, 'x-kubernetes-list-type': 'set' },
 );
 
-/** Kinds whose credentials are a role session: a role assumed with them is chained (AWS caps it at one hour). */
-const ROLE_SESSION_KINDS = ['AWSClusterRoleIdentity', 'AWSClusterWebIdentity'];
-
 const chainedDurationRule = {
   rule:
-    `!has(self.sourceIdentityRef) || !(self.sourceIdentityRef.kind in ${JSON.stringify(ROLE_SESSION_KINDS).replaceAll('"', "'")}) || ` +
+    `!has(self.sourceIdentityRef) || !(self.sourceIdentityRef.kind in ${celKindsWith('roleSession')}) || ` +
     `!has(self.durationSeconds) || self.durationSeconds <= ${LIMITS.chainedDurationSeconds}`,
   message:
     `durationSeconds may be at most ${LIMITS.chainedDurationSeconds} when sourceIdentityRef is a role or web identity: AWS ` +

@@ -19,13 +19,9 @@ export interface ClusterRow {
   current: boolean;
 }
 
-const SHORT_KINDS: Partial<Record<string, string>> = {
-  AWSClusterControllerIdentity: 'Controller',
-  AWSClusterStaticIdentity: 'Static',
-  AWSClusterRoleIdentity: 'Role',
-};
-
-const link = ({ kind, name }: { kind: string; name: string }) => `${SHORT_KINDS[kind] ?? kind}/${name}`;
+/** `Role/tenant-b` for AWSClusterRoleIdentity/tenant-b: the kind's own word, for a narrow table. */
+const link = ({ kind, name }: { kind: string; name: string }) =>
+  `${kind.replace(/^AWSCluster(\w+)Identity$/, '$1')}/${name}`;
 
 export function clusterRow(cluster: AWSCluster): ClusterRow {
   const { status, spec, metadata } = cluster;

@@ -7,7 +7,7 @@ import {
 } from '@keymaster/api';
 import { SOURCE_DESCRIPTIONS, type ControllerCredentialsCheck } from '../controller-credentials.js';
 import { ControllerCredentialsError } from '../errors.js';
-import type { IdentityProvider } from './provider.js';
+import type { KindProvider } from './provider.js';
 
 /** The identity of chains that name no other: the controller's own credentials. */
 export const CONTROLLER_IDENTITY: IdentityReference = { kind: 'AWSClusterControllerIdentity', name: SINGLETON_NAME };
@@ -30,7 +30,7 @@ export function credentialsAvailable(check: ControllerCredentialsCheck): Conditi
 }
 
 /** The controller's own credentials (by default the SDK's default chain). */
-export const controllerProvider: IdentityProvider<AWSClusterControllerIdentity> = {
+export const controllerProvider: KindProvider<AWSClusterControllerIdentity> = {
   kind: 'AWSClusterControllerIdentity',
   // The SDK's default chain obtains them (IRSA: one call of its own an hour), for every namespace at once.
   callsSts: false,

@@ -1,13 +1,13 @@
 import type { IdentityKind, IdentityObject } from '@keymaster/api';
 import { controllerProvider } from './controller.js';
-import type { IdentityProvider } from './provider.js';
+import type { IdentityProvider, KindProvider } from './provider.js';
 import { roleProvider } from './role.js';
 import { staticProvider } from './static.js';
 import { webProvider } from './web.js';
 
-type ProviderOf<K extends IdentityKind> = IdentityProvider<Extract<IdentityObject, { kind: K }>, unknown>;
+type ProviderOf<K extends IdentityKind> = KindProvider<Extract<IdentityObject, { kind: K }>, unknown>;
 
-/** The provider of every identity kind: a kind without one fails to compile. */
+/** The provider of every identity kind: a kind without one, or one at odds with its kind's facts, fails to compile. */
 export const PROVIDERS: { readonly [K in IdentityKind]: ProviderOf<K> } = {
   AWSClusterControllerIdentity: controllerProvider,
   AWSClusterStaticIdentity: staticProvider,

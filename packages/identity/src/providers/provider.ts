@@ -1,5 +1,12 @@
 import type { STSClient } from '@aws-sdk/client-sts';
-import type { ConditionUpdate, IdentityLink, IdentityObject, IdentityReference, SessionPolicy } from '@keymaster/api';
+import type {
+  ConditionUpdate,
+  IDENTITY_KIND_FACTS,
+  IdentityLink,
+  IdentityObject,
+  IdentityReference,
+  SessionPolicy,
+} from '@keymaster/api';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { ControllerCredentialsCheck } from '../controller-credentials.js';
 import type { IdentityError, LinkName } from '../errors.js';
@@ -119,4 +126,32 @@ export interface Vending<I extends IdentityObject, M = undefined> {
    * is of the controller's namespace: its sessions are the platform's), or undefined.
    */
   refusal?(identity: I, link: LinkName): IdentityError | undefined;
+  /**
+   * What a workload's AWS config names to assume the role itself, with its own ServiceAccount token
+   * (AWSCredentialsRequest's WebIdentity mode).
+   */
+  workloadConfig?(identity: I): WorkloadWebIdentity;
 }
+
+/** The role a workload assumes with its own ServiceAccount token, and its session name. */
+export interface WorkloadWebIdentity {
+  roleArn: string;
+  sessionName: string;
+}
+
+type FactsOf<I extends IdentityObject> = (typeof IDENTITY_KIND_FACTS)[I['kind']];
+
+/**
+ * A kind's provider held to the kind's facts (IDENTITY_KIND_FACTS, the schema's): a role session is
+ * vended and every other kind never is; a workload web identity says what workloads assume. A
+ * provider that disagrees with its kind's facts fails to compile.
+ */
+export type KindProvider<I extends IdentityObject, M = undefined> = IdentityProvider<I, M> &
+  (FactsOf<I>['roleSession'] extends true
+    ? {
+        vending: Vending<I, M> &
+          (FactsOf<I>['workloadWebIdentity'] extends true
+            ? Required<Pick<Vending<I, M>, 'workloadConfig'>>
+            : { workloadConfig?: undefined });
+      }
+    : { vending?: undefined });

@@ -7,7 +7,7 @@ import { IdentityError } from '../errors.js';
 import { externalIDConfidential, externalIDSource, loadExternalID, PLAIN_EXTERNAL_ID } from '../external-id.js';
 import { defaultSessionName } from '../session-name.js';
 import { CONTROLLER_IDENTITY } from './controller.js';
-import type { ChainLink, CredentialContext, CredentialSource, IdentityProvider } from './provider.js';
+import type { ChainLink, CredentialContext, CredentialSource, KindProvider } from './provider.js';
 import { sessionCredentials } from './session-credentials.js';
 
 export const DEFAULT_DURATION_SECONDS = 3600;
@@ -97,7 +97,7 @@ function assumeRole(link: RoleLink, context: CredentialContext, session?: Sessio
 }
 
 /** An IAM role assumed with sts:AssumeRole on top of its source link's credentials. */
-export const roleProvider: IdentityProvider<AWSClusterRoleIdentity, string | undefined> = {
+export const roleProvider: KindProvider<AWSClusterRoleIdentity, string | undefined> = {
   kind: 'AWSClusterRoleIdentity',
   callsSts: true,
   source: (identity) => identity.spec.sourceIdentityRef ?? CONTROLLER_IDENTITY,

@@ -3,10 +3,10 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 import { digest } from '../digest.js';
 import { SecretNotFoundError } from '../errors.js';
 import { credentialsFromSecret, STATIC_KEYS } from '../secret.js';
-import type { IdentityProvider } from './provider.js';
+import type { KindProvider } from './provider.js';
 
 /** Long-lived keys from a Secret of the controller's namespace, read when the chain is walked. */
-export const staticProvider: IdentityProvider<AWSClusterStaticIdentity, AwsCredentialIdentity> = {
+export const staticProvider: KindProvider<AWSClusterStaticIdentity, AwsCredentialIdentity> = {
   kind: 'AWSClusterStaticIdentity',
   callsSts: false,
   source: () => undefined,

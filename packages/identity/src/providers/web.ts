@@ -6,7 +6,7 @@ import { stsCallError } from '../aws-failures.js';
 import { IdentityError, type LinkName } from '../errors.js';
 import { ControllerNamespaceTokenNotVendableError } from '../vending-errors.js';
 import { defaultSessionName } from '../session-name.js';
-import type { ChainLink, CredentialContext, CredentialSource, IdentityProvider } from './provider.js';
+import type { ChainLink, CredentialContext, CredentialSource, KindProvider } from './provider.js';
 import { PACKED_POLICY_HINT, sessionInput } from './role.js';
 import { sessionCredentials } from './session-credentials.js';
 
@@ -120,7 +120,7 @@ function assumeWithToken(
  * ServiceAccount in the cluster's own namespace: the role's trust policy can name that namespace's
  * subject, so AWS itself refuses every other namespace, whatever allowedNamespaces says.
  */
-export const webProvider: IdentityProvider<AWSClusterWebIdentity> = {
+export const webProvider: KindProvider<AWSClusterWebIdentity> = {
   kind: 'AWSClusterWebIdentity',
   callsSts: true,
   source: () => undefined,
@@ -137,6 +137,10 @@ export const webProvider: IdentityProvider<AWSClusterWebIdentity> = {
       identity.spec.serviceAccount.namespace === 'Controller'
         ? new ControllerNamespaceTokenNotVendableError(link)
         : undefined,
+    workloadConfig: ({ metadata, spec }) => ({
+      roleArn: spec.roleARN,
+      sessionName: spec.sessionName ?? defaultSessionName(metadata.name ?? ''),
+    }),
   },
   linkDetails: (identity) => ({ roleARN: identity.spec.roleARN }),
   actsWith: (identity) =>

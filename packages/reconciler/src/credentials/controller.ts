@@ -1,5 +1,5 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, VERSION, type AWSCredentialsRequest } from '@keymaster/api';
+import { GROUP, VERSION, type AWSCredentialsRequest, type IdentityKind } from '@keymaster/api';
 import type { IdentityObject, IdentityResolver } from '@keymaster/identity';
 import type { EventRecorder } from '../kube/events.js';
 import { parkedAsRead } from '../kube/cache-transforms.js';
@@ -32,7 +32,7 @@ export interface CredentialRequestsOptions {
   maxCredentialSetsPerNamespace: number;
   /** Told how many of a namespace's requests the cap refuses, after each change of its requests. */
   refusedByCap?: (namespace: string, refused: number) => void;
-  identity: (kind: 'AWSClusterWebIdentity', name: string) => IdentityObject | undefined;
+  identity: (kind: IdentityKind, name: string) => IdentityObject | undefined;
   writer: KubeWriter;
   events: EventRecorder;
   logger: Logger;

@@ -1,17 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   SecretWrittenReason,
-  type AWSClusterWebIdentity,
   type AWSCredentialsRequest,
   type AWSCredentialsRequestStatus,
   type ConditionUpdate,
+  type IdentityKind,
 } from '@keymaster/api';
-import {
-  defaultSessionName,
-  StsRateLimitedError,
-  type IdentityObject,
-  type IdentityResolver,
-} from '@keymaster/identity';
+import { providerOf, StsRateLimitedError, type IdentityObject, type IdentityResolver } from '@keymaster/identity';
 import { setCondition } from '../awscluster/conditions.js';
 import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
@@ -63,7 +58,7 @@ export interface CredentialsReconcilerDeps {
   /** The cap on distinct credential sets per namespace, kept from the requests' informer. */
   cap: CredentialSetCap;
   /** An identity from the informer caches. */
-  identity: (kind: 'AWSClusterWebIdentity', name: string) => IdentityObject | undefined;
+  identity: (kind: IdentityKind, name: string) => IdentityObject | undefined;
   writer: KubeWriter;
   secretWriter: SecretWriter;
   events: EventRecorder;
@@ -203,8 +198,7 @@ export class CredentialsReconciler {
     if (!cap.admitted) return { served: false, ...capRefusal(namespace, cap.distinct, this.deps.cap.max) };
     try {
       if (spec.mode === 'WebIdentity') {
-        const web = this.deps.identity('AWSClusterWebIdentity', spec.identityRef.name) as
-          AWSClusterWebIdentity | undefined;
+        const identity = this.deps.identity(spec.identityRef.kind, spec.identityRef.name);
         // The controller assumes the role with a token of the namespace's ServiceAccount, as the pods
         // will: AWS confirms the trust policy before the Secret tells pods to rely on it.
         const session = await this.deps.resolver.resolve({
@@ -217,10 +211,8 @@ export class CredentialsReconciler {
         });
         return {
           served: true,
-          data: webIdentitySecretData(format, {
-            roleArn: web!.spec.roleARN,
-            sessionName: web!.spec.sessionName ?? defaultSessionName(spec.identityRef.name),
-          }),
+          // The schema admits WebIdentity mode only for kinds whose provider has a workloadConfig.
+          data: webIdentitySecretData(format, providerOf(identity!.kind).vending!.workloadConfig!(identity!)),
           accountId: session.accountId,
           principalArn: session.principalArn,
         };
