@@ -25,7 +25,7 @@ export const IDENTITY_KIND_FACTS = {
   AWSClusterWebIdentity: { roleSession: true, workloadWebIdentity: true },
 } as const satisfies Record<string, IdentityKindFacts>;
 
-export type IdentityKindName = keyof typeof IDENTITY_KIND_FACTS;
+type IdentityKindName = keyof typeof IDENTITY_KIND_FACTS;
 
 /** The identity kinds' names, in the order the docs and CRDs list them. */
 export const IDENTITY_KINDS = Object.keys(IDENTITY_KIND_FACTS) as readonly IdentityKindName[];
