@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { stringify } from 'yaml';
@@ -6,6 +7,7 @@ import { customResourceDefinitions } from '../src/crds.js';
 import { KINDS } from '../src/schema/index.js';
 import { renderApiReference } from './api-reference.js';
 import { iamFiles } from './iam-files.js';
+import { longPages, withTableOfContents } from './toc.js';
 import { renderTypes } from './typegen.js';
 import { renderClusterRole, renderHelmIdentityRules } from './rbac.js';
 
@@ -16,7 +18,7 @@ async function formatted(path: string, text: string): Promise<string> {
   return format(text, { ...options, filepath: path });
 }
 
-/** Every file generated from the schemas, by absolute path: the CRDs (for Kustomize and the Helm chart), their kustomization, the TypeScript types, the API reference and the controller's ClusterRole (its identity rules, also for the Helm chart). */
+/** Every generated file, by absolute path: from the schemas, the CRDs (for Kustomize and the Helm chart), their kustomization, the TypeScript types, the API reference and the controller's ClusterRole (its identity rules, also for the Helm chart); the IAM files; the long docs pages with their tables of contents. */
 export async function generatedFiles(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const crdFiles: string[] = [];
@@ -36,6 +38,8 @@ export async function generatedFiles(): Promise<Map<string, string>> {
   files.set(`${root}docs/api.md`, renderApiReference(KINDS));
   files.set(`${root}deploy/rbac/cluster-role.yaml`, renderClusterRole(KINDS, IDENTITY_KINDS));
   for (const [name, text] of iamFiles()) files.set(`${root}deploy/iam/${name}`, text);
+  for (const page of longPages(root))
+    files.set(`${root}${page}`, withTableOfContents(readFileSync(`${root}${page}`, 'utf8')));
   for (const [path, text] of files) files.set(path, await formatted(path, text));
   // A Go template (Helm), not YAML until rendered: prettier cannot read it.
   files.set(
