@@ -1,7 +1,7 @@
 import { requireHelm } from '@keymaster/testenv';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { CHART, readManifests, readText, type Manifest } from './repo.js';
+import { CHART, codeBlock, readManifests, readText, type Manifest } from './repo.js';
 import { NAMESPACE, helm, only, render, valuesFile } from './helm.js';
 
 interface Rule {
@@ -71,6 +71,12 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
       expect(result.code, `${result.stdout}${result.stderr}`).to.equal(0);
       expect(result.stdout).to.include('1 chart(s) linted, 0 chart(s) failed');
     }
+  });
+
+  it("accepts docs/operations.md's values example (helm lint --strict: the schema, then the templates)", async () => {
+    const example = parse(codeBlock('docs/operations.md', '# my-values.yaml')) as object;
+    const result = await helm(['lint', '--strict', CHART, '-f', await valuesFile(example)]);
+    expect(result.code, `${result.stdout}${result.stderr}`).to.equal(0);
   });
 
   describe('helm template', () => {

@@ -8,6 +8,16 @@ export const CHART = `${ROOT}deploy/helm/keymaster`;
 
 export const readText = (path: string): string => readFileSync(`${ROOT}${path}`, 'utf8');
 
+/** The code block of a page that starts with this line (e.g. `# my-cluster/kustomization.yaml`). */
+export function codeBlock(page: string, firstLine: string): string {
+  const block = new RegExp(
+    `^\`\`\`\\w*\\n(${firstLine.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}[^]*?)^\`\`\`$`,
+    'm',
+  ).exec(readText(page));
+  if (!block) throw new Error(`${page} has no code block starting with ${firstLine}`);
+  return block[1]!;
+}
+
 /** A Kubernetes object as found in a manifest; only what the tests look at is typed. */
 export interface Manifest {
   apiVersion: string;
