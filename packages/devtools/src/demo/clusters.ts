@@ -12,7 +12,10 @@ export interface ClusterRow {
   allowed: Condition['status'] | undefined;
   discovered: number | undefined;
   inSync: number | undefined;
+  /** Still drifted after the last sync (status). */
   drifted: number | undefined;
+  /** Drifted, and set back by the last sync (only an event tells: see set-back.ts). */
+  setBack: number;
   conflicts: TagConflict[];
   ready: Pick<Condition, 'status' | 'reason' | 'message'> | undefined;
   /** Whether the status speaks of the current spec (observedGeneration is the generation). */
@@ -23,7 +26,7 @@ export interface ClusterRow {
 const link = ({ kind, name }: { kind: string; name: string }) =>
   `${kind.replace(/^AWSCluster(\w+)Identity$/, '$1')}/${name}`;
 
-export function clusterRow(cluster: AWSCluster): ClusterRow {
+export function clusterRow(cluster: AWSCluster, setBack = 0): ClusterRow {
   const { status, spec, metadata } = cluster;
   const own = spec.identityRef ?? { kind: 'AWSClusterControllerIdentity', name: 'default' };
   const ready = findCondition(status?.conditions, 'Ready');
@@ -36,6 +39,7 @@ export function clusterRow(cluster: AWSCluster): ClusterRow {
     discovered: status?.tagging?.resourcesDiscovered,
     inSync: status?.tagging?.resourcesInSync,
     drifted: status?.tagging?.resourcesDrifted,
+    setBack,
     conflicts: status?.tagging?.conflicts ?? [],
     ready: ready && { status: ready.status, reason: ready.reason, message: ready.message },
     current: status?.observedGeneration !== undefined && status.observedGeneration === metadata.generation,

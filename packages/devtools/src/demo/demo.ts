@@ -20,6 +20,7 @@ import { listRequests, requestSettled } from './credentials.js';
 import { driftCorrected, makeDrift, renderDrift, type Drift } from './drift.js';
 import { renderInsights } from './insights.js';
 import { LiveView, type Output } from './live.js';
+import { driftSetBack, listClusterEvents } from './set-back.js';
 import { clusterIdentities, minimumStsCalls, minimumTagWrites } from './minimums.js';
 import { awsCallCounts, renderSummary, type DemoSummary } from './summary.js';
 
@@ -53,11 +54,23 @@ async function listClusters(emulators: Emulators): Promise<{ items: AWSCluster[]
   const { items } = (await emulators.kubeConfig
     .makeApiClient(CustomObjectsApi)
     .listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'awsclusters' })) as { items: AWSCluster[] };
+  const setBack = driftSetBack(items, await listClusterEvents(emulators));
   const rows = items
-    .map(clusterRow)
+    .map((cluster) => clusterRow(cluster, setBack.get(`${cluster.metadata.namespace}/${cluster.metadata.name}`)))
     .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
   return { items, rows };
 }
+
+/**
+ * What the dry run and the explanations depend on, in short: every cluster as the API server holds it
+ * (a fix anywhere, in an identity, a policy or a namespace, ends in a status the controller writes)
+ * and the tags on AWS (an edit made behind Keymaster's back shows in the dry run until set back).
+ */
+const insightInputs = (emulators: Emulators, clusters: readonly AWSCluster[]): string =>
+  JSON.stringify([
+    clusters.map(({ metadata }) => [metadata.namespace, metadata.name, metadata.resourceVersion]),
+    emulators.aws.world.listResources().map(({ arn, tags }) => [arn, tags]),
+  ]);
 
 /**
  * `keymaster demo`: both emulators, the examples applied, the controller in this process, and a live
@@ -107,8 +120,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
     const view = new LiveView(options.out);
     let summary: DemoSummary | undefined;
-    // The explanations of refused clusters, made again only when the set of refused clusters changes.
-    let insights: { refused: string; lines: string[] } | undefined;
+    // The dry run and the explanations of refused clusters, made again only when what they read changed.
+    let insights: { inputs: string; lines: string[] } | undefined;
     // Interactive only: once converged, one managed tag edited on AWS, then seen put back.
     let drift: Drift | undefined;
     let driftTried = options.once;
@@ -142,9 +155,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       if (summary) {
         // Recomputed on every refresh, so that a fix made after convergence shows at once.
         const refused = rows.filter(isRefused).map((row) => `${row.namespace}/${row.name}`);
-        if (insights?.refused !== refused.join()) {
-          insights = { refused: refused.join(), lines: await renderInsights(emulators, refused) };
-        }
+        const inputs = insightInputs(emulators, items);
+        if (insights?.inputs !== inputs) insights = { inputs, lines: await renderInsights(emulators, refused) };
         view.setFooter([
           ...renderSummary(summary, rows, requests),
           ...(drift ? renderDrift(drift, options.syncPeriod ?? RUN_FLAGS['sync-period'].default) : []),

@@ -16,16 +16,9 @@ const dash = (value: string | number | undefined) => (value === undefined ? '-' 
 function cells(row: ClusterRow): string[] {
   const ready = row.ready ? (row.ready.status === 'True' ? 'True' : `${row.ready.status} (${row.ready.reason})`) : '-';
   const inSync = row.discovered === undefined ? '-' : `${dash(row.inSync)}/${row.discovered}`;
-  return [
-    row.name,
-    row.namespace,
-    row.chain.join(' → '),
-    dash(row.account),
-    dash(row.allowed),
-    inSync,
-    dash(row.drifted),
-    ready,
-  ];
+  // The drift the last sync saw: what is still drifted, and what it set back.
+  const drifted = row.setBack > 0 ? `${(row.drifted ?? 0) + row.setBack} (${row.setBack} set back)` : dash(row.drifted);
+  return [row.name, row.namespace, row.chain.join(' → '), dash(row.account), dash(row.allowed), inSync, drifted, ready];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { clusterRow } from '../../src/demo/clusters.js';
-import { LiveView, type Output } from '../../src/demo/live.js';
+import { LiveView, wrapLine, type Output } from '../../src/demo/live.js';
 import { awsCluster, readyStatus, refusedStatus } from './fixtures.js';
 
 class Capture implements Output {
@@ -68,13 +68,44 @@ describe('demo: live view', () => {
       expect(wide.writes[0]).to.include('IDENTITY CHAIN').and.not.include('hidden');
     });
 
-    it('cuts lines to the terminal width, so that no line wraps and the redraw stays in place', () => {
+    it('wraps lines wider than the terminal, so that the redraw stays in place and nothing is cut', () => {
       const out = new Capture(true, 40);
-      new LiveView(out).update([ready, refused], 'Converged.');
-      const lines = out.writes[0]!.split('\n').slice(0, -1);
+      const view = new LiveView(out);
+      const fix = `  1. ${'add tenant-c to allowedNamespaces of AWSClusterRoleIdentity/tenant-b '.repeat(4)}(the end)`;
+      view.update([ready, refused], 'Converged.');
+      view.setFooter(['Fix (1):', fix]);
+      const lines = out.writes[1]!.replace(/^\x1b\[\d+F\x1b\[J/, '')
+        .split('\n')
+        .slice(0, -1);
       for (const line of lines) expect(line.length, line).to.be.at.most(40);
-      expect(lines.some((line) => line.endsWith('…'))).to.equal(true);
+      expect(lines.some((line) => line.endsWith('…'))).to.equal(false);
+      const wrapped = lines.slice(lines.indexOf('Fix (1):') + 1);
+      expect(wrapped.length).to.be.greaterThan(1);
+      expect(wrapped.map((line) => line.trim()).join(' ')).to.equal(fix.trim());
+      view.update([ready, refused], 'Converged.');
+      expect(out.writes).to.have.length(2);
+      view.update([ready], 'Converged.');
+      expect(out.writes[2]!.startsWith(`\x1b[${lines.length}F\x1b[J`)).to.equal(true);
     });
+  });
+
+  describe('wrapLine', () => {
+    const table: [string, string, number, string[]][] = [
+      ['fits', 'abc def', 7, ['abc def']],
+      ['breaks at the last space that fits, indenting what follows', 'abc def ghi', 8, ['abc def', '  ghi']],
+      [
+        'keeps the indentation, two more on continuation lines',
+        '    aa bb cc dd ee ff',
+        14,
+        ['    aa bb cc', '      dd ee ff'],
+      ],
+      ['breaks a word longer than the line', 'abcdefghij', 5, ['abcde', '  fgh', '  ij']],
+      ['does not indent when the indentation leaves no room', '      a b c', 8, ['      a', 'b c']],
+    ];
+    for (const [title, line, width, lines] of table)
+      it(title, () => {
+        expect(wrapLine(line, width)).to.deep.equal(lines);
+      });
   });
 
   describe('elsewhere (a pipe, CI)', () => {
