@@ -24,6 +24,30 @@ const demoOptions = (overrides: Partial<DemoOptions> = {}): DemoOptions => ({
   ...overrides,
 });
 
+/**
+ * The demo left running (a sync every second) until `done` holds of all it printed; `watch` sees that
+ * after every write, to act on the running demo.
+ */
+async function runDemoUntil(done: (printed: string) => boolean, watch: (printed: string) => void = () => undefined) {
+  const { out, text } = capture();
+  const interrupt = new AbortController();
+  const result = await runDemo(
+    demoOptions({
+      once: false,
+      syncPeriod: '1s',
+      signal: interrupt.signal,
+      out: {
+        write: (chunk: string) => {
+          out.write(chunk);
+          watch(text());
+          if (done(text())) interrupt.abort();
+        },
+      },
+    }),
+  );
+  return { result, text };
+}
+
 describe('keymaster demo (in-process)', function () {
   this.timeout(90_000);
 
@@ -97,16 +121,7 @@ describe('keymaster demo (in-process)', function () {
   });
 
   it("keeps the controller's log when interrupted, and says where", async () => {
-    const { out, text } = capture();
-    const interrupt = new AbortController();
-    const result = await runDemo(
-      demoOptions({
-        once: false,
-        syncPeriod: '5s',
-        signal: interrupt.signal,
-        out: { write: (chunk: string) => (chunk.includes('Converged in') && interrupt.abort(), out.write(chunk)) },
-      }),
-    );
+    const { result, text } = await runDemoUntil((printed) => printed.includes('Converged in'));
     expect(result.converged).to.equal(true);
     expect(text()).to.include(result.log!);
     const log = await readFile(result.log!, 'utf8');
@@ -116,22 +131,9 @@ describe('keymaster demo (in-process)', function () {
   });
 
   it("once converged, edits a managed tag on AWS itself (AWS SDK, the account's keys), shows it Drifted, then corrected at the next sync", async () => {
-    const { out, text } = capture();
-    const interrupt = new AbortController();
-    const result = await runDemo(
-      demoOptions({
-        once: false,
-        syncPeriod: '1s',
-        signal: interrupt.signal,
-        out: {
-          write: (chunk: string) => {
-            out.write(chunk);
-            // Status says 0 drifted once set back; the row counts what that sync set back (its event).
-            if (text().includes('Drift:      corrected') && /drifted \d+ \(\d+ set back\)/.test(text()))
-              interrupt.abort();
-          },
-        },
-      }),
+    // Status says 0 drifted once set back; the row counts what that sync set back (its event).
+    const { result, text } = await runDemoUntil(
+      (printed) => printed.includes('Drift:      corrected') && /drifted \d+ \(\d+ set back\)/.test(printed),
     );
     expect(result.converged, text()).to.equal(true);
     const drifted =
@@ -161,47 +163,33 @@ describe('keymaster demo (in-process)', function () {
   });
 
   it('once converged, explains a refused cluster again when a change refuses it for another reason', async () => {
-    const { out, text } = capture();
-    const interrupt = new AbortController();
-    let patched = false;
     const why = /Why tenant-c\/reporting-prod is refused[^\n]*\n(?: {2}.*\n)+/g;
-    const trees = () => [...text().matchAll(why)].map(([tree]) => tree);
-    const result = await runDemo(
-      demoOptions({
-        once: false,
-        syncPeriod: '1s',
-        signal: interrupt.signal,
-        out: {
-          write: (chunk: string) => {
-            out.write(chunk);
-            if (!patched && trees().length > 0) {
-              patched = true;
-              // The refused cluster now names tenant-a's static identity, which does not allow tenant-c either.
-              const config = new KubeConfig();
-              config.loadFromFile(/kubectl --kubeconfig (\S+) get/.exec(text())![1]!);
-              void config
-                .makeApiClient(CustomObjectsApi)
-                .patchNamespacedCustomObject(
-                  {
-                    group: GROUP,
-                    version: VERSION,
-                    namespace: 'tenant-c',
-                    plural: 'awsclusters',
-                    name: 'reporting-prod',
-                    body: { spec: { identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' } } },
-                  },
-                  setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-                )
-                .catch(() => interrupt.abort());
-            }
-            if (trees().some((tree) => tree.includes('AWSClusterStaticIdentity/tenant-a'))) interrupt.abort();
+    const trees = (printed: string) => [...printed.matchAll(why)].map(([tree]) => tree);
+    let patch: Promise<unknown> | undefined;
+    const { result, text } = await runDemoUntil(
+      (printed) => trees(printed).some((tree) => tree.includes('AWSClusterStaticIdentity/tenant-a')),
+      (printed) => {
+        if (patch || trees(printed).length === 0) return;
+        // The refused cluster now names tenant-a's static identity, which does not allow tenant-c either.
+        const config = new KubeConfig();
+        config.loadFromFile(/kubectl --kubeconfig (\S+) get/.exec(printed)![1]!);
+        patch = config.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+          {
+            group: GROUP,
+            version: VERSION,
+            namespace: 'tenant-c',
+            plural: 'awsclusters',
+            name: 'reporting-prod',
+            body: { spec: { identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' } } },
           },
-        },
-      }),
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+      },
     );
+    await patch;
     expect(result.converged, text()).to.equal(true);
-    expect(trees()[0], text()).to.include('AWSClusterRoleIdentity/tenant-b');
-    expect(trees().at(-1), text()).to.include('AWSClusterStaticIdentity/tenant-a');
+    expect(trees(text())[0], text()).to.include('AWSClusterRoleIdentity/tenant-b');
+    expect(trees(text()).at(-1), text()).to.include('AWSClusterStaticIdentity/tenant-a');
     await rm(join(result.log!, '..'), { recursive: true, force: true });
   });
 });

@@ -74,9 +74,8 @@ describe('demo: live view', () => {
       const fix = `  1. ${'add tenant-c to allowedNamespaces of AWSClusterRoleIdentity/tenant-b '.repeat(4)}(the end)`;
       view.update([ready, refused], 'Converged.');
       view.setFooter(['Fix (1):', fix]);
-      const lines = out.writes[1]!.replace(/^\x1b\[\d+F\x1b\[J/, '')
-        .split('\n')
-        .slice(0, -1);
+      // The redraw: after going up and clearing, the frame.
+      const lines = out.writes[1]!.split('\x1b[J')[1]!.split('\n').slice(0, -1);
       for (const line of lines) expect(line.length, line).to.be.at.most(40);
       expect(lines.some((line) => line.endsWith('…'))).to.equal(false);
       const wrapped = lines.slice(lines.indexOf('Fix (1):') + 1);

@@ -3,21 +3,8 @@ import { expect } from 'chai';
 import { KEYMASTER_VERSION } from '../../src/version.js';
 import { ROOT, codeBlock, readManifests, readText } from './repo.js';
 
-const NUMBERS = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-];
+/** Counts written as words, by their value. */
+const NUMBERS = 'zero one two three four five six seven eight nine ten eleven twelve'.split(' ');
 
 /** The Markdown pages a reader walks: README.md and docs/. */
 const pages = () => [
