@@ -18,6 +18,7 @@ import { ControllerAdmission } from './controllers/admission.js';
 import { CrdController } from './controllers/crds.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { INITIAL_NAMESPACES, NamespaceController } from './controllers/namespaces.js';
+import { ResourceQuotaController } from './controllers/resource-quota.js';
 import { OpenApi } from './discovery/openapi.js';
 import { KubeEmulatorError } from './errors.js';
 import { kubeConfigYaml, type KubeConfigOptions } from './kubeconfig.js';
@@ -139,6 +140,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     new CrdController(registry, objects),
     new NamespaceController(registry, objects, controllerAdmission),
     new GarbageCollector(registry, objects, controllerAdmission),
+    new ResourceQuotaController(registry, objects),
     controllerAdmission,
   ];
   store.subscribe((event) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../admission/chain.js';
+import { admitQuota } from '../admission/quota.js';
 import { admitDelete, admitWrite, type AdmittedRequest } from '../admission/write.js';
 import type { User } from '../auth/tokens.js';
 import { mergeApplied } from '../patch/apply.js';
@@ -312,6 +313,7 @@ async function create(api: Api, call: Call): Promise<void> {
     (object) => api.objects.create(call.resource, call.namespace, object, { ...options, dryRun: true, warnings: [] }),
   );
   checkEscalation(api, call, body);
+  if (isObject(body)) admitQuota(api.objects, call.resource, call.namespace, body, options.dryRun);
   const created = api.objects.create(call.resource, call.namespace, body, options);
   respondObject(call, api, 201, created, options.warnings);
 }
@@ -450,6 +452,7 @@ async function apply(
   )) as JsonObject;
   checkEscalation(api, call, merged);
   if (!served) {
+    admitQuota(api.objects, resource, namespace, named(merged), options.dryRun);
     const created = api.objects.create(resource, namespace, named(merged), applied);
     respondObject(call, api, 201, created, options.warnings);
     return;

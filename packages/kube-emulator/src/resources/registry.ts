@@ -17,6 +17,7 @@ import {
   validatingAdmissionPolicyBindings,
 } from './builtins/index.js';
 import { selfSubjectAccessReviews } from './builtins/authorization.js';
+import { resourceQuotas } from './builtins/quota.js';
 import type { ResourceDef } from './types.js';
 
 export const BUILTINS: ResourceDef[] = [
@@ -32,6 +33,7 @@ export const BUILTINS: ResourceDef[] = [
   selfSubjectAccessReviews,
   deployments,
   leases,
+  resourceQuotas,
   ...rbacResources,
   customResourceDefinitions,
   ...admissionResources,
