@@ -1,4 +1,5 @@
 import { forbidden } from '../api/status.js';
+import { generatedSuffix } from '../resources/prepare.js';
 import { countOf, objectCountName, resourceQuotas, statusList } from '../resources/builtins/quota.js';
 import type { ResourceDef } from '../resources/types.js';
 import type { Objects } from '../storage/objects.js';
@@ -42,8 +43,9 @@ export function admitQuota(
   if (!dryRun) for (const quota of charged) objects.settle(resourceQuotas, quota, 'status');
 }
 
-/** As admission.NewForbidden: the object named by its name, else its generateName. */
+/** As admission.NewForbidden: the object by its name (kube-apiserver has made one from generateName by then). */
 function refusal(resource: ResourceDef, object: JsonObject, why: string) {
   const metadata = objectAt(object, 'metadata');
-  return forbidden(resource, text(metadata?.name) || text(metadata?.generateName) || 'Unknown', why);
+  const generated = metadata?.generateName ? `${text(metadata.generateName)}${generatedSuffix()}` : 'Unknown';
+  return forbidden(resource, text(metadata?.name) || generated, why);
 }

@@ -25,7 +25,7 @@ export interface Admission {
 export const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 const NAME_CHARACTERS = 'bcdfghjklmnpqrstvwxz2456789';
-const generatedSuffix = (): string =>
+export const generatedSuffix = (): string =>
   Array.from({ length: 5 }, () => NAME_CHARACTERS[Math.floor(Math.random() * NAME_CHARACTERS.length)]).join('');
 
 /** Go's package of a group's internal types, as conversion errors name it (`core.ConfigMap`). */

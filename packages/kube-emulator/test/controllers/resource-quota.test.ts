@@ -38,7 +38,7 @@ describe('ResourceQuota object counts: admission and the resourcequota controlle
       status: { hard: { [COUNT]: '100' }, used: { [COUNT]: '0' } },
     });
     expect(created.status).to.equal(201);
-    expect((created.body as Quota).status, 'a created quota has no status yet').to.equal(undefined);
+    expect((created.body as Quota).status, 'a created quota has an empty status').to.deep.equal({});
     await usedBecomes('maps', '1');
     expect((await quota('maps')).status).to.deep.equal({ hard: { [COUNT]: '3' }, used: { [COUNT]: '1' } });
 
@@ -55,7 +55,9 @@ describe('ResourceQuota object counts: admission and the resourcequota controlle
       details: { name: 'fourth', kind: 'configmaps' },
     });
     const generated = await call(cluster.emulator, 'POST', CMS, { metadata: { generateName: 'map-' } });
-    expect((generated.body as { message: string }).message).to.match(/^configmaps "map-" is forbidden: exceeded quota/);
+    expect((generated.body as { message: string }).message).to.match(
+      /^configmaps "map-[a-z0-9]{5}" is forbidden: exceeded quota/,
+    );
     expect(
       (await call(cluster.emulator, 'POST', '/api/v1/namespaces/kube-public/configmaps', { metadata: { name: 'x' } }))
         .status,

@@ -119,6 +119,12 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
 
     const kubeConfig = (config: KubeConfigOptions = {}): string =>
       kubeConfigYaml(url, { name: 'real-kube', token: adminToken, ...config }, pki.caCertificate);
+    // Before kube-controller-manager: the resourcequota controller counts the kinds it discovers at
+    // start at once, those that come later only after its next discovery (30 s) and quota resync.
+    if (options.crds !== undefined) {
+      await installCrds(client, options.crds, timeoutMs);
+      log(`CRDs from ${options.crds} served after ${seconds()} s`);
+    }
     let controllerManager: ServerProcess | undefined;
     if (options.controllerManager) {
       const kubeconfig = join(dir, 'kube-controller-manager.kubeconfig');
@@ -135,10 +141,6 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
       );
       servers.push(controllerManager);
       log(`kube-controller-manager ready after ${seconds()} s`);
-    }
-    if (options.crds !== undefined) {
-      await installCrds(client, options.crds, timeoutMs);
-      log(`CRDs from ${options.crds} served after ${seconds()} s`);
     }
     await createNamespaces(client, options.namespaces ?? []);
 

@@ -37,6 +37,10 @@ export const resourceQuotas: ResourceDef = defineBuiltin({
   }),
   columns: [nameColumn(), ageColumn],
   strategy: {
+    // As kube-apiserver: a new quota's status is empty until the resourcequota controller fills it.
+    initialize(quota) {
+      quota.status = {};
+    },
     normalize(quota) {
       quantitiesAsStrings(objectAt(quota, 'spec')?.hard);
       quantitiesAsStrings(objectAt(quota, 'status')?.hard);

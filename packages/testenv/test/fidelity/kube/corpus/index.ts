@@ -8,6 +8,7 @@ import { discovery } from './discovery.js';
 import { list } from './list.js';
 import { namespace } from './namespace.js';
 import { patch } from './patch.js';
+import { quota } from './quota.js';
 import { rbac } from './rbac.js';
 import { status } from './status.js';
 import { validation } from './validation.js';
@@ -26,6 +27,7 @@ export const CORPUS: Sequence[] = [
   ...namespace,
   ...validation,
   ...admission,
+  ...quota,
   ...rbac,
   ...discovery,
 ];
