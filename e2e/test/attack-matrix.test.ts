@@ -2096,4 +2096,80 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
           ).to.deep.equal([]);
     });
   });
+
+  describe("22. a tenant's bound: the ResourceQuota of the tenant RBAC", function () {
+    const QUOTA = 'keymaster';
+    const COUNT = 'count/awsclusters.infrastructure.keymaster.dev';
+    const quotaKey = (namespace: string) => ({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: QUOTA, namespace },
+    });
+    interface Quota {
+      spec: { hard: Record<string, string> };
+      status?: { hard?: Record<string, string>; used?: Record<string, string> };
+    }
+    let management: RbacManagementCluster;
+
+    before(async function () {
+      this.timeout(300_000);
+      management = await RbacManagementCluster.start({
+        tenants: [
+          { name: 'tenant-a', quota: true },
+          { name: 'tenant-b', quota: true },
+        ],
+        objects: [namespace('tenant-a'), namespace('tenant-b')],
+        controllerManager: true,
+      });
+    });
+    after(async () => {
+      await management?.stop();
+    });
+
+    it('22. a tenant at its quota can create no more AWSClusters, cannot change or delete its quota, and another tenant is unaffected', async function () {
+      this.timeout(300_000);
+      const [tenantA, tenantB] = [management.tenant('tenant-a'), management.tenant('tenant-b')];
+      // As a client would: the quota limits once the resourcequota controller has counted (its status).
+      await eventually(async () =>
+        expect((await tenantA.kube.read<Quota>(quotaKey('tenant-a'))).status?.used).to.have.property(COUNT),
+      );
+      const quota = await tenantA.kube.read<Quota>(quotaKey('tenant-a'));
+      const limit = Number(quota.status!.hard![COUNT]);
+      expect(limit, 'the documented bound').to.be.within(1, 500);
+      const names = Array.from({ length: limit }, (_, index) => `bounded-${index}`);
+      for (let at = 0; at < names.length; at += 10)
+        await Promise.all(names.slice(at, at + 10).map((name) => create(tenantA, name, { region: REGION })));
+
+      const past = await refusal(create(tenantA, 'one-too-many', { region: REGION }));
+      expect(past).to.deep.equal({
+        code: 403,
+        message: `awsclusters.infrastructure.keymaster.dev "one-too-many" is forbidden: exceeded quota: ${QUOTA}, requested: ${COUNT}=1, used: ${COUNT}=${limit}, limited: ${COUNT}=${limit}`,
+      });
+      const raised = { hard: { ...quota.spec.hard, [COUNT]: String(limit * 10) } };
+      const attempts = {
+        patch: () => tenantA.kube.patch(quotaKey('tenant-a'), { spec: raised }),
+        replace: () => tenantA.kube.replace({ ...quotaKey('tenant-a'), spec: raised }),
+        delete: () => tenantA.kube.delete(quotaKey('tenant-a')),
+        'create another': () =>
+          tenantA.kube.create({
+            ...quotaKey('tenant-a'),
+            metadata: { name: 'mine', namespace: 'tenant-a' },
+            spec: raised,
+          }),
+      };
+      for (const [verb, attempt] of Object.entries(attempts))
+        expect((await refusal(attempt()))?.code, `${verb} refused`).to.equal(403);
+      const after = await management.ops.read<Quota>(quotaKey('tenant-a'));
+      expect(after.spec, 'the quota as ops wrote it').to.deep.equal(quota.spec);
+      expect(await tenantA.kube.list('infrastructure.keymaster.dev/v1beta1', 'AWSCluster', 'tenant-a')).to.have.length(
+        limit,
+      );
+      // Tenant B's quota counts tenant B's clusters only.
+      await eventually(async () =>
+        expect((await tenantB.kube.read<Quota>(quotaKey('tenant-b'))).status?.used).to.have.property(COUNT, '0'),
+      );
+      await create(tenantB, 'unaffected', { region: REGION });
+      expect((await tenantB.kube.cluster('tenant-b', 'unaffected')).metadata.name).to.equal('unaffected');
+    });
+  });
 });

@@ -39,6 +39,12 @@ export interface ApiServerOptions {
    * the kube-emulator follows it; a real kube-apiserver keeps its own (its tests do not move the clock).
    */
   tokenClock?: () => number;
+  /**
+   * Run kube-controller-manager's namespace, garbage-collector and resourcequota controllers on the
+   * real backend (a ResourceQuota limits nothing until its controller fills its status); the
+   * kube-emulator runs its own always.
+   */
+  controllerManager?: boolean;
 }
 
 const BACKENDS = ['emulator', 'real'] as const;
@@ -68,17 +74,19 @@ const csvLine = ({ token, user, uid, groups = [] }: ApiUser) =>
 export async function startRbacApiServer(
   dir: string,
   users: ApiUser[],
-  { crds = true, tokenClock }: ApiServerOptions = {},
+  { crds = true, tokenClock, controllerManager = false }: ApiServerOptions = {},
 ): Promise<ApiServer> {
   const tokenAuthFile = join(dir, 'tokens.csv');
   await writeFile(tokenAuthFile, `${users.map(csvLine).join('\n')}\n`);
   const crdFolder = crds ? { crds: join(REPO_ROOT, 'deploy/crds') } : {};
   if (BACKEND === 'real') {
-    const kube = await startRealKube({ ...crdFolder, tokenAuthFile, audit: true }).catch((error: unknown) => {
-      // Mocha prints the message only: the hint says how to get what is missing (provision-kube.sh).
-      if (error instanceof TestEnvError && error.hint) throw new Error(`${error.message}\nhint: ${error.hint}`);
-      throw error;
-    });
+    const kube = await startRealKube({ ...crdFolder, tokenAuthFile, audit: true, controllerManager }).catch(
+      (error: unknown) => {
+        // Mocha prints the message only: the hint says how to get what is missing (provision-kube.sh).
+        if (error instanceof TestEnvError && error.hint) throw new Error(`${error.message}\nhint: ${error.hint}`);
+        throw error;
+      },
+    );
     return {
       kubeConfig: (options) => kube.kubeConfig(options),
       writeKubeConfig: (path, options) => kube.writeKubeConfig(path, options),

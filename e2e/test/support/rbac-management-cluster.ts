@@ -38,6 +38,11 @@ export interface TenantSpec {
   identityViewer?: boolean;
   /** Also granted everything in its namespace (`*` on `*`), as some platforms do (one attack only). */
   everything?: boolean;
+  /**
+   * Bound by the example's ResourceQuota too (one attack only): the others flood a namespace past it
+   * to prove the controller's own caps.
+   */
+  quota?: boolean;
 }
 
 /** A developer of one tenant: bound by docs/security.md's tenant RBAC, and nothing else. */
@@ -106,6 +111,8 @@ export class RbacManagementCluster {
     objects?: KubeObject[];
     bindTenants?: boolean;
     tokenClock?: () => number;
+    /** kube-controller-manager's controllers on the real backend (a quota's status, see startRbacApiServer). */
+    controllerManager?: boolean;
   }): Promise<RbacManagementCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-rbac-'));
     const users: ApiUser[] = [
@@ -118,7 +125,10 @@ export class RbacManagementCluster {
         groups: [`${name}-developers`],
       })),
     ];
-    const server = await startRbacApiServer(dir, users, options.tokenClock ? { tokenClock: options.tokenClock } : {});
+    const server = await startRbacApiServer(dir, users, {
+      ...(options.tokenClock ? { tokenClock: options.tokenClock } : {}),
+      controllerManager: options.controllerManager ?? false,
+    });
     const cluster = new RbacManagementCluster(server, dir, options.tenants);
     try {
       await server.writeKubeConfig(join(dir, 'kubeconfig'), { token: CONTROLLER_TOKEN });
@@ -136,9 +146,13 @@ export class RbacManagementCluster {
 
   /** The tenants' RoleBindings and ClusterRoleBindings (after their namespaces exist). */
   async bindTenants(): Promise<void> {
-    for (const { name, statusWrite, identityViewer, everything } of this.tenantSpecs) {
+    for (const { name, statusWrite, identityViewer, everything, quota } of this.tenantSpecs) {
       await this.install(
-        await tenantBindings(name, { statusWrite: statusWrite ?? false, identityViewer: identityViewer ?? true }),
+        await tenantBindings(name, {
+          statusWrite: statusWrite ?? false,
+          identityViewer: identityViewer ?? true,
+          quota: quota ?? false,
+        }),
       );
       if (everything) await this.install(everythingInNamespace(name));
     }

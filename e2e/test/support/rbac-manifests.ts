@@ -65,15 +65,16 @@ export async function tenantRoles(): Promise<KubernetesObject[]> {
 /**
  * The example's bindings for `tenant` (namespace `tenant`, group `<tenant>-developers`), exactly as
  * written for tenant-a but renamed; with `statusWrite`, bound to the status-writer variant instead;
- * without `identityViewer`, not bound to the optional identity viewer.
+ * without `identityViewer`, not bound to the optional identity viewer; with `quota`, its ResourceQuota too.
  */
 export async function tenantBindings(
   tenant: string,
-  { statusWrite = false, identityViewer = true } = {},
+  { statusWrite = false, identityViewer = true, quota = false } = {},
 ): Promise<KubernetesObject[]> {
   const objects = loadAllYaml((await tenantRbacExample()).replaceAll(EXAMPLE_TENANT, tenant)) as KubernetesObject[];
   return objects
     .filter((object) => !isClusterRole(object))
+    .filter((object) => quota || object.kind !== 'ResourceQuota')
     .filter((object) => identityViewer || (object as { roleRef?: { name: string } }).roleRef?.name !== VIEWER_ROLE)
     .map((object) => {
       const binding = object as KubernetesObject & { roleRef?: { name: string } };

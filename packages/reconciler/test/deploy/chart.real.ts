@@ -1,7 +1,7 @@
 import { requireHelm } from '@keymaster/testenv';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { CHART, codeBlock, readManifests, readText, type Manifest } from './repo.js';
+import { CHART, codeBlock, parseManifests, readManifests, readText, type Manifest } from './repo.js';
 import { NAMESPACE, helm, only, render, valuesFile } from './helm.js';
 
 interface Rule {
@@ -64,6 +64,7 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         featureGates: { AutoControllerIdentityCreator: true },
         webhooks: { enabled: true, tenantGroups: { 'tenant-a-developers': 'tenant-a' } },
         credentialVending: { allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } },
+        tenants: { namespaces: [{ name: 'tenant-a', groups: ['tenant-a-developers'] }] },
       },
       { webhooks: { enabled: true, certManager: { enabled: true } } },
     ]) {
@@ -166,6 +167,58 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         example!.roleRef,
         example!.subjects,
       ]);
+    });
+
+    it("sets up tenants.namespaces as docs/security.md's tenant RBAC does: namespace with its tenancy label, RoleBinding, ResourceQuota", async () => {
+      const block = /<!-- tenant-rbac[^>]*-->\s*```yaml\n([\s\S]*?)```/.exec(readText('docs/security.md'))!;
+      const example = parseManifests(block[1]!, 'docs/security.md');
+      const none = await render();
+      expect(none.filter(({ kind }) => ['Namespace', 'ResourceQuota'].includes(kind))).to.deep.equal([]);
+      const manifests = await render({
+        tenants: {
+          namespaces: [
+            { name: 'tenant-a', groups: ['tenant-a-developers'] },
+            { name: 'tenant-b', tenant: 'blue', groups: ['b-devs', 'b-ops'] },
+          ],
+        },
+      });
+      const editor = only(manifests, 'ClusterRole', 'keymaster-awscluster-editor');
+      expect(rules(editor)).to.deep.equal(rules(only(example, 'ClusterRole', 'keymaster-awscluster-editor')));
+      const namespaces = manifests.filter(({ kind }) => kind === 'Namespace');
+      expect(
+        namespaces.map(({ metadata }) => [metadata.name, metadata.labels?.['keymaster.dev/tenant']]),
+      ).to.deep.equal([
+        ['tenant-a', 'tenant-a'],
+        ['tenant-b', 'blue'],
+      ]);
+      for (const { metadata } of namespaces)
+        expect((metadata as { annotations?: unknown }).annotations, 'helm uninstall keeps it').to.deep.equal({
+          'helm.sh/resource-policy': 'keep',
+        });
+      const [quotaA, quotaB] = manifests.filter(({ kind }) => kind === 'ResourceQuota') as (Manifest & {
+        spec: unknown;
+      })[];
+      const documented = only(example, 'ResourceQuota') as Manifest & { spec: unknown };
+      expect([quotaA!.metadata, quotaA!.spec]).to.deep.equal([
+        { ...documented.metadata, labels: quotaA!.metadata.labels },
+        documented.spec,
+      ]);
+      expect(quotaB!.metadata.namespace).to.equal('tenant-b');
+      const binding = (namespace: string) =>
+        manifests.find(
+          ({ kind, metadata }) => kind === 'RoleBinding' && metadata.namespace === namespace,
+        ) as Manifest & { roleRef: unknown; subjects: unknown };
+      const documentedBinding = only(example, 'RoleBinding', 'tenant-a-awsclusters') as Manifest & {
+        roleRef: unknown;
+        subjects: unknown;
+      };
+      expect([binding('tenant-a').roleRef, binding('tenant-a').subjects]).to.deep.equal([
+        documentedBinding.roleRef,
+        documentedBinding.subjects,
+      ]);
+      expect(binding('tenant-b').subjects).to.deep.equal(
+        ['b-devs', 'b-ops'].map((name) => ({ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name })),
+      );
     });
 
     it("installs deploy/policies' ledger policy for the release's ServiceAccount and groups, scoped to watch.namespace", async () => {
@@ -427,6 +480,12 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
       expect(await refusal({ shards: 257 })).to.include("at '/shards'");
       expect(await refusal({ credentialVending: { allowedNamespaces: { list: ['Tenant_A'] } } })).to.include(
         "at '/credentialVending/allowedNamespaces/list/0'",
+      );
+      expect(
+        await refusal({ tenants: { namespaces: [{ name: 'tenant-a', groups: ['a'] }], quota: { clusters: 501 } } }),
+      ).to.include("tenants.quota: each count must be at most the controller's cap");
+      expect(await refusal({ tenants: { namespaces: [{ name: 'tenant-a' }] } })).to.include(
+        "at '/tenants/namespaces/0'",
       );
     });
 

@@ -30,7 +30,8 @@ export function fidelityReport(results: readonly SequenceResult[], versions: { k
   }
   const lines = [
     `${total} request sequences, each sent to the kube-emulator and to kube-apiserver ${versions.kube} (with etcd and`,
-    "kube-controller-manager's namespace and garbage-collector controllers) and compared after normalization.",
+    "kube-controller-manager's namespace, garbage-collector and resourcequota controllers) and compared after",
+    'normalization.',
     '',
     '| area | sequences | identical | differing (explained) |',
     '| --- | --- | --- | --- |',
