@@ -54,10 +54,8 @@ export const objectCountName = (resource: { plural: string; group: string }): st
   `count/${resource.group ? `${resource.plural}.${resource.group}` : resource.plural}`;
 
 /** A quantity that is a whole count (`"5"`), else undefined: only object counts are enforced. */
-export function countOf(quantity: unknown): number | undefined {
-  const value = typeof quantity === 'number' ? String(quantity) : quantity;
-  return typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : undefined;
-}
+export const countOf = (quantity: unknown): number | undefined =>
+  typeof quantity === 'string' && /^[0-9]+$/.test(quantity) ? Number(quantity) : undefined;
 
 /** A quota's status.hard or status.used. */
 export const statusList = (quota: JsonObject, field: 'hard' | 'used'): JsonObject | undefined =>
