@@ -29,6 +29,7 @@ describe('a real control plane with kube-controller-manager (controllerManager: 
     expect(accounts.map(({ metadata }) => metadata?.name)).to.include.members([
       'generic-garbage-collector',
       'namespace-controller',
+      'resourcequota-controller',
     ]);
   });
 
@@ -51,6 +52,29 @@ describe('a real control plane with kube-controller-manager (controllerManager: 
     });
     await core.deleteNamespacedConfigMap({ name: 'owner', namespace: 'default' });
     await eventually(() => gone(core.readNamespacedConfigMap({ name: 'owned', namespace: 'default' })), 60_000);
+  });
+
+  it("fills a ResourceQuota's status, and quota admission then refuses a create past it", async () => {
+    await core.createNamespacedResourceQuota({
+      namespace: 'default',
+      body: { metadata: { name: 'maps' }, spec: { hard: { 'count/configmaps': '1' } } },
+    });
+    await eventually(async () => {
+      const { status } = await core.readNamespacedResourceQuota({ name: 'maps', namespace: 'default' });
+      expect(status?.used).to.have.property('count/configmaps');
+    }, 60_000);
+    const { status } = await core.readNamespacedResourceQuota({ name: 'maps', namespace: 'default' });
+    const room = 1 - Number(status!.used!['count/configmaps']);
+    for (let index = 0; index < room; index++)
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: `fill-${index}` } } });
+    const refused = await core
+      .createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'past' } } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).to.be.instanceOf(ApiException);
+    expect((refused as ApiException<string>).body).to.include('exceeded quota: maps');
   });
 
   it('stops kube-controller-manager with the rest', async () => {
