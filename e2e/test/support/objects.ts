@@ -19,6 +19,7 @@ import type {
   V1ClusterRole,
   V1ClusterRoleBinding,
   V1Namespace,
+  V1ResourceQuota,
   V1RoleBinding,
   V1Secret,
   V1ServiceAccount,
@@ -36,6 +37,7 @@ export type KubeObject =
   | V1ClusterRole
   | V1ClusterRoleBinding
   | V1RoleBinding
+  | V1ResourceQuota
   | AWSCluster
   | AWSClusterControllerIdentity
   | AWSClusterStaticIdentity
