@@ -47,7 +47,8 @@ export interface InformerOptions<T extends CachedObject, Listed = T> {
   /** The first page, or the page a continue token names; the informer reads every page. */
   list: (continueToken?: string) => Promise<ListPage<Listed>>;
   labelSelector?: string;
-  handlers: InformerHandlers<T>;
+  /** Handlers told first; more are added with `addHandlers`. */
+  handlers?: InformerHandlers<T>;
   /** --sync-period; 0 turns resync off. */
   resyncMs: number;
   clock?: Clock;
@@ -90,6 +91,8 @@ export class Informer<T extends CachedObject, Listed = T> {
   readonly #clock: Clock;
   readonly #informer: ListWatch<KubernetesObject>;
   readonly #previous = new Map<string, T>();
+  readonly #handlers: InformerHandlers<T>[] = [];
+  readonly #indexes = new Map<string, Index<T>>();
   readonly #bound: NamespaceBound | undefined;
   /** Parked objects as cached: their metadata only. */
   readonly #stubs = new WeakSet<object>();
@@ -105,6 +108,7 @@ export class Informer<T extends CachedObject, Listed = T> {
   constructor(options: InformerOptions<T, Listed>) {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
+    if (options.handlers) this.#handlers.push(options.handlers);
     const { transform, bound } = options;
     this.#bound = bound && new NamespaceBound(bound.perNamespace, bound.parkedChanged);
     const whole = (object: Listed): T | undefined => (transform ? transform(object) : (object as unknown as T));
@@ -154,7 +158,6 @@ export class Informer<T extends CachedObject, Listed = T> {
           )
         : new Watch(options.kubeConfig);
     this.#informer = new ListWatch<KubernetesObject>(options.path, watch, list, false, options.labelSelector);
-    const { handlers } = options;
     this.#informer.on('add', (added) => {
       this.#failures = 0;
       this.#changed(added as T);
@@ -168,7 +171,10 @@ export class Informer<T extends CachedObject, Listed = T> {
       const key = keyOf(object);
       const wasWhole = this.#previous.delete(key);
       this.#promoted.delete(key);
-      if (wasWhole) handlers.delete?.(object);
+      if (wasWhole) {
+        for (const index of this.#indexes.values()) index.remove(key);
+        this.#tell((handlers) => handlers.delete?.(object));
+      }
       const next = this.#bound?.remove(object);
       if (next) this.#promote(next as T, 0);
     });
@@ -214,6 +220,32 @@ export class Informer<T extends CachedObject, Listed = T> {
       .filter((object) => object !== undefined);
   }
 
+  /** Tells these handlers too, after those added before them. */
+  addHandlers(handlers: InformerHandlers<T>): void {
+    this.#handlers.push(handlers);
+  }
+
+  /**
+   * Keeps an index of the whole cached objects by the values `valuesOf` gives each (as controller-runtime's
+   * FieldIndexer): kept before any handler hears of a change, so handlers and reconciles read it current.
+   */
+  index(name: string, valuesOf: (object: T) => readonly string[]): void {
+    if (this.#indexes.has(name)) throw new Error(`informer index ${name} is defined twice`);
+    const index = new Index(valuesOf);
+    for (const object of this.list()) index.set(keyOf(object), object);
+    this.#indexes.set(name, index);
+  }
+
+  /** The whole cached objects the index files under the value. */
+  byIndex(name: string, value: string): T[] {
+    const index = this.#indexes.get(name);
+    if (!index) throw new Error(`informer index ${name} is not defined`);
+    return index
+      .objects(value)
+      .map(({ metadata }) => this.get(metadata?.name ?? '', metadata?.namespace))
+      .filter((object) => object !== undefined);
+  }
+
   /** A parked object's metadata: it is past its namespace's bound. */
   parked(name: string, namespace: string): T | undefined {
     const cached = this.#informer.get(name, namespace) as T | undefined;
@@ -233,17 +265,25 @@ export class Informer<T extends CachedObject, Listed = T> {
   };
 
   #changed(object: T): void {
-    const { handlers } = this.#options;
     const key = keyOf(object);
     if (this.#stubs.has(object)) {
-      handlers.parked?.(object);
+      this.#tell((handlers) => handlers.parked?.(object));
       return;
     }
     this.#promoted.delete(key);
     const previous = this.#previous.get(key);
     this.#previous.set(key, object);
-    if (previous) handlers.update?.(object, previous);
-    else handlers.add?.(object);
+    this.#indexed(key, object);
+    if (previous) this.#tell((handlers) => handlers.update?.(object, previous));
+    else this.#tell((handlers) => handlers.add?.(object));
+  }
+
+  #indexed(key: string, object: T): void {
+    for (const index of this.#indexes.values()) index.set(key, object);
+  }
+
+  #tell(event: (handlers: InformerHandlers<T>) => void): void {
+    for (const handlers of this.#handlers) event(handlers);
   }
 
   /** A parked object given a place: fetched whole (retried with backoff until it is, or is gone). */
@@ -258,7 +298,8 @@ export class Informer<T extends CachedObject, Listed = T> {
         if (this.#stopped || !whole || this.#previous.has(key) || this.#bound!.isParked(stub)) return;
         this.#promoted.set(key, whole);
         this.#previous.set(key, whole);
-        this.#options.handlers.add?.(whole);
+        this.#indexed(key, whole);
+        this.#tell((handlers) => handlers.add?.(whole));
       },
       (error: unknown) => {
         if (this.#stopped) return;
@@ -289,13 +330,48 @@ export class Informer<T extends CachedObject, Listed = T> {
   }
 
   #scheduleResync(): void {
-    const { resyncMs, handlers } = this.#options;
-    if (resyncMs <= 0 || !handlers.resync) return;
+    const { resyncMs } = this.#options;
+    if (resyncMs <= 0 || !this.#handlers.some((handlers) => handlers.resync)) return;
     this.#resyncTimer = this.#clock.setTimeout(() => {
       if (this.#stopped) return;
-      for (const object of this.list()) handlers.resync?.(object);
+      for (const object of this.list()) this.#tell((handlers) => handlers.resync?.(object));
       this.#scheduleResync();
     }, resyncMs);
+  }
+}
+
+/** One index: each object's key filed under its values, and the values it was filed under, to move it. */
+class Index<T> {
+  readonly #valuesOf: (object: T) => readonly string[];
+  readonly #byValue = new Map<string, Map<string, T>>();
+  readonly #filed = new Map<string, readonly string[]>();
+
+  constructor(valuesOf: (object: T) => readonly string[]) {
+    this.#valuesOf = valuesOf;
+  }
+
+  set(key: string, object: T): void {
+    this.remove(key);
+    const values = [...new Set(this.#valuesOf(object))];
+    this.#filed.set(key, values);
+    for (const value of values) {
+      let objects = this.#byValue.get(value);
+      if (!objects) this.#byValue.set(value, (objects = new Map()));
+      objects.set(key, object);
+    }
+  }
+
+  remove(key: string): void {
+    for (const value of this.#filed.get(key) ?? []) {
+      const objects = this.#byValue.get(value)!;
+      objects.delete(key);
+      if (objects.size === 0) this.#byValue.delete(value);
+    }
+    this.#filed.delete(key);
+  }
+
+  objects(value: string): T[] {
+    return [...(this.#byValue.get(value)?.values() ?? [])];
   }
 }
 
