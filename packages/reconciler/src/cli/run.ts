@@ -4,7 +4,8 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { createTagSync } from '../awscluster/tags.js';
 import { logApiWarnings } from '../kube/api-warnings.js';
 import { createControllerLogger, type Logger } from '../logging.js';
-import { Manager } from '../manager.js';
+import { createKeymaster, type Keymaster } from '../controllers.js';
+import type { Manager } from '../manager.js';
 import type { Clock } from '../runtime/clock.js';
 import { KeymasterMetrics } from '../metrics.js';
 import { serveMetrics, serveProbes } from '../servers.js';
@@ -15,6 +16,8 @@ import { checkApiServer, listenFailure, loadKubeConfig } from './startup.js';
 
 export interface RunningController {
   manager: Manager;
+  /** The controllers' shared parts (caches, writer) and the requests' caches, for in-process callers. */
+  keymaster: Keymaster;
   metrics: KeymasterMetrics;
   logger: Logger;
   metricsUrl?: string;
@@ -41,7 +44,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   const kubeConfig = loadKubeConfig(flags.kubeconfig, logApiWarnings(logger));
   await checkApiServer(kubeConfig);
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
-  const manager = new Manager({
+  const keymaster = createKeymaster({
     kubeConfig,
     controllerNamespace: flags.namespace,
     tenantLabel: flags.tenancy.label,
@@ -91,11 +94,13 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  const { manager } = keymaster;
   // What stop() closes: the servers, and for the webhooks their certificate watch too.
   const closers: (() => Promise<unknown>)[] = [];
   const closing = (server: Server) => () => new Promise((resolve) => server.close(resolve));
   const running: RunningController = {
     manager,
+    keymaster,
     metrics,
     logger,
     stop: async () => {
@@ -120,7 +125,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     running.probesUrl = url;
   }
   if (flags.webhookPort !== undefined) {
-    const webhooks = await startWebhooks(flags, manager, kubeConfig, logger);
+    const webhooks = await startWebhooks(flags, keymaster.context.caches, kubeConfig, logger);
     closers.push(() => webhooks.stop());
     running.webhooksUrl = webhooks.url;
   }

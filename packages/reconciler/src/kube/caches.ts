@@ -9,12 +9,12 @@ import {
   type AWSTagPolicy,
   type IdentityKind,
 } from '@keymaster/api';
-import type { IdentityObject, IdentityStore } from '@keymaster/identity';
+import { providerOf, type IdentityObject, type IdentityStore } from '@keymaster/identity';
+import { clusterNameOf } from '../awscluster/name-claim.js';
 import type { Clock } from '../runtime/clock.js';
-import { Informer, type CachedObject, type InformerHandlers, type InformerOptions } from '../runtime/informer.js';
+import { Informer, type CachedObject, type InformerOptions } from '../runtime/informer.js';
 import { PAUSED_ANNOTATION } from '@keymaster/api';
 import { namespaceAsRead, parkedAsRead, secretAsRead, tenantObjectAsRead, withoutUnread } from './cache-transforms.js';
-import { ClustersByName } from './clusters-by-name.js';
 import { LedgerClaims } from './ledger-claims.js';
 import { PLURAL, resourcePath } from './resources.js';
 
@@ -35,15 +35,9 @@ export interface CacheOptions {
   onError: (what: string, error: unknown, retryInMs: number) => void;
 }
 
-type Handlers = {
-  clusters: InformerHandlers<AWSCluster>;
-  ledgers: InformerHandlers<AWSClusterLedger>;
-  identities: InformerHandlers<IdentityObject>;
-  tagPolicies: InformerHandlers<AWSTagPolicy>;
-  accountBindings: InformerHandlers<AWSAccountBinding>;
-  secrets: InformerHandlers<V1Secret>;
-  namespaces: InformerHandlers<V1Namespace>;
-};
+/** Informer indexes (`Informer.index`): AWSClusters by clusterName, identities by the Secrets they read. */
+const CLUSTER_NAME_INDEX = 'clusterName';
+const SECRET_INDEX = 'secret';
 
 /**
  * The informer caches the controller reads from: AWSClusters and their ledgers, every identity kind,
@@ -63,9 +57,8 @@ export class Caches {
   readonly namespaces: Informer<V1Namespace>;
   readonly #all: Informer<CachedObject>[];
   readonly #controllerNamespace: string;
-  readonly #byName = new ClustersByName();
 
-  constructor(options: CacheOptions, handlers: Handlers) {
+  constructor(options: CacheOptions) {
     const { kubeConfig, controllerNamespace, watchNamespace, watchFilter, resyncMs, clock, onError } = options;
     const { clustersPerNamespace, clustersParked } = options;
     this.#controllerNamespace = controllerNamespace;
@@ -75,7 +68,6 @@ export class Caches {
       what: string,
       path: string,
       list: () => Promise<unknown>,
-      handler: InformerHandlers<T>,
       transform: (object: T) => T,
       labelSelector?: string,
       bound?: InformerOptions<T>['bound'],
@@ -84,7 +76,6 @@ export class Caches {
         kubeConfig,
         path,
         list: list as () => Promise<{ items: T[] }>,
-        handlers: handler,
         transform,
         resyncMs,
         ...(labelSelector ? { labelSelector } : {}),
@@ -106,7 +97,6 @@ export class Caches {
         watchNamespace
           ? custom.listNamespacedCustomObject({ ...clusterList, namespace: watchNamespace })
           : custom.listClusterCustomObject(clusterList),
-      this.#indexing(handlers.clusters),
       tenantObjectAsRead([PAUSED_ANNOTATION]),
       clusterSelector,
       {
@@ -133,7 +123,6 @@ export class Caches {
         watchNamespace
           ? custom.listNamespacedCustomObject({ ...ledgerList, namespace: watchNamespace })
           : custom.listClusterCustomObject(ledgerList),
-      this.#indexingClaims(handlers.ledgers),
       withoutUnread,
     );
     const identity = (kind: IdentityKind) =>
@@ -141,7 +130,6 @@ export class Caches {
         kind,
         resourcePath(kind),
         () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL[kind]! }),
-        handlers.identities,
         withoutUnread,
       );
     this.identities = Object.fromEntries(IDENTITY_KINDS.map((kind) => [kind, identity(kind)])) as Record<
@@ -152,30 +140,35 @@ export class Caches {
       'AWSTagPolicies',
       resourcePath('AWSTagPolicy'),
       () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL['AWSTagPolicy']! }),
-      handlers.tagPolicies,
       withoutUnread,
     );
     this.accountBindings = informer<AWSAccountBinding>(
       'AWSAccountBindings',
       resourcePath('AWSAccountBinding'),
       () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL['AWSAccountBinding']! }),
-      handlers.accountBindings,
       withoutUnread,
     );
     this.secrets = informer<V1Secret>(
       'Secrets',
       `/api/v1/namespaces/${controllerNamespace}/secrets`,
       () => core.listNamespacedSecret({ namespace: controllerNamespace }),
-      handlers.secrets,
       secretAsRead,
     );
     this.namespaces = informer<V1Namespace>(
       'Namespaces',
       '/api/v1/namespaces',
       () => core.listNamespace(),
-      handlers.namespaces,
       namespaceAsRead,
     );
+    // What reads these sees them current: indexes and claims are kept before any handler hears of a change.
+    this.clusters.index(CLUSTER_NAME_INDEX, (cluster) => [clusterNameOf(cluster)]);
+    for (const [kind, identities] of Object.entries(this.identities))
+      identities.index(SECRET_INDEX, (identity) => providerOf(kind as IdentityKind).secrets(identity));
+    this.ledgers.addHandlers({
+      add: (ledger) => this.ledgerClaims.set(ledger),
+      update: (ledger) => this.ledgerClaims.set(ledger),
+      delete: (ledger) => this.ledgerClaims.remove(ledger),
+    });
     this.#all = [
       this.clusters,
       this.ledgers,
@@ -205,48 +198,12 @@ export class Caches {
 
   /** The cached AWSClusters of a clusterName (spec.clusterName, else metadata.name). */
   clustersNamed(clusterName: string): AWSCluster[] {
-    return this.#byName
-      .named(clusterName)
-      .map(({ namespace, name }) => this.clusters.get(name, namespace))
-      .filter((cluster) => cluster !== undefined);
+    return this.clusters.byIndex(CLUSTER_NAME_INDEX, clusterName);
   }
 
-  /** The cluster handlers, the clusterName index kept first. */
-  #indexing(handlers: InformerHandlers<AWSCluster>): InformerHandlers<AWSCluster> {
-    return {
-      ...handlers,
-      add: (cluster) => {
-        this.#byName.set(cluster);
-        handlers.add?.(cluster);
-      },
-      update: (cluster, previous) => {
-        this.#byName.set(cluster);
-        handlers.update?.(cluster, previous);
-      },
-      delete: (cluster) => {
-        this.#byName.remove(cluster);
-        handlers.delete?.(cluster);
-      },
-    };
-  }
-
-  /** The ledger handlers, the claims index kept first. */
-  #indexingClaims(handlers: InformerHandlers<AWSClusterLedger>): InformerHandlers<AWSClusterLedger> {
-    return {
-      ...handlers,
-      add: (ledger) => {
-        this.ledgerClaims.set(ledger);
-        handlers.add?.(ledger);
-      },
-      update: (ledger, previous) => {
-        this.ledgerClaims.set(ledger);
-        handlers.update?.(ledger, previous);
-      },
-      delete: (ledger) => {
-        this.ledgerClaims.remove(ledger);
-        handlers.delete?.(ledger);
-      },
-    };
+  /** The cached identities that read a Secret of the controller's namespace. */
+  identitiesUsingSecret(name: string): IdentityObject[] {
+    return Object.values(this.identities).flatMap((identities) => identities.byIndex(SECRET_INDEX, name));
   }
 
   identity(kind: IdentityKind, name: string): IdentityObject | undefined {

@@ -78,6 +78,11 @@ export class Controller {
     options.metrics?.reconcileErrors.inc({ controller: options.name }, 0);
   }
 
+  /** The reconcile as the workers run it (sharded: guarded), for a last one outside the queue. */
+  get reconcile(): Reconciler {
+    return this.#options.reconcile;
+  }
+
   enqueue(request: Request): void {
     if (this.#options.owns?.(request) === false) return;
     this.queue.add(keyOf(request));

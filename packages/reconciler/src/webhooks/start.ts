@@ -1,22 +1,21 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RunFlags } from '../cli/flags.js';
 import type { Logger } from '../logging.js';
-import type { Manager } from '../manager.js';
+import type { Caches } from '../kube/caches.js';
 import { injectCaBundle } from './ca-bundle.js';
 import { serveWebhooks, type WebhookServer } from './server.js';
 import { IDENTITY_KINDS, SINGLETON_NAME } from '@keymaster/api';
 
 /**
- * The admission webhooks of `keymaster run`, answered from the manager's informer caches (served by
+ * The admission webhooks of `keymaster run`, answered from the controllers' informer caches (served by
  * every replica, leader or not, as controller-runtime's webhook server is).
  */
 export function startWebhooks(
   flags: RunFlags,
-  manager: Manager,
+  caches: Caches,
   kubeConfig: KubeConfig,
   logger: Logger,
 ): Promise<WebhookServer> {
-  const { caches } = manager;
   return serveWebhooks({
     port: flags.webhookPort ?? 0,
     certDir: flags.webhookCertDir,

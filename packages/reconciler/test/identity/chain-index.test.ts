@@ -2,7 +2,6 @@ import { API_VERSION, type AWSCluster, type IdentityKind, type IdentityReference
 import { chainReach, type IdentityObject, type IdentityStore, type NamespaceInfo } from '@keymaster/identity';
 import { expect } from 'chai';
 import { ChainIndex } from '../../src/identity/chain-index.js';
-import { SecretUsers } from '../../src/identity/secret-users.js';
 
 const ROLE = 'AWSClusterRoleIdentity' as const;
 const STATIC = 'AWSClusterStaticIdentity' as const;
@@ -188,22 +187,5 @@ describe('ChainIndex', () => {
     index.remove(cluster('a', 'c'));
     await walking;
     expect(index.clustersReaching({ kind: ROLE, name: 'x' })).to.deep.equal([]);
-  });
-});
-
-describe('SecretUsers', () => {
-  it('maps a Secret to the identities that read it, following secretRef edits and deletes', () => {
-    const users = new SecretUsers();
-    users.set(staticIdentity('a', 'shared'));
-    users.set(staticIdentity('b', 'shared'));
-    users.set(role('r'));
-    expect(ids(users.identitiesUsing('shared'))).to.deep.equal([`${STATIC}/a`, `${STATIC}/b`]);
-
-    users.set(staticIdentity('b', 'own'));
-    expect(ids(users.identitiesUsing('shared'))).to.deep.equal([`${STATIC}/a`]);
-    expect(ids(users.identitiesUsing('own'))).to.deep.equal([`${STATIC}/b`]);
-
-    users.remove(staticIdentity('a', 'shared'));
-    expect(users.identitiesUsing('shared')).to.deep.equal([]);
   });
 });

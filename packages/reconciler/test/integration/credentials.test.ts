@@ -466,7 +466,7 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
         name: 'other',
       });
       await gone(() => secretOf(p, 'other-aws', 'tenant-b'));
-      const secrets = p.controller.manager.credentialRequests.secrets;
+      const secrets = p.controller.keymaster.credentialRequests.secrets;
       await eventually(() => expect(secrets.access('tenant-b'), 'no watch without requests').to.equal('Pending'));
       expect(secrets.access('tenant-a')).to.equal('Granted');
     });
@@ -501,7 +501,7 @@ describe('AWSCredentialsRequest controller (kube-emulator, aws-emulator, real SD
         expect(events.items.map(({ reason }) => reason)).to.include('SecretRestored');
       });
 
-      const cache = p.controller.manager.credentialRequests.secrets;
+      const cache = p.controller.keymaster.credentialRequests.secrets;
       for (const { metadata } of decoys)
         expect(cache.get(metadata.name, 'tenant-a'), metadata.name).to.equal(undefined);
       const kept = cache.get('env-aws', 'tenant-a');

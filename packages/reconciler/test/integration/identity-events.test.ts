@@ -1,4 +1,4 @@
-import { API_VERSION, GROUP, VERSION, type AWSClusterRoleIdentity } from '@keymaster/api';
+import { API_VERSION, GROUP, IDENTITY_KINDS, VERSION, type AWSClusterRoleIdentity } from '@keymaster/api';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { keyOf, type Request } from '../../src/runtime/controller.js';
@@ -80,12 +80,14 @@ describe('identity events among many clusters, against both emulators', function
   before(async () => {
     platform = await startPlatform(objects, ['--sync-period', '1h']);
     const { manager } = platform.controller;
-    const enqueueCluster = manager.clusters.enqueue.bind(manager.clusters);
-    manager.clusters.enqueue = (request: Request) => {
+    const clusters = manager.controller('awscluster')!;
+    const enqueueCluster = clusters.enqueue.bind(clusters);
+    clusters.enqueue = (request: Request) => {
       enqueued.clusters.push(keyOf(request));
       enqueueCluster(request);
     };
-    for (const [kind, controller] of Object.entries(manager.identities)) {
+    for (const kind of IDENTITY_KINDS) {
+      const controller = manager.controller(kind.toLowerCase())!;
       const enqueue = controller.enqueue.bind(controller);
       controller.enqueue = (request: Request) => {
         enqueued.identities.push(`${kind}/${request.name}`);

@@ -49,7 +49,7 @@ describe('the AWSClusterLedger (the controller, in-process, against both emulato
   afterEach(() => platform.stop());
 
   const tags = (arn: string) => platform.aws.world.listResources().find((resource) => resource.arn === arn)!.tags;
-  const ledgerWrites = () => platform.controller.manager.writer.counts.ledgers;
+  const ledgerWrites = () => platform.controller.keymaster.context.writer.counts.ledgers;
   const editTags = (additionalTags: Record<string, string | null>) =>
     platform.patchCluster('team-a', 'prod', { additionalTags });
   /** The cluster once the controller has seen its current generation and found it in sync. */

@@ -91,7 +91,7 @@ describe('objects past their namespace bound (--max-clusters-per-namespace, --ma
   });
 
   it('keeps neither the labels nor the annotations a tenant fills of the clusters it serves', () => {
-    const cached = platform.controller.manager.caches.clusters.get('three', 'team-a') as AWSCluster;
+    const cached = platform.controller.keymaster.context.caches.clusters.get('three', 'team-a') as AWSCluster;
     expect(cached.metadata.annotations).to.equal(undefined);
     expect(cached.metadata.labels).to.equal(undefined);
   });
@@ -99,7 +99,7 @@ describe('objects past their namespace bound (--max-clusters-per-namespace, --ma
   it('refuses a request larger than any valid one without keeping its spec, and parks the one past the bound', async () => {
     await platform.objects.create(request('first', TOO_MANY));
     await eventually(() =>
-      expect(platform.controller.manager.credentialRequests.requests.get('first', 'team-a')).to.not.equal(undefined),
+      expect(platform.controller.keymaster.credentialRequests.requests.get('first', 'team-a')).to.not.equal(undefined),
     );
     await platform.objects.create(request('second'));
     const read = async (name: string) =>
@@ -124,7 +124,7 @@ describe('objects past their namespace bound (--max-clusters-per-namespace, --ma
       return found;
     });
     expect(served.metadata.finalizers).to.have.length(1);
-    const cached = platform.controller.manager.credentialRequests.requests.get('first', 'team-a')!;
+    const cached = platform.controller.keymaster.credentialRequests.requests.get('first', 'team-a')!;
     expect(cached.spec.statements).to.equal(undefined);
   });
 });
