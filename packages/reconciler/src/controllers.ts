@@ -40,6 +40,9 @@ export function createKeymaster(options: KeymasterOptions): Keymaster {
   setupIdentityControllers(context);
   const credentialRequests = setupCredentialsRequestController(context);
   // Last: the stop steps above (the status after tag work) still resolve.
-  manager.onStop(() => Promise.resolve(context.resolver.clear()));
+  manager.onStop(() => {
+    context.resolver.clear();
+    return Promise.resolve();
+  });
   return { manager, context, credentialRequests };
 }

@@ -122,7 +122,9 @@ export class Manager implements ControllerHost {
     const begin = () => {
       this.#started = true;
       for (const { controller } of this.#controllers) controller.start();
-      this.#options.logger.info('reconciling', { controllers: this.#controllers.map(({ controller }) => controller.name) });
+      this.#options.logger.info('reconciling', {
+        controllers: this.#controllers.map(({ controller }) => controller.name),
+      });
     };
     if (!this.#elector) {
       begin();

@@ -22,7 +22,8 @@ describe('controller wiring', () => {
       const exported = [...read(`${folder}/setup.ts`).matchAll(/^export function (setup\w+)/gm)].map((m) => m[1]!);
       expect(exported, `${folder}/setup.ts exports a setup function`).to.have.length.greaterThan(0);
       expect(controllers, `controllers.ts imports ${folder}/setup.ts`).to.include(`'./${folder}/setup.js'`);
-      for (const name of exported) expect(controllers, `controllers.ts calls ${name}`).to.match(new RegExp(`${name}\\(`));
+      for (const name of exported)
+        expect(controllers, `controllers.ts calls ${name}`).to.match(new RegExp(`${name}\\(`));
     }
   });
 
@@ -41,7 +42,6 @@ describe('controller wiring', () => {
     const howTo = doc.slice(doc.indexOf('### Adding a CRD controller'));
     const files = [...howTo.matchAll(/`packages\/reconciler\/src\/([\w/.-]+\.ts)`/g)].map((m) => m[1]!);
     expect(files).to.include.members(['controllers.ts']);
-    for (const file of files)
-      expect(() => read(file), `${file} exists`).to.not.throw();
+    for (const file of files) expect(() => read(file), `${file} exists`).to.not.throw();
   });
 });

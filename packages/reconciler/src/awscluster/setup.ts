@@ -125,9 +125,14 @@ export function setupAWSClusterController(context: ControllerContext): void {
   // status now: no tags are left written without their status (the rest the next leader redoes).
   manager.onStop(async () => {
     for (const key of await tagWork.stop())
-      await clusters.reconcile(requestOf(key), { reconcileId: 'shutdown' }).catch((error: unknown) =>
-        options.logger.warn('status after tag work not written at shutdown', { key, error: describeKubeError(error) }),
-      );
+      await clusters
+        .reconcile(requestOf(key), { reconcileId: 'shutdown' })
+        .catch((error: unknown) =>
+          options.logger.warn('status after tag work not written at shutdown', {
+            key,
+            error: describeKubeError(error),
+          }),
+        );
   });
 }
 

@@ -80,7 +80,8 @@ export function setupCredentialsRequestController(context: ControllerContext): {
     kubeConfig,
     requests,
     clock,
-    onSecret: (secret) => requeue.send({ namespace: secret.metadata.namespace, name: secret.metadata.labels[REQUEST_LABEL] }),
+    onSecret: (secret) =>
+      requeue.send({ namespace: secret.metadata.namespace, name: secret.metadata.labels[REQUEST_LABEL] }),
     onAccess: (namespace) => ofNamespace(namespace).forEach((request) => requeue.send(request)),
     onWatchError,
   });

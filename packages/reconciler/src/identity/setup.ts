@@ -47,9 +47,7 @@ function setupIdentityController(
     identities.filter((identity) => identity.kind === kind).map(requestFor);
   controllerFor(manager, kind.toLowerCase(), caches.identities[kind])
     .withPredicate(specOrMetadataChanged)
-    .watches<LinkName>(context.identityChanges, (identity) =>
-      identity.kind === kind ? [{ name: identity.name }] : [],
-    )
+    .watches<LinkName>(context.identityChanges, (identity) => (identity.kind === kind ? [{ name: identity.name }] : []))
     // A static identity's Secret (keys, a role's externalID) changed.
     .watches<V1Secret>(caches.secrets, (secret) => ofKind(caches.identitiesUsingSecret(secret.metadata?.name ?? '')))
     // Who may act in an account: claims of it are converted.

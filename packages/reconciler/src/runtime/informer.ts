@@ -331,7 +331,7 @@ export class Informer<T extends CachedObject, Listed = T> {
 
   #scheduleResync(): void {
     const { resyncMs } = this.#options;
-    if (resyncMs <= 0 || !this.#handlers.some((handlers) => handlers.resync)) return;
+    if (resyncMs <= 0 || !this.#handlers.some((handlers) => handlers.resync !== undefined)) return;
     this.#resyncTimer = this.#clock.setTimeout(() => {
       if (this.#stopped) return;
       for (const object of this.list()) this.#tell((handlers) => handlers.resync?.(object));
@@ -356,7 +356,7 @@ class Index<T> {
     this.#filed.set(key, values);
     for (const value of values) {
       let objects = this.#byValue.get(value);
-      if (!objects) this.#byValue.set(value, (objects = new Map()));
+      if (!objects) this.#byValue.set(value, (objects = new Map<string, T>()));
       objects.set(key, object);
     }
   }

@@ -36,7 +36,11 @@ class RecordingHost implements ControllerHost {
   readonly enqueued: string[] = [];
   add(declaration: ControllerDeclaration): Controller {
     this.declaration = declaration;
-    const controller = new Controller({ name: declaration.name, workers: declaration.workers, reconcile: declaration.reconcile });
+    const controller = new Controller({
+      name: declaration.name,
+      workers: declaration.workers,
+      reconcile: declaration.reconcile,
+    });
     controller.enqueue = (request: Request) => this.enqueued.push(keyOf(request));
     declaration.watch(controller);
     return controller;
@@ -114,7 +118,10 @@ describe('controllerFor', () => {
     controllerFor(host, 'thing', things)
       .withWorkers(4)
       .shardedBy(({ namespace }) => (namespace === 'team-a' ? 0 : 1))
-      .withOutsideWork({ cancel: (request) => running.delete(keyOf(request)), isRunning: (request) => running.has(keyOf(request)) })
+      .withOutsideWork({
+        cancel: (request) => running.delete(keyOf(request)),
+        isRunning: (request) => running.has(keyOf(request)),
+      })
       .complete(reconcile);
 
     const declaration = host.declaration!;

@@ -56,7 +56,11 @@ describe('Informer indexes', () => {
     await core.createNamespacedConfigMap({ namespace: NAMESPACE, body: configMap('watched', 'red') });
     await eventually(() => expect(named('red')).to.deep.equal(['listed', 'watched']));
 
-    await core.replaceNamespacedConfigMap({ name: 'watched', namespace: NAMESPACE, body: configMap('watched', 'green') });
+    await core.replaceNamespacedConfigMap({
+      name: 'watched',
+      namespace: NAMESPACE,
+      body: configMap('watched', 'green'),
+    });
     await eventually(() => expect(named('green')).to.deep.equal(['watched']));
     expect(named('red')).to.deep.equal(['listed']);
     // The update handler already read the index with the object moved.
@@ -70,7 +74,10 @@ describe('Informer indexes', () => {
     await core.replaceNamespacedConfigMap({
       name: 'listed',
       namespace: NAMESPACE,
-      body: { ...configMap('listed', 'red,blue'), metadata: { name: 'listed', namespace: NAMESPACE, labels: { v: '2' } } },
+      body: {
+        ...configMap('listed', 'red,blue'),
+        metadata: { name: 'listed', namespace: NAMESPACE, labels: { v: '2' } },
+      },
     });
     await eventually(() => expect(informer.byIndex('groups', 'red')[0]?.metadata?.labels).to.deep.equal({ v: '2' }));
     expect(informer.byIndex('groups', 'red')[0]).to.equal(informer.get('listed', NAMESPACE));
