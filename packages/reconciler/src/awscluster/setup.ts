@@ -80,7 +80,7 @@ export function setupAWSClusterController(context: ControllerContext): void {
     const cluster = caches.clusters.get(name, namespace) ?? caches.clusters.parked(name, namespace);
     return cluster && shardOf(clusterNameOf(cluster), shards);
   };
-  let builder = controllerFor(manager, 'awscluster', caches.clusters)
+  const builder = controllerFor(manager, 'awscluster', caches.clusters)
     .withPredicate(specOrMetadataChanged)
     .withWorkers(options.maxConcurrentReconciles)
     .shardedBy(shardOfCluster)
@@ -114,7 +114,7 @@ export function setupAWSClusterController(context: ControllerContext): void {
     );
   // The clusters reaching an identity: its edit may move them past it (a source replaced).
   for (const identities of Object.values(caches.identities))
-    builder = builder.watches<IdentityObject>(
+    builder.watches<IdentityObject>(
       identities,
       (identity) =>
         cached(chains.clustersReaching({ kind: identity.kind, name: identity.metadata.name ?? '' })).map(requestFor),
@@ -125,14 +125,12 @@ export function setupAWSClusterController(context: ControllerContext): void {
   // status now: no tags are left written without their status (the rest the next leader redoes).
   manager.onStop(async () => {
     for (const key of await tagWork.stop())
-      await clusters
-        .reconcile(requestOf(key), { reconcileId: 'shutdown' })
-        .catch((error: unknown) =>
-          options.logger.warn('status after tag work not written at shutdown', {
-            key,
-            error: describeKubeError(error),
-          }),
-        );
+      await clusters.reconcile(requestOf(key), { reconcileId: 'shutdown' }).catch((error: unknown) =>
+        options.logger.warn('status after tag work not written at shutdown', {
+          key,
+          error: describeKubeError(error),
+        }),
+      );
   });
 }
 

@@ -120,7 +120,7 @@ export function setupCredentialsRequestController(context: ControllerContext): {
   });
   const all = () => requests.list().map(requestFor);
   const shards = options.shards?.count ?? 1;
-  let builder = controllerFor(manager, 'awscredentialsrequest', requests)
+  const builder = controllerFor(manager, 'awscredentialsrequest', requests)
     .withPredicate(requestChanged)
     .withWorkers(options.maxConcurrentReconciles)
     .shardedBy(({ namespace = '', name }) => shardOf(`${namespace}/${name}`, shards))
@@ -137,7 +137,7 @@ export function setupCredentialsRequestController(context: ControllerContext): {
     );
   // After an identity changed: every request (identities are few; a reconcile reads caches until it calls STS).
   for (const identities of Object.values(caches.identities))
-    builder = builder.watches<IdentityObject>(identities, all, specOrMetadataChanged);
+    builder.watches<IdentityObject>(identities, all, specOrMetadataChanged);
   builder.complete(reconciler.reconcile);
   return { requests, secrets };
 }

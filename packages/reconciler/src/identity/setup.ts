@@ -54,11 +54,10 @@ function setupIdentityController(
     .watches<AWSAccountBinding>(
       caches.accountBindings,
       (binding) =>
-        ofKind(
-          caches.identities[kind]
-            .list()
-            .filter((identity) => identity.metadata.annotations?.[CLAIMED_ACCOUNT] === binding.metadata.name),
-        ),
+        caches.identities[kind]
+          .list()
+          .filter((identity) => identity.metadata.annotations?.[CLAIMED_ACCOUNT] === binding.metadata.name)
+          .map(requestFor),
       specOrMetadataChanged,
     )
     .complete(reconciler.reconcile);
