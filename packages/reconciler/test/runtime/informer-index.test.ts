@@ -19,7 +19,7 @@ describe('Informer indexes', () => {
   const named = (group: string, index = 'groups') =>
     informer
       .byIndex(index, group)
-      .map((object) => object.metadata?.name)
+      .map((object) => object.metadata?.name ?? '')
       .sort();
 
   before(async () => {
