@@ -12,8 +12,9 @@ import { labelsChanged, specOrMetadataChanged } from '../runtime/predicates.js';
 import { shardOf } from '../runtime/shard-assignment.js';
 import { ClusterNames } from './cluster-names.js';
 import { clusterNameOf } from './name-claim.js';
-import { AWSClusterReconciler, type TagOutcome } from './reconciler.js';
+import { AWSClusterReconciler } from './reconciler.js';
 import { DEFAULT_TAG_WORK_PER_SLOT, DEFAULT_TAG_WORK_RUNNING, TagScheduler } from './tag-scheduler.js';
+import type { TagOutcome } from './tags.js';
 
 /**
  * The AWSCluster controller: each cluster's reconcile, and the changes elsewhere that concern clusters

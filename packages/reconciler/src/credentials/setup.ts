@@ -16,6 +16,7 @@ import {
   labelsChanged,
   specOrMetadataChanged,
 } from '../runtime/predicates.js';
+import { objectKey } from '../runtime/object-key.js';
 import { shardOf } from '../runtime/shard-assignment.js';
 import { REQUEST_LABEL } from './owned-secret.js';
 import { CredentialsReconciler } from './reconciler.js';
@@ -123,7 +124,7 @@ export function setupCredentialsRequestController(context: ControllerContext): {
   const builder = controllerFor(manager, 'awscredentialsrequest', requests)
     .withPredicate(requestChanged)
     .withWorkers(options.maxConcurrentReconciles)
-    .shardedBy(({ namespace = '', name }) => shardOf(`${namespace}/${name}`, shards))
+    .shardedBy(({ namespace = '', name }) => shardOf(objectKey({ namespace, name }), shards))
     .watches(requeue, (request) => [request])
     // A role's externalID (or a source's keys) changed: requests reaching it take it now, as after an identity edit.
     .watches<V1Secret>(caches.secrets, (secret) =>
