@@ -8,7 +8,7 @@ export async function inspectContextOf(flags: InspectFlags): Promise<InspectCont
   await checkApiServer(kubeConfig);
   return createInspectContext({
     kubeConfig,
-    controllerNamespace: flags.namespace,
+    controllerNamespace: flags.controllerNamespace,
     stsRegion: flags.stsRegion,
     layerGracePeriodMs: flags.tagLayerGracePeriodMs,
     tenantLabel: flags.tenantLabel,

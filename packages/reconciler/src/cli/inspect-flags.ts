@@ -9,15 +9,15 @@ import { FlagError, RUN_FLAGS } from './flags.js';
 /**
  * The flags of `keymaster plan` and `keymaster explain`. Those that shape what the controller does
  * are the controller's own (same names, defaults and meaning), so that a command acts as the
- * controller would: `--namespace` is the controller's namespace, as for `keymaster run`; the
- * clusters' namespace is `-n`, as in kubectl.
+ * controller would. As in kubectl, `-n/--namespace` is the namespace of the clusters; the
+ * controller's namespace (`keymaster run --namespace`) is `--controller-namespace` here.
  */
 export const INSPECT_FLAGS = {
-  'cluster-namespace': { type: 'string', short: 'n', help: 'the AWSClusters of this namespace (with NAME: that one)' },
+  namespace: { type: 'string', short: 'n', help: 'the AWSClusters of this namespace (with NAME: that one)' },
   'all-namespaces': { type: 'boolean', short: 'A', help: 'the AWSClusters of every namespace' },
   output: { type: 'string', short: 'o', default: 'table', help: `output format: ${OUTPUTS.join(', ')}` },
   kubeconfig: RUN_FLAGS.kubeconfig,
-  namespace: RUN_FLAGS.namespace,
+  'controller-namespace': { ...RUN_FLAGS.namespace, help: "the controller's namespace (keymaster run --namespace)" },
   'sts-region': RUN_FLAGS['sts-region'],
   'tag-layer-grace-period': RUN_FLAGS['tag-layer-grace-period'],
   'tenant-label': RUN_FLAGS['tenant-label'],
@@ -29,7 +29,7 @@ export interface InspectFlags {
   output: Output;
   kubeconfig: string | undefined;
   /** The controller's namespace. */
-  namespace: string;
+  controllerNamespace: string;
   stsRegion: string;
   tagLayerGracePeriodMs: number;
   /** On identities: the tenant whose accounts they may act in. */
@@ -49,7 +49,7 @@ function targetsOf(
     : 'NAMESPACE/NAME (or NAME -n NAMESPACE), -n NAMESPACE or -A';
   const refuse = (problem: string) =>
     new KeymasterError('ERR_KEYMASTER_INVALID_ARGUMENT', `keymaster ${command}: ${problem}`, {
-      hint: `Name the clusters as ${forms}. --namespace is the controller's namespace, as for \`keymaster run\`.`,
+      hint: `Name the clusters as ${forms}.`,
     });
   if (positionals.length > 1) throw refuse(`expected one cluster, got ${positionals.length}: ${positionals.join(' ')}`);
   const [given] = positionals;
@@ -73,8 +73,22 @@ function targetsOf(
   return { cluster: { namespace: ns, name } };
 }
 
+/**
+ * `--cluster-namespace` was -n's long name before -n/--namespace took kubectl's meaning; it fails
+ * rather than warns, so that a script that also passes the old `--namespace` (then the controller's)
+ * is not run against the wrong namespace without its author noticing.
+ */
+function refuseRenamedFlag(command: string, args: readonly string[]): void {
+  const old = args.find((arg) => arg === '--cluster-namespace' || arg.startsWith('--cluster-namespace='));
+  if (old === undefined) return;
+  throw new KeymasterError('ERR_KEYMASTER_INVALID_FLAG', `keymaster ${command}: --cluster-namespace is now -n/--namespace`, {
+    hint: "Use -n NAMESPACE (or --namespace NAMESPACE) for the clusters' namespace, and --controller-namespace for the controller's.",
+  });
+}
+
 /** Parses `keymaster plan` (`single: false`) or `keymaster explain` (`single: true`) arguments; undefined for --help. */
 export function parseInspectFlags(command: string, args: string[], single: boolean): InspectFlags | undefined {
+  refuseRenamedFlag(command, args);
   const { values, positionals } = parseCommandLine(command, INSPECT_FLAGS, args);
   if (values.help) return undefined;
   const output = values.output;
@@ -85,10 +99,10 @@ export function parseInspectFlags(command: string, args: string[], single: boole
   if (tagLayerGracePeriodMs === undefined)
     throw new FlagError('tag-layer-grace-period', grace, 'is not a Go duration', 'Write it like 0s, 10m or 1h.');
   return {
-    targets: targetsOf(command, positionals, values['cluster-namespace'], values['all-namespaces'] ?? false, single),
+    targets: targetsOf(command, positionals, values.namespace, values['all-namespaces'] ?? false, single),
     output: output as Output,
     kubeconfig: values.kubeconfig,
-    namespace: values.namespace,
+    controllerNamespace: values['controller-namespace'],
     stsRegion: values['sts-region'],
     tagLayerGracePeriodMs,
     tenantLabel: tenantLabelFlag(values['tenant-label']),

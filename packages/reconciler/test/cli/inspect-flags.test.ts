@@ -19,7 +19,7 @@ describe('keymaster plan and explain flags', () => {
       targets: { all: true },
       output: 'table',
       kubeconfig: undefined,
-      namespace: 'keymaster-system',
+      controllerNamespace: 'keymaster-system',
       stsRegion: 'us-east-1',
       tagLayerGracePeriodMs: 600_000,
       tenantLabel: 'keymaster.dev/tenant',
@@ -32,7 +32,7 @@ describe('keymaster plan and explain flags', () => {
         'yaml',
         '--kubeconfig',
         'kc',
-        '--namespace',
+        '--controller-namespace',
         'ops',
         '--sts-region',
         'eu-west-1',
@@ -43,7 +43,7 @@ describe('keymaster plan and explain flags', () => {
       targets: { namespace: 'tenant-b' },
       output: 'yaml',
       kubeconfig: 'kc',
-      namespace: 'ops',
+      controllerNamespace: 'ops',
       stsRegion: 'eu-west-1',
       tenantLabel: 'example.com/team',
     });
@@ -53,7 +53,8 @@ describe('keymaster plan and explain flags', () => {
     const one = { cluster: { namespace: 'tenant-b', name: 'dev' } };
     expect(plan('tenant-b/dev')?.targets).to.deep.equal(one);
     expect(plan('dev', '-n', 'tenant-b')?.targets).to.deep.equal(one);
-    expect(explain('tenant-b/dev', '--cluster-namespace=tenant-b')?.targets).to.deep.equal(one);
+    expect(explain('tenant-b/dev', '--namespace=tenant-b')?.targets).to.deep.equal(one);
+    expect(plan('--namespace', 'tenant-b')?.targets).to.deep.equal({ namespace: 'tenant-b' });
     expect(plan('--help')).to.equal(undefined);
   });
 
@@ -64,7 +65,7 @@ describe('keymaster plan and explain flags', () => {
       message: 'keymaster plan: no cluster named and no -n or -A',
     });
     expect(none.hint).to.equal(
-      "Name the clusters as NAMESPACE/NAME (or NAME -n NAMESPACE), -n NAMESPACE or -A. --namespace is the controller's namespace, as for `keymaster run`.",
+      'Name the clusters as NAMESPACE/NAME (or NAME -n NAMESPACE), -n NAMESPACE or -A.',
     );
     expect(refusal(() => plan('dev')).message).to.equal(
       'keymaster plan: "dev" is not NAMESPACE/NAME (or give -n NAMESPACE)',
@@ -75,6 +76,17 @@ describe('keymaster plan and explain flags', () => {
     expect(refusal(() => plan('a/b', '-n', 'c')).message).to.include('is not in the namespace -n c');
     expect(refusal(() => explain('-n', 'tenant-b')).message).to.equal('keymaster explain: no cluster named');
     expect(refusal(() => explain('-A')).message).to.include('-A is for `keymaster plan`');
+  });
+
+  it('refuses the renamed --cluster-namespace, naming the new flags', () => {
+    for (const args of [['--cluster-namespace', 'tenant-b'], ['--cluster-namespace=tenant-b']]) {
+      const renamed = refusal(() => plan(...args));
+      expect(renamed).to.include({
+        code: 'ERR_KEYMASTER_INVALID_FLAG',
+        message: 'keymaster plan: --cluster-namespace is now -n/--namespace',
+      });
+      expect(renamed.hint).to.include('--controller-namespace');
+    }
   });
 
   it('refuses a bad flag value naming the flag, and unknown flags', () => {
