@@ -1,7 +1,3 @@
-import { explainCluster } from '../inspect/explain.js';
-import { renderExplanation } from '../inspect/explain-output.js';
-import { findClusters } from '../inspect/targets.js';
-import { inspectContextOf } from './inspect-context.js';
 import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
 
 export const explainHelp = (): string =>
@@ -17,6 +13,13 @@ export async function explain(args: string[]): Promise<void> {
     console.log(explainHelp());
     return;
   }
+  // Loaded past --help and the flags' checks: they bring the AWS SDK and client-node.
+  const [{ explainCluster }, { renderExplanation }, { findClusters }, { inspectContextOf }] = await Promise.all([
+    import('../inspect/explain.js'),
+    import('../inspect/explain-output.js'),
+    import('../inspect/targets.js'),
+    import('./inspect-context.js'),
+  ]);
   const context = await inspectContextOf(flags);
   const [cluster] = await findClusters(context, flags.targets);
   const explanation = await explainCluster(context, cluster!);

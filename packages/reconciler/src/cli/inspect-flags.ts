@@ -1,6 +1,6 @@
 import { KeymasterError } from '@keymaster/api';
 import { parseDuration } from '../runtime/duration.js';
-import { OUTPUTS, type Output } from '../inspect/plan-output.js';
+import { OUTPUTS, type Output } from '../inspect/output-format.js';
 import type { Targets } from '../inspect/targets.js';
 import { commandHelp, parseCommandLine, type FlagSpecs } from './command-flags.js';
 import { tenantLabelFlag } from '../webhooks/flags.js';
@@ -81,9 +81,13 @@ function targetsOf(
 function refuseRenamedFlag(command: string, args: readonly string[]): void {
   const old = args.find((arg) => arg === '--cluster-namespace' || arg.startsWith('--cluster-namespace='));
   if (old === undefined) return;
-  throw new KeymasterError('ERR_KEYMASTER_INVALID_FLAG', `keymaster ${command}: --cluster-namespace is now -n/--namespace`, {
-    hint: "Use -n NAMESPACE (or --namespace NAMESPACE) for the clusters' namespace, and --controller-namespace for the controller's.",
-  });
+  throw new KeymasterError(
+    'ERR_KEYMASTER_INVALID_FLAG',
+    `keymaster ${command}: --cluster-namespace is now -n/--namespace`,
+    {
+      hint: "Use -n NAMESPACE (or --namespace NAMESPACE) for the clusters' namespace, and --controller-namespace for the controller's.",
+    },
+  );
 }
 
 /** Parses `keymaster plan` (`single: false`) or `keymaster explain` (`single: true`) arguments; undefined for --help. */

@@ -1,9 +1,6 @@
+// Each command's modules load when it runs, not before: the AWS SDK and client-node take seconds to
+// load, and --help, --version or a typo need neither.
 import { KeymasterError } from '@keymaster/api';
-import { kubeAccessError } from '../kube/access-error.js';
-import { explain } from './explain.js';
-import { parseRunFlags, runHelp } from './flags.js';
-import { plan } from './plan.js';
-import { startController } from './run.js';
 import { KEYMASTER_VERSION } from '../version.js';
 
 const USAGE = `Usage: keymaster <command> [flags]
@@ -23,6 +20,7 @@ const printVersion = () => console.log(`keymaster ${KEYMASTER_VERSION}`);
 
 /** Runs until SIGTERM or SIGINT, then stops gracefully and exits 0; exits 1 if leadership is lost. */
 async function run(args: string[]): Promise<void> {
+  const { parseRunFlags, runHelp } = await import('./flags.js');
   if (args.includes('--help') || args.includes('-h')) {
     console.log(runHelp());
     return;
@@ -31,6 +29,7 @@ async function run(args: string[]): Promise<void> {
     printVersion();
     return;
   }
+  const { startController } = await import('./run.js');
   const controller = await startController(parseRunFlags(args), {
     onLeadershipLost: () => process.exit(1),
   });
@@ -74,10 +73,11 @@ async function main(commands: Record<string, Command>, [command = '', ...args]: 
   }
   const handler = commands[command];
   if (!handler) {
-    process.stderr.write(
-      command && command !== '--help' ? `keymaster: unknown command "${command}"\n\n${USAGE}` : USAGE,
-    );
-    process.exitCode = command && command !== '--help' ? 2 : 0;
+    // Asked for, the usage is the output (stdout, as kubectl prints its help); after a mistake, the error's detail.
+    const asked = command === '' || command === '--help' || command === '-h' || command === 'help';
+    if (asked) process.stdout.write(USAGE);
+    else process.stderr.write(`keymaster: unknown command "${command}"\n\n${USAGE}`);
+    process.exitCode = asked ? 0 : 2;
     return;
   }
   await handler(args);
@@ -97,17 +97,19 @@ export async function runKeymaster(
     run,
     demo: devCommands.demo ?? devOnly('demo'),
     emulate: devCommands.emulate ?? devOnly('emulate'),
-    plan,
-    explain,
+    plan: async (args: string[]) => (await import('./plan.js')).plan(args),
+    explain: async (args: string[]) => (await import('./explain.js')).explain(args),
   };
-  await main(commands, argv).catch(exitOnError);
+  await main(commands, argv).catch(async (error: unknown) =>
+    exitOnError(error, await import('../kube/access-error.js')),
+  );
 }
 
 /**
  * A failure ends the command with one line saying what failed and one with the fix, never a stack:
  * exit 2 for what the user can fix (a flag, a file, the API server, RBAC), 1 for anything else.
  */
-function exitOnError(error: unknown): never {
+function exitOnError(error: unknown, { kubeAccessError }: typeof import('../kube/access-error.js')): never {
   const known = error instanceof KeymasterError ? error : kubeAccessError(error, 'call the API server');
   if (known) {
     process.stderr.write(`keymaster: ${known.message}\n${known.hint ? `hint: ${known.hint}\n` : ''}`);

@@ -1,7 +1,3 @@
-import { planClusters } from '../inspect/cluster-plan.js';
-import { renderPlans } from '../inspect/plan-output.js';
-import { findClusters } from '../inspect/targets.js';
-import { inspectContextOf } from './inspect-context.js';
 import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
 
 export const planHelp = (): string =>
@@ -17,6 +13,13 @@ export async function plan(args: string[]): Promise<void> {
     console.log(planHelp());
     return;
   }
+  // Loaded past --help and the flags' checks: they bring the AWS SDK and client-node.
+  const [{ planClusters }, { renderPlans }, { findClusters }, { inspectContextOf }] = await Promise.all([
+    import('../inspect/cluster-plan.js'),
+    import('../inspect/plan-output.js'),
+    import('../inspect/targets.js'),
+    import('./inspect-context.js'),
+  ]);
   const context = await inspectContextOf(flags);
   const clusters = await findClusters(context, flags.targets);
   // Many clusters take a while (each account's reads are rate limited): say how far it is, on a terminal.

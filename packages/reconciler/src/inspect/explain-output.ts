@@ -3,7 +3,7 @@ import { dumpYaml } from '@kubernetes/client-node';
 import type { LayerName } from '@keymaster/tagging';
 import { columns } from './columns.js';
 import type { Explanation, LinkVerdict } from './explain.js';
-import type { Output } from './plan-output.js';
+import type { Output } from './output-format.js';
 
 const mark = (link: LinkVerdict) => (link.problems.length > 0 ? '✗' : link.unchecked ? '?' : '✓');
 

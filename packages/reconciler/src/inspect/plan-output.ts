@@ -2,9 +2,7 @@ import { displayText, quoteText, type TagConflict, type TagPlanChange, type TagS
 import { dumpYaml } from '@kubernetes/client-node';
 import type { ClusterPlanReport } from './cluster-plan.js';
 import { columns } from './columns.js';
-
-export const OUTPUTS = ['table', 'json', 'yaml'] as const;
-export type Output = (typeof OUTPUTS)[number];
+import type { Output } from './output-format.js';
 
 const ACTIONS: Record<TagPlanChange['action'], string> = {
   Add: 'add',

@@ -64,9 +64,7 @@ describe('keymaster plan and explain flags', () => {
       code: 'ERR_KEYMASTER_INVALID_ARGUMENT',
       message: 'keymaster plan: no cluster named and no -n or -A',
     });
-    expect(none.hint).to.equal(
-      'Name the clusters as NAMESPACE/NAME (or NAME -n NAMESPACE), -n NAMESPACE or -A.',
-    );
+    expect(none.hint).to.equal('Name the clusters as NAMESPACE/NAME (or NAME -n NAMESPACE), -n NAMESPACE or -A.');
     expect(refusal(() => plan('dev')).message).to.equal(
       'keymaster plan: "dev" is not NAMESPACE/NAME (or give -n NAMESPACE)',
     );
