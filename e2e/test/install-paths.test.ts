@@ -191,3 +191,46 @@ describe('every documented Kustomize path applies with kubectl as written', func
     expect(rendered.map(kubectlName)).to.include('deployment.apps/keymaster-controller');
   });
 });
+
+/** The lines of README.md's ```sh blocks, as a reader copies them (comments dropped). */
+async function readmeShellLines(): Promise<string[]> {
+  const text = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, body]) =>
+    body!.split('\n').flatMap((line) => {
+      const command = line.replace(/\s+#.*$/, '').trim();
+      return command === '' ? [] : [command];
+    }),
+  );
+}
+
+describe("README.md's commands run as written on a clone", function () {
+  this.timeout(120_000);
+
+  it('use no global pnpm: the Quick start installs nothing global', async () => {
+    const lines = await readmeShellLines();
+    expect(lines, 'no sh block found').to.not.be.empty;
+    expect(lines.filter((line) => /^pnpm\b/.test(line))).to.deep.equal([]);
+  });
+
+  it('each keymaster line parses (with --help appended) and prints only its help on stdout', async () => {
+    const keymasterLines = (await readmeShellLines()).filter((line) => line.startsWith('npx pnpm -s keymaster '));
+    expect(keymasterLines, 'no keymaster line').to.not.be.empty;
+    for (const line of keymasterLines) {
+      const { stdout } = await run('bash', ['-c', `${line} --help`], { cwd: REPO_ROOT });
+      expect(stdout, line).to.match(/^Usage: keymaster /);
+    }
+  });
+
+  it('the kubectl plugin installs with the line README.md gives, and runs', async () => {
+    const install = (await readmeShellLines()).find((line) => line.includes('kubectl-keymaster'));
+    expect(install, 'no plugin install line').to.be.a('string');
+    const home = await mkdtemp(join(tmpdir(), 'keymaster-home-'));
+    try {
+      await run('bash', ['-c', install!], { cwd: REPO_ROOT, env: { ...process.env, HOME: home } });
+      const { stdout } = await run(join(home, '.local/bin/kubectl-keymaster'), ['plan', '--help']);
+      expect(stdout).to.match(/^Usage: keymaster plan /);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
