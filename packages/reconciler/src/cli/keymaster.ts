@@ -1,6 +1,7 @@
 // Each command's modules load when it runs, not before: the AWS SDK and client-node take seconds to
 // load, and --help, --version or a typo need neither.
 import { KeymasterError } from '@keymaster/api';
+import type { kubeAccessError } from '../kube/access-error.js';
 import { KEYMASTER_VERSION } from '../version.js';
 
 const USAGE = `Usage: keymaster <command> [flags]
@@ -101,7 +102,7 @@ export async function runKeymaster(
     explain: async (args: string[]) => (await import('./explain.js')).explain(args),
   };
   await main(commands, argv).catch(async (error: unknown) =>
-    exitOnError(error, await import('../kube/access-error.js')),
+    exitOnError(error, (await import('../kube/access-error.js')).kubeAccessError),
   );
 }
 
@@ -109,8 +110,8 @@ export async function runKeymaster(
  * A failure ends the command with one line saying what failed and one with the fix, never a stack:
  * exit 2 for what the user can fix (a flag, a file, the API server, RBAC), 1 for anything else.
  */
-function exitOnError(error: unknown, { kubeAccessError }: typeof import('../kube/access-error.js')): never {
-  const known = error instanceof KeymasterError ? error : kubeAccessError(error, 'call the API server');
+function exitOnError(error: unknown, accessError: typeof kubeAccessError): never {
+  const known = error instanceof KeymasterError ? error : accessError(error, 'call the API server');
   if (known) {
     process.stderr.write(`keymaster: ${known.message}\n${known.hint ? `hint: ${known.hint}\n` : ''}`);
     process.exit(2);

@@ -16,9 +16,9 @@ describe('keymaster demo and emulate in the production binary', function () {
     });
 
   it('lists them in its usage as dev only', async () => {
-    const { code, stderr } = await keymaster(['--help']);
+    const { code, stdout } = await keymaster(['--help']);
     expect(code).to.equal(0);
-    expect(stderr)
+    expect(stdout)
       .to.match(/^ {2}demo .*\(dev only\)$/m)
       .and.match(/^ {2}emulate .*\(dev only\)$/m);
   });
