@@ -53,7 +53,7 @@ export const CREDENTIAL_VENDING_ROLE = 'keymaster-credential-vending';
  * The identity conditions of a request whose credential set is beyond its namespace's cap: refused
  * before its chain is walked or STS is called.
  */
-export function capRefusal(namespace: string, distinct: number, max: number): IdentityVerdict {
+export function capRefusal(namespace: string, max: number): IdentityVerdict {
   const flag = `--max-credential-sets-per-namespace=${max}`;
   return {
     allowed: {
@@ -67,7 +67,8 @@ export function capRefusal(namespace: string, distinct: number, max: number): Id
       status: 'False',
       reason: PrincipalCredentialRetrievedReason.CredentialSetCapExceeded,
       message:
-        `The requests of namespace ${namespace} ask for ${distinct} distinct credential sets, more than the ${max} one namespace may have (${flag}): ` +
+        // No count of the namespace's sets: it would be stale on every refused request once another comes or goes.
+        `The requests of namespace ${namespace} ask for more distinct credential sets than the ${max} one namespace may have (${flag}): ` +
         'the sets of its oldest requests (by creationTimestamp, then name) are served, and this request needs another; no STS call was made. ' +
         `Ask exactly as an existing request of ${namespace} does (the same identityRef, statements, policyARNs and durationSeconds: requests that ask alike share one set), ` +
         'delete requests the namespace no longer needs, or ask the platform team to raise --max-credential-sets-per-namespace',

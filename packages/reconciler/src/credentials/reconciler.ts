@@ -195,7 +195,7 @@ export class CredentialsReconciler {
     const format: SecretFormat = spec.format ?? 'Environment';
     const holder = holderOf(objectKey({ namespace, name }));
     const cap = this.deps.cap.verdict(namespace, name);
-    if (!cap.admitted) return { served: false, ...capRefusal(namespace, cap.distinct, this.deps.cap.max) };
+    if (!cap.admitted) return { served: false, ...capRefusal(namespace, this.deps.cap.max) };
     try {
       if (spec.mode === 'WebIdentity') {
         const identity = this.deps.identity(spec.identityRef.kind, spec.identityRef.name);

@@ -11,11 +11,9 @@ interface Entry {
   createdAt: string;
 }
 
-/** Whether a request's credential set is within its namespace's cap, and how many the namespace asks for. */
+/** Whether a request's credential set is within its namespace's cap. */
 export interface CapVerdict {
   admitted: boolean;
-  /** Distinct credential sets the namespace's requests ask for. */
-  distinct: number;
 }
 
 /**
@@ -99,7 +97,7 @@ export class CredentialSetCap {
     const state = this.#namespaces.get(namespace);
     const entry = state?.entries.get(name);
     const served = state?.served;
-    return { admitted: !entry || !served || served.has(entry.set), distinct: state?.sets.size ?? 0 };
+    return { admitted: !entry || !served || served.has(entry.set) };
   }
 
   /** How many of the namespace's requests the cap refuses. */
