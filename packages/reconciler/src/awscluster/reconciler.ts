@@ -1,15 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   API_VERSION,
-  IDENTITY_KINDS,
   PAUSED_ANNOTATION,
   PrincipalCredentialRetrievedReason,
   SINGLETON_NAME,
   TagsInSyncReason,
+  type AWSAccountBinding,
   type AWSCluster,
   type AWSClusterStatus,
+  type AWSTagPolicy,
   type Condition,
   type ConditionUpdate,
+  type IdentityKind,
 } from '@keymaster/api';
 import {
   CONTROLLER_IDENTITY,
@@ -19,15 +21,16 @@ import {
   type IdentityResolver,
   type IdentitySession,
 } from '@keymaster/identity';
-import type { Caches } from '../kube/caches.js';
+import type { LedgerClaims } from '../kube/ledger-claims.js';
 import type { LedgerStore } from '../kube/ledger-store.js';
 import type { EventRecorder } from '../kube/events.js';
-import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
+import { reconcileParked, type NamespaceLimit, type ParkedWriter } from '../kube/parked.js';
 import { holds, withFinalizer, withoutFinalizer, type Finalizer } from '../kube/finalizers.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { KeymasterMetrics } from '../metrics.js';
 import type { ReconcileContext, Request, Result } from '../runtime/controller.js';
+import type { Informer } from '../runtime/informer.js';
 import { accountVerdict, boundTenants, type AccountRefusal } from './account-binding.js';
 import { ClusterLedger } from './cluster-ledger.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
@@ -46,20 +49,35 @@ export const CLUSTER_FINALIZER: Finalizer = {
   formerNames: ['awscluster.infrastructure.keymaster.dev'],
 };
 
+/** What the AWSCluster reconcile reads of the informer caches (`Caches` is one). */
+export interface AWSClusterCaches {
+  clusters: Pick<Informer<AWSCluster>, 'get' | 'parked'>;
+  clustersNamed(clusterName: string): AWSCluster[];
+  ledgerClaims: Pick<LedgerClaims, 'claiming'>;
+  identity(kind: IdentityKind, name: string): IdentityObject | undefined;
+  allIdentities(): IdentityObject[];
+  accountBindings: Pick<Informer<AWSAccountBinding>, 'get'>;
+  tagPolicies: Pick<Informer<AWSTagPolicy>, 'get'>;
+}
+
+/**
+ * What the AWSCluster reconcile calls, each as narrow as its use: the controller passes the concrete
+ * classes, unit tests the fakes of test/support.
+ */
 export interface AWSClusterReconcilerDeps {
-  caches: Caches;
+  caches: AWSClusterCaches;
   /** The clusters' ledgers: what Keymaster remembers of each (claims, removal memory). */
-  ledgers: LedgerStore;
+  ledgers: Pick<LedgerStore, 'get' | 'write'>;
   /** Whether a cluster may carry bookkeeping tags of releases up to 0.2.0 (created before the ledger CRD). */
   legacyEligible: (cluster: AWSCluster) => boolean;
-  writer: KubeWriter;
-  events: EventRecorder;
-  resolver: IdentityResolver;
+  writer: ParkedWriter & Pick<KubeWriter, 'createClusterScoped'>;
+  events: Pick<EventRecorder, 'record'>;
+  resolver: Pick<IdentityResolver, 'resolve' | 'release'>;
   syncTags: SyncTags;
   clusterNames: ClusterNames;
   /** Runs the tag step outside the workers, a queue per account and region; `finished` enqueues the cluster. */
-  tagWork: TagScheduler<TagOutcome>;
-  sightings: IdentitySightings;
+  tagWork: Pick<TagScheduler<TagOutcome>, 'cancel' | 'take' | 'submit'>;
+  sightings: Pick<IdentitySightings, 'saw'>;
   /** Enqueues another AWSCluster (namespace/name): a duplicate clusterName concerns both. */
   enqueue: (key: string) => void;
   autoControllerIdentity: boolean;
@@ -262,11 +280,10 @@ export class AWSClusterReconciler {
     const identity = own && caches.identity(own.kind as IdentityObject['kind'], own.name);
     const tenant = identity?.metadata.labels?.[tenantLabel];
     if (!identity || tenant === undefined) return undefined;
-    const identities = IDENTITY_KINDS.flatMap((kind) => caches.identities[kind].list());
     const bound = boundTenants(
       caches.accountBindings.get(session.accountId),
       session.accountId,
-      identities,
+      caches.allIdentities(),
       tenantLabel,
     );
     const verdict = accountVerdict(identity, tenant, session.accountId, bound);

@@ -10,9 +10,8 @@ import { providerOf, StsRateLimitedError, type IdentityObject, type IdentityReso
 import { setCondition } from '../awscluster/conditions.js';
 import { IDENTITY_OK } from '../awscluster/identity-conditions.js';
 import type { EventRecorder, EventType } from '../kube/events.js';
-import { reconcileParked, type NamespaceLimit } from '../kube/parked.js';
+import { reconcileParked, type NamespaceLimit, type ParkedWriter } from '../kube/parked.js';
 import { holds, withFinalizer, withoutFinalizer, type Finalizer } from '../kube/finalizers.js';
-import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import { isForbidden } from '../kube/errors.js';
 import type { Informer } from '../runtime/informer.js';
@@ -50,18 +49,22 @@ const EMPTY = digest({});
 /** The STS region of WebIdentity mode's check (the clients of that session are never used). */
 const CHECK_REGION = 'us-east-1';
 
+/**
+ * What the AWSCredentialsRequest reconcile calls, each as narrow as its use: the controller passes the
+ * concrete classes, unit tests the fakes of test/support.
+ */
 export interface CredentialsReconcilerDeps {
-  requests: Informer<AWSCredentialsRequest>;
+  requests: Pick<Informer<AWSCredentialsRequest>, 'get' | 'parked'>;
   /** The Secrets requests control, without their data, watched per namespace. */
-  secrets: RequestSecrets;
-  resolver: IdentityResolver;
+  secrets: Pick<RequestSecrets, 'access' | 'get'>;
+  resolver: Pick<IdentityResolver, 'resolve' | 'resolveNarrowed' | 'release'>;
   /** The cap on distinct credential sets per namespace, kept from the requests' informer. */
-  cap: CredentialSetCap;
+  cap: Pick<CredentialSetCap, 'verdict' | 'max'>;
   /** An identity from the informer caches. */
   identity: (kind: IdentityKind, name: string) => IdentityObject | undefined;
-  writer: KubeWriter;
-  secretWriter: SecretWriter;
-  events: EventRecorder;
+  writer: ParkedWriter;
+  secretWriter: Pick<SecretWriter, 'create' | 'read' | 'replace' | 'delete'>;
+  events: Pick<EventRecorder, 'record'>;
   now: () => Date;
   logger: Logger;
   /** How many requests a namespace is served (the informer's bound): what a parked request is told. */

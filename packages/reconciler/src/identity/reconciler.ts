@@ -1,14 +1,20 @@
 import { isDeepStrictEqual } from 'node:util';
-import { IDENTITY_KINDS, type AWSCluster, type AWSClusterIdentityStatus, type IdentityKind } from '@keymaster/api';
+import type { V1Secret } from '@kubernetes/client-node';
+import {
+  type AWSAccountBinding,
+  type AWSCluster,
+  type AWSClusterIdentityStatus,
+  type IdentityKind,
+} from '@keymaster/api';
 import { providerOf, servesCluster, type ControllerCredentialsCheck, type IdentityObject } from '@keymaster/identity';
 import { setCondition } from '../awscluster/conditions.js';
 import type { IdentitySightings } from '../awscluster/identity-sightings.js';
-import type { Caches } from '../kube/caches.js';
 import type { EventRecorder } from '../kube/events.js';
 import { holds, withFinalizer, withoutFinalizer, type Finalizer } from '../kube/finalizers.js';
 import type { KubeWriter } from '../kube/writer.js';
 import type { Logger } from '../logging.js';
 import type { Request, Result } from '../runtime/controller.js';
+import type { Informer } from '../runtime/informer.js';
 import type { ChainIndex } from './chain-index.js';
 import { clusterKey } from './dependents.js';
 import { clusterUser, deletingNotice, type DeletingIdentities } from './deletions.js';
@@ -22,15 +28,31 @@ export const IDENTITY_FINALIZER: Finalizer = {
   formerNames: ['identity.infrastructure.keymaster.dev/in-use'],
 };
 
+/** What the identity reconcile reads of the informer caches (`Caches` is one). */
+export interface IdentityCaches {
+  identity(kind: IdentityKind, name: string): IdentityObject | undefined;
+  allIdentities(): IdentityObject[];
+  clusters: Pick<Informer<AWSCluster>, 'get'>;
+  secrets: Pick<Informer<V1Secret>, 'get'>;
+  accountBindings: Pick<Informer<AWSAccountBinding>, 'get'>;
+}
+
+/**
+ * What the identity reconcile calls, each as narrow as its use: the controller passes the concrete
+ * classes, unit tests the fakes of test/support.
+ */
 export interface IdentityReconcilerDeps {
-  caches: Caches;
+  caches: IdentityCaches;
   /** The clusters whose chain reaches each identity. */
-  chains: ChainIndex;
-  writer: KubeWriter;
-  events: EventRecorder;
-  sightings: IdentitySightings;
+  chains: Pick<ChainIndex, 'clustersReaching'>;
+  writer: Pick<
+    KubeWriter,
+    'setFinalizers' | 'replaceStatus' | 'setSecretOwners' | 'removeAnnotations' | 'createClusterScoped'
+  >;
+  events: Pick<EventRecorder, 'record'>;
+  sightings: Pick<IdentitySightings, 'sighting'>;
   /** Who used each identity being deleted when the deletion was first seen (shared with the resolver). */
-  deletions: DeletingIdentities;
+  deletions: Pick<DeletingIdentities, 'forget' | 'usersOf' | 'remember'>;
   controllerNamespace: string;
   /** The start-up check of the controller's own credentials; undefined until it is done. */
   controllerCredentials: () => ControllerCredentialsCheck | undefined;
@@ -140,11 +162,7 @@ export class IdentityReconciler {
     const { caches, writer, tenantLabel, logger } = this.deps;
     const accountId = identity.metadata.annotations?.[CLAIMED_ACCOUNT];
     if (accountId === undefined) return false;
-    const claim = legacyClaim(
-      accountId,
-      IDENTITY_KINDS.flatMap((kind) => caches.identities[kind].list()),
-      tenantLabel,
-    );
+    const claim = legacyClaim(accountId, caches.allIdentities(), tenantLabel);
     const owns = claim?.owner.kind === identity.kind && claim.owner.metadata.name === identity.metadata.name;
     if (caches.accountBindings.get(accountId) || !claim) {
       // Converted, or a claim that never counted (no tenant label): the annotations are memory of nothing.

@@ -210,11 +210,16 @@ export class Caches {
     return this.identities[kind].get(name);
   }
 
+  /** Every cached identity, of every kind. */
+  allIdentities(): IdentityObject[] {
+    return IDENTITY_KINDS.flatMap((kind) => this.identities[kind].list());
+  }
+
   /** The identity store the resolver reads, answered from these caches (no API call per resolve). */
   identityStore(): IdentityStore {
     return {
       getIdentity: (kind, name) => Promise.resolve(this.identity(kind, name)),
-      listIdentities: () => Promise.resolve(IDENTITY_KINDS.flatMap((kind) => this.identities[kind].list())),
+      listIdentities: () => Promise.resolve(this.allIdentities()),
       getSecret: (namespace, name) => {
         const secret = namespace === this.#controllerNamespace ? this.secrets.get(name, namespace) : undefined;
         return Promise.resolve(secret && { data: secret.data ?? {} });

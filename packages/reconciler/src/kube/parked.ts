@@ -13,6 +13,9 @@ export interface NamespaceLimit {
   flag: string;
 }
 
+/** The writes a parked object's reconcile makes. */
+export type ParkedWriter = Pick<KubeWriter, 'setFinalizers' | 'replaceStatus'>;
+
 type Parked = KeymasterObject & {
   metadata: { generation?: number; deletionTimestamp?: string };
   status?: { conditions?: Condition[] };
@@ -39,7 +42,7 @@ export async function reconcileParked(
   object: Parked,
   finalizer: Finalizer,
   limit: NamespaceLimit,
-  writer: KubeWriter,
+  writer: ParkedWriter,
   now: Date,
 ): Promise<void> {
   const finalizers = object.metadata.finalizers ?? [];
