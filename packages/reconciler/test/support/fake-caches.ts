@@ -1,0 +1,38 @@
+import type { V1Secret } from '@kubernetes/client-node';
+import type { AWSAccountBinding, AWSCluster, AWSTagPolicy, IdentityKind } from '@keymaster/api';
+import type { IdentityObject } from '@keymaster/identity';
+import type { AWSClusterCaches } from '../../src/awscluster/reconciler.js';
+import type { IdentityCaches } from '../../src/identity/reconciler.js';
+import { LedgerClaims } from '../../src/kube/ledger-claims.js';
+import { FakeInformer } from './fake-informer.js';
+
+/** The informer caches as the reconcilers read them, filled by the test. */
+export class FakeCaches implements AWSClusterCaches, IdentityCaches {
+  readonly clusters = new FakeInformer<AWSCluster>();
+  readonly ledgerClaims = new LedgerClaims();
+  readonly accountBindings = new FakeInformer<AWSAccountBinding>();
+  readonly tagPolicies = new FakeInformer<AWSTagPolicy>();
+  readonly secrets = new FakeInformer<V1Secret>();
+  readonly #identities = new Map<string, IdentityObject>();
+
+  /** Puts identities in the cache, each under its kind. */
+  withIdentities(...identities: IdentityObject[]): this {
+    for (const identity of identities)
+      this.#identities.set(`${identity.kind}/${identity.metadata.name ?? ''}`, identity);
+    return this;
+  }
+
+  identity(kind: IdentityKind, name: string): IdentityObject | undefined {
+    return this.#identities.get(`${kind}/${name}`);
+  }
+
+  allIdentities(): IdentityObject[] {
+    return [...this.#identities.values()];
+  }
+
+  clustersNamed(clusterName: string): AWSCluster[] {
+    return this.clusters
+      .list()
+      .filter((cluster) => (cluster.spec.clusterName ?? cluster.metadata.name) === clusterName);
+  }
+}
