@@ -1,87 +1,55 @@
 import { ApiException, type V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import type { AWSCredentialsRequest } from '@keymaster/api';
-import type { IdentityResolver } from '@keymaster/identity';
-import { keptSecret, type KeptSecret } from '../../src/credentials/kept-secret.js';
+import { API_VERSION, InvalidCredentialsRequestError, type AWSCredentialsRequest } from '@keymaster/api';
+import {
+  AwsUnreachableError,
+  ControllerNamespaceTokenNotVendableError,
+  IdentityNotFoundError,
+  NamespaceNotAllowedError,
+  PassthroughRefusedError,
+  SessionPolicyWouldBroadenError,
+  SourceIdentityNotVendableError,
+  StsRateLimitedError,
+  VendingNamespaceNotAllowedError,
+  VendingNotEnabledError,
+  type IdentityObject,
+} from '@keymaster/identity';
+import { keptSecret } from '../../src/credentials/kept-secret.js';
 import { desiredSecret } from '../../src/credentials/owned-secret.js';
 import { CREDENTIALS_FINALIZER, CredentialsReconciler } from '../../src/credentials/reconciler.js';
-import type { RequestSecrets, SecretAccess } from '../../src/credentials/request-secrets.js';
-import type { SecretWriter } from '../../src/credentials/secrets.js';
-import { CredentialSetCap } from '../../src/credentials/set-cap.js';
-import type { EventRecorder } from '../../src/kube/events.js';
-import type { KubeWriter } from '../../src/kube/writer.js';
-import type { Logger } from '../../src/logging.js';
-import type { Informer } from '../../src/runtime/informer.js';
+import { SPEC_NOT_KEPT } from '../../src/credentials/request-as-read.js';
+import type { Result } from '../../src/runtime/controller.js';
+import { FakeInformer } from '../support/fake-informer.js';
+import { ACCOUNT, FakeResolver, fakeSession } from '../support/fake-resolver.js';
+import { FakeRequestSecrets, RecordingSecretWriter } from '../support/fake-secrets.js';
+import { quietLogger } from '../support/quiet-logger.js';
+import { RecordingEvents } from '../support/recording-events.js';
+import { RecordingWriter } from '../support/recording-writer.js';
 import { REQUEST } from './request.js';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
 const EXPIRES = new Date('2026-05-01T13:00:00Z');
+const RENEW_AT = new Date('2026-05-01T12:30:00Z');
+/** A written session is looked at again when it is due for renewal. */
+const RENEWAL = { requeueAfterMs: RENEW_AT.getTime() - NOW.getTime() };
+const ROLE = REQUEST.spec.identityRef;
+const WEB = { kind: 'AWSClusterWebIdentity', name: 'reports-web' } as const;
+
 const request = (fields: Partial<AWSCredentialsRequest['metadata']> = {}): AWSCredentialsRequest => ({
   ...REQUEST,
-  metadata: { ...REQUEST.metadata, finalizers: [CREDENTIALS_FINALIZER.name], ...fields },
+  metadata: { ...REQUEST.metadata, generation: 1, finalizers: [CREDENTIALS_FINALIZER.name], ...fields },
 });
-const credentials = { accessKeyId: 'ASIA1', secretAccessKey: 'secret', sessionToken: 'token', expiration: EXPIRES };
+const webRequest = (): AWSCredentialsRequest => ({
+  ...request(),
+  spec: { identityRef: WEB, secretRef: REQUEST.spec.secretRef, mode: 'WebIdentity' },
+});
+const webIdentity: IdentityObject = {
+  apiVersion: API_VERSION,
+  kind: 'AWSClusterWebIdentity',
+  metadata: { name: WEB.name },
+  spec: { roleARN: `arn:aws:iam::${ACCOUNT}:role/reports`, serviceAccount: { name: 'reports' } },
+};
 const forbidden = () => new ApiException(403, 'forbidden', '{}', {});
-
-interface World {
-  access: SecretAccess;
-  cached?: KeptSecret;
-  /** What create answers: created, the name taken, or an error. */
-  create?: boolean | Error;
-  /** The Secret a read finds. */
-  found?: V1Secret;
-  deleting?: boolean;
-}
-
-/** A reconcile of the request in a world of fakes, and every call it made. */
-async function reconcile(world: World) {
-  const calls: string[] = [];
-  const statuses: AWSCredentialsRequest['status'][] = [];
-  const object = request(world.deleting ? { deletionTimestamp: NOW.toISOString() } : {});
-  const record =
-    (name: string, answer?: () => unknown) =>
-    (...args: unknown[]) => {
-      calls.push(name);
-      const value = answer?.();
-      if (value instanceof Error) return Promise.reject(value);
-      return Promise.resolve(
-        name === 'replaceStatus' ? (statuses.push((args[0] as typeof object).status), args[0]) : value,
-      );
-    };
-  const reconciler = new CredentialsReconciler({
-    requests: { get: () => object } as unknown as Informer<AWSCredentialsRequest>,
-    secrets: { access: () => world.access, get: () => world.cached } as unknown as RequestSecrets,
-    resolver: {
-      resolveNarrowed: record('resolveNarrowed', () => ({
-        accountId: '111111111111',
-        principalArn: 'arn:aws:sts::111111111111:assumed-role/workloads/keymaster',
-        credentials,
-        obtainedAt: NOW,
-        renewAt: new Date('2026-05-01T12:30:00Z'),
-      })),
-      release: () => undefined,
-    } as unknown as IdentityResolver,
-    cap: new CredentialSetCap(50, () => undefined),
-    identity: () => undefined,
-    writer: { setFinalizers: record('setFinalizers'), replaceStatus: record('replaceStatus') } as unknown as KubeWriter,
-    secretWriter: {
-      create: record('create', () => world.create ?? true),
-      read: record('read', () => world.found),
-      replace: record('replace'),
-      delete: record('delete'),
-    } as unknown as SecretWriter,
-    events: {
-      record: (_target: unknown, _type: string, reason: string) => (calls.push(`event ${reason}`), Promise.resolve()),
-    } as unknown as EventRecorder,
-    now: () => NOW,
-    logger: {} as Logger,
-    namespaceLimit: { plural: 'AWSCredentialsRequests', limit: 100, flag: 'max-credentials-requests-per-namespace' },
-  });
-  const result = await reconciler.reconcile({ namespace: 'tenant-b', name: 'reports' });
-  const status = statuses.at(-1);
-  const written = status?.conditions?.find(({ type }) => type === 'SecretWritten');
-  return { calls, result, status, written };
-}
 
 /** The request's Secret as the API server holds it: owned, with other data than the session's. */
 const ownSecret = (): V1Secret => {
@@ -89,52 +57,382 @@ const ownSecret = (): V1Secret => {
   Object.assign(secret.metadata!, { uid: 'secret-uid', resourceVersion: '9' });
   return secret;
 };
+const kept = (secret = ownSecret()) => keptSecret(() => request())(secret);
 
-describe('the reconcile of a request, by what it may do with its Secret', () => {
-  it("waits for the namespace's Secrets to be listed before anything", async () => {
-    expect(await reconcile({ access: 'Pending' })).to.deep.include({ calls: [], result: undefined });
+/** One request reconcile's world of fakes. */
+class RequestWorld {
+  readonly requests = new FakeInformer<AWSCredentialsRequest>();
+  readonly secrets = new FakeRequestSecrets();
+  readonly resolver = new FakeResolver();
+  readonly writer = new RecordingWriter();
+  readonly secretWriter = new RecordingSecretWriter();
+  readonly events = new RecordingEvents();
+  /** The namespace's credential sets, and whether the cap admits this request's. */
+  cap = { max: 50, admitted: true, distinct: 1 };
+
+  constructor() {
+    this.resolver.narrowed = {
+      key: 'set-1',
+      accountId: ACCOUNT,
+      principalArn: `arn:aws:sts::${ACCOUNT}:assumed-role/workloads/keymaster`,
+      chain: [ROLE],
+      dependsOn: [],
+      credentials: { accessKeyId: 'ASIA1', secretAccessKey: 'secret', sessionToken: 'token', expiration: EXPIRES },
+      obtainedAt: NOW,
+      renewAt: RENEW_AT,
+    };
+    this.resolver.answer = fakeSession([WEB]);
+  }
+
+  reconcile(): Promise<Result | undefined> {
+    const { cap } = this;
+    const reconciler = new CredentialsReconciler({
+      requests: this.requests,
+      secrets: this.secrets,
+      resolver: this.resolver,
+      cap: { max: cap.max, verdict: () => ({ admitted: cap.admitted, distinct: cap.distinct }) },
+      identity: (_kind, name) => (name === WEB.name ? webIdentity : undefined),
+      writer: this.writer,
+      secretWriter: this.secretWriter,
+      events: this.events,
+      now: () => NOW,
+      logger: quietLogger(),
+      namespaceLimit: { plural: 'AWSCredentialsRequests', limit: 1, flag: 'max-credentials-requests-per-namespace' },
+    });
+    return reconciler.reconcile({ namespace: 'tenant-b', name: 'reports' });
+  }
+}
+
+interface Row {
+  title: string;
+  /** Sets the world up; by default the request is cached, its Secrets watched, and the session resolves. */
+  given?: (world: RequestWorld) => void;
+  /** The reasons of the status written, by condition type (none: no status written). */
+  reasons?: Record<string, string>;
+  /** The calls on the Secret, when the row is about them. */
+  secretCalls?: string[];
+  /** The Kubernetes writes, as `write Kind/name`, when the row is about them. */
+  writes?: string[];
+  events?: string[];
+  result?: Result;
+}
+
+const cached =
+  (object = request()) =>
+  (world: RequestWorld) =>
+    world.requests.put(object);
+const refusedBy = (error: Error) => (world: RequestWorld) => {
+  world.requests.put(request());
+  world.resolver.narrowed = error;
+};
+
+const served = {
+  PrincipalUsageAllowed: 'PrincipalUsageAllowed',
+  PrincipalCredentialRetrieved: 'PrincipalCredentialRetrieved',
+};
+const written = { ...served, SecretWritten: 'SecretWritten', Ready: 'Ready' };
+/** A request the identity will not serve: its Secret holds no credentials. */
+const revoked = (allowed: string, retrieved: string, ready: string) => ({
+  PrincipalUsageAllowed: allowed,
+  PrincipalCredentialRetrieved: retrieved,
+  SecretWritten: 'CredentialsRevoked',
+  Ready: ready,
+});
+
+const ROWS: Row[] = [
+  { title: 'a request gone from the cache writes nothing', writes: [] },
+  {
+    title: 'a parked request is told its namespace is over the bound',
+    given: (world) => world.requests.park(request()),
+    reasons: { Ready: 'NamespaceLimitReached' },
+  },
+  {
+    title: "waits for the namespace's Secrets to be listed before anything",
+    given: (world) => {
+      world.requests.put(request());
+      world.secrets.granted = 'Pending';
+    },
+    writes: [],
+    secretCalls: [],
+  },
+  {
+    title: 'a request without the finalizer gets it before any credentials exist',
+    given: cached(request({ finalizers: [] })),
+    writes: ['setFinalizers AWSCredentialsRequest/reports'],
+    secretCalls: [],
+  },
+  {
+    title: 'a deleted request deletes the Secret it owns and lets its finalizer go',
+    given: (world) => {
+      world.requests.put(request({ deletionTimestamp: NOW.toISOString() }));
+      world.secrets.kept = kept();
+    },
+    secretCalls: ['delete'],
+    writes: ['setFinalizers AWSCredentialsRequest/reports'],
+  },
+  {
+    title: 'lets a deleted request go without Secret rights: the garbage collector deletes the Secret it owns',
+    given: (world) => {
+      world.requests.put(request({ deletionTimestamp: NOW.toISOString() }));
+      world.secrets.granted = 'Forbidden';
+      world.secrets.kept = kept();
+    },
+    secretCalls: [],
+    writes: ['setFinalizers AWSCredentialsRequest/reports'],
+  },
+  {
+    title: 'says SecretAccessNotGranted where it may not watch Secrets, and calls no STS',
+    given: (world) => {
+      world.requests.put(request());
+      world.secrets.granted = 'Forbidden';
+    },
+    reasons: { SecretWritten: 'SecretAccessNotGranted', Ready: 'SecretAccessNotGranted' },
+    events: ['Warning SecretAccessNotGranted'],
+  },
+  {
+    title: 'writes a session into a new Secret, and renews it at renewAt',
+    given: cached(),
+    reasons: written,
+    secretCalls: ['create'],
+    events: ['Normal CredentialsWritten'],
+    result: RENEWAL,
+  },
+  {
+    title: 'writes the web identity configuration, with nothing to renew',
+    given: cached(webRequest()),
+    reasons: written,
+    secretCalls: ['create'],
+  },
+  {
+    title: 'sets back a kept Secret whose data digest differs',
+    given: (world) => {
+      world.requests.put(request());
+      world.secrets.kept = kept();
+    },
+    reasons: written,
+    secretCalls: ['replace'],
+    result: RENEWAL,
+  },
+  {
+    title: 'reads a Secret the cache did not keep when its name is taken, and sets it back when the request owns it',
+    given: (world) => {
+      world.requests.put(request());
+      world.secretWriter.created = false;
+      world.secretWriter.found = ownSecret();
+    },
+    reasons: written,
+    secretCalls: ['create', 'read', 'replace'],
+    result: RENEWAL,
+  },
+  {
+    title: 'leaves a Secret it does not own alone, and looks again in a minute',
+    given: (world) => {
+      world.requests.put(request());
+      world.secretWriter.created = false;
+      const found = ownSecret();
+      found.metadata!.ownerReferences = [];
+      world.secretWriter.found = found;
+    },
+    reasons: { ...served, SecretWritten: 'SecretNotOwned', Ready: 'SecretNotOwned' },
+    secretCalls: ['create', 'read'],
+    result: { requeueAfterMs: 60_000 },
+  },
+  {
+    title: 'says SecretAccessNotGranted where RBAC refuses the write, retried in a minute',
+    given: (world) => {
+      world.requests.put(request());
+      world.secretWriter.created = forbidden();
+    },
+    reasons: { ...served, SecretWritten: 'SecretAccessNotGranted', Ready: 'SecretAccessNotGranted' },
+    result: { requeueAfterMs: 60_000 },
+  },
+  {
+    title: 'a namespace out of STS budget waits for it; Secret and status stay',
+    given: refusedBy(new StsRateLimitedError('tenant-b', 2500)),
+    writes: [],
+    secretCalls: [],
+    result: { requeueAfterMs: 2500 },
+  },
+  {
+    title: 'AWS out of reach: the Secret keeps what is still valid, retried with backoff',
+    given: refusedBy(new AwsUnreachableError(ROLE, 'sts:AssumeRole', 'sts.amazonaws.com', 'ECONNREFUSED')),
+    reasons: {
+      PrincipalUsageAllowed: 'PrincipalUsageAllowed',
+      PrincipalCredentialRetrieved: 'AWSUnreachable',
+      SecretWritten: 'NotRenewed',
+      Ready: 'AWSUnreachable',
+    },
+    secretCalls: [],
+    result: { requeue: true },
+  },
+  {
+    title: 'a spec larger than any valid one is refused unread',
+    given: cached(request({ annotations: { [SPEC_NOT_KEPT]: '40000' } })),
+    reasons: revoked('PrincipalUsageAllowed', 'SpecTooLarge', 'SpecTooLarge'),
+  },
+  {
+    title: "a request past its namespace's credential set cap is refused before STS",
+    given: (world) => {
+      world.requests.put(request());
+      world.cap = { max: 1, admitted: false, distinct: 2 };
+    },
+    reasons: revoked('NotAttempted', 'CredentialSetCapExceeded', 'CredentialSetCapExceeded'),
+  },
+  {
+    title: 'an invalid request is refused, naming the field',
+    given: refusedBy(
+      new InvalidCredentialsRequestError([
+        { field: 'spec.durationSeconds', problem: 'is 60', fix: 'Use 900 or more.' },
+      ]),
+    ),
+    reasons: revoked('PrincipalUsageAllowed', 'InvalidRequest', 'InvalidRequest'),
+  },
+  {
+    title: 'an identity that vends to no namespace',
+    given: refusedBy(new VendingNotEnabledError(ROLE, 'tenant-b')),
+    reasons: revoked('VendingNotEnabled', 'NotAttempted', 'VendingNotEnabled'),
+    events: ['Warning VendingNotEnabled'],
+  },
+  {
+    title: 'an identity that vends to other namespaces',
+    given: refusedBy(new VendingNamespaceNotAllowedError(ROLE, 'tenant-b')),
+    reasons: revoked('VendingNamespaceNotAllowed', 'NotAttempted', 'VendingNamespaceNotAllowed'),
+  },
+  {
+    title: 'a source identity that may not be vended',
+    given: refusedBy(new SourceIdentityNotVendableError(ROLE, 1)),
+    reasons: revoked('SourceIdentityNotVendable', 'NotAttempted', 'SourceIdentityNotVendable'),
+  },
+  {
+    title: "a web identity whose tokens are the controller namespace's",
+    given: refusedBy(new ControllerNamespaceTokenNotVendableError(WEB)),
+    reasons: revoked('ControllerNamespaceTokenNotVendable', 'NotAttempted', 'ControllerNamespaceTokenNotVendable'),
+  },
+  {
+    title: 'keys no session policy can narrow are never written out',
+    given: refusedBy(new PassthroughRefusedError({ kind: 'AWSClusterStaticIdentity', name: 'keys' })),
+    reasons: revoked('PrincipalUsageAllowed', 'PassthroughRefused', 'PassthroughRefused'),
+  },
+  {
+    title: 'statements that could widen the identity’s own session policies',
+    given: refusedBy(new SessionPolicyWouldBroadenError(ROLE)),
+    reasons: revoked('PrincipalUsageAllowed', 'SessionPolicyWouldBroaden', 'SessionPolicyWouldBroaden'),
+  },
+  {
+    title: 'an identity that refuses the namespace',
+    given: refusedBy(new NamespaceNotAllowedError(ROLE, 'tenant-b', 0)),
+    reasons: revoked('PrincipalUsageUnauthorized', 'NotAttempted', 'PrincipalUsageUnauthorized'),
+  },
+  {
+    title: 'an identity that does not exist',
+    given: refusedBy(new IdentityNotFoundError(ROLE, 'AWSCredentialsRequest tenant-b/reports')),
+    reasons: revoked('IdentityNotFound', 'IdentityNotFound', 'IdentityNotFound'),
+  },
+  {
+    title: 'a refusal empties the Secret that held credentials, at once',
+    given: (world) => {
+      refusedBy(new VendingNotEnabledError(ROLE, 'tenant-b'))(world);
+      world.secrets.kept = kept();
+    },
+    reasons: revoked('VendingNotEnabled', 'NotAttempted', 'VendingNotEnabled'),
+    secretCalls: ['replace'],
+    events: ['Warning CredentialsRevoked', 'Warning VendingNotEnabled'],
+  },
+];
+
+/** Every condition reason an AWSCredentialsRequest's status can carry, by condition type. */
+const REQUEST_REASONS: Record<string, string[]> = {
+  PrincipalUsageAllowed: [
+    'PrincipalUsageAllowed',
+    'NotAttempted',
+    'VendingNotEnabled',
+    'VendingNamespaceNotAllowed',
+    'SourceIdentityNotVendable',
+    'ControllerNamespaceTokenNotVendable',
+  ],
+  PrincipalCredentialRetrieved: [
+    'PrincipalCredentialRetrieved',
+    'NotAttempted',
+    'InvalidRequest',
+    'CredentialSetCapExceeded',
+    'SpecTooLarge',
+    'PassthroughRefused',
+    'SessionPolicyWouldBroaden',
+  ],
+  SecretWritten: ['SecretWritten', 'SecretNotOwned', 'SecretAccessNotGranted', 'NotRenewed', 'CredentialsRevoked'],
+  Ready: ['Ready', 'NamespaceLimitReached'],
+};
+
+describe('the AWSCredentialsRequest reconcile, branch by branch', () => {
+  for (const row of ROWS) {
+    it(row.title, async () => {
+      const world = new RequestWorld();
+      row.given?.(world);
+      const result = await world.reconcile();
+      if (row.reasons) expect(world.writer.reasons).to.deep.equal(row.reasons);
+      else expect(world.writer.status, 'no status written').to.equal(undefined);
+      if (row.writes) expect(world.writer.made).to.deep.equal(row.writes);
+      if (row.secretCalls) expect(world.secretWriter.calls).to.deep.equal(row.secretCalls);
+      if (row.events) expect(world.events.reasons).to.deep.equal(row.events);
+      expect(result).to.deep.equal(row.result);
+    });
+  }
+
+  it('has a row for every reason of every condition', () => {
+    const reached = (type: string) => new Set(ROWS.map(({ reasons }) => reasons?.[type]));
+    for (const [type, reasons] of Object.entries(REQUEST_REASONS))
+      expect(
+        reasons.filter((reason) => !reached(type).has(reason)),
+        `${type} reasons no row reaches`,
+      ).to.deep.equal([]);
   });
 
-  it('says SecretAccessNotGranted where it may not watch Secrets, and calls no STS', async () => {
-    const { calls, written, status, result } = await reconcile({ access: 'Forbidden' });
-    expect(calls).to.deep.equal(['replaceStatus', 'event SecretAccessNotGranted']);
-    expect(written).to.include({ status: 'False', reason: 'SecretAccessNotGranted' });
-    expect(written?.message).to.include('--namespace tenant-b').and.include('credentialVending.allowedNamespaces.list');
-    expect(status?.conditions?.find(({ type }) => type === 'Ready')).to.include({ reason: 'SecretAccessNotGranted' });
-    expect(result, 'the watch, once granted, brings the request back').to.equal(undefined);
+  it('keeps no session it could not write in status', async () => {
+    const world = new RequestWorld();
+    world.requests.put(request());
+    world.secretWriter.created = forbidden();
+    await world.reconcile();
+    expect(world.writer.status).to.not.have.any.keys('expiration', 'lastRenewalTime', 'nextRenewalTime');
   });
 
-  it('lets a deleted request go without Secret rights: the garbage collector deletes the Secret it owns', async () => {
-    const { calls } = await reconcile({ access: 'Forbidden', deleting: true });
-    expect(calls).to.deep.equal(['setFinalizers']);
+  it('shows the times of the session the Secret holds', async () => {
+    const world = new RequestWorld();
+    world.requests.put(request());
+    await world.reconcile();
+    expect(world.writer.status).to.deep.include({
+      accountID: ACCOUNT,
+      expiration: EXPIRES.toISOString(),
+      lastRenewalTime: NOW.toISOString(),
+      nextRenewalTime: RENEW_AT.toISOString(),
+    });
   });
 
-  it('says SecretAccessNotGranted where RBAC refuses the write, retried in a minute; the session is not shown as written', async () => {
-    const { calls, written, status, result } = await reconcile({ access: 'Granted', create: forbidden() });
-    expect(calls.slice(0, 2)).to.deep.equal(['resolveNarrowed', 'create']);
-    expect(written).to.include({ status: 'False', reason: 'SecretAccessNotGranted' });
-    expect(status).to.not.have.property('expiration');
-    expect(result).to.deep.equal({ requeueAfterMs: 60_000 });
+  it('names neither key nor token in status or events', async () => {
+    const world = new RequestWorld();
+    world.requests.put(request());
+    await world.reconcile();
+    expect(world.secretWriter.data, 'the Secret holds them').to.not.equal(undefined);
+    const told = JSON.stringify([world.writer.status, world.events.recorded]);
+    expect(told).to.not.include('ASIA1').and.not.include('secret"').and.not.include('token"');
   });
 
-  it('reads a Secret the cache did not keep when its name is taken, and sets it back when the request owns it', async () => {
-    const { calls, written } = await reconcile({ access: 'Granted', create: false, found: ownSecret() });
-    expect(calls.slice(0, 4)).to.deep.equal(['resolveNarrowed', 'create', 'read', 'replace']);
-    expect(written).to.include({ status: 'True', reason: 'SecretWritten' });
+  it('asks for the web identity session as the request, with vending checked', async () => {
+    const world = new RequestWorld();
+    world.requests.put(webRequest());
+    await world.reconcile();
+    expect(world.resolver.asked[0]).to.deep.include({
+      namespace: 'tenant-b',
+      identityRef: WEB,
+      requester: 'AWSCredentialsRequest',
+      vending: true,
+      holder: 'AWSCredentialsRequest/tenant-b/reports',
+    });
   });
 
-  it('reads a Secret the cache did not keep when its name is taken, and leaves it alone when it is not owned', async () => {
-    const found = ownSecret();
-    found.metadata!.ownerReferences = [];
-    const { calls, written, result } = await reconcile({ access: 'Granted', create: false, found });
-    expect(calls).to.not.include('replace');
-    expect(written).to.include({ status: 'False', reason: 'SecretNotOwned' });
-    expect(result).to.deep.equal({ requeueAfterMs: 60_000 });
-  });
-
-  it('sets back a kept Secret whose data digest differs', async () => {
-    const cached = keptSecret(() => request())(ownSecret());
-    const { calls } = await reconcile({ access: 'Granted', cached });
-    expect(calls.slice(0, 2)).to.deep.equal(['resolveNarrowed', 'replace']);
+  it('releases the credential set of a request that cannot be served', async () => {
+    const world = new RequestWorld();
+    refusedBy(new VendingNotEnabledError(ROLE, 'tenant-b'))(world);
+    await world.reconcile();
+    expect(world.resolver.released).to.deep.equal(['AWSCredentialsRequest/tenant-b/reports']);
   });
 });

@@ -1,0 +1,556 @@
+import { expect } from 'chai';
+import {
+  API_VERSION,
+  PAUSED_ANNOTATION,
+  type AWSAccountBinding,
+  type AWSCluster,
+  type AWSClusterLedger,
+} from '@keymaster/api';
+import {
+  AwsCredentialError,
+  AwsUnreachableError,
+  ControllerCredentialsError,
+  IdentityCycleError,
+  IdentityDeletingError,
+  IdentityNotFoundError,
+  NamespaceNotAllowedError,
+  SecretInvalidError,
+  SecretNotFoundError,
+  ServiceAccountTokenError,
+  StsRateLimitedError,
+  type IdentityObject,
+} from '@keymaster/identity';
+import { ClusterNames } from '../../src/awscluster/cluster-names.js';
+import { IdentitySightings } from '../../src/awscluster/identity-sightings.js';
+import {
+  AWSClusterReconciler,
+  CLUSTER_FINALIZER,
+  type AWSClusterReconcilerDeps,
+  type TagOutcome,
+} from '../../src/awscluster/reconciler.js';
+import { createTagSync, type SyncTags } from '../../src/awscluster/tags.js';
+import type { KeymasterObject } from '../../src/kube/resources.js';
+import type { Result } from '../../src/runtime/controller.js';
+import { FakeCaches } from '../support/fake-caches.js';
+import { FakeLedgers } from '../support/fake-ledgers.js';
+import { ACCOUNT, FakeResolver, fakeSession } from '../support/fake-resolver.js';
+import { FakeTagWork } from '../support/fake-tag-work.js';
+import { quietLogger } from '../support/quiet-logger.js';
+import { RecordingEvents } from '../support/recording-events.js';
+import { RecordingWriter } from '../support/recording-writer.js';
+
+const NOW = new Date('2026-05-01T12:00:00Z');
+const TENANT_LABEL = 'keymaster.dev/tenant';
+const ROLE = { kind: 'AWSClusterRoleIdentity', name: 'tenant-a' } as const;
+const SOURCE = { kind: 'AWSClusterRoleIdentity', name: 'platform' } as const;
+
+const cluster = (
+  name = 'prod',
+  fields: Partial<AWSCluster['metadata']> = {},
+  spec: Partial<AWSCluster['spec']> = {},
+): AWSCluster => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSCluster',
+  metadata: {
+    name,
+    namespace: 'tenant-a',
+    uid: `uid-${name}`,
+    generation: 1,
+    resourceVersion: '7',
+    creationTimestamp: '2026-01-02T00:00:00Z',
+    finalizers: [CLUSTER_FINALIZER.name],
+    ...fields,
+  },
+  spec: { region: 'eu-west-1', identityRef: ROLE, clusterName: 'prod', ...spec },
+});
+
+const roleIdentity = (labels: Record<string, string> = {}): IdentityObject => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSClusterRoleIdentity',
+  metadata: { name: ROLE.name, uid: 'uid-role', labels },
+  spec: { roleARN: `arn:aws:iam::${ACCOUNT}:role/tenant-a`, allowedNamespaces: { list: ['tenant-a'] } },
+});
+
+/** A ledger of `owner` claiming clusterName prod in the account. */
+const claimingLedger = (owner: AWSCluster): AWSClusterLedger => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSClusterLedger',
+  metadata: {
+    name: owner.metadata.name ?? '',
+    namespace: owner.metadata.namespace ?? '',
+    ownerReferences: [
+      {
+        apiVersion: API_VERSION,
+        kind: 'AWSCluster',
+        name: owner.metadata.name ?? '',
+        uid: owner.metadata.uid ?? '',
+        controller: true,
+      },
+    ],
+  },
+  spec: { claims: [{ accountID: ACCOUNT, region: 'eu-west-1', clusterName: 'prod', since: '2026-01-01T00:00:00Z' }] },
+});
+
+const isCluster = (object: KeymasterObject): object is AWSCluster => object.kind === 'AWSCluster';
+
+const tagged = (condition: TagOutcome['condition'], fields: Partial<TagOutcome> = {}): TagOutcome => ({
+  condition,
+  status: { resourcesDiscovered: 2, resourcesInSync: condition.status === 'True' ? 2 : 1 },
+  events: [],
+  transient: false,
+  claimRefused: false,
+  wrote: false,
+  ...fields,
+});
+const IN_SYNC = tagged({ type: 'TagsInSync', status: 'True', reason: 'TagsInSync', message: '2 of 2 in sync' });
+const outOfSync = (reason: string, transient = false) =>
+  tagged({ type: 'TagsInSync', status: 'False', reason, message: `${reason} on 1 resource` }, { transient });
+
+/** One AWSCluster reconcile's world of fakes; what a row changes before the reconcile. */
+class ClusterWorld {
+  readonly caches = new FakeCaches();
+  readonly writer = new RecordingWriter();
+  readonly events = new RecordingEvents();
+  readonly resolver = new FakeResolver();
+  readonly tagWork = new FakeTagWork<TagOutcome>();
+  readonly clusterNames = new ClusterNames();
+  readonly enqueued: string[] = [];
+  readonly drifted = new Map<string, number>();
+  syncTags: SyncTags = () => Promise.resolve(IN_SYNC);
+  autoControllerIdentity = false;
+
+  constructor() {
+    this.caches.withIdentities(roleIdentity());
+    this.resolver.answer = fakeSession([ROLE]);
+  }
+
+  /**
+   * The reconcile of tenant-a/prod, run as the controller runs it: when it hands tag work to the
+   * scheduler, the work runs and its end brings the cluster back.
+   */
+  async reconcile(name = 'prod'): Promise<Result | undefined> {
+    const deps: AWSClusterReconcilerDeps = {
+      caches: this.caches,
+      ledgers: new FakeLedgers(),
+      legacyEligible: () => false,
+      writer: this.writer,
+      events: this.events,
+      resolver: this.resolver,
+      syncTags: (work, log, options) => this.syncTags(work, log, options),
+      clusterNames: this.clusterNames,
+      tagWork: this.tagWork,
+      sightings: new IdentitySightings(() => undefined),
+      enqueue: (key) => this.enqueued.push(key),
+      autoControllerIdentity: this.autoControllerIdentity,
+      metrics: {
+        setDrifted: (key, count) => this.drifted.set(key, count),
+        countIgnoredBookkeeping: () => undefined,
+        countLedgerFull: () => undefined,
+      },
+      now: () => NOW,
+      logger: quietLogger(),
+      tenantLabel: TENANT_LABEL,
+      namespaceLimit: { plural: 'AWSClusters', limit: 1, flag: 'max-clusters-per-namespace' },
+    };
+    const reconciler = new AWSClusterReconciler(deps);
+    const request = { namespace: 'tenant-a', name };
+    const result = await reconciler.reconcile(request, { reconcileId: 'r1' });
+    if (this.tagWork.pending === 0) return result;
+    await this.tagWork.finish();
+    return reconciler.reconcile(request, { reconcileId: 'r2' });
+  }
+}
+
+interface Row {
+  title: string;
+  /** Sets the world up before the reconcile; by default tenant-a/prod is cached and resolves. */
+  given?: (world: ClusterWorld) => void;
+  /** The reasons of the status written, by condition type (none: no status written). */
+  reasons?: Record<string, string>;
+  /** The writes made, as `write Kind/name`, when the row is about them. */
+  writes?: string[];
+  events?: string[];
+  result?: Result;
+}
+
+const refusedBy = (error: Error) => (world: ClusterWorld) => {
+  world.caches.clusters.put(cluster());
+  world.resolver.answer = error;
+};
+const withCluster = (object: AWSCluster) => (world: ClusterWorld) => world.caches.clusters.put(object);
+const tagsEndIn = (outcome: TagOutcome) => (world: ClusterWorld) => {
+  world.caches.clusters.put(cluster());
+  world.syncTags = () => Promise.resolve(outcome);
+};
+const secretUse = { field: 'spec.externalIDSecretRef', holds: 'the key externalID' };
+
+/** The conditions of a cluster whose identity resolve failed: tags are not checked, Ready says why. */
+const refused = (allowed: string, retrieved: string, ready: string) => ({
+  PrincipalUsageAllowed: allowed,
+  PrincipalCredentialRetrieved: retrieved,
+  TagsInSync: 'CredentialsUnavailable',
+  Ready: ready,
+});
+const resolved = (tags: string, ready: string, name = 'ClusterNameUnique') => ({
+  PrincipalUsageAllowed: 'PrincipalUsageAllowed',
+  PrincipalCredentialRetrieved: 'PrincipalCredentialRetrieved',
+  ClusterNameUnique: name,
+  TagsInSync: tags,
+  Ready: ready,
+});
+
+const ROWS: Row[] = [
+  {
+    title: 'a parked cluster is told its namespace is over the bound',
+    given: (world) => world.caches.clusters.park(cluster()),
+    reasons: { Ready: 'NamespaceLimitReached' },
+  },
+  {
+    title: 'a cluster gone from the cache releases its credentials and writes nothing',
+    writes: [],
+  },
+  {
+    title: 'a deleted cluster lets its finalizer go and leaves tags on AWS',
+    given: withCluster(cluster('prod', { deletionTimestamp: NOW.toISOString() })),
+    writes: ['setFinalizers AWSCluster/prod'],
+  },
+  {
+    title: 'a paused cluster is left as it is',
+    given: withCluster(cluster('prod', { annotations: { [PAUSED_ANNOTATION]: '' } })),
+    writes: [],
+  },
+  {
+    title: 'a cluster without the finalizer gets it before anything else',
+    given: withCluster(cluster('prod', { finalizers: [] })),
+    writes: ['setFinalizers AWSCluster/prod'],
+  },
+  {
+    title: 'a namespace out of STS budget waits for it, status as it is',
+    given: refusedBy(new StsRateLimitedError('tenant-a', 1500)),
+    writes: [],
+    result: { requeueAfterMs: 1500 },
+  },
+  {
+    title: 'the missing controller identity is created allowing no namespace (AutoControllerIdentityCreator)',
+    given: (world) => {
+      world.autoControllerIdentity = true;
+      world.caches.clusters.put(cluster('prod', {}, { identityRef: undefined }));
+      world.resolver.answer = new IdentityNotFoundError(
+        { kind: 'AWSClusterControllerIdentity', name: 'default' },
+        'AWSCluster tenant-a/prod',
+      );
+    },
+    writes: ['createClusterScoped AWSClusterControllerIdentity/default'],
+    result: { requeueAfterMs: 1000 },
+  },
+  {
+    title: 'an identity that does not exist',
+    given: refusedBy(new IdentityNotFoundError(ROLE, 'AWSCluster tenant-a/prod')),
+    reasons: refused('IdentityNotFound', 'IdentityNotFound', 'IdentityNotFound'),
+    events: ['Warning IdentityNotFound'],
+  },
+  {
+    title: "the cluster's own identity refuses the namespace",
+    given: refusedBy(new NamespaceNotAllowedError(ROLE, 'tenant-a', 0)),
+    reasons: refused('PrincipalUsageUnauthorized', 'NotAttempted', 'PrincipalUsageUnauthorized'),
+    events: ['Warning PrincipalUsageUnauthorized'],
+  },
+  {
+    title: 'a source of the chain refuses the namespace',
+    given: refusedBy(new NamespaceNotAllowedError(SOURCE, 'tenant-a', 1)),
+    reasons: refused('SourcePrincipalUsageUnauthorized', 'NotAttempted', 'SourcePrincipalUsageUnauthorized'),
+  },
+  {
+    title: 'an identity being deleted accepts no new cluster',
+    given: refusedBy(new IdentityDeletingError(ROLE, 'tenant-a', 0)),
+    reasons: refused('IdentityDeleting', 'NotAttempted', 'IdentityDeleting'),
+  },
+  {
+    title: "an identity's Secret is missing",
+    given: refusedBy(new SecretNotFoundError(ROLE, 'tenant-a-external-id', secretUse)),
+    reasons: refused('PrincipalUsageAllowed', 'SecretNotFound', 'SecretNotFound'),
+  },
+  {
+    title: "an identity's Secret lacks a key",
+    given: refusedBy(new SecretInvalidError(ROLE, 'tenant-a-external-id', secretUse, ['externalID is missing'])),
+    reasons: refused('PrincipalUsageAllowed', 'SecretInvalid', 'SecretInvalid'),
+  },
+  {
+    title: 'a chain with a cycle',
+    given: refusedBy(new IdentityCycleError([ROLE, SOURCE, ROLE])),
+    reasons: refused('IdentityChainInvalid', 'IdentityChainInvalid', 'IdentityChainInvalid'),
+  },
+  {
+    title: 'AWS refuses the AssumeRole, retried with backoff',
+    given: refusedBy(
+      new AwsCredentialError(ROLE, 'sts:AssumeRole', 'AccessDenied', 'not authorized', 'fix the trust policy'),
+    ),
+    reasons: refused('PrincipalUsageAllowed', 'AssumeRoleFailed', 'AssumeRoleFailed'),
+    result: { requeue: true },
+  },
+  {
+    title: 'AWS rejects the keys, retried with backoff',
+    given: refusedBy(
+      new AwsCredentialError(ROLE, 'sts:GetCallerIdentity', 'InvalidClientTokenId', 'bad keys', 'rotate them'),
+    ),
+    reasons: refused('PrincipalUsageAllowed', 'CredentialsRejected', 'CredentialsRejected'),
+    result: { requeue: true },
+  },
+  {
+    title: 'AWS cannot be reached',
+    given: refusedBy(new AwsUnreachableError(ROLE, 'sts:AssumeRole', 'sts.amazonaws.com', 'ECONNREFUSED')),
+    reasons: refused('PrincipalUsageAllowed', 'AWSUnreachable', 'AWSUnreachable'),
+    result: { requeue: true },
+  },
+  {
+    title: "the controller's own credentials are missing",
+    given: refusedBy(new ControllerCredentialsError('no source in the default chain')),
+    reasons: refused('PrincipalUsageAllowed', 'ControllerCredentialsUnavailable', 'ControllerCredentialsUnavailable'),
+    result: { requeue: true },
+  },
+  {
+    title: "a web identity's ServiceAccount token cannot be had",
+    given: refusedBy(new ServiceAccountTokenError(ROLE, 'capa', 404, 'the API server answered 404')),
+    reasons: refused('PrincipalUsageAllowed', 'ServiceAccountTokenFailed', 'ServiceAccountTokenFailed'),
+  },
+  {
+    title: 'a failure no provider names',
+    given: refusedBy(new Error('socket hang up')),
+    reasons: refused('CredentialRetrievalFailed', 'CredentialRetrievalFailed', 'CredentialRetrievalFailed'),
+    result: { requeue: true },
+  },
+  {
+    title: "a tenant's identity in an account the platform bound to no tenant",
+    given: (world) => {
+      world.caches.clusters.put(cluster());
+      world.caches.withIdentities(roleIdentity({ [TENANT_LABEL]: 'tenant-a' }));
+    },
+    reasons: {
+      PrincipalUsageAllowed: 'AccountNotBound',
+      PrincipalCredentialRetrieved: 'PrincipalCredentialRetrieved',
+      TagsInSync: 'AccountNotBound',
+      Ready: 'AccountNotBound',
+    },
+    events: ['Warning AccountNotBound'],
+  },
+  {
+    title: "a tenant's identity in an account bound to other tenants",
+    given: (world) => {
+      world.caches.clusters.put(cluster());
+      world.caches.withIdentities(roleIdentity({ [TENANT_LABEL]: 'tenant-a' }));
+      const binding: AWSAccountBinding = {
+        apiVersion: API_VERSION,
+        kind: 'AWSAccountBinding',
+        metadata: { name: ACCOUNT },
+        spec: { tenants: ['tenant-b'] },
+      };
+      world.caches.accountBindings.put(binding);
+    },
+    reasons: {
+      PrincipalUsageAllowed: 'AccountOfAnotherTenant',
+      PrincipalCredentialRetrieved: 'PrincipalCredentialRetrieved',
+      TagsInSync: 'AccountOfAnotherTenant',
+      Ready: 'AccountOfAnotherTenant',
+    },
+  },
+  {
+    title: 'tags in sync',
+    given: withCluster(cluster()),
+    reasons: resolved('TagsInSync', 'Ready'),
+    events: [],
+  },
+  {
+    title: 'a chain link being deleted still serves its clusters, and says so',
+    given: (world) => {
+      world.caches.clusters.put(cluster());
+      world.resolver.answer = fakeSession([ROLE, SOURCE], { deleting: [SOURCE] });
+    },
+    reasons: { ...resolved('TagsInSync', 'Ready'), PrincipalUsageAllowed: 'IdentityDeleting' },
+  },
+  {
+    title: 'paused tagging makes no AWS call and says so',
+    given: (world) => {
+      world.caches.clusters.put(cluster('prod', {}, { tagging: { paused: true } }));
+      world.syncTags = createTagSync({});
+    },
+    reasons: resolved('TaggingPaused', 'TaggingPaused'),
+  },
+  {
+    title: 'a dry run that would change tags',
+    given: tagsEndIn(outOfSync('DryRun')),
+    reasons: resolved('DryRun', 'DryRun'),
+  },
+  {
+    title: 'tagging denied by IAM waits for a fix',
+    given: tagsEndIn(outOfSync('AccessDenied')),
+    reasons: resolved('AccessDenied', 'AccessDenied'),
+  },
+  {
+    title: 'resources over the 50-tag limit',
+    given: tagsEndIn(outOfSync('TagLimitExceeded')),
+    reasons: resolved('TagLimitExceeded', 'TagLimitExceeded'),
+  },
+  {
+    title: 'tag writes that failed are retried with backoff',
+    given: tagsEndIn(outOfSync('TaggingFailed', true)),
+    reasons: resolved('TaggingFailed', 'TaggingFailed'),
+    result: { requeue: true },
+  },
+  {
+    title: 'tags something else keeps changing are retried',
+    given: tagsEndIn(outOfSync('TagDrift', true)),
+    reasons: resolved('TagDrift', 'TagDrift'),
+    result: { requeue: true },
+  },
+  {
+    title: "another cluster's ledger claims the name: no AWS call at all",
+    given: (world) => {
+      const owner = cluster('owner', { creationTimestamp: '2026-01-01T00:00:00Z' });
+      world.caches.clusters.put(cluster()).put(owner);
+      world.caches.ledgerClaims.set(claimingLedger(owner));
+      world.syncTags = () => Promise.reject(new Error('no tag work for a refused name'));
+    },
+    reasons: resolved('ClusterNameClaimed', 'ClusterNameClaimed', 'ClusterNameClaimed'),
+    events: ['Warning ClusterNameClaimed', 'Warning ClusterNameClaimed'],
+  },
+  {
+    title: 'an older cluster of the name not checked yet: this one waits',
+    given: (world) => {
+      world.caches.clusters.put(cluster()).put(cluster('older', { creationTimestamp: '2026-01-01T00:00:00Z' }));
+    },
+    reasons: resolved('WaitingForClusterNameClaim', 'WaitingForClusterNameClaim', 'WaitingForClusterNameClaim'),
+  },
+  {
+    title: 'the oldest of clusters sharing a name owns it, and says they exist',
+    given: (world) => {
+      world.caches.clusters.put(cluster()).put(cluster('younger', { creationTimestamp: '2026-01-03T00:00:00Z' }));
+      world.clusterNames.record({
+        key: 'tenant-a/younger',
+        clusterName: 'prod',
+        accountId: ACCOUNT,
+        regions: ['eu-west-1'],
+      });
+    },
+    reasons: resolved('TagsInSync', 'Ready', 'DuplicateClusterName'),
+  },
+];
+
+/** Every condition reason an AWSCluster's status can carry, by condition type. */
+const AWSCLUSTER_REASONS: Record<string, string[]> = {
+  PrincipalUsageAllowed: [
+    'PrincipalUsageAllowed',
+    'IdentityDeleting',
+    'PrincipalUsageUnauthorized',
+    'SourcePrincipalUsageUnauthorized',
+    'IdentityNotFound',
+    'IdentityChainInvalid',
+    'CredentialRetrievalFailed',
+    'AccountNotBound',
+    'AccountOfAnotherTenant',
+  ],
+  PrincipalCredentialRetrieved: [
+    'PrincipalCredentialRetrieved',
+    'NotAttempted',
+    'IdentityNotFound',
+    'SecretNotFound',
+    'SecretInvalid',
+    'IdentityChainInvalid',
+    'AssumeRoleFailed',
+    'CredentialsRejected',
+    'AWSUnreachable',
+    'ControllerCredentialsUnavailable',
+    'ServiceAccountTokenFailed',
+    'CredentialRetrievalFailed',
+  ],
+  TagsInSync: [
+    'TagsInSync',
+    'CredentialsUnavailable',
+    'AccountNotBound',
+    'AccountOfAnotherTenant',
+    'TaggingPaused',
+    'DryRun',
+    'AccessDenied',
+    'TagLimitExceeded',
+    'TaggingFailed',
+    'TagDrift',
+    'ClusterNameClaimed',
+    'WaitingForClusterNameClaim',
+  ],
+  ClusterNameUnique: ['ClusterNameUnique', 'DuplicateClusterName', 'ClusterNameClaimed', 'WaitingForClusterNameClaim'],
+  Ready: ['Ready', 'NamespaceLimitReached'],
+};
+
+describe('the AWSCluster reconcile, branch by branch', () => {
+  for (const row of ROWS) {
+    it(row.title, async () => {
+      const world = new ClusterWorld();
+      row.given?.(world);
+      const result = await world.reconcile();
+      if (row.reasons) expect(world.writer.reasons).to.deep.equal(row.reasons);
+      else expect(world.writer.status, 'no status written').to.equal(undefined);
+      if (row.writes) expect(world.writer.made).to.deep.equal(row.writes);
+      if (row.events) expect(world.events.reasons).to.deep.equal(row.events);
+      expect(result).to.deep.equal(row.result);
+    });
+  }
+
+  it('has a row for every reason of every condition', () => {
+    const reached = (type: string) => new Set(ROWS.map(({ reasons }) => reasons?.[type]));
+    for (const [type, reasons] of Object.entries(AWSCLUSTER_REASONS))
+      expect(
+        reasons.filter((reason) => !reached(type).has(reason)),
+        `${type} reasons no row reaches`,
+      ).to.deep.equal([]);
+  });
+
+  it('releases what a cluster gone from the cache held', async () => {
+    const world = new ClusterWorld();
+    await world.reconcile();
+    expect(world.resolver.released).to.deep.equal(['AWSCluster/tenant-a/prod']);
+    expect(world.tagWork.cancelled).to.deep.equal(['tenant-a/prod']);
+    expect(world.drifted.get('tenant-a/prod')).to.equal(0);
+  });
+
+  it('asks for credentials as the cluster, for its region', async () => {
+    const world = new ClusterWorld();
+    world.caches.clusters.put(cluster());
+    await world.reconcile();
+    expect(world.resolver.asked[0]).to.deep.include({
+      namespace: 'tenant-a',
+      identityRef: ROLE,
+      region: 'eu-west-1',
+      holder: 'AWSCluster/tenant-a/prod',
+    });
+  });
+
+  it('writes the account and chain of a refused account, and tags nothing', async () => {
+    const world = new ClusterWorld();
+    ROWS.find(({ title }) => title.includes('bound to no tenant'))!.given!(world);
+    await world.reconcile();
+    expect(world.writer.status).to.deep.include({ accountID: ACCOUNT, identityChainSummary: 'tenant-a' });
+    expect(world.tagWork.cancelled).to.deep.equal(['tenant-a/prod']);
+  });
+
+  it('claims no principal a refused cluster does not use now', async () => {
+    const world = new ClusterWorld();
+    const before = cluster();
+    before.status = { accountID: ACCOUNT, principalARN: 'arn:aws:sts::111111111111:assumed-role/old/keymaster' };
+    world.caches.clusters.put(before);
+    world.resolver.answer = new IdentityNotFoundError(ROLE, 'AWSCluster tenant-a/prod');
+    await world.reconcile();
+    expect(world.writer.status).to.not.have.any.keys('accountID', 'principalARN');
+    expect(world.resolver.released).to.deep.equal(['AWSCluster/tenant-a/prod']);
+  });
+
+  it('writes no status when a resync finds nothing new', async () => {
+    const world = new ClusterWorld();
+    world.caches.clusters.put(cluster());
+    await world.reconcile();
+    const written = world.writer.writes.at(-1)?.object;
+    expect(written && isCluster(written)).to.equal(true);
+    const again = new ClusterWorld();
+    if (written && isCluster(written)) again.caches.clusters.put(written);
+    await again.reconcile();
+    expect(again.writer.made).to.deep.equal([]);
+  });
+});
