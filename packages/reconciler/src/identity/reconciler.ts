@@ -1,11 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Secret } from '@kubernetes/client-node';
-import {
-  type AWSAccountBinding,
-  type AWSCluster,
-  type AWSClusterIdentityStatus,
-  type IdentityKind,
-} from '@keymaster/api';
+import type { AWSAccountBinding, AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
 import { providerOf, servesCluster, type ControllerCredentialsCheck, type IdentityObject } from '@keymaster/identity';
 import { setCondition } from '../awscluster/conditions.js';
 import type { IdentitySightings } from '../awscluster/identity-sightings.js';

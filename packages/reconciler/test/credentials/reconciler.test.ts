@@ -23,6 +23,7 @@ import { FakeInformer } from '../support/fake-informer.js';
 import { ACCOUNT, FakeResolver, fakeSession } from '../support/fake-resolver.js';
 import { FakeRequestSecrets, RecordingSecretWriter } from '../support/fake-secrets.js';
 import { quietLogger } from '../support/quiet-logger.js';
+import { reasonsWithoutRow } from '../support/reason-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 import { REQUEST } from './request.js';
@@ -379,12 +380,7 @@ describe('the AWSCredentialsRequest reconcile, branch by branch', () => {
   }
 
   it('has a row for every reason of every condition', () => {
-    const reached = (type: string) => new Set(ROWS.map(({ reasons }) => reasons?.[type]));
-    for (const [type, reasons] of Object.entries(REQUEST_REASONS))
-      expect(
-        reasons.filter((reason) => !reached(type).has(reason)),
-        `${type} reasons no row reaches`,
-      ).to.deep.equal([]);
+    expect(reasonsWithoutRow(ROWS, REQUEST_REASONS)).to.deep.equal([]);
   });
 
   it('keeps no session it could not write in status', async () => {

@@ -17,6 +17,7 @@ import type { Request } from '../../src/runtime/controller.js';
 import { FakeCaches } from '../support/fake-caches.js';
 import { ACCOUNT, fakeSession } from '../support/fake-resolver.js';
 import { quietLogger } from '../support/quiet-logger.js';
+import { reasonsWithoutRow } from '../support/reason-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 
@@ -238,12 +239,7 @@ describe('the identity reconcile, branch by branch', () => {
   }
 
   it('has a row for every reason of every condition', () => {
-    const reached = (type: string) => new Set(ROWS.map(({ reasons }) => reasons?.[type]));
-    for (const [type, reasons] of Object.entries(IDENTITY_REASONS))
-      expect(
-        reasons.filter((reason) => !reached(type).has(reason)),
-        `${type} reasons no row reaches`,
-      ).to.deep.equal([]);
+    expect(reasonsWithoutRow(ROWS, IDENTITY_REASONS)).to.deep.equal([]);
   });
 
   it('counts users in status, and names none of them', async () => {
