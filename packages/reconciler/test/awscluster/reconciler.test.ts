@@ -36,7 +36,7 @@ import { FakeLedgers } from '../support/fake-ledgers.js';
 import { ACCOUNT, FakeResolver, fakeSession } from '../support/fake-resolver.js';
 import { FakeTagWork } from '../support/fake-tag-work.js';
 import { quietLogger } from '../support/quiet-logger.js';
-import { reasonsWithoutRow } from '../support/reason-rows.js';
+import { expectRow, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 
@@ -162,16 +162,9 @@ class ClusterWorld {
   }
 }
 
-interface Row {
-  title: string;
+interface Row extends ReconcileRow {
   /** Sets the world up before the reconcile; by default tenant-a/prod is cached and resolves. */
   given?: (world: ClusterWorld) => void;
-  /** The reasons of the status written, by condition type (none: no status written). */
-  reasons?: Record<string, string>;
-  /** The writes made, as `write Kind/name`, when the row is about them. */
-  writes?: string[];
-  events?: string[];
-  result?: Result;
 }
 
 const refusedBy = (error: Error) => (world: ClusterWorld) => {
@@ -488,12 +481,7 @@ describe('the AWSCluster reconcile, branch by branch', () => {
     it(row.title, async () => {
       const world = new ClusterWorld();
       row.given?.(world);
-      const result = await world.reconcile();
-      if (row.reasons) expect(world.writer.reasons).to.deep.equal(row.reasons);
-      else expect(world.writer.status, 'no status written').to.equal(undefined);
-      if (row.writes) expect(world.writer.made).to.deep.equal(row.writes);
-      if (row.events) expect(world.events.reasons).to.deep.equal(row.events);
-      expect(result).to.deep.equal(row.result);
+      expectRow(row, { ...world, result: await world.reconcile() });
     });
   }
 

@@ -23,7 +23,7 @@ import { FakeInformer } from '../support/fake-informer.js';
 import { ACCOUNT, FakeResolver, fakeSession } from '../support/fake-resolver.js';
 import { FakeRequestSecrets, RecordingSecretWriter } from '../support/fake-secrets.js';
 import { quietLogger } from '../support/quiet-logger.js';
-import { reasonsWithoutRow } from '../support/reason-rows.js';
+import { expectRow, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 import { REQUEST } from './request.js';
@@ -104,18 +104,11 @@ class RequestWorld {
   }
 }
 
-interface Row {
-  title: string;
+interface Row extends ReconcileRow {
   /** Sets the world up; by default the request is cached, its Secrets watched, and the session resolves. */
   given?: (world: RequestWorld) => void;
-  /** The reasons of the status written, by condition type (none: no status written). */
-  reasons?: Record<string, string>;
   /** The calls on the Secret, when the row is about them. */
   secretCalls?: string[];
-  /** The Kubernetes writes, as `write Kind/name`, when the row is about them. */
-  writes?: string[];
-  events?: string[];
-  result?: Result;
 }
 
 const cached =
@@ -369,13 +362,8 @@ describe('the AWSCredentialsRequest reconcile, branch by branch', () => {
     it(row.title, async () => {
       const world = new RequestWorld();
       row.given?.(world);
-      const result = await world.reconcile();
-      if (row.reasons) expect(world.writer.reasons).to.deep.equal(row.reasons);
-      else expect(world.writer.status, 'no status written').to.equal(undefined);
-      if (row.writes) expect(world.writer.made).to.deep.equal(row.writes);
+      expectRow(row, { ...world, result: await world.reconcile() });
       if (row.secretCalls) expect(world.secretWriter.calls).to.deep.equal(row.secretCalls);
-      if (row.events) expect(world.events.reasons).to.deep.equal(row.events);
-      expect(result).to.deep.equal(row.result);
     });
   }
 

@@ -17,7 +17,7 @@ import type { Request } from '../../src/runtime/controller.js';
 import { FakeCaches } from '../support/fake-caches.js';
 import { ACCOUNT, fakeSession } from '../support/fake-resolver.js';
 import { quietLogger } from '../support/quiet-logger.js';
-import { reasonsWithoutRow } from '../support/reason-rows.js';
+import { expectRow, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 
@@ -93,16 +93,12 @@ class IdentityWorld {
   }
 }
 
-interface Row {
-  title: string;
+interface Row extends ReconcileRow {
   /** The identity reconciled, put in the cache unless `absent`. */
   identity: IdentityObject;
   absent?: boolean;
   given?: (world: IdentityWorld) => void;
   writes: string[];
-  /** The reasons of the status written, by condition type. */
-  reasons?: Record<string, string>;
-  events?: string[];
 }
 
 const claimed = (labels: Record<string, string> = { [TENANT_LABEL]: 'tenant-a' }) =>
@@ -183,6 +179,7 @@ const ROWS: Row[] = [
         },
       }),
     writes: ['setSecretOwners Secret/keys', 'replaceStatus AWSClusterStaticIdentity/keys'],
+    reasons: {},
   },
   {
     title: "an earlier release's account claim becomes the account's binding",
@@ -206,6 +203,7 @@ const ROWS: Row[] = [
     identity: claimed(),
     given: (world) => world.writer.failing.set('createClusterScoped', new ApiException(409, 'conflict', '{}', {})),
     writes: ['createClusterScoped AWSAccountBinding/111111111111', 'replaceStatus AWSClusterRoleIdentity/tenant-a'],
+    reasons: { ExternalIDConfidential: 'NoExternalID' },
     events: [],
   },
 ];
@@ -231,10 +229,7 @@ describe('the identity reconcile, branch by branch', () => {
       const world = new IdentityWorld();
       if (!row.absent) world.caches.withIdentities(row.identity);
       row.given?.(world);
-      expect(await world.reconcile(row.identity.kind, row.identity.metadata.name ?? '')).to.equal(undefined);
-      expect(world.writer.made).to.deep.equal(row.writes);
-      if (row.reasons) expect(world.writer.reasons).to.deep.equal(row.reasons);
-      if (row.events) expect(world.events.reasons).to.deep.equal(row.events);
+      expectRow(row, { ...world, result: await world.reconcile(row.identity.kind, row.identity.metadata.name ?? '') });
     });
   }
 

@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import type { Result } from '../../src/runtime/controller.js';
+import type { RecordingEvents } from './recording-events.js';
+import type { RecordingWriter } from './recording-writer.js';
+
+/** What a row of a reconcile's table expects of its one reconcile. */
+export interface ReconcileRow {
+  title: string;
+  /** The reasons of the status written, by condition type (none: no status written). */
+  reasons?: Record<string, string>;
+  /** The Kubernetes writes, as `write Kind/name`, when the row is about them. */
+  writes?: string[];
+  /** The events, as `Type Reason`, when the row is about them. */
+  events?: string[];
+  result?: Result;
+}
+
+/** Asserts what the row expects of what the reconcile wrote, told and returned. */
+export function expectRow(
+  row: ReconcileRow,
+  seen: { writer: RecordingWriter; events: RecordingEvents; result: Result | undefined },
+): void {
+  if (row.reasons) expect(seen.writer.reasons).to.deep.equal(row.reasons);
+  else expect(seen.writer.status, 'no status written').to.equal(undefined);
+  if (row.writes) expect(seen.writer.made).to.deep.equal(row.writes);
+  if (row.events) expect(seen.events.reasons).to.deep.equal(row.events);
+  expect(seen.result).to.deep.equal(row.result);
+}
+
+/**
+ * The reasons of `all` (by condition type) that no row of a reconcile's table expects, as
+ * `Type/Reason`: each row asserts that its reasons are written, so an empty answer proves every one
+ * is reached.
+ */
+export const reasonsWithoutRow = (rows: readonly ReconcileRow[], all: Record<string, readonly string[]>): string[] =>
+  Object.entries(all).flatMap(([type, reasons]) =>
+    reasons
+      .filter((reason) => !rows.some((row) => row.reasons?.[type] === reason))
+      .map((reason) => `${type}/${reason}`),
+  );
