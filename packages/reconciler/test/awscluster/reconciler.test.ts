@@ -481,7 +481,7 @@ describe('the AWSCluster reconcile, branch by branch', () => {
     it(row.title, async () => {
       const world = new ClusterWorld();
       row.given?.(world);
-      expectRow(row, { ...world, result: await world.reconcile() });
+      expectRow(row, world, await world.reconcile());
     });
   }
 

@@ -362,7 +362,7 @@ describe('the AWSCredentialsRequest reconcile, branch by branch', () => {
     it(row.title, async () => {
       const world = new RequestWorld();
       row.given?.(world);
-      expectRow(row, { ...world, result: await world.reconcile() });
+      expectRow(row, world, await world.reconcile());
       if (row.secretCalls) expect(world.secretWriter.calls).to.deep.equal(row.secretCalls);
     });
   }

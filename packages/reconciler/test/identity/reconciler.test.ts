@@ -229,7 +229,7 @@ describe('the identity reconcile, branch by branch', () => {
       const world = new IdentityWorld();
       if (!row.absent) world.caches.withIdentities(row.identity);
       row.given?.(world);
-      expectRow(row, { ...world, result: await world.reconcile(row.identity.kind, row.identity.metadata.name ?? '') });
+      expectRow(row, world, await world.reconcile(row.identity.kind, row.identity.metadata.name ?? ''));
     });
   }
 

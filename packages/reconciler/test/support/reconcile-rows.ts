@@ -18,13 +18,14 @@ export interface ReconcileRow {
 /** Asserts what the row expects of what the reconcile wrote, told and returned. */
 export function expectRow(
   row: ReconcileRow,
-  seen: { writer: RecordingWriter; events: RecordingEvents; result: Result | undefined },
+  { writer, events }: { writer: RecordingWriter; events: RecordingEvents },
+  result: Result | undefined,
 ): void {
-  if (row.reasons) expect(seen.writer.reasons).to.deep.equal(row.reasons);
-  else expect(seen.writer.status, 'no status written').to.equal(undefined);
-  if (row.writes) expect(seen.writer.made).to.deep.equal(row.writes);
-  if (row.events) expect(seen.events.reasons).to.deep.equal(row.events);
-  expect(seen.result).to.deep.equal(row.result);
+  if (row.reasons) expect(writer.reasons).to.deep.equal(row.reasons);
+  else expect(writer.status, 'no status written').to.equal(undefined);
+  if (row.writes) expect(writer.made).to.deep.equal(row.writes);
+  if (row.events) expect(events.reasons).to.deep.equal(row.events);
+  expect(result).to.deep.equal(row.result);
 }
 
 /**

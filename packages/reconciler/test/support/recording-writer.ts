@@ -22,7 +22,7 @@ const hasConditions = (status: unknown): status is { conditions?: Condition[] } 
 /** The Kubernetes writes, recorded in order; `failing` makes a write throw what it holds. */
 export class RecordingWriter implements Pick<KubeWriter, Write> {
   readonly writes: Written[] = [];
-  readonly failing = new Map<Write, unknown>();
+  readonly failing = new Map<Write, Error>();
 
   /** The writes, as `write Kind/name`: what a test compares. */
   get made(): string[] {
@@ -68,7 +68,8 @@ export class RecordingWriter implements Pick<KubeWriter, Write> {
 
   #record<T>(written: Written, answer: T): Promise<T> {
     this.writes.push(written);
-    return this.failing.has(written.write) ? Promise.reject(this.failing.get(written.write)) : Promise.resolve(answer);
+    const failure = this.failing.get(written.write);
+    return failure ? Promise.reject(failure) : Promise.resolve(answer);
   }
 }
 
