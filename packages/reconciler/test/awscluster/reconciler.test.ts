@@ -497,6 +497,24 @@ describe('the AWSCluster reconcile, branch by branch', () => {
     expect(world.drifted.get('tenant-a/prod')).to.equal(0);
   });
 
+  it('adds its finalizer, and lets only it go at deletion', async () => {
+    const world = new ClusterWorld();
+    world.caches.clusters.put(cluster('prod', { finalizers: ['other.example/keep'] }));
+    await world.reconcile();
+    const deleted = new ClusterWorld();
+    deleted.caches.clusters.put(
+      cluster('prod', {
+        deletionTimestamp: NOW.toISOString(),
+        finalizers: ['other.example/keep', CLUSTER_FINALIZER.name],
+      }),
+    );
+    await deleted.reconcile();
+    expect([world, deleted].map(({ writer }) => writer.writes[0]?.finalizers)).to.deep.equal([
+      ['other.example/keep', CLUSTER_FINALIZER.name],
+      ['other.example/keep'],
+    ]);
+  });
+
   it('asks for credentials as the cluster, for its region', async () => {
     const world = new ClusterWorld();
     world.caches.clusters.put(cluster());

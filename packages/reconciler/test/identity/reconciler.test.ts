@@ -11,7 +11,7 @@ import {
 import type { ControllerCredentialsCheck, IdentityObject } from '@keymaster/identity';
 import { IdentitySightings } from '../../src/awscluster/identity-sightings.js';
 import { DeletingIdentities } from '../../src/identity/deletions.js';
-import { CLAIMED_ACCOUNT } from '../../src/identity/legacy-account-claim.js';
+import { CLAIMED_ACCOUNT, CLAIMED_AT } from '../../src/identity/legacy-account-claim.js';
 import { IDENTITY_FINALIZER, IdentityReconciler } from '../../src/identity/reconciler.js';
 import type { Request } from '../../src/runtime/controller.js';
 import { FakeCaches } from '../support/fake-caches.js';
@@ -235,6 +235,42 @@ describe('the identity reconcile, branch by branch', () => {
 
   it('has a row for every reason of every condition', () => {
     expect(reasonsWithoutRow(ROWS, IDENTITY_REASONS)).to.deep.equal([]);
+  });
+
+  it('adds and removes the in-use finalizer, and no other', async () => {
+    const world = new IdentityWorld();
+    world.caches.withIdentities(role({ finalizers: ['other.example/keep'] }));
+    world.users = [user('prod')];
+    await world.reconcile('AWSClusterRoleIdentity', 'tenant-a');
+    const unused = new IdentityWorld();
+    unused.caches.withIdentities(role({ finalizers: ['other.example/keep', IDENTITY_FINALIZER.name] }));
+    await unused.reconcile('AWSClusterRoleIdentity', 'tenant-a');
+    expect([world, unused].map(({ writer }) => writer.writes[0]?.finalizers)).to.deep.equal([
+      ['other.example/keep', IDENTITY_FINALIZER.name],
+      ['other.example/keep'],
+    ]);
+  });
+
+  it("removes only the earlier release's owner from a Secret, and only the claim's annotations", async () => {
+    const world = new IdentityWorld();
+    const kept = { apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'uid-other' };
+    world.caches.withIdentities(staticIdentity()).secrets.put({
+      metadata: {
+        name: 'keys',
+        namespace: CONTROLLER_NAMESPACE,
+        resourceVersion: '5',
+        ownerReferences: [
+          { apiVersion: API_VERSION, kind: 'AWSClusterStaticIdentity', name: 'keys', uid: 'uid-keys' },
+          kept,
+        ],
+      },
+    });
+    await world.reconcile('AWSClusterStaticIdentity', 'keys');
+    const claim = new IdentityWorld();
+    claim.caches.withIdentities(claimed({}));
+    await claim.reconcile('AWSClusterRoleIdentity', 'tenant-a');
+    expect(world.writer.writes[0]?.ownerReferences).to.deep.equal([kept]);
+    expect(claim.writer.writes[0]?.keys).to.deep.equal([CLAIMED_ACCOUNT, CLAIMED_AT]);
   });
 
   it('counts users in status, and names none of them', async () => {
