@@ -2,41 +2,29 @@ import { expect } from 'chai';
 import {
   API_VERSION,
   PAUSED_ANNOTATION,
+  TagsInSyncReason,
   type AWSAccountBinding,
   type AWSCluster,
   type AWSClusterLedger,
 } from '@keymaster/api';
-import {
-  AwsCredentialError,
-  AwsUnreachableError,
-  ControllerCredentialsError,
-  IdentityCycleError,
-  IdentityDeletingError,
-  IdentityNotFoundError,
-  NamespaceNotAllowedError,
-  SecretInvalidError,
-  SecretNotFoundError,
-  ServiceAccountTokenError,
-  StsRateLimitedError,
-  type IdentityObject,
-} from '@keymaster/identity';
+import { IdentityNotFoundError, StsRateLimitedError, type IdentityObject } from '@keymaster/identity';
 import { ClusterNames } from '../../src/awscluster/cluster-names.js';
 import { IdentitySightings } from '../../src/awscluster/identity-sightings.js';
 import {
   AWSClusterReconciler,
   CLUSTER_FINALIZER,
   type AWSClusterReconcilerDeps,
-  type TagOutcome,
 } from '../../src/awscluster/reconciler.js';
-import { createTagSync, type SyncTags } from '../../src/awscluster/tags.js';
+import { createTagSync, type SyncTags, type TagOutcome } from '../../src/awscluster/tags.js';
 import type { KeymasterObject } from '../../src/kube/resources.js';
 import type { Result } from '../../src/runtime/controller.js';
 import { FakeCaches } from '../support/fake-caches.js';
 import { FakeLedgers } from '../support/fake-ledgers.js';
 import { ACCOUNT, FakeResolver, fakeSession } from '../support/fake-resolver.js';
 import { FakeTagWork } from '../support/fake-tag-work.js';
+import { identityFailures } from '../support/identity-failures.js';
 import { quietLogger } from '../support/quiet-logger.js';
-import { expectRow, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
+import { expectRow, reasonsOf, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 
@@ -104,7 +92,7 @@ const tagged = (condition: TagOutcome['condition'], fields: Partial<TagOutcome> 
   ...fields,
 });
 const IN_SYNC = tagged({ type: 'TagsInSync', status: 'True', reason: 'TagsInSync', message: '2 of 2 in sync' });
-const outOfSync = (reason: string, transient = false) =>
+const outOfSync = (reason: TagsInSyncReason, transient = false) =>
   tagged({ type: 'TagsInSync', status: 'False', reason, message: `${reason} on 1 resource` }, { transient });
 
 /** One AWSCluster reconcile's world of fakes; what a row changes before the reconcile. */
@@ -181,7 +169,6 @@ const inUnboundAccount = (world: ClusterWorld) => {
   world.caches.clusters.put(cluster());
   world.caches.withIdentities(roleIdentity({ [TENANT_LABEL]: 'tenant-a' }));
 };
-const secretUse = { field: 'spec.externalIDSecretRef', holds: 'the key externalID' };
 
 /** The conditions of a cluster whose identity resolve failed: tags are not checked, Ready says why. */
 const refused = (allowed: string, retrieved: string, ready: string) => ({
@@ -242,82 +229,13 @@ const ROWS: Row[] = [
     writes: ['createClusterScoped AWSClusterControllerIdentity/default'],
     result: { requeueAfterMs: 1000 },
   },
-  {
-    title: 'an identity that does not exist',
-    given: refusedBy(new IdentityNotFoundError(ROLE, 'AWSCluster tenant-a/prod')),
-    reasons: refused('IdentityNotFound', 'IdentityNotFound', 'IdentityNotFound'),
-    events: ['Warning IdentityNotFound'],
-  },
-  {
-    title: "the cluster's own identity refuses the namespace",
-    given: refusedBy(new NamespaceNotAllowedError(ROLE, 'tenant-a', 0)),
-    reasons: refused('PrincipalUsageUnauthorized', 'NotAttempted', 'PrincipalUsageUnauthorized'),
-    events: ['Warning PrincipalUsageUnauthorized'],
-  },
-  {
-    title: 'a source of the chain refuses the namespace',
-    given: refusedBy(new NamespaceNotAllowedError(SOURCE, 'tenant-a', 1)),
-    reasons: refused('SourcePrincipalUsageUnauthorized', 'NotAttempted', 'SourcePrincipalUsageUnauthorized'),
-  },
-  {
-    title: 'an identity being deleted accepts no new cluster',
-    given: refusedBy(new IdentityDeletingError(ROLE, 'tenant-a', 0)),
-    reasons: refused('IdentityDeleting', 'NotAttempted', 'IdentityDeleting'),
-  },
-  {
-    title: "an identity's Secret is missing",
-    given: refusedBy(new SecretNotFoundError(ROLE, 'tenant-a-external-id', secretUse)),
-    reasons: refused('PrincipalUsageAllowed', 'SecretNotFound', 'SecretNotFound'),
-  },
-  {
-    title: "an identity's Secret lacks a key",
-    given: refusedBy(new SecretInvalidError(ROLE, 'tenant-a-external-id', secretUse, ['externalID is missing'])),
-    reasons: refused('PrincipalUsageAllowed', 'SecretInvalid', 'SecretInvalid'),
-  },
-  {
-    title: 'a chain with a cycle',
-    given: refusedBy(new IdentityCycleError([ROLE, SOURCE, ROLE])),
-    reasons: refused('IdentityChainInvalid', 'IdentityChainInvalid', 'IdentityChainInvalid'),
-  },
-  {
-    title: 'AWS refuses the AssumeRole, retried with backoff',
-    given: refusedBy(
-      new AwsCredentialError(ROLE, 'sts:AssumeRole', 'AccessDenied', 'not authorized', 'fix the trust policy'),
-    ),
-    reasons: refused('PrincipalUsageAllowed', 'AssumeRoleFailed', 'AssumeRoleFailed'),
-    result: { requeue: true },
-  },
-  {
-    title: 'AWS rejects the keys, retried with backoff',
-    given: refusedBy(
-      new AwsCredentialError(ROLE, 'sts:GetCallerIdentity', 'InvalidClientTokenId', 'bad keys', 'rotate them'),
-    ),
-    reasons: refused('PrincipalUsageAllowed', 'CredentialsRejected', 'CredentialsRejected'),
-    result: { requeue: true },
-  },
-  {
-    title: 'AWS cannot be reached',
-    given: refusedBy(new AwsUnreachableError(ROLE, 'sts:AssumeRole', 'sts.amazonaws.com', 'ECONNREFUSED')),
-    reasons: refused('PrincipalUsageAllowed', 'AWSUnreachable', 'AWSUnreachable'),
-    result: { requeue: true },
-  },
-  {
-    title: "the controller's own credentials are missing",
-    given: refusedBy(new ControllerCredentialsError('no source in the default chain')),
-    reasons: refused('PrincipalUsageAllowed', 'ControllerCredentialsUnavailable', 'ControllerCredentialsUnavailable'),
-    result: { requeue: true },
-  },
-  {
-    title: "a web identity's ServiceAccount token cannot be had",
-    given: refusedBy(new ServiceAccountTokenError(ROLE, 'capa', 404, 'the API server answered 404')),
-    reasons: refused('PrincipalUsageAllowed', 'ServiceAccountTokenFailed', 'ServiceAccountTokenFailed'),
-  },
-  {
-    title: 'a failure no provider names',
-    given: refusedBy(new Error('socket hang up')),
-    reasons: refused('CredentialRetrievalFailed', 'CredentialRetrievalFailed', 'CredentialRetrievalFailed'),
-    result: { requeue: true },
-  },
+  ...identityFailures(ROLE, 'tenant-a').map(({ title, error, allowed, retrieved, ready, transient }): Row => ({
+    title: `refused: ${title}`,
+    given: refusedBy(error),
+    reasons: refused(allowed, retrieved, ready),
+    events: [`Warning ${ready}`],
+    ...(transient ? { result: { requeue: true } } : {}),
+  })),
   {
     title: "a tenant's identity in an account the platform bound to no tenant",
     given: inUnboundAccount,
@@ -373,28 +291,28 @@ const ROWS: Row[] = [
   },
   {
     title: 'a dry run that would change tags',
-    given: tagsEndIn(outOfSync('DryRun')),
+    given: tagsEndIn(outOfSync(TagsInSyncReason.DryRun)),
     reasons: resolved('DryRun', 'DryRun'),
   },
   {
     title: 'tagging denied by IAM waits for a fix',
-    given: tagsEndIn(outOfSync('AccessDenied')),
+    given: tagsEndIn(outOfSync(TagsInSyncReason.AccessDenied)),
     reasons: resolved('AccessDenied', 'AccessDenied'),
   },
   {
     title: 'resources over the 50-tag limit',
-    given: tagsEndIn(outOfSync('TagLimitExceeded')),
+    given: tagsEndIn(outOfSync(TagsInSyncReason.TagLimitExceeded)),
     reasons: resolved('TagLimitExceeded', 'TagLimitExceeded'),
   },
   {
     title: 'tag writes that failed are retried with backoff',
-    given: tagsEndIn(outOfSync('TaggingFailed', true)),
+    given: tagsEndIn(outOfSync(TagsInSyncReason.TaggingFailed, true)),
     reasons: resolved('TaggingFailed', 'TaggingFailed'),
     result: { requeue: true },
   },
   {
     title: 'tags something else keeps changing are retried',
-    given: tagsEndIn(outOfSync('TagDrift', true)),
+    given: tagsEndIn(outOfSync(TagsInSyncReason.TagDrift, true)),
     reasons: resolved('TagDrift', 'TagDrift'),
     result: { requeue: true },
   },
@@ -431,50 +349,27 @@ const ROWS: Row[] = [
   },
 ];
 
-/** Every condition reason an AWSCluster's status can carry, by condition type. */
-const AWSCLUSTER_REASONS: Record<string, string[]> = {
-  PrincipalUsageAllowed: [
-    'PrincipalUsageAllowed',
-    'IdentityDeleting',
-    'PrincipalUsageUnauthorized',
-    'SourcePrincipalUsageUnauthorized',
-    'IdentityNotFound',
-    'IdentityChainInvalid',
-    'CredentialRetrievalFailed',
-    'AccountNotBound',
-    'AccountOfAnotherTenant',
-  ],
-  PrincipalCredentialRetrieved: [
-    'PrincipalCredentialRetrieved',
-    'NotAttempted',
-    'IdentityNotFound',
-    'SecretNotFound',
-    'SecretInvalid',
-    'IdentityChainInvalid',
-    'AssumeRoleFailed',
-    'CredentialsRejected',
-    'AWSUnreachable',
-    'ControllerCredentialsUnavailable',
-    'ServiceAccountTokenFailed',
-    'CredentialRetrievalFailed',
-  ],
-  TagsInSync: [
-    'TagsInSync',
-    'CredentialsUnavailable',
-    'AccountNotBound',
-    'AccountOfAnotherTenant',
-    'TaggingPaused',
-    'DryRun',
-    'AccessDenied',
-    'TagLimitExceeded',
-    'TaggingFailed',
-    'TagDrift',
-    'ClusterNameClaimed',
-    'WaitingForClusterNameClaim',
-  ],
-  ClusterNameUnique: ['ClusterNameUnique', 'DuplicateClusterName', 'ClusterNameClaimed', 'WaitingForClusterNameClaim'],
-  Ready: ['Ready', 'NamespaceLimitReached'],
-};
+/** Reasons of the AWSCluster's condition types that only AWSCredentialsRequests get, or nothing writes. */
+const NOT_AWSCLUSTER = [
+  'InvalidRequest',
+  'CredentialSetCapExceeded',
+  'SpecTooLarge',
+  'PassthroughRefused',
+  'SessionPolicyWouldBroaden',
+  'VendingNotEnabled',
+  'VendingNamespaceNotAllowed',
+  'SourceIdentityNotVendable',
+  'ControllerNamespaceTokenNotVendable',
+  // Ready is Unknown for an input not set yet; the reconcile sets all three before Ready.
+  'Reconciling',
+];
+const AWSCLUSTER_REASONS = reasonsOf([
+  'PrincipalUsageAllowed',
+  'PrincipalCredentialRetrieved',
+  'TagsInSync',
+  'ClusterNameUnique',
+  'Ready',
+]).filter((reason) => !NOT_AWSCLUSTER.includes(reason));
 
 describe('the AWSCluster reconcile, branch by branch', () => {
   for (const row of ROWS) {

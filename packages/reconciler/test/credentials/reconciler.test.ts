@@ -2,10 +2,7 @@ import { ApiException, type V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { API_VERSION, InvalidCredentialsRequestError, type AWSCredentialsRequest } from '@keymaster/api';
 import {
-  AwsUnreachableError,
   ControllerNamespaceTokenNotVendableError,
-  IdentityNotFoundError,
-  NamespaceNotAllowedError,
   PassthroughRefusedError,
   SessionPolicyWouldBroadenError,
   SourceIdentityNotVendableError,
@@ -22,8 +19,9 @@ import type { Result } from '../../src/runtime/controller.js';
 import { FakeInformer } from '../support/fake-informer.js';
 import { ACCOUNT, FakeResolver, fakeSession } from '../support/fake-resolver.js';
 import { FakeRequestSecrets, RecordingSecretWriter } from '../support/fake-secrets.js';
+import { identityFailures } from '../support/identity-failures.js';
 import { quietLogger } from '../support/quiet-logger.js';
-import { expectRow, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
+import { expectRow, reasonsOf, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 import { REQUEST } from './request.js';
@@ -248,18 +246,6 @@ const ROWS: Row[] = [
     result: { requeueAfterMs: 2500 },
   },
   {
-    title: 'AWS out of reach: the Secret keeps what is still valid, retried with backoff',
-    given: refusedBy(new AwsUnreachableError(ROLE, 'sts:AssumeRole', 'sts.amazonaws.com', 'ECONNREFUSED')),
-    reasons: {
-      PrincipalUsageAllowed: 'PrincipalUsageAllowed',
-      PrincipalCredentialRetrieved: 'AWSUnreachable',
-      SecretWritten: 'NotRenewed',
-      Ready: 'AWSUnreachable',
-    },
-    secretCalls: [],
-    result: { requeue: true },
-  },
-  {
     title: 'a spec larger than any valid one is refused unread',
     given: cached(request({ annotations: { [SPEC_NOT_KEPT]: '40000' } })),
     reasons: revoked('PrincipalUsageAllowed', 'SpecTooLarge', 'SpecTooLarge'),
@@ -312,16 +298,22 @@ const ROWS: Row[] = [
     given: refusedBy(new SessionPolicyWouldBroadenError(ROLE)),
     reasons: revoked('PrincipalUsageAllowed', 'SessionPolicyWouldBroaden', 'SessionPolicyWouldBroaden'),
   },
-  {
-    title: 'an identity that refuses the namespace',
-    given: refusedBy(new NamespaceNotAllowedError(ROLE, 'tenant-b', 0)),
-    reasons: revoked('PrincipalUsageUnauthorized', 'NotAttempted', 'PrincipalUsageUnauthorized'),
-  },
-  {
-    title: 'an identity that does not exist',
-    given: refusedBy(new IdentityNotFoundError(ROLE, 'AWSCredentialsRequest tenant-b/reports')),
-    reasons: revoked('IdentityNotFound', 'IdentityNotFound', 'IdentityNotFound'),
-  },
+  ...identityFailures(ROLE, 'tenant-b').map(({ title, error, allowed, retrieved, ready, transient }): Row =>
+    transient
+      ? {
+          title: `not renewed, the Secret keeping what is still valid: ${title}`,
+          given: refusedBy(error),
+          reasons: {
+            PrincipalUsageAllowed: allowed,
+            PrincipalCredentialRetrieved: retrieved,
+            SecretWritten: 'NotRenewed',
+            Ready: ready,
+          },
+          secretCalls: [],
+          result: { requeue: true },
+        }
+      : { title: `refused: ${title}`, given: refusedBy(error), reasons: revoked(allowed, retrieved, ready) },
+  ),
   {
     title: 'a refusal empties the Secret that held credentials, at once',
     given: (world) => {
@@ -334,28 +326,19 @@ const ROWS: Row[] = [
   },
 ];
 
-/** Every condition reason an AWSCredentialsRequest's status can carry, by condition type. */
-const REQUEST_REASONS: Record<string, string[]> = {
-  PrincipalUsageAllowed: [
-    'PrincipalUsageAllowed',
-    'NotAttempted',
-    'VendingNotEnabled',
-    'VendingNamespaceNotAllowed',
-    'SourceIdentityNotVendable',
-    'ControllerNamespaceTokenNotVendable',
-  ],
-  PrincipalCredentialRetrieved: [
-    'PrincipalCredentialRetrieved',
-    'NotAttempted',
-    'InvalidRequest',
-    'CredentialSetCapExceeded',
-    'SpecTooLarge',
-    'PassthroughRefused',
-    'SessionPolicyWouldBroaden',
-  ],
-  SecretWritten: ['SecretWritten', 'SecretNotOwned', 'SecretAccessNotGranted', 'NotRenewed', 'CredentialsRevoked'],
-  Ready: ['Ready', 'NamespaceLimitReached'],
-};
+/** Reasons of the request's condition types that only AWSClusters get, or nothing writes. */
+const NOT_REQUEST = [
+  'AccountNotBound',
+  'AccountOfAnotherTenant',
+  // Ready is Unknown for an input not set yet; SecretWritten, set first, is False whenever the others are not.
+  'Reconciling',
+];
+const REQUEST_REASONS = reasonsOf([
+  'PrincipalUsageAllowed',
+  'PrincipalCredentialRetrieved',
+  'SecretWritten',
+  'Ready',
+]).filter((reason) => !NOT_REQUEST.includes(reason));
 
 describe('the AWSCredentialsRequest reconcile, branch by branch', () => {
   for (const row of ROWS) {

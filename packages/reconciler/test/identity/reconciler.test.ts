@@ -17,7 +17,7 @@ import type { Request } from '../../src/runtime/controller.js';
 import { FakeCaches } from '../support/fake-caches.js';
 import { ACCOUNT, fakeSession } from '../support/fake-resolver.js';
 import { quietLogger } from '../support/quiet-logger.js';
-import { expectRow, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
+import { expectRow, reasonsOf, reasonsWithoutRow, type ReconcileRow } from '../support/reconcile-rows.js';
 import { RecordingEvents } from '../support/recording-events.js';
 import { RecordingWriter } from '../support/recording-writer.js';
 
@@ -217,11 +217,7 @@ function binding(): AWSAccountBinding {
   };
 }
 
-/** Every condition reason an identity's status can carry, by condition type. */
-const IDENTITY_REASONS: Record<string, string[]> = {
-  ExternalIDConfidential: ['ExternalIDInSecret', 'ExternalIDInSpec', 'NoExternalID'],
-  CredentialsAvailable: ['CredentialsFound', 'NoCredentials'],
-};
+const IDENTITY_REASONS = reasonsOf(['CredentialsAvailable', 'ExternalIDConfidential']);
 
 describe('the identity reconcile, branch by branch', () => {
   for (const row of ROWS) {

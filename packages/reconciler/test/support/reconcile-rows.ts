@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { CONDITION_REASONS, type ConditionType } from '@keymaster/api';
 import type { Result } from '../../src/runtime/controller.js';
 import type { RecordingEvents } from './recording-events.js';
 import type { RecordingWriter } from './recording-writer.js';
@@ -28,14 +29,14 @@ export function expectRow(
   expect(result).to.deep.equal(row.result);
 }
 
+/** Every reason `@keymaster/api`'s constants give the condition types, once each. */
+export const reasonsOf = (types: readonly ConditionType[]): string[] => [
+  ...new Set(types.flatMap((type) => Object.values(CONDITION_REASONS[type]))),
+];
+
 /**
- * The reasons of `all` (by condition type) that no row of a reconcile's table expects, as
- * `Type/Reason`: each row asserts that its reasons are written, so an empty answer proves every one
- * is reached.
+ * The reasons of `all` that no row of a reconcile's table expects, under any condition type: each row
+ * asserts that its reasons are written, so an empty answer proves every one is reached.
  */
-export const reasonsWithoutRow = (rows: readonly ReconcileRow[], all: Record<string, readonly string[]>): string[] =>
-  Object.entries(all).flatMap(([type, reasons]) =>
-    reasons
-      .filter((reason) => !rows.some((row) => row.reasons?.[type] === reason))
-      .map((reason) => `${type}/${reason}`),
-  );
+export const reasonsWithoutRow = (rows: readonly ReconcileRow[], all: readonly string[]): string[] =>
+  all.filter((reason) => !rows.some((row) => Object.values(row.reasons ?? {}).includes(reason)));
