@@ -1,4 +1,4 @@
-import { ApiException } from '@kubernetes/client-node';
+import { ApiException, type V1OwnerReference, type V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import {
   API_VERSION,
@@ -53,6 +53,18 @@ const staticIdentity = (): IdentityObject => ({
   kind: 'AWSClusterStaticIdentity',
   metadata: metadata('keys'),
   spec: { secretRef: 'keys' },
+});
+/** The static identity's Secret, owned by it as releases up to 0.2.0 did, and by `others`. */
+const legacyOwnedSecret = (...others: V1OwnerReference[]): V1Secret => ({
+  metadata: {
+    name: 'keys',
+    namespace: CONTROLLER_NAMESPACE,
+    resourceVersion: '5',
+    ownerReferences: [
+      { apiVersion: API_VERSION, kind: 'AWSClusterStaticIdentity', name: 'keys', uid: 'uid-keys' },
+      ...others,
+    ],
+  },
 });
 const user = (name: string, creationTimestamp = '2026-02-01T00:00:00Z'): AWSCluster => ({
   apiVersion: API_VERSION,
@@ -167,17 +179,7 @@ const ROWS: Row[] = [
   {
     title: "an earlier release's owner on a static identity's Secret is removed first",
     identity: staticIdentity(),
-    given: (world) =>
-      world.caches.secrets.put({
-        metadata: {
-          name: 'keys',
-          namespace: CONTROLLER_NAMESPACE,
-          resourceVersion: '5',
-          ownerReferences: [
-            { apiVersion: API_VERSION, kind: 'AWSClusterStaticIdentity', name: 'keys', uid: 'uid-keys' },
-          ],
-        },
-      }),
+    given: (world) => world.caches.secrets.put(legacyOwnedSecret()),
     writes: ['setSecretOwners Secret/keys', 'replaceStatus AWSClusterStaticIdentity/keys'],
     reasons: {},
   },
@@ -250,17 +252,7 @@ describe('the identity reconcile, branch by branch', () => {
   it("removes only the earlier release's owner from a Secret, and only the claim's annotations", async () => {
     const world = new IdentityWorld();
     const kept = { apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'uid-other' };
-    world.caches.withIdentities(staticIdentity()).secrets.put({
-      metadata: {
-        name: 'keys',
-        namespace: CONTROLLER_NAMESPACE,
-        resourceVersion: '5',
-        ownerReferences: [
-          { apiVersion: API_VERSION, kind: 'AWSClusterStaticIdentity', name: 'keys', uid: 'uid-keys' },
-          kept,
-        ],
-      },
-    });
+    world.caches.withIdentities(staticIdentity()).secrets.put(legacyOwnedSecret(kept));
     await world.reconcile('AWSClusterStaticIdentity', 'keys');
     const claim = new IdentityWorld();
     claim.caches.withIdentities(claimed({}));
