@@ -13,7 +13,7 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node
 import { API_VERSION, GROUP, VERSION, type AWSCluster, type IdentityObject } from '@keymaster/api';
 import { chainReach, type IdentityStore } from '@keymaster/identity';
 import { startKubeEmulator } from '@keymaster/kube-emulator';
-import { ChainIndex } from '../src/identity/chain-index.js';
+import { ChainIndex } from '../src/awsclusteridentity/chain-index.js';
 import { withoutUnread } from '../src/kube/cache-transforms.js';
 import { PLURAL } from '../src/kube/resources.js';
 

@@ -1,7 +1,7 @@
 import { setupAWSClusterController } from './awscluster/setup.js';
 import { ControllerContext, type KeymasterOptions } from './context.js';
 import { setupCredentialsRequestController } from './credentials/setup.js';
-import { setupIdentityControllers } from './identity/setup.js';
+import { setupIdentityControllers } from './awsclusteridentity/setup.js';
 import { describeKubeError, isStaleRead } from './kube/errors.js';
 import { Manager } from './manager.js';
 import { keyOf } from './runtime/controller.js';

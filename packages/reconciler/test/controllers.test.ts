@@ -13,7 +13,7 @@ const setups = readdirSync(SRC, { withFileTypes: true })
 
 describe('controller wiring', () => {
   it('finds the controllers set up today', () => {
-    expect(setups).to.include.members(['awscluster', 'credentials', 'identity']);
+    expect(setups).to.include.members(['awscluster', 'awsclusteridentity', 'credentials']);
   });
 
   it('calls every setup.ts from controllers.ts', () => {

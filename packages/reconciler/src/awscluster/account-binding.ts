@@ -1,6 +1,6 @@
 import { PrincipalUsageAllowedReason, type AWSAccountBinding } from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
-import { legacyClaim } from '../identity/legacy-account-claim.js';
+import { legacyClaim } from '../awsclusteridentity/legacy-account-claim.js';
 
 /** Why a cluster's own identity may not act in the account it resolved into (condition reasons). */
 export type AccountRefusal =

@@ -11,7 +11,7 @@ import {
   NamespaceNotAllowedError,
   type IdentitySession,
 } from '@keymaster/identity';
-import { deletingNotice } from '../identity/deletions.js';
+import { deletingNotice } from '../awsclusteridentity/deletions.js';
 
 export interface IdentityVerdict {
   allowed: ConditionUpdate<'PrincipalUsageAllowed'>;

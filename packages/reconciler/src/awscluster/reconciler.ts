@@ -35,7 +35,7 @@ import { accountVerdict, boundTenants, type AccountRefusal } from './account-bin
 import { ClusterLedger } from './cluster-ledger.js';
 import type { Claimant, ClusterNames } from './cluster-names.js';
 import { newFailures, readyCondition, setCondition } from './conditions.js';
-import { clusterUser } from '../identity/deletions.js';
+import { clusterUser } from '../awsclusteridentity/deletions.js';
 import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-conditions.js';
 import { clusterNameOf, nameClaim, nameCondition, regionsOf, type NameClaim } from './name-claim.js';
 import type { IdentitySightings } from './identity-sightings.js';

@@ -20,7 +20,7 @@ import {
   type TagPlan,
 } from '@keymaster/tagging';
 import { clusterTagInput } from '../awscluster/tag-input.js';
-import { clusterUser } from '../identity/deletions.js';
+import { clusterUser } from '../awsclusteridentity/deletions.js';
 import type { InspectContext } from './context.js';
 import { claimCheckFor } from './name-claim.js';
 import { clusterKeyOf } from './targets.js';

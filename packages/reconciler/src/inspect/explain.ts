@@ -18,7 +18,7 @@ import {
 } from '@keymaster/identity';
 import { ClusterMemory, resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
 import { clusterNameOf } from '../awscluster/name-claim.js';
-import { clusterUser } from '../identity/deletions.js';
+import { clusterUser } from '../awsclusteridentity/deletions.js';
 import { ledgerOwner } from '../kube/ledger-claims.js';
 import { kubeRead } from '../kube/access-error.js';
 import type { InspectContext } from './context.js';

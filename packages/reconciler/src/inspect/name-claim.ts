@@ -4,7 +4,7 @@ import { ClusterNameClaimedError, type ClaimCheck } from '@keymaster/tagging';
 import { ClusterLedger } from '../awscluster/cluster-ledger.js';
 import { ClusterNames } from '../awscluster/cluster-names.js';
 import { clusterNameOf, nameClaim, regionsOf } from '../awscluster/name-claim.js';
-import { clusterUser } from '../identity/deletions.js';
+import { clusterUser } from '../awsclusteridentity/deletions.js';
 import { createdBefore } from '../kube/ledger-epoch.js';
 import { LedgerClaims } from '../kube/ledger-claims.js';
 import type { InspectContext } from './context.js';

@@ -10,7 +10,7 @@ import {
   type IdentityStore,
 } from '@keymaster/identity';
 import { describeObject } from '@keymaster/tagging';
-import { dependentClusters } from '../identity/dependents.js';
+import { dependentClusters } from '../awsclusteridentity/dependents.js';
 import { bypassed, explain, schemaProblems, specUnchanged, tagProblems } from './checks.js';
 import type { WebhookContext } from './context.js';
 import { vendingMistakes } from './identity-vending.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { AWSAccountBinding } from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
 import { accountVerdict, boundTenants } from '../../src/awscluster/account-binding.js';
-import { CLAIMED_ACCOUNT, CLAIMED_AT, SHARED_WITH } from '../../src/identity/legacy-account-claim.js';
+import { CLAIMED_ACCOUNT, CLAIMED_AT, SHARED_WITH } from '../../src/awsclusteridentity/legacy-account-claim.js';
 
 const TENANT = 'keymaster.dev/tenant';
 const ACCOUNT = '222222222222';

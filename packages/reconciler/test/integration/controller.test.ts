@@ -7,7 +7,7 @@ import {
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { CLUSTER_FINALIZER } from '../../src/awscluster/reconciler.js';
-import { IDENTITY_FINALIZER } from '../../src/identity/reconciler.js';
+import { IDENTITY_FINALIZER } from '../../src/awsclusteridentity/reconciler.js';
 import { TENANT_KEYS, condition, eventually, gone, startPlatform, type Platform } from './harness.js';
 
 const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

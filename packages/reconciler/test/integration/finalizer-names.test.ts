@@ -3,7 +3,7 @@ import { API_VERSION, GROUP, VERSION } from '@keymaster/api';
 import { expect } from 'chai';
 import { CLUSTER_FINALIZER } from '../../src/awscluster/reconciler.js';
 import { CREDENTIALS_FINALIZER } from '../../src/credentials/reconciler.js';
-import { IDENTITY_FINALIZER } from '../../src/identity/reconciler.js';
+import { IDENTITY_FINALIZER } from '../../src/awsclusteridentity/reconciler.js';
 import type { Finalizer } from '../../src/kube/finalizers.js';
 import { TEAM_A, eventually, gone, startPlatform, type Platform } from './harness.js';
 

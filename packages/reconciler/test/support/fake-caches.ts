@@ -2,7 +2,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { AWSAccountBinding, AWSCluster, AWSTagPolicy, IdentityKind } from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
 import type { AWSClusterCaches } from '../../src/awscluster/reconciler.js';
-import type { IdentityCaches } from '../../src/identity/reconciler.js';
+import type { IdentityCaches } from '../../src/awsclusteridentity/reconciler.js';
 import { LedgerClaims } from '../../src/kube/ledger-claims.js';
 import { FakeInformer } from './fake-informer.js';
 

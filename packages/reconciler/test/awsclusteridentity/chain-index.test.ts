@@ -1,7 +1,7 @@
 import { API_VERSION, type AWSCluster, type IdentityKind, type IdentityReference } from '@keymaster/api';
 import { chainReach, type IdentityObject, type IdentityStore, type NamespaceInfo } from '@keymaster/identity';
 import { expect } from 'chai';
-import { ChainIndex } from '../../src/identity/chain-index.js';
+import { ChainIndex } from '../../src/awsclusteridentity/chain-index.js';
 
 const ROLE = 'AWSClusterRoleIdentity' as const;
 const STATIC = 'AWSClusterStaticIdentity' as const;

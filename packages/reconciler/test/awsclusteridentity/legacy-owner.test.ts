@@ -1,6 +1,6 @@
 import { API_VERSION } from '@keymaster/api';
 import { expect } from 'chai';
-import { withoutLegacyOwner } from '../../src/identity/legacy-owner.js';
+import { withoutLegacyOwner } from '../../src/awsclusteridentity/legacy-owner.js';
 
 const legacy = { apiVersion: API_VERSION, kind: 'AWSClusterStaticIdentity', name: 'tenant-a', uid: 'u-1' };
 

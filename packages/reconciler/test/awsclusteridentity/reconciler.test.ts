@@ -10,9 +10,9 @@ import {
 } from '@keymaster/api';
 import type { ControllerCredentialsCheck, IdentityObject } from '@keymaster/identity';
 import { IdentitySightings } from '../../src/awscluster/identity-sightings.js';
-import { DeletingIdentities } from '../../src/identity/deletions.js';
-import { CLAIMED_ACCOUNT, CLAIMED_AT } from '../../src/identity/legacy-account-claim.js';
-import { IDENTITY_FINALIZER, IdentityReconciler } from '../../src/identity/reconciler.js';
+import { DeletingIdentities } from '../../src/awsclusteridentity/deletions.js';
+import { CLAIMED_ACCOUNT, CLAIMED_AT } from '../../src/awsclusteridentity/legacy-account-claim.js';
+import { IDENTITY_FINALIZER, IdentityReconciler } from '../../src/awsclusteridentity/reconciler.js';
 import type { Request } from '../../src/runtime/controller.js';
 import { FakeCaches } from '../support/fake-caches.js';
 import { ACCOUNT, fakeSession } from '../support/fake-resolver.js';

@@ -7,7 +7,7 @@ import {
   SHARED_WITH,
   convertedBinding,
   legacyClaim,
-} from '../../src/identity/legacy-account-claim.js';
+} from '../../src/awsclusteridentity/legacy-account-claim.js';
 
 const TENANT = 'keymaster.dev/tenant';
 const ACCOUNT = '222222222222';
