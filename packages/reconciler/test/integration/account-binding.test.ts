@@ -1,7 +1,12 @@
 import { API_VERSION, GROUP, VERSION, type AWSAccountBinding, type AWSClusterStaticIdentity } from '@keymaster/api';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { CLAIMED_ACCOUNT, CLAIMED_AT, CONVERTED_FROM, SHARED_WITH } from '../../src/awsclusteridentity/legacy-account-claim.js';
+import {
+  CLAIMED_ACCOUNT,
+  CLAIMED_AT,
+  CONVERTED_FROM,
+  SHARED_WITH,
+} from '../../src/awsclusteridentity/legacy-account-claim.js';
 import { TENANT_KEYS, condition, eventually, gone, startPlatform, type Platform } from './harness.js';
 
 const STATIC = 'AWSClusterStaticIdentity';
