@@ -1,5 +1,6 @@
-import { ApiException, CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
+import { free, heldBy, Leases } from './lease.js';
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeConfig;
@@ -22,7 +23,7 @@ export interface LeaderElectionOptions {
  */
 export class LeaderElector {
   readonly #options: Required<Omit<LeaderElectionOptions, 'clock'>> & { clock: Clock };
-  readonly #api: CoordinationV1Api;
+  readonly #leases: Leases;
   #leading = false;
   #stopped = false;
   #timer: unknown;
@@ -35,7 +36,7 @@ export class LeaderElector {
       clock: realClock,
       ...options,
     };
-    this.#api = options.kubeConfig.makeApiClient(CoordinationV1Api);
+    this.#leases = new Leases(options.kubeConfig, options.namespace);
   }
 
   get leading(): boolean {
@@ -72,46 +73,22 @@ export class LeaderElector {
     this.#options.clock.clearTimeout(this.#timer);
     if (!this.#leading) return;
     this.#leading = false;
-    const { namespace, name, identity } = this.#options;
+    const { name, identity } = this.#options;
     try {
-      const lease = await this.#api.readNamespacedLease({ namespace, name });
-      if (lease.spec?.holderIdentity !== identity) return;
-      lease.spec.holderIdentity = undefined;
-      lease.spec.leaseDurationSeconds = 1;
-      await this.#api.replaceNamespacedLease({ namespace, name, body: lease });
+      const lease = await this.#leases.read(name);
+      if (lease) await this.#leases.release(lease, identity);
     } catch {
       // Best effort: the lease expires on its own.
     }
   }
 
   async #tryAcquireOrRenew(): Promise<boolean> {
-    const { namespace, name, identity, leaseDurationMs, clock } = this.#options;
-    // A MicroTime: kube-apiserver refuses a Lease whose times lack six fractional digits (a Date has three).
-    const now = new V1MicroTime(clock.now());
-    const spec = { holderIdentity: identity, leaseDurationSeconds: Math.round(leaseDurationMs / 1000), renewTime: now };
+    const { name, identity, clock } = this.#options;
+    const now = clock.now();
     try {
-      let lease: V1Lease;
-      try {
-        lease = await this.#api.readNamespacedLease({ namespace, name });
-      } catch (error) {
-        if (!(error instanceof ApiException && error.code === 404)) throw error;
-        await this.#api.createNamespacedLease({
-          namespace,
-          body: { metadata: { name, namespace }, spec: { ...spec, acquireTime: now, leaseTransitions: 0 } },
-        });
-        return true;
-      }
-      const holder = lease.spec?.holderIdentity;
-      const renewedAt = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-      const duration = (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
-      if (holder && holder !== identity && renewedAt + duration > now.getTime()) return false;
-      const changed = holder !== identity;
-      lease.spec = {
-        ...spec,
-        acquireTime: changed ? now : (lease.spec?.acquireTime ?? now),
-        leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + (changed ? 1 : 0),
-      };
-      await this.#api.replaceNamespacedLease({ namespace, name, body: lease });
+      const lease = await this.#leases.read(name);
+      if (!heldBy(lease, identity) && !free(lease, now)) return false;
+      await this.#leases.hold(name, lease, this.#options, now);
       return true;
     } catch {
       // A conflict (another replica wrote first) or an unreachable API server: not acquired this round.

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
 import type { Reconciler, Request } from './controller.js';
+import { expired, free, heldBy, Leases } from './lease.js';
 import { fairShare } from './shard-assignment.js';
 
 /** On every Lease of a shard group: which group (the prefix), and whether it is a shard's or a replica's. */
@@ -64,7 +65,7 @@ type Timing = Required<Pick<ShardOwnerOptions, 'leaseDurationMs' | 'renewDeadlin
  */
 export class ShardOwner {
   readonly #options: ShardOwnerOptions & Timing & { clock: Clock };
-  readonly #api: CoordinationV1Api;
+  readonly #leases: Leases;
   readonly #held = new Map<number, HeldShard>();
   /** Per Lease name: its resourceVersion as last seen, and when (local clock) it last changed. */
   readonly #observed = new Map<string, { version: string; at: number }>();
@@ -82,7 +83,7 @@ export class ShardOwner {
       clock: realClock,
       ...options,
     };
-    this.#api = options.kubeConfig.makeApiClient(CoordinationV1Api);
+    this.#leases = new Leases(options.kubeConfig, options.namespace);
     for (let shard = 0; shard < options.shards; shard += 1) options.observer?.owned(shard, false);
   }
 
@@ -225,9 +226,8 @@ export class ShardOwner {
     return `${this.#options.prefix}-replica-${digest}`;
   }
 
-  async #list(): Promise<V1Lease[]> {
-    const { namespace, prefix } = this.#options;
-    return (await this.#api.listNamespacedLease({ namespace, labelSelector: `${SHARD_GROUP_LABEL}=${prefix}` })).items;
+  #list(): Promise<V1Lease[]> {
+    return this.#leases.list(`${SHARD_GROUP_LABEL}=${this.#options.prefix}`);
   }
 
   #observe(leases: V1Lease[], now: number): void {
@@ -242,24 +242,18 @@ export class ShardOwner {
     for (const name of this.#observed.keys()) if (!seen.has(name)) this.#observed.delete(name);
   }
 
+  /** When this replica saw the Lease change last, on its own clock (client-go's observedTime): no clock skew. */
+  #changedAt(lease: V1Lease, now: number): number {
+    return this.#observed.get(lease.metadata?.name ?? '')?.at ?? now;
+  }
+
   /** Held by someone who has not renewed it for its lease duration, as this replica has watched it. */
   #expired(lease: V1Lease, now: number): boolean {
-    const seen = this.#observed.get(lease.metadata?.name ?? '');
-    return seen !== undefined && now - seen.at >= (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
+    return expired(lease, now, this.#changedAt(lease, now));
   }
 
   #free(lease: V1Lease | undefined, now: number): boolean {
-    return !lease?.spec?.holderIdentity || this.#expired(lease, now);
-  }
-
-  #spec(now: number) {
-    return {
-      holderIdentity: this.#options.identity,
-      // Whole seconds: rounded up, so that others never wait less than this replica's deadline.
-      leaseDurationSeconds: Math.ceil(this.#options.leaseDurationMs / 1000),
-      // A MicroTime: kube-apiserver refuses a Lease whose times lack six fractional digits.
-      renewTime: new V1MicroTime(now),
-    };
+    return free(lease, now, lease && this.#changedAt(lease, now));
   }
 
   #labels(kind: 'shard' | 'replica'): Record<string, string> {
@@ -267,49 +261,22 @@ export class ShardOwner {
   }
 
   async #renewReplica(current: V1Lease | undefined): Promise<void> {
-    const { namespace, clock } = this.#options;
-    const spec = this.#spec(clock.now());
+    const { clock, shards } = this.#options;
     try {
-      if (current)
-        await this.#api.replaceNamespacedLease({
-          namespace,
-          name: this.#replicaName(),
-          body: Object.assign(current, { spec }),
-        });
-      else
-        await this.#api.createNamespacedLease({
-          namespace,
-          body: {
-            metadata: {
-              name: this.#replicaName(),
-              namespace,
-              labels: this.#labels('replica'),
-              annotations: { [COUNT_ANNOTATION]: String(this.#options.shards) },
-            },
-            spec,
-          },
-        });
+      await this.#leases.hold(this.#replicaName(), current, this.#options, clock.now(), {
+        labels: this.#labels('replica'),
+        annotations: { [COUNT_ANNOTATION]: String(shards) },
+      });
     } catch (error) {
       this.#options.log?.('warn', 'replica lease not renewed', { error: String(error) });
     }
   }
 
   async #acquire(shard: number, current: V1Lease | undefined): Promise<void> {
-    const { namespace, clock } = this.#options;
-    const sentAt = clock.now();
+    const sentAt = this.#options.clock.now();
     const name = this.#shardName(shard);
-    const spec = {
-      ...this.#spec(sentAt),
-      acquireTime: new V1MicroTime(sentAt),
-      leaseTransitions: (current?.spec?.leaseTransitions ?? -1) + 1,
-    };
     try {
-      if (current) await this.#api.replaceNamespacedLease({ namespace, name, body: Object.assign(current, { spec }) });
-      else
-        await this.#api.createNamespacedLease({
-          namespace,
-          body: { metadata: { name, namespace, labels: this.#labels('shard') }, spec },
-        });
+      await this.#leases.hold(name, current, this.#options, sentAt, { labels: this.#labels('shard') });
     } catch {
       return; // Another replica wrote first (a conflict), or the API server is out of reach: not ours.
     }
@@ -322,20 +289,13 @@ export class ShardOwner {
   }
 
   async #renew(shard: number, current: V1Lease | undefined): Promise<void> {
-    const { namespace, identity, clock } = this.#options;
-    if (current?.spec?.holderIdentity !== identity) {
+    if (!heldBy(current, this.#options.identity)) {
       this.#drop(shard, 'lost', current ? `taken by ${current.spec?.holderIdentity ?? 'nobody'}` : 'Lease deleted');
       return;
     }
-    const sentAt = clock.now();
+    const sentAt = this.#options.clock.now();
     try {
-      await this.#api.replaceNamespacedLease({
-        namespace,
-        name: this.#shardName(shard),
-        body: Object.assign(current, {
-          spec: Object.assign(current.spec ?? {}, { renewTime: new V1MicroTime(sentAt) }),
-        }),
-      });
+      await this.#leases.hold(this.#shardName(shard), current, this.#options, sentAt);
     } catch {
       return; // Tried again next round; the deadline timer stops reconciling if it keeps failing.
     }
@@ -346,30 +306,18 @@ export class ShardOwner {
   }
 
   async #release(shard: number, current: V1Lease | undefined): Promise<void> {
-    const { namespace, identity } = this.#options;
-    if (current?.spec?.holderIdentity === identity)
-      try {
-        await this.#api.replaceNamespacedLease({
-          namespace,
-          name: this.#shardName(shard),
-          body: Object.assign(current, { spec: Object.assign(current.spec ?? {}, { holderIdentity: undefined }) }),
-        });
-      } catch {
-        return; // Tried again next round, still renewed meanwhile.
-      }
+    try {
+      if (current) await this.#leases.release(current, this.#options.identity);
+    } catch {
+      return; // Tried again next round, still renewed meanwhile.
+    }
     this.#drop(shard, 'released', 'given up');
   }
 
   async #delete(lease: V1Lease): Promise<void> {
-    const { namespace } = this.#options;
-    const name = lease.metadata?.name ?? '';
     try {
       // Only the version seen: a replica that came back meanwhile keeps its Lease.
-      await this.#api.deleteNamespacedLease({
-        namespace,
-        name,
-        body: { preconditions: { resourceVersion: lease.metadata?.resourceVersion } },
-      });
+      await this.#leases.delete(lease);
     } catch {
       // Gone already, or renewed meanwhile.
     }
