@@ -3,6 +3,7 @@ import { GROUP, VERSION, type AWSCredentialsRequest } from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
 import type { ControllerContext } from '../context.js';
 import { parkedAsRead } from '../kube/cache-transforms.js';
+import { fetchByList } from '../kube/fetch-by-list.js';
 import { PLURAL, resourcePath } from '../kube/resources.js';
 import { controllerFor, requestFor } from '../runtime/builder.js';
 import { Channel } from '../runtime/channel.js';
@@ -55,15 +56,7 @@ export function setupCredentialsRequestController(context: ControllerContext): {
       perNamespace: context.perNamespace.credentialsRequests,
       park: parkedAsRead,
       parkedChanged: metrics.parkedObserver('AWSCredentialsRequest'),
-      // Read as the informer reads, with a list: the controller has no get on requests.
-      fetch: async (name, namespace) => {
-        const found = (await custom.listNamespacedCustomObject({
-          ...list,
-          namespace,
-          fieldSelector: `metadata.name=${name}`,
-        })) as { items: AWSCredentialsRequest[] };
-        return found.items[0];
-      },
+      fetch: fetchByList<AWSCredentialsRequest>(custom, list),
     },
     resyncMs: options.syncPeriodMs,
     clock,

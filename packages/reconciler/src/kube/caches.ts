@@ -15,6 +15,7 @@ import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerOptions } from '../runtime/informer.js';
 import { PAUSED_ANNOTATION } from '@keymaster/api';
 import { namespaceAsRead, parkedAsRead, secretAsRead, tenantObjectAsRead, withoutUnread } from './cache-transforms.js';
+import { fetchByList } from './fetch-by-list.js';
 import { LedgerClaims } from './ledger-claims.js';
 import { PLURAL, resourcePath } from './resources.js';
 
@@ -103,15 +104,7 @@ export class Caches {
         perNamespace: clustersPerNamespace,
         park: parkedAsRead,
         ...(clustersParked ? { parkedChanged: clustersParked } : {}),
-        // Read as the informer reads, with a list: the controller has no get on AWSClusters.
-        fetch: async (name, namespace) => {
-          const found = (await custom.listNamespacedCustomObject({
-            ...clusterList,
-            namespace,
-            fieldSelector: `metadata.name=${name}`,
-          })) as { items: AWSCluster[] };
-          return found.items[0];
-        },
+        fetch: fetchByList<AWSCluster>(custom, clusterList),
       },
     );
     // Beside their AWSClusters: the same namespaces, and no label (the controller makes them).
