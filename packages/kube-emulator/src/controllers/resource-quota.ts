@@ -12,6 +12,9 @@ import { later } from './background.js';
  * an object of the namespace goes (admission charges creates, the controller gives back deletes).
  */
 export class ResourceQuotaController {
+  /** Quotas (`namespace/name`) whose sync is scheduled: a namespace emptied at once counts them once. */
+  private readonly pending = new Set<string>();
+
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly objects: Objects,
@@ -22,11 +25,21 @@ export class ResourceQuotaController {
     const namespace = metadata?.namespace;
     if (typeof namespace !== 'string') return;
     if (event.storageKey === resourceQuotas.storageKey) {
-      if (event.type !== 'DELETED' && !synced(event.object)) later(() => this.sync(namespace, text(metadata?.name)));
+      if (event.type !== 'DELETED' && !synced(event.object)) this.schedule(namespace, text(metadata?.name));
     } else if (event.type === 'DELETED') {
       for (const [, quota] of this.objects.store.list(resourceQuotas.storageKey, namespace))
-        later(() => this.sync(namespace, text(objectAt(quota, 'metadata')?.name)));
+        this.schedule(namespace, text(objectAt(quota, 'metadata')?.name));
     }
+  }
+
+  private schedule(namespace: string, name: string): void {
+    const key = `${namespace}/${name}`;
+    if (this.pending.has(key)) return;
+    this.pending.add(key);
+    later(() => {
+      this.pending.delete(key);
+      this.sync(namespace, name);
+    });
   }
 
   private sync(namespace: string, name: string): void {
