@@ -1,5 +1,4 @@
 export {
-  DEFAULT_MIN_RENEWAL_INTERVAL_MS,
   IdentityResolver,
   type IdentityResolverOptions,
   type IdentitySession,

@@ -1,6 +1,7 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import {
   checkCredentialsRequest,
+  DEFAULT_MIN_RENEWAL_INTERVAL_MS,
   DEFAULT_RENEW_AT_PERCENT,
   InvalidCredentialsRequestError,
   sessionPolicyOf,
@@ -177,7 +178,6 @@ interface CredentialSet {
 
 const DEFAULT_STS_REGION = 'us-east-1';
 const DEFAULT_MAX_UNPINNED_SETS_PER_NAMESPACE = 20;
-export const DEFAULT_MIN_RENEWAL_INTERVAL_MS = 300_000;
 
 /** Without a TokenRequest API, web identities fail naming what is missing. */
 const NO_TOKENS: ServiceAccountTokens = {

@@ -64,9 +64,7 @@ export type { AppliedChange, TaggingEvent } from './report/events.js';
 export { systemClock, type TaggingClock } from './rate-limit/clock.js';
 export {
   RateLimiter,
-  DEFAULT_BURST,
   DEFAULT_MIN_RATE_PER_SECOND,
-  DEFAULT_RATE_PER_SECOND,
   type Grant,
   type RateLimiterOptions,
   type RateLimiterStats,

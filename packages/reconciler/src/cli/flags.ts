@@ -1,8 +1,11 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { KeymasterError } from '@keymaster/api';
-import { DEFAULT_MIN_RENEWAL_INTERVAL_MS } from '@keymaster/identity';
-import { DEFAULT_BURST, DEFAULT_RATE_PER_SECOND } from '@keymaster/tagging';
+import {
+  DEFAULT_BURST,
+  DEFAULT_MIN_RENEWAL_INTERVAL_MS,
+  DEFAULT_RATE_PER_SECOND,
+  KeymasterError,
+} from '@keymaster/api';
 import { DEFAULT_MAX_CREDENTIAL_SETS_PER_NAMESPACE } from '../credentials/set-cap.js';
 import { parseDuration } from '../runtime/duration.js';
 import { parseBindAddress } from '../servers.js';

@@ -26,7 +26,8 @@ async function loadsOf(...args: string[]): Promise<{ stdout: string; loaded: str
 const HEAVY = /\/(@aws-sdk|@smithy|@kubernetes\/client-node)\//;
 
 describe('keymaster loads a command when it runs', () => {
-  for (const args of [['--help'], ['--version']]) {
+  const answersAtOnce = [['--help'], ['--version'], ['plan', '--help'], ['explain', '--help'], ['run', '--help']];
+  for (const args of answersAtOnce) {
     it(`keymaster ${args.join(' ')} loads no AWS SDK and no client-node`, async () => {
       const { stdout, loaded } = await loadsOf(...args);
       expect(stdout).to.match(/^(Usage: keymaster|keymaster \d)/);

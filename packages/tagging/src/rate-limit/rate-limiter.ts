@@ -1,3 +1,4 @@
+import { DEFAULT_BURST, DEFAULT_RATE_PER_SECOND } from '@keymaster/api';
 import { TaggingInputError } from '../errors.js';
 import { systemClock, type TaggingClock } from './clock.js';
 
@@ -30,8 +31,6 @@ export interface Grant {
   sequence: number;
 }
 
-export const DEFAULT_RATE_PER_SECOND = 5;
-export const DEFAULT_BURST = 10;
 export const DEFAULT_MIN_RATE_PER_SECOND = 0.5;
 
 /**
