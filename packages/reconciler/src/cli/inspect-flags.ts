@@ -1,6 +1,6 @@
 import { KeymasterError } from '@keymaster/api';
 import { parseDuration } from '../runtime/duration.js';
-import { OUTPUTS, type Output } from '../inspect/output-format.js';
+import type { Output } from '../inspect/output-format.js';
 import type { Targets } from '../inspect/targets.js';
 import { commandHelp, parseCommandLine, type FlagSpecs } from './command-flags.js';
 import { tenantLabelFlag } from '../webhooks/flags.js';
@@ -15,7 +15,7 @@ import { FlagError, RUN_FLAGS } from './flags.js';
 export const INSPECT_FLAGS = {
   namespace: { type: 'string', short: 'n', help: 'the AWSClusters of this namespace (with NAME: that one)' },
   'all-namespaces': { type: 'boolean', short: 'A', help: 'the AWSClusters of every namespace' },
-  output: { type: 'string', short: 'o', default: 'table', help: `output format: ${OUTPUTS.join(', ')}` },
+  output: { type: 'string', short: 'o', default: 'table', help: 'output format' },
   kubeconfig: RUN_FLAGS.kubeconfig,
   'controller-namespace': { ...RUN_FLAGS.namespace, help: "the controller's namespace (keymaster run --namespace)" },
   'sts-region': RUN_FLAGS['sts-region'],
@@ -24,9 +24,9 @@ export const INSPECT_FLAGS = {
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } satisfies FlagSpecs;
 
-export interface InspectFlags {
+export interface InspectFlags<O extends Output = Output> {
   targets: Targets;
-  output: Output;
+  output: O;
   kubeconfig: string | undefined;
   /** The controller's namespace. */
   controllerNamespace: string;
@@ -91,20 +91,25 @@ function refuseRenamedFlag(command: string, args: readonly string[]): void {
 }
 
 /** Parses `keymaster plan` (`single: false`) or `keymaster explain` (`single: true`) arguments; undefined for --help. */
-export function parseInspectFlags(command: string, args: string[], single: boolean): InspectFlags | undefined {
+export function parseInspectFlags<O extends Output>(
+  command: string,
+  args: string[],
+  single: boolean,
+  outputs: readonly O[],
+): InspectFlags<O> | undefined {
   refuseRenamedFlag(command, args);
   const { values, positionals } = parseCommandLine(command, INSPECT_FLAGS, args);
   if (values.help) return undefined;
   const output = values.output;
-  if (!(OUTPUTS as readonly string[]).includes(output))
-    throw new FlagError('output', output, `must be one of ${OUTPUTS.join(', ')}`, `Use -o ${OUTPUTS.join(', -o ')}.`);
+  if (!(outputs as readonly string[]).includes(output))
+    throw new FlagError('output', output, `must be one of ${outputs.join(', ')}`, `Use -o ${outputs.join(', -o ')}.`);
   const grace = values['tag-layer-grace-period'];
   const tagLayerGracePeriodMs = parseDuration(grace);
   if (tagLayerGracePeriodMs === undefined)
     throw new FlagError('tag-layer-grace-period', grace, 'is not a Go duration', 'Write it like 0s, 10m or 1h.');
   return {
     targets: targetsOf(command, positionals, values.namespace, values['all-namespaces'] ?? false, single),
-    output: output as Output,
+    output: output as O,
     kubeconfig: values.kubeconfig,
     controllerNamespace: values['controller-namespace'],
     stsRegion: values['sts-region'],
@@ -113,9 +118,9 @@ export function parseInspectFlags(command: string, args: string[], single: boole
   };
 }
 
-export const inspectHelp = (usage: string, description: string): string =>
+export const inspectHelp = (usage: string, description: string, outputs: readonly Output[]): string =>
   commandHelp(
     usage,
     `${description}\n\nThe AWS endpoint and the controller's own credentials come from the standard AWS environment, as for \`keymaster run\` (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, ...). Also \`kubectl keymaster\` (a kubectl plugin: the executable kubectl-keymaster on PATH).`,
-    INSPECT_FLAGS,
+    { ...INSPECT_FLAGS, output: { ...INSPECT_FLAGS.output, help: `output format: ${outputs.join(', ')}` } },
   );

@@ -1,14 +1,16 @@
+import { PLAN_OUTPUTS } from '../inspect/output-format.js';
 import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
 
 export const planHelp = (): string =>
   inspectHelp(
     'keymaster plan (NAMESPACE/NAME | NAME -n NAMESPACE | -n NAMESPACE | -A) [flags]',
-    "The tag plan of the clusters named, as the controller would make it (each cluster's own credentials, through the controller's identity rules, the account's binding and the claim of its cluster name), written nowhere: no AWS write, no Kubernetes write. A user who may not read what that takes (a tenant) gets the tags the layers it may read give, what the controller last synced, and what was not checked and why (Partial). Exits 0 when every cluster was planned (Partial included), 1 when one could not be (refused, name owned by another cluster, discovery failed).",
+    "The tag plan of the clusters named, as the controller would make it (each cluster's own credentials, through the controller's identity rules, the account's binding and the claim of its cluster name), written nowhere: no AWS write, no Kubernetes write. A user who may not read what that takes (a tenant) gets the tags the layers it may read give, what the controller last synced, and what was not checked and why (Partial). Exits 0 when every cluster was planned (Partial included), 1 when one could not be (refused, name owned by another cluster, discovery failed). -o table groups the resources with the same change, its lines at most 100 columns; -o wide has a row per key of each resource.",
+    PLAN_OUTPUTS,
   );
 
 /** `keymaster plan`: the dry run of one cluster, a namespace's or all, on stdout. */
 export async function plan(args: string[]): Promise<void> {
-  const flags = parseInspectFlags('plan', args, false);
+  const flags = parseInspectFlags('plan', args, false, PLAN_OUTPUTS);
   if (!flags) {
     console.log(planHelp());
     return;

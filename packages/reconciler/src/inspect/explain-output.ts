@@ -3,7 +3,7 @@ import { dumpYaml } from '@kubernetes/client-node';
 import type { LayerName } from '@keymaster/tagging';
 import { columns } from './columns.js';
 import type { Explanation, LinkVerdict } from './explain.js';
-import type { Output } from './output-format.js';
+import type { ExplainOutput } from './output-format.js';
 
 const mark = (link: LinkVerdict) => (link.problems.length > 0 ? '✗' : link.unchecked ? '?' : '✓');
 
@@ -131,7 +131,7 @@ export const fixLines = ({ fixes }: Explanation): string[] =>
     : [`Fix (${fixes.length}):`, ...fixes.map((fix, i) => `  ${i + 1}. ${fix}`)];
 
 /** The explanation as a person reads it, or as JSON or YAML. */
-export function renderExplanation(explanation: Explanation, output: Output): string {
+export function renderExplanation(explanation: Explanation, output: ExplainOutput): string {
   if (output === 'json') return `${JSON.stringify(explanation, null, 2)}\n`;
   if (output === 'yaml') return dumpYaml(explanation);
   const refusing = explanation.chain.filter(({ problems }) => problems.length > 0).length;

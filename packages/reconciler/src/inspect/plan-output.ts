@@ -1,8 +1,11 @@
-import { displayText, quoteText, type TagConflict, type TagPlanChange, type TagSource } from '@keymaster/api';
+import { displayText, GROUP, quoteText, type TagConflict, type TagPlanChange, type TagSource } from '@keymaster/api';
 import { dumpYaml } from '@kubernetes/client-node';
 import type { ClusterPlanReport } from './cluster-plan.js';
 import { columns } from './columns.js';
-import type { Output } from './output-format.js';
+import { elide, LINE_WIDTH, wrapText } from './line-width.js';
+import type { PlanOutput } from './output-format.js';
+import { diffLines, LEGEND } from './plan-diff.js';
+import { conflictText, reasonText, winnerText } from './plan-why.js';
 
 const ACTIONS: Record<TagPlanChange['action'], string> = {
   Add: 'add',
@@ -12,33 +15,16 @@ const ACTIONS: Record<TagPlanChange['action'], string> = {
   Keep: 'keep',
 };
 
-const REASONS: Record<string, string> = {
-  PolicyChanged: 'the layers changed it',
-  Drift: 'edited outside Keymaster',
-  Adopted: 'not managed before',
-  Dropped: 'no layer sets it',
-  TagLimit: 'over the 50-tag limit',
-  ChangedSince: 'changed since Keymaster applied it',
-};
-
-/** The losing claim of a key the layers disagree on, for the CONFLICT column. */
-function conflictCell(key: string, conflicts: readonly TagConflict[]): string {
-  const conflict = conflicts.find((item) => item.key === key);
-  if (!conflict) return '';
-  const { winner, loser } = conflict;
-  return `${winner.overridePolicy === 'Deny' ? 'Deny overrules' : 'overrides'} ${loser.layer} ${quoteText(loser.value)} (${loser.object})`;
-}
-
 function changeRow(change: TagPlanChange, conflicts: readonly TagConflict[]): string[] {
   const value = (text: string | undefined) => (text === undefined ? '-' : quoteText(text));
   return [
     change.resource,
     change.key,
-    change.reason ? `${ACTIONS[change.action]} (${REASONS[change.reason] ?? change.reason})` : ACTIONS[change.action],
+    change.reason ? `${ACTIONS[change.action]} (${reasonText(change.reason)})` : ACTIONS[change.action],
     value(change.from),
     value(change.to),
-    change.layer ? `${change.layer} (${change.object ?? ''})` : '-',
-    conflictCell(change.key, conflicts),
+    winnerText(change) ?? '-',
+    conflictText(change.key, conflicts),
   ];
 }
 
@@ -64,7 +50,7 @@ function partialLines(report: ClusterPlanReport): string[] {
             key,
             quoteText(claim.value),
             source(claim),
-            conflictCell(key, report.conflicts ?? []),
+            conflictText(key, report.conflicts ?? []),
           ]),
         )
       : ['(no tags)']),
@@ -80,39 +66,69 @@ function partialLines(report: ClusterPlanReport): string[] {
   ];
 }
 
-function clusterLines(report: ClusterPlanReport): string[] {
+/** A plan made: who it was made as, the changes (`-o wide`: a row per key of each resource), the counts. */
+function plannedLines(report: ClusterPlanReport, wide: boolean): string[] {
+  const { summary, changes = [], conflicts = [] } = report;
+  const regions = report.regions?.join(', ') ?? '-';
+  const principal = report.principalArn ?? '-';
+  const counts = summary ? [`${summaryText(summary)}; nothing was written`] : [];
+  const problems = (report.problems ?? []).map((problem) => `left out: ${problem}`);
+  if (wide)
+    return [
+      `${report.cluster}: account ${report.accountId ?? '-'}, regions ${regions}, as ${principal}`,
+      ...(changes.length > 0
+        ? columns(
+            HEADER,
+            changes.map((change) => changeRow(change, conflicts)),
+          )
+        : []),
+      ...counts,
+      ...problems,
+    ];
+  return [
+    ...wrapText('', `${report.cluster}: account ${report.accountId ?? '-'}, regions ${regions}`, '  '),
+    `  as ${elide(principal, LINE_WIDTH - 5)}`,
+    ...(changes.length > 0 ? ['', ...diffLines(changes, conflicts), ''] : []),
+    ...counts.flatMap((line) => wrapText('', line, '  ')),
+    ...problems.flatMap((line) => wrapText('', line, '  ')),
+  ];
+}
+
+function clusterLines(report: ClusterPlanReport, wide: boolean): string[] {
+  // The table's prose wraps at LINE_WIDTH, every word kept; -o wide keeps a line each.
+  const prose = (first: string, text: string, indent: string) =>
+    wide ? [first + text] : wrapText(first, text, indent);
   const lines: string[] = [];
   if (report.outcome === 'Partial') {
     lines.push(...partialLines(report));
   } else if (report.outcome !== 'Planned') {
-    lines.push(`${report.cluster}: no plan (${report.outcome}): ${report.failure?.message ?? ''}`);
-    if (report.failure?.hint) lines.push(`  fix: ${report.failure.hint}`);
+    lines.push(...prose(`${report.cluster}: no plan (${report.outcome}): `, report.failure?.message ?? '', '  '));
+    if (report.failure?.hint) lines.push(...prose('  fix: ', report.failure.hint, '       '));
     if (report.outcome === 'Refused')
       lines.push(`  \`keymaster explain ${report.cluster}\` shows every link of the chain.`);
   } else {
-    const { summary, changes = [], conflicts = [] } = report;
-    lines.push(
-      `${report.cluster}: account ${report.accountId ?? '-'}, regions ${report.regions?.join(', ') ?? '-'}, as ${report.principalArn ?? '-'}`,
-    );
-    if (changes.length > 0)
-      lines.push(
-        ...columns(
-          HEADER,
-          changes.map((change) => changeRow(change, conflicts)),
-        ),
-      );
-    if (summary) lines.push(`${summaryText(summary)}; nothing was written`);
-    for (const problem of report.problems ?? []) lines.push(`left out: ${problem}`);
+    lines.push(...plannedLines(report, wide));
   }
-  for (const note of report.notes) lines.push(`note: ${note}`);
+  for (const note of report.notes) lines.push(...prose('note: ', note, '  '));
   return lines;
 }
 
-/** The plans as a person reads them (one block per cluster), or as JSON or YAML (`{clusters: [...]}`). */
-export function renderPlans(reports: readonly ClusterPlanReport[], output: Output): string {
+/** kubectl's `-o name` of an AWSCluster: `awscluster.GROUP/NAME`, without its namespace, as kubectl prints it. */
+const nameOf = ({ cluster }: ClusterPlanReport) => `awscluster.${GROUP}/${cluster.slice(cluster.indexOf('/') + 1)}`;
+
+/**
+ * The plans as a person reads them: one block per cluster, its changes as a diff of grouped resources
+ * (`table`, no line over LINE_WIDTH) or a row per key of each resource (`wide`); the clusters' names
+ * (`name`); or JSON or YAML (`{clusters: [...]}`).
+ */
+export function renderPlans(reports: readonly ClusterPlanReport[], output: PlanOutput): string {
   if (output === 'json') return `${JSON.stringify({ clusters: reports }, null, 2)}\n`;
   if (output === 'yaml') return dumpYaml({ clusters: reports });
+  if (output === 'name') return reports.map((report) => `${nameOf(report)}\n`).join('');
   if (reports.length === 0) return 'No AWSClusters found.\n';
+  const wide = output === 'wide';
+  const legend = !wide && reports.some(({ changes }) => changes?.length) ? [[LEGEND]] : [];
   // Messages quote tenants' and AWS's text: escaped again here, as everything shown (idempotent).
-  return `${reports.map((report) => clusterLines(report).map(displayText).join('\n')).join('\n\n')}\n`;
+  const blocks = [...legend, ...reports.map((report) => clusterLines(report, wide))];
+  return `${blocks.map((lines) => lines.map(displayText).join('\n')).join('\n\n')}\n`;
 }

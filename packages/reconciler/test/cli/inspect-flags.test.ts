@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { parseInspectFlags } from '../../src/cli/inspect-flags.js';
+import { EXPLAIN_OUTPUTS, PLAN_OUTPUTS } from '../../src/inspect/output-format.js';
 
 function refusal(parse: () => unknown): Error & { code: string; hint?: string } {
   try {
@@ -11,8 +12,8 @@ function refusal(parse: () => unknown): Error & { code: string; hint?: string } 
 }
 
 describe('keymaster plan and explain flags', () => {
-  const plan = (...args: string[]) => parseInspectFlags('plan', args, false);
-  const explain = (...args: string[]) => parseInspectFlags('explain', args, true);
+  const plan = (...args: string[]) => parseInspectFlags('plan', args, false, PLAN_OUTPUTS);
+  const explain = (...args: string[]) => parseInspectFlags('explain', args, true, EXPLAIN_OUTPUTS);
 
   it("takes the controller's flags with the controller's defaults", () => {
     expect(plan('-A')).to.deep.equal({
@@ -88,7 +89,15 @@ describe('keymaster plan and explain flags', () => {
   });
 
   it('refuses a bad flag value naming the flag, and unknown flags', () => {
-    expect(refusal(() => plan('-A', '-o', 'xml')).message).to.equal('--output="xml": must be one of table, json, yaml');
+    const xml = refusal(() => plan('-A', '-o', 'xml'));
+    expect(xml.message).to.equal('--output="xml": must be one of table, wide, name, json, yaml');
+    expect(xml.hint).to.equal('Use -o table, -o wide, -o name, -o json, -o yaml.');
+    for (const output of ['wide', 'name']) {
+      expect(plan('-A', '-o', output)?.output).to.equal(output);
+      const refused = refusal(() => explain('a/b', '-o', output));
+      expect(refused.message).to.equal(`--output="${output}": must be one of table, json, yaml`);
+      expect(refused.hint).to.equal('Use -o table, -o json, -o yaml.');
+    }
     expect(refusal(() => plan('-A', '--tag-layer-grace-period', 'soon')).message).to.include(
       '--tag-layer-grace-period',
     );

@@ -97,20 +97,42 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
       const { code, stdout, stderr } = await readOnly(() => keymaster('plan', '-A'));
       expect(code, stderr).to.equal(1);
       expect(awsActions()).to.deep.equal(READS);
-      expect(stdout).to.match(
-        /^tenant-b\/analytics-dev: account 333333333333, regions eu-west-1, as arn:aws:sts::333333333333:assumed-role\/tenant-b-admin\/keymaster-tenant-b$/m,
+      const lines = stdout.split('\n');
+      expect(lines.filter((line) => line.length > 100)).to.deep.equal([]);
+      expect(stdout).to.include(
+        'tenant-b/analytics-dev: account 333333333333, regions eu-west-1\n  as arn:aws:sts::333333333333:assumed-role/tenant-b-admin/keymaster-tenant-b\n',
       );
-      expect(stdout).to.match(/^RESOURCE {3,}KEY {3,}CHANGE {3,}FROM {3,}TO {3,}LAYER {3,}CONFLICT$/m);
+      // The instance drifted on "team"; its security group and subnet get the same tags: one group.
+      expect(stdout).to.match(
+        /^ {4}~ team: "someone-else" -> "analytics"\n {8}# not managed before; from Cluster \(AWSCluster tenant-b\/analytics-dev\)$/m,
+      );
+      expect(stdout).to.match(
+        /^ {2}2 resources, the same change:\n {4}arn:aws:ec2:eu-west-1:333333333333: security-group\//m,
+      );
       // Tenant B's role enforces tenant=tenant-b over the cluster's own "analytics".
       expect(stdout).to.match(
-        /^arn:aws:ec2:eu-west-1:333333333333:\S+ +tenant +\S+.* +"tenant-b" +Account \(AWSClusterRoleIdentity\/tenant-b\) +Deny overrules Cluster "analytics" \(AWSCluster tenant-b\/analytics-dev\)$/m,
+        /^ {4}\+ tenant = "tenant-b"\n {8}# from Account \(AWSClusterRoleIdentity\/tenant-b\); Deny overrules Cluster "analytics"\n {10}\(AWSCluster tenant-b\/analytics-dev\)$/m,
       );
       expect(stdout).to.match(
-        /^tenant-c\/reporting-prod: no plan \(Refused\): namespace "tenant-c" may not use AWSClusterRoleIdentity\/tenant-b$/m,
+        /^tenant-c\/reporting-prod: no plan \(Refused\): namespace "tenant-c" may not use\n {2}AWSClusterRoleIdentity\/tenant-b$/m,
       );
       expect(stdout).to.include('`keymaster explain tenant-c/reporting-prod` shows every link of the chain.');
       expect(stdout.match(/^\S+\/\S+: /gm)).to.have.length(4);
-      expect(stdout).to.match(/^\d+ resource\(s\): \d+ to change .*; nothing was written$/m);
+      expect(stdout.replace(/\n {2}/g, ' ')).to.match(/^\d+ resource\(s\): \d+ to change .*; nothing was written$/m);
+    });
+
+    it('-o wide: a row per key of each resource; -o name: the clusters, as kubectl names them', async () => {
+      const wide = await readOnly(() => keymaster('plan', 'tenant-b/analytics-dev', '-o', 'wide'));
+      expect(wide.code, wide.stderr).to.equal(0);
+      expect(wide.stdout).to.match(/^RESOURCE {3,}KEY {3,}CHANGE {3,}FROM {3,}TO {3,}LAYER {3,}CONFLICT$/m);
+      expect(wide.stdout).to.match(
+        /^arn:aws:ec2:eu-west-1:333333333333:\S+ +tenant +\S+.* +"tenant-b" +Account \(AWSClusterRoleIdentity\/tenant-b\) +Deny overrules Cluster "analytics" \(AWSCluster tenant-b\/analytics-dev\)$/m,
+      );
+      const names = await readOnly(() => keymaster('plan', '-n', 'tenant-b', '-o', 'name'));
+      expect(names.code, names.stderr).to.equal(0);
+      expect(names.stdout).to.equal(
+        'awscluster.infrastructure.keymaster.dev/analytics-dev\nawscluster.infrastructure.keymaster.dev/analytics-prod\n',
+      );
     });
 
     it('plans a namespace (-n) and one cluster, as JSON and YAML that parse to the same plan', async () => {
@@ -169,8 +191,8 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
     it('plans nothing to change for a converged cluster', async () => {
       const { code, stdout } = await readOnly(() => keymaster('plan', 'tenant-b/analytics-dev'));
       expect(code).to.equal(0);
-      expect(stdout).to.not.include('RESOURCE');
-      expect(stdout).to.match(
+      expect(stdout).to.not.match(/^ {4}[-+~!=] /m);
+      expect(stdout.replace(/\n {2}/g, ' ')).to.match(
         /^(\d+) resource\(s\): 0 to change \(0 tag\(s\) to add, 0 to update, 0 to remove, 0 withheld\), \1 in sync, 0 skipped; nothing was written$/m,
       );
     });
@@ -269,7 +291,7 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
         }),
       );
       expect(code, stderr).to.equal(0);
-      expect(stdout).to.match(/^tenant-a\/payments-prod: account 222222222222, regions us-west-2, as /m);
+      expect(stdout).to.match(/^tenant-a\/payments-prod: account 222222222222, regions us-west-2\n  as /m);
     });
 
     it('`kubectl keymaster why` explains, every refusing link at once', async () => {
