@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, loadYaml } from '@kubernetes/client-node';
@@ -99,6 +99,12 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
       expect(awsActions()).to.deep.equal(READS);
       const lines = stdout.split('\n');
       expect(lines.filter((line) => line.length > 100)).to.deep.equal([]);
+      // docs/reconciler.md's sample is this cluster's block, as printed.
+      const docs = await readFile(join(ROOT, 'docs/reconciler.md'), 'utf8');
+      const sample = /\$ npx pnpm -s keymaster plan tenant-b\/analytics-dev\n(tags: .*)\n\n([^`]+)```/.exec(docs);
+      expect(sample, "docs/reconciler.md's sample").to.not.equal(null);
+      expect(lines[0]).to.equal(sample![1]);
+      expect(stdout).to.include(`\n\n${sample![2]}\n`);
       expect(stdout).to.include(
         'tenant-b/analytics-dev: account 333333333333, regions eu-west-1\n  as arn:aws:sts::333333333333:assumed-role/tenant-b-admin/keymaster-tenant-b\n',
       );
