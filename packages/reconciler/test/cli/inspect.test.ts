@@ -297,7 +297,7 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
         }),
       );
       expect(code, stderr).to.equal(0);
-      expect(stdout).to.match(/^tenant-a\/payments-prod: account 222222222222, regions us-west-2\n  as /m);
+      expect(stdout).to.match(/^tenant-a\/payments-prod: account 222222222222, regions us-west-2\n {2}as /m);
     });
 
     it('`kubectl keymaster why` explains, every refusing link at once', async () => {
