@@ -29,8 +29,9 @@ export function wrap(first: string, words: readonly string[], indent: string): s
     if (characterCount(joined) <= LINE_WIDTH) {
       line = joined;
     } else {
-      if (started) {
-        lines.push(line);
+      // To the next line; the first word too when `first` says something and the word fits there whole.
+      if (started || (first.trim() !== '' && characterCount(indent + word) <= LINE_WIDTH)) {
+        lines.push(line.trimEnd());
         line = indent;
       }
       line += elide(word, LINE_WIDTH - characterCount(line));

@@ -9,7 +9,7 @@ const ACCOUNT = '444455556666';
 const LONG_VALUE = `cost-center:${'x'.repeat(120)}:end-of-value`;
 const LONG_KEY = `example.com/${'k'.repeat(110)}/last`;
 const ROLE = `arn:aws:sts::${ACCOUNT}:assumed-role/${'platform-engineering-role-'.repeat(2)}x/${'keymaster-session-'.repeat(3)}z`;
-const ELB = `arn:aws:elasticloadbalancing:eu-west-1:${ACCOUNT}:loadbalancer/app/${'analytics-apiserver-'.repeat(2)}lb/50dc6c495c0c9188`;
+const ELB = `arn:aws:elasticloadbalancing:eu-west-1:${ACCOUNT}:loadbalancer/app/${'analytics-apiserver-'.repeat(5)}lb/50dc6c495c0c9188`;
 const instance = (region: string, id: number) =>
   `arn:aws:ec2:${region}:${ACCOUNT}:instance/i-0${id.toString(16).padStart(16, '0')}`;
 
@@ -209,5 +209,11 @@ describe('elide and wrap', () => {
     expect(lines.every((line) => characterCount(line) <= LINE_WIDTH)).to.equal(true);
     expect(lines.join(' ').replace(/ +/g, ' ')).to.include(words.slice(0, 30).join(' '));
     expect(lines.at(-1)).to.match(/^ {2}w+…w+$/);
+  });
+
+  it('moves a first word that does not fit after `first` to the next line, whole when it fits there', () => {
+    const arn = `loadbalancer/net/${'x'.repeat(70)}`;
+    expect(wrap(`    ${'p'.repeat(20)} `, [arn], '      ')).to.deep.equal([`    ${'p'.repeat(20)}`, `      ${arn}`]);
+    expect(wrap('    ', ['y'.repeat(120)], '      ')).to.deep.equal([`    ${elide('y'.repeat(120), 96)}`]);
   });
 });
