@@ -32,6 +32,7 @@ export {
   compilePattern,
 } from './schema/patterns.js';
 export { RESERVED_TAG_DOMAINS, RESERVED_TAG_KEYS } from './schema/reserved-tags.js';
+export { TAG_LAYERS } from './schema/fields.js';
 export {
   customResourceDefinition,
   customResourceDefinitions,

@@ -15,8 +15,9 @@ export interface EffectiveTags {
 }
 
 /**
- * Merges the layers (in authority order, as `tagLayers` returns them). For each key the claim nearest
- * the cluster wins, unless a claim above it says `overridePolicy: Deny`: then the topmost Deny wins
+ * Merges the layers (in authority order, as `tagLayers` returns them). Among the selected policies'
+ * claims of a key the highest precedence stands alone. Then the claim nearest the cluster wins,
+ * unless a claim above it says `overridePolicy: Deny`: then the topmost Deny wins
  * and every claim below it with another value loses. A key whose claims disagree is reported once,
  * with the winner and the losing claim nearest the cluster (the one most directly overruled).
  * Keys that differ only in case are one key to IAM: the spelling of the topmost Deny claim (else of
@@ -50,13 +51,24 @@ export function resolveEffectiveTags(layers: readonly TagLayer[], options: TagVa
   const conflicts: TagConflict[] = [];
   for (const key of [...claims.keys()].sort()) {
     const keyClaims = claims.get(key)!;
-    const winner = keyClaims.find((claim) => claim.overridePolicy === 'Deny') ?? keyClaims.at(-1)!;
+    const contenders = withoutOutranked(keyClaims);
+    const winner = contenders.find((claim) => claim.overridePolicy === 'Deny') ?? contenders.at(-1)!;
     winners.push([key, winner]);
     const loser = keyClaims.filter((claim) => claim.value !== winner.value).at(-1);
     if (loser) conflicts.push({ key, winner, loser });
   }
   // fromEntries defines own properties, so even a key such as `__proto__` stays a plain entry.
   return { tags: Object.fromEntries(winners), conflicts, problems };
+}
+
+/**
+ * The claims of one key that contend across layers: of the selected policies' claims only the last
+ * (the highest precedence, `selectedPolicies`' order) stays; precedence, not Deny, decides among
+ * them, and the others lose to it (reported as a conflict when their value differs).
+ */
+function withoutOutranked(claims: readonly TagSource[]): TagSource[] {
+  const topSelected = claims.findLast((claim) => claim.layer === 'Selected');
+  return claims.filter((claim) => claim.layer !== 'Selected' || claim === topSelected);
 }
 
 type Spelling = { key: string; claim: TagSource };

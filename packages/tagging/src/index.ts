@@ -32,8 +32,10 @@ export {
   tagLayers,
   type AWSIdentity,
   type LayerObjects,
+  type TagPolicies,
   type TagLayer,
 } from './layers.js';
+export { clusterLabels, isSelectedPolicy, policySelects, selectedPolicies, tagPoliciesOf } from './selection.js';
 export { effectiveValues, resolveEffectiveTags, type EffectiveTags } from './effective.js';
 export { parseCustomTags, type ParsedCustomTags } from './custom-tags.js';
 export { arnRegion } from './arn.js';

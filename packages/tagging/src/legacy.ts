@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fingerprint, LAYERS, ResourceMemory, PRINT_FIELDS, type ResourcePrints } from './memory.js';
+import { fingerprint, ResourceMemory, PRINT_FIELDS, type ResourcePrints } from './memory.js';
 import { ownershipOf } from './ownership.js';
 import type { LayerName } from './problems.js';
 import { entry } from './records.js';
@@ -11,12 +11,17 @@ import { entry } from './records.js';
  * cluster, to convert them into its AWSClusterLedger, and removed; after that they mean nothing.
  */
 export const LEGACY_CLAIM_KEY = 'keymaster.dev/claim';
-export const LEGACY_MEMORY_KEYS: Readonly<Record<LayerName, string>> = {
+/** The layers those releases knew (selected policies came later). */
+const LEGACY_LAYERS = ['Global', 'Account', 'Cluster'] as const satisfies readonly LayerName[];
+export const LEGACY_MEMORY_KEYS: Readonly<Record<(typeof LEGACY_LAYERS)[number], string>> = {
   Global: 'keymaster.dev/applied-global',
   Account: 'keymaster.dev/applied-account',
   Cluster: 'keymaster.dev/applied-cluster',
 };
-export const LEGACY_KEYS: readonly string[] = [LEGACY_CLAIM_KEY, ...LAYERS.map((layer) => LEGACY_MEMORY_KEYS[layer])];
+export const LEGACY_KEYS: readonly string[] = [
+  LEGACY_CLAIM_KEY,
+  ...LEGACY_LAYERS.map((layer) => LEGACY_MEMORY_KEYS[layer]),
+];
 
 /** The fingerprints of those releases: 24 bits, the first 4 characters of today's. */
 const LEGACY_PRINT_LENGTH = 4;
@@ -47,12 +52,14 @@ export function legacyClaimsFound(
  * its full fingerprint, for that layer.
  */
 export function legacyMemory(live: Readonly<Record<string, string>>): ResourceMemory {
-  const held = new Map(LAYERS.map((layer) => [layer, legacyPrints(entry(live, LEGACY_MEMORY_KEYS[layer]) ?? '')]));
+  const held = new Map(
+    LEGACY_LAYERS.map((layer) => [layer, legacyPrints(entry(live, LEGACY_MEMORY_KEYS[layer]) ?? '')]),
+  );
   const prints: ResourcePrints = {};
   for (const [key, value] of Object.entries(live)) {
     if (isKeymasterKey(key)) continue;
     const print = fingerprint(key, value);
-    for (const layer of LAYERS) {
+    for (const layer of LEGACY_LAYERS) {
       if (!held.get(layer)!.has(print.slice(0, LEGACY_PRINT_LENGTH))) continue;
       const field = PRINT_FIELDS[layer];
       prints[field] = [...(prints[field] ?? []), print];

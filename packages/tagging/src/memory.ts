@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
-import type { LedgerMemoryGroup } from '@keymaster/api';
+import { TAG_LAYERS, type LedgerMemoryGroup } from '@keymaster/api';
 import type { LayerName } from './problems.js';
 
-export const LAYERS: readonly LayerName[] = ['Global', 'Account', 'Cluster'];
+export const LAYERS: readonly LayerName[] = TAG_LAYERS;
 
 /** What Keymaster wrote on one resource, per layer, as the ledger keeps it (its fields, resources aside). */
 export type ResourcePrints = Omit<LedgerMemoryGroup, 'resources'>;
 
 /** The field of `ResourcePrints` (and of the ledger) of each layer. */
-export const PRINT_FIELDS = { Global: 'global', Account: 'account', Cluster: 'cluster' } as const satisfies Record<
-  LayerName,
-  keyof ResourcePrints
->;
+export const PRINT_FIELDS = {
+  Global: 'global',
+  Selected: 'selected',
+  Account: 'account',
+  Cluster: 'cluster',
+} as const satisfies Record<LayerName, keyof ResourcePrints>;
 
 /** Digest characters: allowed in tag values and Kubernetes fields everywhere, 64 of them (6 bits each). */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-';

@@ -30,6 +30,19 @@ export const policy = (resourceTags: ResourceTag[]): AWSTagPolicy => ({
   spec: { resourceTags },
 });
 
+/** An AWSTagPolicy other than `default`: a selected layer. */
+export const selectedPolicy = (
+  name: string,
+  selectors: Pick<AWSTagPolicy['spec'], 'clusterSelector' | 'namespaceSelector'>,
+  resourceTags: ResourceTag[],
+  precedence?: number,
+): AWSTagPolicy => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSTagPolicy',
+  metadata: { name },
+  spec: { ...selectors, resourceTags, ...(precedence === undefined ? {} : { precedence }) },
+});
+
 export const roleIdentity = (name: string, resourceTags: ResourceTag[]): AWSClusterRoleIdentity => ({
   apiVersion: API_VERSION,
   kind: 'AWSClusterRoleIdentity',
@@ -44,10 +57,10 @@ export const staticIdentity = (name: string, resourceTags: ResourceTag[]): AWSCl
   spec: { secretRef: `${name}-keys`, resourceTags },
 });
 
-export const cluster = (additionalTags: Record<string, string>): AWSCluster => ({
+export const cluster = (additionalTags: Record<string, string>, labels?: Record<string, string>): AWSCluster => ({
   apiVersion: API_VERSION,
   kind: 'AWSCluster',
-  metadata: { name: CLUSTER, namespace: 'tenant-b' },
+  metadata: { name: CLUSTER, namespace: 'tenant-b', ...(labels ? { labels } : {}) },
   spec: { region: 'eu-west-1', additionalTags },
 });
 
@@ -110,7 +123,10 @@ export function memoryOf(written: Record<string, Partial<Record<LayerName, Recor
 }
 
 /** The legacy memory tag of a resource on which a release up to 0.2.0 wrote `tags` from `layer`. */
-export const legacyRemembered = (layer: LayerName, tags: Record<string, string>): Record<string, string> => ({
+export const legacyRemembered = (
+  layer: keyof typeof LEGACY_MEMORY_KEYS,
+  tags: Record<string, string>,
+): Record<string, string> => ({
   [LEGACY_MEMORY_KEYS[layer]]: Object.entries(tags)
     .map(([key, value]) => fingerprint(key, value).slice(0, 4))
     .sort()

@@ -47,7 +47,7 @@ export interface AWSClusterWebIdentity {
   status?: AWSClusterIdentityStatus;
 }
 
-/** The global tag layer: tags for every resource of every cluster. A singleton: the only valid name is "default". */
+/** A tag layer. The policy named "default" is the global layer: tags for every resource of every cluster. Any other policy is a selected layer: tags for the clusters its clusterSelector (the AWSCluster's labels) and namespaceSelector (its namespace's labels) both select, between the global layer and the identities' (docs/tagging.md, "Policies by selection"). */
 export interface AWSTagPolicy {
   apiVersion: 'infrastructure.keymaster.dev/v1beta1';
   kind: 'AWSTagPolicy';
@@ -200,8 +200,8 @@ export interface TagConflict {
 
 /** One layer's claim on a tag key. */
 export interface TagSource {
-  /** The layer: Global (AWSTagPolicy), Account (an identity) or Cluster (the AWSCluster). */
-  layer: 'Global' | 'Account' | 'Cluster';
+  /** The layer: Global (the AWSTagPolicy default), Selected (an AWSTagPolicy that selects the cluster by labels), Account (an identity) or Cluster (the AWSCluster). */
+  layer: 'Global' | 'Selected' | 'Account' | 'Cluster';
   /** The object that set it, as Kind/name (namespace/name for clusters). */
   object: string;
   /** The value that layer asks for. */
@@ -246,8 +246,8 @@ export interface TagPlanChange {
   to?: string;
   /** Why: PolicyChanged, Drift or Adopted for an update; Dropped for a removal (no layer sets the key); TagLimit for a withheld add; ChangedSince for a kept key. */
   reason?: string;
-  /** The layer whose claim wins the key (Global, Account or Cluster). */
-  layer?: 'Global' | 'Account' | 'Cluster';
+  /** The layer whose claim wins the key (Global, Selected, Account or Cluster). */
+  layer?: 'Global' | 'Selected' | 'Account' | 'Cluster';
   /** The object whose claim wins the key, as Kind/name (namespace/name for clusters). */
   object?: string;
 }
@@ -264,15 +264,15 @@ export interface AWSClusterControllerIdentitySpec {
 export interface AllowedNamespaces {
   /** Names of namespaces allowed to use the identity. */
   list?: string[];
-  /** A label query over namespaces. The requirements of matchLabels and matchExpressions are ANDed. */
+  /** A label query. The requirements of matchLabels and matchExpressions are ANDed. */
   selector?: LabelSelector;
 }
 
-/** A label query over namespaces. The requirements of matchLabels and matchExpressions are ANDed. */
+/** A label query. The requirements of matchLabels and matchExpressions are ANDed. */
 export interface LabelSelector {
-  /** Labels that a namespace must carry with exactly these values. */
+  /** Labels that an object must carry with exactly these values. */
   matchLabels?: Record<string, string>;
-  /** Label requirements a namespace must meet. */
+  /** Label requirements an object must meet. */
   matchExpressions?: LabelSelectorRequirement[];
 }
 
@@ -408,10 +408,16 @@ export interface WebIdentityServiceAccount {
   namespace?: 'Cluster' | 'Controller';
 }
 
-/** The global tags. */
+/** The tags, and on a policy other than "default" the clusters they are for. */
 export interface AWSTagPolicySpec {
-  /** Tags for every resource of every cluster. Identities' and clusters' tags win over these unless overridePolicy is Deny. */
+  /** Tags for every resource of the clusters this policy tags. Identities' and clusters' tags win over these unless overridePolicy is Deny. */
   resourceTags?: ResourceTag[];
+  /** Selects clusters by the AWSCluster's labels, ANDed with namespaceSelector; absent: any cluster of the selected namespaces. Tenants write these labels: a tenant can move its cluster out of a policy selected this way, so mandatory tags belong to namespaceSelector or the "default" policy. */
+  clusterSelector?: LabelSelector;
+  /** Selects clusters by their namespace's labels (which ops write), ANDed with clusterSelector; absent: any namespace. */
+  namespaceSelector?: LabelSelector;
+  /** Between two selected policies that set one key on one cluster, the higher precedence wins (absent: 0); of equal precedence, the name first in alphabetical order wins, and the conflict is reported. */
+  precedence?: number;
 }
 
 /** What the controller observed. */
@@ -512,8 +518,10 @@ export interface LedgerClaim {
 export interface LedgerMemoryGroup {
   /** The resources, each as 16 characters (96 bits) of SHA-256 of its ARN: a cluster of 20 resources costs a few hundred bytes. `keymaster plan -o yaml` shows each resource by ARN with its memory. */
   resources: string[];
-  /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Global (AWSTagPolicy) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */
+  /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Global (AWSTagPolicy default) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */
   global?: string[];
+  /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Selected (the AWSTagPolicies that select the cluster by labels) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */
+  selected?: string[];
   /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Account (the identity chain) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */
   account?: string[];
   /** Fingerprints of the key=value pairs Keymaster wrote on these resources from the Cluster (the AWSCluster) layer: 12 characters (72 bits) of SHA-256 of key, a NUL, value. */

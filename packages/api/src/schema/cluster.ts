@@ -1,5 +1,14 @@
 import { ACCOUNT_ID, CLUSTER_NAME, LIMITS } from './patterns.js';
-import { conditions, identityRef, observedGeneration, region, TAG_KEY_TRIMMED, tagSource, tagValue } from './fields.js';
+import {
+  conditions,
+  identityRef,
+  observedGeneration,
+  TAG_LAYERS,
+  region,
+  TAG_KEY_TRIMMED,
+  tagSource,
+  tagValue,
+} from './fields.js';
 import { array, boolean, integer, map, named, object, string } from './openapi.js';
 import { AGE_COLUMN, type KindDefinition } from './kind.js';
 import { reservedTagKeyRules } from './reserved-tags.js';
@@ -89,8 +98,8 @@ const planChange = named(
         'Why: PolicyChanged, Drift or Adopted for an update; Dropped for a removal (no layer sets the key); ' +
           'TagLimit for a withheld add; ChangedSince for a kept key.',
       ),
-      layer: string('The layer whose claim wins the key (Global, Account or Cluster).', {
-        enum: ['Global', 'Account', 'Cluster'],
+      layer: string('The layer whose claim wins the key (Global, Selected, Account or Cluster).', {
+        enum: [...TAG_LAYERS],
       }),
       object: string('The object whose claim wins the key, as Kind/name (namespace/name for clusters).'),
     },

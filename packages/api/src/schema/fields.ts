@@ -70,12 +70,13 @@ const selectorOperatorRules = [
   },
 ] as const;
 
-const labelSelector = named(
+/** A label query (over namespaces, or AWSClusters), as Kubernetes writes one. */
+export const labelSelector = named(
   'LabelSelector',
-  object('A label query over namespaces. The requirements of matchLabels and matchExpressions are ANDed.', {
-    matchLabels: map('Labels that a namespace must carry with exactly these values.', string('A label value.')),
+  object('A label query. The requirements of matchLabels and matchExpressions are ANDed.', {
+    matchLabels: map('Labels that an object must carry with exactly these values.', string('A label value.')),
     matchExpressions: array(
-      'Label requirements a namespace must meet.',
+      'Label requirements an object must meet.',
       named(
         'LabelSelectorRequirement',
         object(
@@ -176,6 +177,9 @@ export const conditions = array(
   { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
 );
 
+/** The tag layers, in authority order (docs/tagging.md). */
+export const TAG_LAYERS = ['Global', 'Selected', 'Account', 'Cluster'] as const;
+
 export const observedGeneration = integer('The metadata.generation that the controller last acted on.', { minimum: 0 });
 
 /** Where an effective tag (or a losing one) came from. */
@@ -184,9 +188,11 @@ export const tagSource = named(
   object(
     "One layer's claim on a tag key.",
     {
-      layer: string('The layer: Global (AWSTagPolicy), Account (an identity) or Cluster (the AWSCluster).', {
-        enum: ['Global', 'Account', 'Cluster'],
-      }),
+      layer: string(
+        'The layer: Global (the AWSTagPolicy default), Selected (an AWSTagPolicy that selects the cluster by labels), ' +
+          'Account (an identity) or Cluster (the AWSCluster).',
+        { enum: [...TAG_LAYERS] },
+      ),
       object: string('The object that set it, as Kind/name (namespace/name for clusters).'),
       value: string('The value that layer asks for.'),
       overridePolicy: string('The overridePolicy of that claim.', { enum: ['Allow', 'Deny'] }),

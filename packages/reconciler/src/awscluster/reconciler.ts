@@ -21,6 +21,8 @@ import {
   type IdentityResolver,
   type IdentitySession,
 } from '@keymaster/identity';
+import { tagPoliciesOf } from '@keymaster/tagging';
+import type { V1Namespace } from '@kubernetes/client-node';
 import type { LedgerClaims } from '../kube/ledger-claims.js';
 import type { LedgerStore } from '../kube/ledger-store.js';
 import type { EventRecorder } from '../kube/events.js';
@@ -57,7 +59,9 @@ export interface AWSClusterCaches {
   identity(kind: IdentityKind, name: string): IdentityObject | undefined;
   allIdentities(): IdentityObject[];
   accountBindings: Pick<Informer<AWSAccountBinding>, 'get'>;
-  tagPolicies: Pick<Informer<AWSTagPolicy>, 'get'>;
+  tagPolicies: Pick<Informer<AWSTagPolicy>, 'list'>;
+  /** Namespaces' labels: what selected tag policies' namespaceSelectors match. */
+  namespaces: Pick<Informer<V1Namespace>, 'get'>;
 }
 
 /**
@@ -351,14 +355,15 @@ export class AWSClusterReconciler {
     const chain = session.chain
       .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
       .filter((object) => object !== undefined);
-    const policy = caches.tagPolicies.get(SINGLETON_NAME);
-    const work = { cluster, session, chain, policy, ledger: () => this.#ledgerOf(cluster), claim: claim.check };
+    const namespace = caches.namespaces.get(cluster.metadata.namespace ?? '');
+    const policies = tagPoliciesOf(caches.tagPolicies.list(), cluster, namespace?.metadata?.labels ?? {});
+    const work = { cluster, session, chain, policies, ledger: () => this.#ledgerOf(cluster), claim: claim.check };
     const sync = (options?: TagWorkOptions) => syncTags(work, log, options);
     if (cluster.spec.tagging?.paused) {
       tagWork.cancel(key);
       return sync();
     }
-    const ticket = tagTicket({ cluster, session, chain, policy, rivals: claim.rivals });
+    const ticket = tagTicket({ cluster, session, chain, policies, rivals: claim.rivals });
     const done = tagWork.take(key, ticket);
     if (done && 'error' in done) throw done.error;
     if (done) return done.outcome;

@@ -12,6 +12,7 @@ import { labelsChanged, specOrMetadataChanged } from '../runtime/predicates.js';
 import { shardOf } from '../runtime/shard-assignment.js';
 import { ClusterNames } from './cluster-names.js';
 import { clusterNameOf } from './name-claim.js';
+import { clustersOfPolicy } from './policy-watch.js';
 import { AWSClusterReconciler } from './reconciler.js';
 import { DEFAULT_TAG_WORK_PER_SLOT, DEFAULT_TAG_WORK_RUNNING, TagScheduler } from './tag-scheduler.js';
 import type { TagOutcome } from './tags.js';
@@ -71,7 +72,6 @@ export function setupAWSClusterController(context: ControllerContext): void {
   });
   const cached = (requests: readonly Request[]) =>
     requests.map(({ namespace, name }) => caches.clusters.get(name, namespace)).filter((cluster) => !!cluster);
-  const all = () => caches.clusters.list().map(requestFor);
   // A cluster's shard follows its clusterName (immutable), so that the clusters of one name, rivals
   // for its claim, are in one process, which decides the claim (name-claim.ts). A cluster gone from
   // the cache is of no shard: its reconcile only forgets it, wherever it runs. A parked cluster (past
@@ -93,7 +93,7 @@ export function setupAWSClusterController(context: ControllerContext): void {
     // A claim made or released (by the controller, ops, or the garbage collector with its cluster)
     // concerns the other clusters of the name; the ledger's own cluster reads it at its next sync.
     .watches<AWSClusterLedger>(caches.ledgers, otherClaimants(caches.clustersNamed.bind(caches)), claimsChanged)
-    .watches<AWSTagPolicy>(caches.tagPolicies, all, specOrMetadataChanged)
+    .watches<AWSTagPolicy>(caches.tagPolicies, clustersOfPolicy(caches), specOrMetadataChanged)
     // Who may act in an account: the clusters acting there decide again.
     .watches<AWSAccountBinding>(
       caches.accountBindings,
@@ -104,7 +104,7 @@ export function setupAWSClusterController(context: ControllerContext): void {
           .map(requestFor),
       specOrMetadataChanged,
     )
-    // Secrets and namespaces (allowedNamespaces selectors) the clusters' chains reach.
+    // Secrets the clusters' chains reach; namespaces (allowedNamespaces and tag policies' namespaceSelectors).
     .watches<V1Secret>(caches.secrets, (secret) =>
       cached(chains.clustersReachingSecret(secret.metadata?.name ?? '')).map(requestFor),
     )

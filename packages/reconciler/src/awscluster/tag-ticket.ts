@@ -1,5 +1,6 @@
-import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
+import type { AWSCluster } from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
+import type { TagPolicies } from '@keymaster/tagging';
 
 type Versioned = { metadata: { uid?: string; generation?: number } };
 
@@ -9,24 +10,26 @@ const versionOf = (object: Versioned | undefined) =>
 
 /**
  * Names the inputs of a cluster's tag work: its spec, who acts in which account, the identity chain's
- * and the tag policy's specs (their generations, not their resourceVersions, which every status write
- * moves), and how many rival clusters claim its name. Work finished on the same ticket is what a
+ * and the tag policies' specs (their generations, not their resourceVersions, which every status write
+ * moves; the selected ones as they select the cluster now, which labels decide), and how many rival
+ * clusters claim its name. Work finished on the same ticket is what a
  * reconcile now would do; any change makes another ticket, and the work is done again.
  */
 export function tagTicket(input: {
   cluster: AWSCluster;
   session: IdentitySession;
   chain: readonly IdentityObject[];
-  policy: AWSTagPolicy | undefined;
+  policies: TagPolicies;
   rivals: number;
 }): string {
-  const { cluster, session, chain, policy, rivals } = input;
+  const { cluster, session, chain, policies, rivals } = input;
   return JSON.stringify([
     versionOf(cluster),
     session.accountId,
     session.principalArn,
     chain.map(versionOf),
-    versionOf(policy),
+    versionOf(policies.policy),
+    (policies.selected ?? []).map(versionOf),
     rivals,
   ]);
 }

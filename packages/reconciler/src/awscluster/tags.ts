@@ -3,7 +3,6 @@ import {
   ownershipTagKeys,
   TagsInSyncReason,
   type AWSCluster,
-  type AWSTagPolicy,
   type ClusterTaggingStatus,
   type ConditionUpdate,
   type TagConflict,
@@ -18,6 +17,7 @@ import {
   reconcileTags,
   type ClaimCheck,
   type TagFailure,
+  type TagPolicies,
   type TagReconcileResult,
 } from '@keymaster/tagging';
 import type { EventType } from '../kube/events.js';
@@ -31,7 +31,8 @@ export interface TagWork {
   cluster: AWSCluster;
   session: IdentitySession;
   chain: IdentityObject[];
-  policy: AWSTagPolicy | undefined;
+  /** The global tag policy and those that select the cluster. */
+  policies: TagPolicies;
   /** The cluster's ledger, read when the work runs (a work before it may have written it). */
   ledger: () => ClusterLedger;
   /** Who owns the cluster name, asked once discovery has run; an owner records its claim in `ledger`. */
@@ -180,7 +181,7 @@ export function createTagSync(deps: {
   const batchers = new SessionBatchers();
   const now = deps.now ?? (() => new Date());
   return async (work, log, { signal, askedAt, expectedClusters } = {}) => {
-    const { cluster, session, chain, policy } = work;
+    const { cluster, session, chain, policies } = work;
     const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
     if (cluster.spec.tagging?.paused) {
       return {
@@ -193,7 +194,10 @@ export function createTagSync(deps: {
       };
     }
     const ledger = work.ledger();
-    const input = clusterTagInput(cluster, chain, policy, { now: now(), layerGracePeriodMs: deps.layerGracePeriodMs });
+    const input = clusterTagInput(cluster, chain, policies, {
+      now: now(),
+      layerGracePeriodMs: deps.layerGracePeriodMs,
+    });
     const { problems } = input.effective;
     const ignored = problems.length > 0 ? `; ignored: ${problems.map(({ message }) => message).join('; ')}` : '';
     let result: TagReconcileResult;

@@ -16,8 +16,10 @@ import {
   resolveEffectiveTags,
   summarizePlan,
   tagLayers,
+  tagPoliciesOf,
   type PlanSummary,
   type TagPlan,
+  type TagPolicies,
 } from '@keymaster/tagging';
 import { clusterTagInput } from '../awscluster/tag-input.js';
 import { clusterUser } from '../awsclusteridentity/deletions.js';
@@ -127,7 +129,7 @@ async function planAgainstAws(
   const input = clusterTagInput(
     cluster,
     chain.filter((identity) => identity !== undefined),
-    await context.policy(),
+    await tagPoliciesFor(context, cluster),
     { now: context.now(), layerGracePeriodMs: context.layerGracePeriodMs },
   );
   report.regions = [...input.regions];
@@ -173,8 +175,22 @@ async function readablePlan(
   const unchecked: Unchecked[] = [];
   leaveOut(unchecked, "the tags on AWS (a plan made with the cluster's own credentials)", why);
   const { links, identities } = await readableChain(context, cluster, unchecked);
-  const policy = await readable('the global tag layer (AWSTagPolicy default)', () => context.policy(), unchecked);
-  const layers = tagLayers({ policy, identities: identities.filter((identity) => identity !== undefined), cluster });
+  const namespaceName = cluster.metadata.namespace ?? '';
+  const all = await readable(
+    'the global and selected tag layers (AWSTagPolicies)',
+    () => context.tagPolicies(),
+    unchecked,
+  );
+  const namespace = await readable(
+    `the labels of namespace ${namespaceName} (what tag policies' namespaceSelectors match)`,
+    () => context.store.getNamespace(namespaceName),
+    unchecked,
+  );
+  const layers = tagLayers({
+    ...tagPoliciesOf(all ?? [], cluster, namespace?.labels ?? {}),
+    identities: identities.filter((identity) => identity !== undefined),
+    cluster,
+  });
   const effective = resolveEffectiveTags(layers);
   const tagging = cluster.status?.tagging;
   return {
@@ -195,6 +211,15 @@ async function readablePlan(
       : {}),
     unchecked,
   };
+}
+
+/** The cluster's AWSTagPolicies as the controller picks them: every policy, and its namespace's labels. */
+async function tagPoliciesFor(context: InspectContext, cluster: AWSCluster): Promise<TagPolicies> {
+  const [policies, namespace] = await Promise.all([
+    context.tagPolicies(),
+    context.store.getNamespace(cluster.metadata.namespace ?? ''),
+  ]);
+  return tagPoliciesOf(policies, cluster, namespace?.labels ?? {});
 }
 
 /** Plans clusters a few at a time (each waits for its account's rate limiter), in the order given. */

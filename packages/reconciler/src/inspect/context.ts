@@ -2,7 +2,6 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import {
   GROUP,
   KINDS,
-  SINGLETON_NAME,
   VERSION,
   type AWSAccountBinding,
   type AWSCluster,
@@ -28,8 +27,8 @@ export interface InspectContext {
   /** The controller's identity rules: every link checked, Secrets from the controller namespace only. */
   resolver: IdentityResolver;
   controllerNamespace: string;
-  /** The AWSTagPolicy `default`, if any. */
-  policy(): Promise<AWSTagPolicy | undefined>;
+  /** Every AWSTagPolicy: the global one (`default`) and those that select clusters. */
+  tagPolicies(): Promise<AWSTagPolicy[]>;
   /** Every AWSCluster of every namespace (the claim of a cluster name is decided among all of them). */
   allClusters(): Promise<AWSCluster[]>;
   /** The AWSAccountBinding of an account, if any. */
@@ -123,19 +122,16 @@ export function createInspectContext(options: InspectOptions): InspectContext {
     store,
     resolver,
     controllerNamespace,
-    policy: memoize(() =>
+    tagPolicies: memoize(() =>
       kubeRead(
-        `read AWSTagPolicy ${SINGLETON_NAME} (the global tags)`,
-        { verb: 'get', resource: ours('AWSTagPolicy'), name: SINGLETON_NAME },
-        () =>
-          orUndefined(
-            custom.getClusterCustomObject({
-              group: GROUP,
-              version: VERSION,
-              plural: 'awstagpolicies',
-              name: SINGLETON_NAME,
-            }) as Promise<AWSTagPolicy>,
-          ),
+        'list the AWSTagPolicies (the global and the selected tag layers)',
+        { verb: 'list', resource: ours('AWSTagPolicy') },
+        async () =>
+          (
+            (await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'awstagpolicies' })) as {
+              items: AWSTagPolicy[];
+            }
+          ).items,
       ),
     ),
     allClusters: memoize(() =>

@@ -1,5 +1,6 @@
 import type {
   AWSCluster,
+  AWSTagPolicy,
   AllowedNamespaces,
   Condition,
   LabelSelector,
@@ -16,7 +17,14 @@ import {
   type IdentityObject,
   type LinkCheck,
 } from '@keymaster/identity';
-import { ClusterMemory, resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
+import {
+  ClusterMemory,
+  resolveEffectiveTags,
+  standingLayers,
+  tagLayers,
+  tagPoliciesOf,
+  type LayerName,
+} from '@keymaster/tagging';
 import { clusterNameOf } from '../awscluster/name-claim.js';
 import { clusterUser } from '../awsclusteridentity/deletions.js';
 import { ledgerOwner } from '../kube/ledger-claims.js';
@@ -215,13 +223,13 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
   const namespaceName = cluster.metadata.namespace ?? '';
   const identityRef = cluster.spec.identityRef ?? CONTROLLER_IDENTITY;
   const unchecked: Unchecked[] = [];
-  const [namespace, policy, events, ledger] = await Promise.all([
+  const [namespace, policies, events, ledger] = await Promise.all([
     readable(
-      `the labels of namespace ${namespaceName} (what allowedNamespaces selectors match)`,
+      `the labels of namespace ${namespaceName} (what allowedNamespaces and tag policies' namespaceSelectors match)`,
       async () => (await context.store.getNamespace(namespaceName)) ?? { name: namespaceName, labels: {} },
       unchecked,
     ),
-    readable('the global tag layer (AWSTagPolicy default)', () => context.policy(), unchecked),
+    readable('the global and selected tag layers (AWSTagPolicies)', () => context.tagPolicies(), unchecked),
     readable("the cluster's events", () => latestEvents(context, cluster), unchecked),
     readable(
       "the cluster's AWSClusterLedger (what the controller remembers of it)",
@@ -242,7 +250,7 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
     const why = failureOf(error);
     leaveOut(unchecked, 'the identity chain, link by link, and the account it resolves into', why);
     const { chain, identities } = await unverifiedChain(context, cluster, why, unchecked);
-    return explanation(context, cluster, { namespace, policy, events, ledger, unchecked }, chain, identities, {
+    return explanation(context, cluster, { namespace, policies, events, ledger, unchecked }, chain, identities, {
       failure: observedPrincipal(cluster, why),
     });
   }
@@ -281,7 +289,14 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
     }
   }
   const identities = checks.flatMap(({ identity }) => (identity ? [identity] : []));
-  return explanation(context, cluster, { namespace, policy, events, ledger, unchecked }, chain, identities, principal);
+  return explanation(
+    context,
+    cluster,
+    { namespace, policies, events, ledger, unchecked },
+    chain,
+    identities,
+    principal,
+  );
 }
 
 /** The explanation from what was read and checked: the layers, the fixes. */
@@ -290,7 +305,7 @@ function explanation(
   cluster: AWSCluster,
   read: {
     namespace: { name: string; labels: Record<string, string> } | undefined;
-    policy: Awaited<ReturnType<InspectContext['policy']>>;
+    policies: AWSTagPolicy[] | undefined;
     events: EventSummary[] | undefined;
     ledger: Explanation['ledger'];
     unchecked: Unchecked[];
@@ -299,10 +314,10 @@ function explanation(
   identities: IdentityObject[],
   principal: Explanation['principal'],
 ): Explanation {
-  const { policy } = read;
-  const layers = tagLayers({ policy, identities, cluster });
+  const policies = tagPoliciesOf(read.policies ?? [], cluster, read.namespace?.labels ?? {});
+  const layers = tagLayers({ ...policies, identities, cluster });
   const standing = standingLayers(
-    { policy, identities },
+    { ...policies, identities },
     { now: context.now(), gracePeriodMs: context.layerGracePeriodMs },
   );
   const effective = resolveEffectiveTags(layers);

@@ -1,6 +1,6 @@
 import type { AWSCluster } from '@keymaster/api';
 import { checkChain, CONTROLLER_IDENTITY, NamespaceNotAllowedError } from '@keymaster/identity';
-import { describeObject, resolveEffectiveTags, tagLayers } from '@keymaster/tagging';
+import { describeObject, resolveEffectiveTags, tagLayers, tagPoliciesOf } from '@keymaster/tagging';
 import { LIMITS } from '@keymaster/api';
 import { chainVerdict, schemaProblems, specUnchanged, tagProblems } from './checks.js';
 import type { WebhookContext } from './context.js';
@@ -40,7 +40,7 @@ export async function validateAWSCluster(request: AdmissionRequest, context: Web
     context,
     links.flatMap((link) => link.problems),
     (problem) => problem instanceof NamespaceNotAllowedError,
-    tagBudgetWarning(cluster, links, context),
+    await tagBudgetWarning(cluster, links, context),
   );
 }
 
@@ -48,17 +48,19 @@ export async function validateAWSCluster(request: AdmissionRequest, context: Web
 const RESERVED_SLOTS = 1;
 
 /**
- * AWS's 50-tag budget: the keys the layers give this cluster (global, every link of its chain, its
- * own), with the tags every resource carries anyway, over 50 is a warning (the controller withholds
+ * AWS's 50-tag budget: the keys the layers give this cluster (global, the policies that select it,
+ * every link of its chain, its own), with the tags every resource carries anyway, over 50 is a warning (the controller withholds
  * the excess, reason TagLimit) rather than a refusal: what is left depends on each resource's other tags.
  */
-function tagBudgetWarning(
+async function tagBudgetWarning(
   cluster: AWSCluster,
   links: Awaited<ReturnType<typeof checkChain>>,
   context: WebhookContext,
-): string[] {
+): Promise<string[]> {
   const identities = links.flatMap((link) => (link.identity ? [link.identity] : []));
-  const effective = resolveEffectiveTags(tagLayers({ policy: context.tagPolicy(), identities, cluster }));
+  const namespace = await context.store.getNamespace(cluster.metadata.namespace ?? '');
+  const policies = tagPoliciesOf(context.tagPolicies(), cluster, namespace?.labels ?? {});
+  const effective = resolveEffectiveTags(tagLayers({ ...policies, identities, cluster }));
   const keys = Object.keys(effective.tags).length;
   if (keys + RESERVED_SLOTS <= LIMITS.tagsPerResource) return [];
   return [

@@ -15,8 +15,8 @@ export interface WebhookContext {
   store: IdentityStore;
   clusters: () => readonly AWSCluster[];
   identities: () => readonly IdentityObject[];
-  /** The AWSTagPolicy `default`, when there is one: the global tags of every cluster. */
-  tagPolicy: () => AWSTagPolicy | undefined;
+  /** Every AWSTagPolicy: the global one (`default`) and those that select clusters. */
+  tagPolicies: () => readonly AWSTagPolicy[];
   controllerNamespace: string;
   privileged: Privileged;
   tenancy: Tenancy;

@@ -4,7 +4,7 @@ import type { Logger } from '../logging.js';
 import type { Caches } from '../kube/caches.js';
 import { injectCaBundle } from './ca-bundle.js';
 import { serveWebhooks, type WebhookServer } from './server.js';
-import { IDENTITY_KINDS, SINGLETON_NAME } from '@keymaster/api';
+import { IDENTITY_KINDS } from '@keymaster/api';
 
 /**
  * The admission webhooks of `keymaster run`, answered from the controllers' informer caches (served by
@@ -23,7 +23,7 @@ export function startWebhooks(
       store: caches.identityStore(),
       clusters: () => caches.clusters.list(),
       identities: () => IDENTITY_KINDS.flatMap((kind) => caches.identities[kind].list()),
-      tagPolicy: () => caches.tagPolicies.get(SINGLETON_NAME),
+      tagPolicies: () => caches.tagPolicies.list(),
       controllerNamespace: flags.namespace,
       privileged: flags.privileged,
       tenancy: flags.tenancy,

@@ -6,6 +6,7 @@ import {
   type AWSAccountBinding,
   type AWSCluster,
   type AWSClusterLedger,
+  type AWSTagPolicy,
 } from '@keymaster/api';
 import { IdentityNotFoundError, StsRateLimitedError, type IdentityObject } from '@keymaster/identity';
 import { ClusterNames } from '../../src/awscluster/cluster-names.js';
@@ -451,5 +452,55 @@ describe('the AWSCluster reconcile, branch by branch', () => {
     if (written && isCluster(written)) again.caches.clusters.put(written);
     await again.reconcile();
     expect(again.writer.made).to.deep.equal([]);
+  });
+
+  describe('tag policies by selection', () => {
+    const tagPolicy = (name: string, spec: AWSTagPolicy['spec']): AWSTagPolicy => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSTagPolicy',
+      metadata: { name, uid: `uid-${name}`, generation: 1 },
+      spec,
+    });
+    /** A world with the global policy, two label-selected ones, a namespace-selected one and one of another team. */
+    const selectionWorld = (clusterLabels: Record<string, string>) => {
+      const world = new ClusterWorld();
+      world.caches.clusters.put(cluster('prod', { labels: clusterLabels }));
+      world.caches.namespaces.put({ metadata: { name: 'tenant-a', labels: { team: 'payments' } } });
+      for (const policy of [
+        tagPolicy('default', { resourceTags: [] }),
+        tagPolicy('prod', { clusterSelector: { matchLabels: { env: 'prod' } }, resourceTags: [] }),
+        tagPolicy('pci', { clusterSelector: { matchLabels: { env: 'prod' } }, resourceTags: [], precedence: 10 }),
+        tagPolicy('payments', { namespaceSelector: { matchLabels: { team: 'payments' } }, resourceTags: [] }),
+        tagPolicy('web', { namespaceSelector: { matchLabels: { team: 'web' } }, resourceTags: [] }),
+      ])
+        world.caches.tagPolicies.put(policy);
+      const seen: (string | undefined)[][] = [];
+      world.syncTags = (work) => {
+        seen.push([
+          work.policies.policy?.metadata.name,
+          ...(work.policies.selected ?? []).map(({ metadata }) => metadata.name),
+        ]);
+        return Promise.resolve(IN_SYNC);
+      };
+      return { world, seen };
+    };
+
+    it("hands tag work the global policy and those its labels and its namespace's select, the winner last", async () => {
+      const { world, seen } = selectionWorld({ env: 'prod' });
+      await world.reconcile();
+      expect(seen).to.deep.equal([['default', 'prod', 'payments', 'pci']]);
+    });
+
+    it('plans a relabelled cluster again, with the policies that select it now', async () => {
+      const { world, seen } = selectionWorld({ env: 'prod' });
+      await world.reconcile();
+      // A label edit moves no generation: only the policies that select the cluster name the new work.
+      world.caches.clusters.put(cluster('prod', { labels: { env: 'dev' } }));
+      await world.reconcile();
+      expect(seen).to.deep.equal([
+        ['default', 'prod', 'payments', 'pci'],
+        ['default', 'payments'],
+      ]);
+    });
   });
 });

@@ -14,27 +14,37 @@ const identity = (generation: number, uid = 'i-1', resourceVersion = '1') =>
     metadata: { name: 'tenant-a', uid, generation, resourceVersion },
     spec: {},
   }) as unknown as IdentityObject;
-const policy = (generation: number) =>
-  ({ metadata: { name: 'default', uid: 'p-1', generation }, spec: {} }) as unknown as AWSTagPolicy;
+const policy = (generation: number, name = 'default') =>
+  ({ metadata: { name, uid: `p-${name}`, generation }, spec: {} }) as unknown as AWSTagPolicy;
 const session = (accountId = '111111111111') =>
   ({ accountId, principalArn: `arn:aws:iam::${accountId}:user/u`, chain: [] }) as unknown as IdentitySession;
 
 describe('tagTicket', () => {
-  const base = { cluster: cluster(1), session: session(), chain: [identity(1)], policy: policy(1), rivals: 0 };
+  const base = {
+    cluster: cluster(1),
+    session: session(),
+    chain: [identity(1)],
+    policies: { policy: policy(1), selected: [policy(1, 'prod')] },
+    rivals: 0,
+  };
   const ticket = tagTicket(base);
 
   it('stays the same when only status or metadata moved (resourceVersion): finished work still applies', () => {
     expect(tagTicket({ ...base, cluster: cluster(1, '99'), chain: [identity(1, 'i-1', '42')] })).to.equal(ticket);
   });
 
-  it('changes with any input of the tag work: specs, a re-created object, the account, rivals', () => {
+  it('changes with any input of the tag work: specs, a re-created object, the selected policies, the account, rivals', () => {
     const changed = [
       { ...base, cluster: cluster(2) },
       { ...base, chain: [identity(2)] },
       { ...base, chain: [identity(1, 'i-2')] },
       { ...base, chain: [] },
-      { ...base, policy: policy(2) },
-      { ...base, policy: undefined },
+      { ...base, policies: { ...base.policies, policy: policy(2) } },
+      { ...base, policies: { ...base.policies, policy: undefined } },
+      // A label edit of the cluster or its namespace changes no generation, only which policies select it.
+      { ...base, policies: { ...base.policies, selected: [] } },
+      { ...base, policies: { ...base.policies, selected: [policy(2, 'prod')] } },
+      { ...base, policies: { ...base.policies, selected: [policy(1, 'prod'), policy(1, 'pci')] } },
       { ...base, session: session('222222222222') },
       { ...base, rivals: 1 },
     ].map((input) => tagTicket(input));

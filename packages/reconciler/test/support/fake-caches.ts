@@ -1,4 +1,4 @@
-import type { V1Secret } from '@kubernetes/client-node';
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { AWSAccountBinding, AWSCluster, AWSTagPolicy, IdentityKind } from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
 import type { AWSClusterCaches } from '../../src/awscluster/reconciler.js';
@@ -13,6 +13,7 @@ export class FakeCaches implements AWSClusterCaches, IdentityCaches {
   readonly accountBindings = new FakeInformer<AWSAccountBinding>();
   readonly tagPolicies = new FakeInformer<AWSTagPolicy>();
   readonly secrets = new FakeInformer<V1Secret>();
+  readonly namespaces = new FakeInformer<V1Namespace>();
   readonly #identities = new Map<string, IdentityObject>();
 
   /** Puts identities in the cache, each under its kind. */
