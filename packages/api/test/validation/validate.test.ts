@@ -214,8 +214,60 @@ describe('validateObject', () => {
       'metadata.name: Invalid value: "object": AWSClusterControllerIdentity is a singleton: name it "default"',
     ]);
     expect(validateObject({ ...identity, metadata: { name: 'default' } })).to.deep.equal([]);
-    const policy = { apiVersion: API_VERSION, kind: 'AWSTagPolicy', metadata: { name: 'global' }, spec: {} };
-    expect(messages(policy)[0]).to.match(/^metadata\.name: .*AWSTagPolicy is a singleton/);
+  });
+
+  describe('tag policies: the global one, and those that select clusters', () => {
+    const policy = (name: string, spec: Record<string, unknown>) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSTagPolicy',
+      metadata: { name },
+      spec,
+    });
+    const PROD = { matchLabels: { env: 'prod' } };
+    const rows: { title: string; name: string; spec: Record<string, unknown>; refused?: RegExp }[] = [
+      { title: 'the global policy', name: 'default', spec: { resourceTags: [] } },
+      { title: 'a cluster selector', name: 'prod', spec: { clusterSelector: PROD, precedence: 10 } },
+      { title: 'a namespace selector', name: 'payments', spec: { namespaceSelector: PROD } },
+      {
+        title: 'another policy without a selector',
+        name: 'global',
+        spec: {},
+        refused: /^spec: .*other than "default" tags the clusters it selects: set spec\.clusterSelector/,
+      },
+      {
+        title: 'a selector on the global policy',
+        name: 'default',
+        spec: { namespaceSelector: PROD },
+        refused: /^spec: .*"default" is the global layer and tags every cluster: remove clusterSelector/,
+      },
+      {
+        title: 'precedence on the global policy',
+        name: 'default',
+        spec: { precedence: 1 },
+        refused: /^spec: .*remove clusterSelector, namespaceSelector and precedence/,
+      },
+      {
+        title: 'an empty selector',
+        name: 'all',
+        spec: { clusterSelector: {} },
+        refused: /^spec\.clusterSelector: .*clusterSelector is empty, which would select every cluster/,
+      },
+      {
+        title: 'a precedence out of range',
+        name: 'prod',
+        spec: { clusterSelector: PROD, precedence: 1001 },
+        refused: /^spec\.precedence: .*must be <= 1000/,
+      },
+    ];
+    for (const row of rows)
+      it(`${row.refused ? 'refuses' : 'accepts'} ${row.title}`, () => {
+        const found = messages(policy(row.name, row.spec));
+        if (row.refused)
+          expect(found)
+            .to.have.length(1)
+            .and.to.satisfy((all: string[]) => row.refused!.test(all[0]!));
+        else expect(found).to.deep.equal([]);
+      });
   });
 
   it('names an account binding after its account, and its tenants as label values', () => {

@@ -138,7 +138,7 @@ describe('object semantics', function () {
       metadata: { name: 'second' },
       spec: {},
     });
-    expect(singleton.body.message).to.contain('AWSTagPolicy is a singleton');
+    expect(singleton.body.message).to.contain('an AWSTagPolicy other than "default" tags the clusters it selects');
   });
 
   it('evaluates transition rules against the old object', async () => {

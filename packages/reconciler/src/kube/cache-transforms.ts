@@ -21,18 +21,45 @@ export function withoutUnread<T extends { metadata?: object }>(object: T): T {
 }
 
 /**
- * An object tenants write (AWSClusters, AWSCredentialsRequests) as the cache keeps it: without labels
- * and with only the annotations the controller reads, since a tenant may fill both up to the API
- * server's limits (about 1 MiB) on every object it creates.
+ * What a cached AWSCluster keeps of its labels, counted in key and value characters: tag policies'
+ * clusterSelectors read them (`clusterLabels` of @keymaster/tagging). About 30 labels of usual
+ * length; a tenant that writes more has the rest, in key order, left unread.
  */
-export function tenantObjectAsRead(annotationsRead: readonly string[]) {
+export const CLUSTER_LABEL_CHARACTERS = 2048;
+
+/**
+ * An object tenants write (AWSClusters, AWSCredentialsRequests) as the cache keeps it: only the
+ * annotations the controller reads, and its labels up to `labelCharacters` (none by default), since
+ * a tenant may fill both up to the API server's limits (about 1 MiB) on every object it creates.
+ */
+export function tenantObjectAsRead(annotationsRead: readonly string[], labelCharacters = 0) {
   return <T extends { metadata?: object }>(object: T): T => {
     const read = withoutUnread(object);
     if (!read.metadata) return read;
-    const { labels: _labels, annotations, ...metadata } = read.metadata as Metadata & { labels?: unknown };
+    const { labels, annotations, ...metadata } = read.metadata as Metadata & { labels?: Record<string, string> };
     const kept = Object.fromEntries(Object.entries(annotations ?? {}).filter(([key]) => annotationsRead.includes(key)));
-    return { ...read, metadata: { ...metadata, ...(Object.keys(kept).length > 0 ? { annotations: kept } : {}) } };
+    const keptLabels = labelsWithin(labels ?? {}, labelCharacters);
+    return {
+      ...read,
+      metadata: {
+        ...metadata,
+        ...(Object.keys(keptLabels).length > 0 ? { labels: keptLabels } : {}),
+        ...(Object.keys(kept).length > 0 ? { annotations: kept } : {}),
+      },
+    };
   };
+}
+
+/** The labels, in key order, while their keys' and values' characters add up to `budget` at most. */
+function labelsWithin(labels: Record<string, string>, budget: number): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let used = 0;
+  for (const key of Object.keys(labels).sort()) {
+    used += key.length + labels[key]!.length;
+    if (used > budget) break;
+    kept[key] = labels[key]!;
+  }
+  return kept;
 }
 
 /**

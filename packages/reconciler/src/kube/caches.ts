@@ -14,7 +14,14 @@ import { clusterNameOf } from '../awscluster/name-claim.js';
 import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerOptions } from '../runtime/informer.js';
 import { PAUSED_ANNOTATION } from '@keymaster/api';
-import { namespaceAsRead, parkedAsRead, secretAsRead, tenantObjectAsRead, withoutUnread } from './cache-transforms.js';
+import {
+  CLUSTER_LABEL_CHARACTERS,
+  namespaceAsRead,
+  parkedAsRead,
+  secretAsRead,
+  tenantObjectAsRead,
+  withoutUnread,
+} from './cache-transforms.js';
 import { fetchByList } from './fetch-by-list.js';
 import { LedgerClaims } from './ledger-claims.js';
 import { PLURAL, resourcePath } from './resources.js';
@@ -98,7 +105,7 @@ export class Caches {
         watchNamespace
           ? custom.listNamespacedCustomObject({ ...clusterList, namespace: watchNamespace })
           : custom.listClusterCustomObject(clusterList),
-      tenantObjectAsRead([PAUSED_ANNOTATION]),
+      tenantObjectAsRead([PAUSED_ANNOTATION], CLUSTER_LABEL_CHARACTERS),
       clusterSelector,
       {
         perNamespace: clustersPerNamespace,

@@ -3,7 +3,13 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node
 import { API_VERSION, GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { startKubeEmulator, type KubeEmulator } from '@keymaster/kube-emulator';
 import { expect } from 'chai';
-import { namespaceAsRead, secretAsRead, withoutUnread } from '../../src/kube/cache-transforms.js';
+import {
+  CLUSTER_LABEL_CHARACTERS,
+  namespaceAsRead,
+  secretAsRead,
+  tenantObjectAsRead,
+  withoutUnread,
+} from '../../src/kube/cache-transforms.js';
 import { KubeWriter } from '../../src/kube/writer.js';
 
 const CRDS = fileURLToPath(new URL('../../../../deploy/crds', import.meta.url));
@@ -73,6 +79,30 @@ describe('what the informer caches keep', () => {
       metadata: { name: 'keys', namespace: 'keymaster-system', uid: 'u1', resourceVersion: '3', ownerReferences },
       data,
     });
+  });
+
+  it("keeps of a tenant's object the annotations read and its labels up to a bound, in key order", () => {
+    const object = (labels: Record<string, string>) => ({
+      metadata: { name: 'prod', labels, annotations: { 'cluster.x-k8s.io/paused': '', other: 'x'.repeat(1000) } },
+    });
+    const cluster = tenantObjectAsRead(['cluster.x-k8s.io/paused'], CLUSTER_LABEL_CHARACTERS);
+    expect(cluster(object({ pci: 'true', env: 'prod' })).metadata).to.deep.equal({
+      name: 'prod',
+      labels: { env: 'prod', pci: 'true' },
+      annotations: { 'cluster.x-k8s.io/paused': '' },
+    });
+    // A tenant's flood of labels: those past the bound are left unread, the first ones in key order kept.
+    const flood = Object.fromEntries(
+      Array.from({ length: 100 }, (_, index) => [`k${String(index).padStart(2, '0')}`, 'v'.repeat(60)]),
+    );
+    const kept = cluster(object({ ...flood, a: 'first' })).metadata.labels!;
+    expect(Object.keys(kept)[0]).to.equal('a');
+    expect(Object.entries(kept).reduce((sum, [key, value]) => sum + key.length + value.length, 0)).to.be.at.most(
+      CLUSTER_LABEL_CHARACTERS,
+    );
+    expect(Object.keys(kept)).to.have.length.above(20);
+    // A request keeps no label at all.
+    expect(tenantObjectAsRead([])(object({ env: 'prod' })).metadata).to.deep.equal({ name: 'prod' });
   });
 
   it('keeps of a Namespace its name, labels and resourceVersion', () => {

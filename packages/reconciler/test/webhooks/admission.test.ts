@@ -361,6 +361,24 @@ describe('admission webhooks of keymaster run (kube-emulator)', function () {
     );
   });
 
+  it("refuses a selected policy's tags that AWS would refuse, naming its layer", async () => {
+    const policy = {
+      apiVersion: API_VERSION,
+      kind: 'AWSTagPolicy',
+      metadata: { name: 'prod' },
+      spec: {
+        clusterSelector: { matchLabels: { env: 'prod' } },
+        resourceTags: [
+          { key: 'Team', value: 'a' },
+          { key: 'team', value: 'b' },
+        ],
+      },
+    };
+    const refused = await platform.send('ops', 'POST', `${GROUP_PATH}/awstagpolicies`, policy);
+    expect(refused.status).to.equal(422);
+    expect(refused.body.message).to.match(/denied the request: Selected layer, AWSTagPolicy\/prod, key "team"/);
+  });
+
   it('a tenant cannot set, change or remove the tenancy label; a mapped group gets its tenant; the platform may', async () => {
     const merge = 'application/merge-patch+json';
     const relabel = await platform.send(
