@@ -2161,4 +2161,106 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect((await tenantB.kube.cluster('tenant-b', 'unaffected')).metadata.name).to.equal('unaffected');
     });
   });
+
+  describe('23. a tenant relabelling its cluster against tag policies that select by labels', function () {
+    after(stopTenancies);
+    const ACCOUNT = '222222222222';
+    const KEY = accessKey('attack-selection/tenant-a');
+    const PRINCIPAL = userArn(ACCOUNT, 'tenant-a-automation');
+    /** The second resource carried retention=90d before Keymaster: another tool set the policy's very value. */
+    const resources = clusterResources(ACCOUNT, REGION, 'selected', 2).map((resource, index) =>
+      index === 1 ? { ...resource, tags: { ...resource.tags, retention: '90d' } } : resource,
+    );
+    const [written, foreign] = resources as [ResourceSpec, ResourceSpec];
+    /** An AWSTagPolicy other than default: a selected layer. */
+    const selectedPolicy = (name: string, selectors: object, resourceTags: { key: string; value: string }[]) => ({
+      ...tagPolicy(resourceTags),
+      metadata: { name },
+      spec: { ...selectors, resourceTags },
+    });
+    const clusterKeyOf = {
+      apiVersion: API_VERSION,
+      kind: 'AWSCluster',
+      metadata: { namespace: 'tenant-a', name: 'selected' },
+    };
+    let tenancy: Tenancy;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            {
+              id: ACCOUNT,
+              users: [{ name: 'tenant-a-automation', accessKeys: [KEY], allow: TAGGER }],
+              resources,
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }],
+        objects: [
+          namespace('tenant-a', { team: 'payments' }),
+          // Label-selected: a convenience the tenant may leave. Namespace-selected: what ops enforce.
+          selectedPolicy('prod', { clusterSelector: { matchLabels: { env: 'prod' } } }, [
+            { key: 'retention', value: '90d' },
+          ]),
+          selectedPolicy('payments', { namespaceSelector: { matchLabels: { team: 'payments' } } }, [
+            deny('data-class', 'restricted'),
+          ]),
+          ...staticTenant('tenant-a', KEY),
+        ],
+        syncPeriod: '2s',
+        // The selected layer stands a second after its policies were made: Delete may then remove.
+        args: ['--tag-layer-grace-period', '1s'],
+      });
+      await tenancy.tenant('tenant-a').kube.create({
+        ...awsCluster('tenant-a', 'selected', {
+          region: REGION,
+          identityRef: staticRef('tenant-a'),
+          additionalTags: { 'data-class': 'public' },
+          tagging: { removalPolicy: 'Delete' },
+        }),
+        metadata: { namespace: 'tenant-a', name: 'selected', labels: { env: 'prod' } },
+      });
+      await untilReady(tenancy.ops, 'tenant-a', 'selected');
+      await untilTagged(tenancy.aws, resources, { retention: '90d', 'data-class': 'restricted' });
+    });
+
+    it('23. a tenant relabelling its cluster cannot make Keymaster remove a tag it did not write, nor escape a namespace-selected Deny tag', async function () {
+      const { aws } = tenancy;
+      const tenantA = tenancy.tenant('tenant-a');
+      const relabel = async (env: string | null, retained: boolean) => {
+        await tenantA.kube.patch(clusterKeyOf, { metadata: { labels: { env } } });
+        await eventually(() => {
+          if (retained) expect(aws.tags(written.arn)).to.include({ retention: '90d' });
+          else expect(aws.tags(written.arn)).not.to.have.property('retention');
+        });
+      };
+      // Out of the label-selected policy, back in, out again: Keymaster follows each state once.
+      await relabel(null, false);
+      await relabel('prod', true);
+      await relabel('staging', false);
+      await untilDiscovered(aws, PRINCIPAL, 4);
+      // Removed only where Keymaster wrote it; the value another tool set first is still there.
+      expect(aws.tags(foreign.arn), 'the value Keymaster never wrote').to.include({ retention: '90d' });
+      // The namespace-selected Deny holds whatever the cluster's labels and additionalTags say.
+      for (const { arn } of resources) expect(aws.tags(arn), arn).to.include({ 'data-class': 'restricted' });
+      const cluster = await tenantA.kube.cluster('tenant-a', 'selected');
+      expect(cluster.status?.tagging?.conflicts).to.deep.include({
+        key: 'data-class',
+        winner: { layer: 'Selected', object: 'AWSTagPolicy/payments', value: 'restricted', overridePolicy: 'Deny' },
+        loser: { layer: 'Cluster', object: 'AWSCluster tenant-a/selected', value: 'public' },
+      });
+      // Nor can the tenant take its namespace out: its labels are ops'.
+      const unlabelled = await refusal(
+        tenantA.kube.patch(
+          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'tenant-a' } },
+          {
+            metadata: { labels: { team: null } },
+          },
+        ),
+      );
+      expect(unlabelled?.code, 'the namespace relabelled by the tenant').to.equal(403);
+    });
+  });
 });
