@@ -60,7 +60,7 @@ function tagLines(explanation: Explanation): string[] {
   ]);
   const winners = Object.entries(explanation.winners);
   return [
-    'Tag layers, in authority order (the nearest the cluster wins, unless one above says Deny; STANDS: removalPolicy Delete removes the keys a standing layer drops):',
+    'Tag layers, in authority order (the nearest the cluster wins, unless one above says Deny; of the Selected, the highest precedence; STANDS: removalPolicy Delete removes the keys a standing layer drops):',
     ...columns(['LAYER', 'OBJECT', 'STANDS', 'TAGS'], layerRows).map((line) => `  ${line}`),
     `Winners (${winners.length}):`,
     ...winners.map(([key, claim]) => `  ${key} = ${quoteText(claim.value)}  from ${source(claim)}`),

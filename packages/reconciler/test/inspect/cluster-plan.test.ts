@@ -116,4 +116,47 @@ describe('planCluster: the claim of a cluster name and the binding of the accoun
     });
     expect((await planCluster(inspectContext(kubeConfig), owner)).outcome).to.not.equal('Refused');
   });
+
+  it('plan and explain show a policy that selects the cluster as its own layer, with its provenance', async () => {
+    const group = { group: 'infrastructure.keymaster.dev', version: 'v1beta1' };
+    await platform.custom.createClusterCustomObject({
+      ...group,
+      plural: 'awstagpolicies',
+      body: {
+        apiVersion: API_VERSION,
+        kind: 'AWSTagPolicy',
+        metadata: { name: 'prod' },
+        spec: { clusterSelector: { matchLabels: { env: 'prod' } }, resourceTags: [{ key: 'tier', value: 'prod' }] },
+      },
+    });
+    const [a, b] = await Promise.all([platform.cluster('team-a', 'prod'), platform.cluster('team-b', 'prod')]);
+    const age = (item: AWSCluster) => `${item.metadata.creationTimestamp}\0${item.metadata.uid}`;
+    const [owner, other] = age(a) < age(b) ? [a, b] : [b, a];
+    await platform.custom.patchNamespacedCustomObject(
+      {
+        ...group,
+        plural: 'awsclusters',
+        namespace: owner.metadata.namespace!,
+        name: 'prod',
+        body: { metadata: { labels: { env: 'prod' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const labelled = await platform.cluster(owner.metadata.namespace!, 'prod');
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(platform.kube.kubeConfig());
+
+    const explained = await explainCluster(inspectContext(kubeConfig), labelled);
+    expect(explained.layers.map(({ layer, object }) => `${layer} ${object}`)).to.include('Selected AWSTagPolicy/prod');
+    expect(explained.winners['tier']).to.deep.equal({
+      layer: 'Selected',
+      object: 'AWSTagPolicy/prod',
+      value: 'prod',
+      overridePolicy: 'Allow',
+    });
+    const planned = await planCluster(inspectContext(kubeConfig), labelled);
+    expect(planned.plan?.tags['tier']).to.deep.include({ layer: 'Selected', object: 'AWSTagPolicy/prod' });
+    const unlabelled = await explainCluster(inspectContext(kubeConfig), other);
+    expect(unlabelled.layers.map(({ layer }) => layer)).to.not.include('Selected');
+  });
 });
