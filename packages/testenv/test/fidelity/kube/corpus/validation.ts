@@ -128,7 +128,7 @@ export const validation: Sequence[] = [
     [`${PATHS.tagPolicies}/default`],
   ),
   invalid(
-    'CEL: the tag policy is a singleton named default',
+    'CEL: a tag policy other than default must select clusters',
     PATHS.tagPolicies,
     [tagPolicy('other')],
     [`${PATHS.tagPolicies}/other`],
