@@ -65,6 +65,7 @@ import {
   publicIssuerDiscovery,
   roleIdentity,
   roleRef,
+  selectedTagPolicy,
   staticIdentity,
   staticRef,
   tagPolicy,
@@ -2172,12 +2173,6 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       index === 1 ? { ...resource, tags: { ...resource.tags, retention: '90d' } } : resource,
     );
     const [written, foreign] = resources as [ResourceSpec, ResourceSpec];
-    /** An AWSTagPolicy other than default: a selected layer. */
-    const selectedPolicy = (name: string, selectors: object, resourceTags: { key: string; value: string }[]) => ({
-      ...tagPolicy(resourceTags),
-      metadata: { name },
-      spec: { ...selectors, resourceTags },
-    });
     const clusterKeyOf = {
       apiVersion: API_VERSION,
       kind: 'AWSCluster',
@@ -2201,10 +2196,10 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         objects: [
           namespace('tenant-a', { team: 'payments' }),
           // Label-selected: a convenience the tenant may leave. Namespace-selected: what ops enforce.
-          selectedPolicy('prod', { clusterSelector: { matchLabels: { env: 'prod' } } }, [
+          selectedTagPolicy('prod', { clusterSelector: { matchLabels: { env: 'prod' } } }, [
             { key: 'retention', value: '90d' },
           ]),
-          selectedPolicy('payments', { namespaceSelector: { matchLabels: { team: 'payments' } } }, [
+          selectedTagPolicy('payments', { namespaceSelector: { matchLabels: { team: 'payments' } } }, [
             deny('data-class', 'restricted'),
           ]),
           ...staticTenant('tenant-a', KEY),

@@ -1,41 +1,31 @@
 import { expect } from 'chai';
-import type { AWSTagPolicy, LabelSelector, ResourceTag } from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import { MANAGEMENT, TAGGER, accessKey, clusterResources, controllerUser } from './support/aws-world.js';
 import { eventually } from './support/eventually.js';
-import { awsCluster, keysSecret, namespace, staticIdentity, staticRef, tagPolicy } from './support/objects.js';
+import {
+  awsCluster,
+  keysSecret,
+  namespace,
+  selectedTagPolicy,
+  staticIdentity,
+  staticRef,
+  tagPolicy,
+} from './support/objects.js';
 import { startScenario, stopScenarios, type Scenario } from './support/scenario.js';
 
 const ACCOUNT = '222222222222';
 const REGION = 'us-west-2';
 const KEY = accessKey('tag-selection/fleet');
 
-/** An AWSTagPolicy other than default: the tags of the clusters its selectors pick. */
-const selected = (
-  name: string,
-  selectors: { clusterSelector?: LabelSelector; namespaceSelector?: LabelSelector },
-  resourceTags: ResourceTag[],
-  precedence?: number,
-): AWSTagPolicy => ({
-  ...tagPolicy(resourceTags),
-  metadata: { name },
-  spec: { ...selectors, resourceTags, ...(precedence === undefined ? {} : { precedence }) },
-});
-
-const prodPolicy = selected('prod', { clusterSelector: { matchLabels: { env: 'prod' } } }, [
+const prodPolicy = selectedTagPolicy('prod', { clusterSelector: { matchLabels: { env: 'prod' } } }, [
   { key: 'tier', value: 'prod' },
   { key: 'retention', value: '90d' },
 ]);
-const pciPolicy = selected(
-  'pci',
-  { clusterSelector: { matchLabels: { pci: 'true' } } },
-  [
-    { key: 'tier', value: 'pci' },
-    { key: 'compliance', value: 'pci-dss' },
-  ],
-  10,
-);
-const paymentsPolicy = selected('payments', { namespaceSelector: { matchLabels: { team: 'payments' } } }, [
+const pciPolicy = selectedTagPolicy('pci', { clusterSelector: { matchLabels: { pci: 'true' } }, precedence: 10 }, [
+  { key: 'tier', value: 'pci' },
+  { key: 'compliance', value: 'pci-dss' },
+]);
+const paymentsPolicy = selectedTagPolicy('payments', { namespaceSelector: { matchLabels: { team: 'payments' } } }, [
   { key: 'owner', value: 'payments' },
   { key: 'data-class', value: 'restricted', overridePolicy: 'Deny' },
 ]);

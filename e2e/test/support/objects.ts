@@ -142,6 +142,18 @@ export const tagPolicy = (resourceTags: ResourceTag[]): AWSTagPolicy => ({
   spec: { resourceTags },
 });
 
+/** An AWSTagPolicy other than default: the tags of the clusters its selectors pick (docs/tagging.md). */
+export const selectedTagPolicy = (
+  name: string,
+  selectors: Pick<AWSTagPolicy['spec'], 'clusterSelector' | 'namespaceSelector' | 'precedence'>,
+  resourceTags: ResourceTag[],
+): AWSTagPolicy => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSTagPolicy',
+  metadata: { name },
+  spec: { ...selectors, resourceTags },
+});
+
 /** The platform's declaration of which tenants' identities may act in an AWS account (named after it). */
 export const accountBinding = (accountId: string, tenants: string[]): AWSAccountBinding => ({
   apiVersion: API_VERSION,
