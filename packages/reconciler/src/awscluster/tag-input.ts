@@ -14,9 +14,9 @@ export type ClusterTagInput = Omit<ReconcileTagsInput, 'session' | 'claim' | 'li
 
 /**
  * What tagging a cluster's resources takes from Kubernetes: the effective tags of its layers (the
- * global policy, the policies that select it, its identity chain, itself), the layers that still stand, its names, regions and
- * removal policy. The controller and `keymaster plan` both start here, so that a plan is what the
- * controller would do.
+ * global policy, the policies that select it, its identity chain, itself), the layers that still
+ * stand, its names, regions and removal policy. The controller and `keymaster plan` both start here,
+ * so that a plan is what the controller would do.
  */
 export function clusterTagInput(
   cluster: AWSCluster,

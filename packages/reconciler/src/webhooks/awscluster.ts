@@ -49,8 +49,9 @@ const RESERVED_SLOTS = 1;
 
 /**
  * AWS's 50-tag budget: the keys the layers give this cluster (global, the policies that select it,
- * every link of its chain, its own), with the tags every resource carries anyway, over 50 is a warning (the controller withholds
- * the excess, reason TagLimit) rather than a refusal: what is left depends on each resource's other tags.
+ * every link of its chain, its own), with the tags every resource carries anyway, over 50 is a
+ * warning (the controller withholds the excess, reason TagLimit) rather than a refusal: what is left
+ * depends on each resource's other tags.
  */
 async function tagBudgetWarning(
   cluster: AWSCluster,
