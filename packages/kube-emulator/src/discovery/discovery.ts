@@ -1,6 +1,7 @@
 import type { ResourceRegistry } from '../resources/registry.js';
 import { apiVersionOf, VERBS, type ResourceDef } from '../resources/types.js';
 import type { JsonObject } from '../util/json.js';
+import { byVersionPriority } from './version-priority.js';
 
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 
@@ -62,6 +63,7 @@ function groupsOf(registry: ResourceRegistry): Map<string, string[]> {
     if (!versions.includes(resource.version)) versions.push(resource.version);
     groups.set(resource.group, versions);
   }
+  for (const versions of groups.values()) versions.sort(byVersionPriority);
   return new Map([...groups].sort(([a], [b]) => groupRank(a) - groupRank(b) || (a < b ? -1 : a > b ? 1 : 0)));
 }
 

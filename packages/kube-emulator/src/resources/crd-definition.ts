@@ -7,6 +7,7 @@ import { validFieldPath } from '../schema/field-path.js';
 import { compileRule } from '../schema/cel.js';
 import type { Schema, ValidationRule } from '../schema/types.js';
 import { goJson } from '../util/go-format.js';
+import { toStorageVersion } from './crd-conversion.js';
 import { dnsLabelCauses } from './names.js';
 import { storageVersionHash, type Column, type ResourceDef } from './types.js';
 
@@ -211,6 +212,9 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
   const kind = text(names.kind);
   const storage = (arrayAt(spec, 'versions') ?? []).find((version) => isObject(version) && version.storage === true);
   const storedAs = isObject(storage) ? text(storage.name) : '';
+  const schemaOf = (version: JsonObject | undefined): Schema =>
+    (objectAt(objectAt(version, 'schema'), 'openAPIV3Schema') as Schema | undefined) ?? { type: 'object' };
+  const toStorage = toStorageVersion(`${group}/${storedAs}`, schemaOf(isObject(storage) ? storage : undefined));
   return (arrayAt(spec, 'versions') ?? [])
     .filter(isObject)
     .filter((version) => version.served !== false)
@@ -227,9 +231,9 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
       statusSubresource: isObject(objectAt(version, 'subresources')?.status),
       tracksGeneration: true,
       storageKey: `${plural}.${group}`,
-      schema: objectAt(objectAt(version, 'schema'), 'openAPIV3Schema') ?? { type: 'object' },
+      schema: schemaOf(version),
       columns: printerColumns(version),
-      strategy: {},
+      strategy: version.name === storedAs ? {} : { toStorage },
       crdName: `${plural}.${group}`,
       returnsDeletedObject: false,
       strategicMergePatch: false,

@@ -39,6 +39,9 @@ export const customResourceDefinitions: ResourceDef = defineBuiltin({
       // kube-apiserver's default: a CRD without conversion converts nothing between its versions.
       const spec = objectAt(crd, 'spec');
       if (spec && spec.conversion === undefined) spec.conversion = { strategy: 'None' };
+      // And a conversion webhook's Service is called on port 443 unless it says otherwise.
+      const service = objectAt(objectAt(objectAt(objectAt(spec, 'conversion'), 'webhook'), 'clientConfig'), 'service');
+      if (service && service.port === undefined) service.port = 443;
     },
     // As kube-apiserver's CRD storage: the first delete adds the cleanup finalizer (objects go first).
     deletionFinalizers: ['customresourcecleanup.apiextensions.k8s.io'],
