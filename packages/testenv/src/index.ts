@@ -1,6 +1,20 @@
 export { testEnvCacheDir } from './cache.js';
+export { capaCrds, clusterApiCrds } from './capa/crds.js';
+export { installCapa } from './capa/install.js';
+export {
+  CAPA_FLAVOURS,
+  CAPA_PROVISION_SCRIPT,
+  capaInstallation,
+  capaTemplate,
+  capaVersion,
+  requireCapa,
+  type CapaFlavour,
+  type CapaInstallation,
+} from './capa/installation.js';
+export { CAPA_TEMPLATE_VARIABLES, renderCapaCluster, type CapaClusterOptions } from './capa/render.js';
 export {
   CLUSTERCTL_PROVISION_SCRIPT,
+  clusterApiVersion,
   clusterctlInstallation,
   requireClusterctl,
   type ClusterctlInstallation,
