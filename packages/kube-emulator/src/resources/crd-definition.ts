@@ -214,7 +214,11 @@ export function resourcesOfCrd(crd: JsonObject): ResourceDef[] {
   const storedAs = isObject(storage) ? text(storage.name) : '';
   const schemaOf = (version: JsonObject | undefined): Schema =>
     (objectAt(objectAt(version, 'schema'), 'openAPIV3Schema') as Schema | undefined) ?? { type: 'object' };
-  const toStorage = toStorageVersion(`${group}/${storedAs}`, schemaOf(isObject(storage) ? storage : undefined));
+  const toStorage = toStorageVersion(objectAt(spec, 'conversion'), {
+    apiVersion: `${group}/${storedAs}`,
+    kind,
+    schema: schemaOf(isObject(storage) ? storage : undefined),
+  });
   return (arrayAt(spec, 'versions') ?? [])
     .filter(isObject)
     .filter((version) => version.served !== false)

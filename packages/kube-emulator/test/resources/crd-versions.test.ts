@@ -85,7 +85,7 @@ describe('custom resources of several versions, as kube-apiserver serves them', 
       expect(read.spec).to.deep.equal({ ref: { name: 'other' }, replicas: 1 });
     });
 
-    it("defaults a conversion webhook's Service port to 443", async () => {
+    it('answers a conversion webhook whose Service is absent as kube-apiserver: storage version only', async () => {
       const conversion = {
         strategy: 'Webhook',
         webhook: {
@@ -95,12 +95,42 @@ describe('custom resources of several versions, as kube-apiserver serves them', 
       };
       const created = await call(cluster.emulator, 'POST', CRDS, gadgets(conversion));
       expect(created.status).to.equal(201);
+      // The Service's port defaults to 443, as kube-apiserver defaults it.
       expect((created.body as { spec: { conversion: unknown } }).spec.conversion).to.deep.equal({
         ...conversion,
         webhook: {
           ...conversion.webhook,
           clientConfig: { service: { ...conversion.webhook.clientConfig.service, port: 443 } },
         },
+      });
+      const gadget = (version: string, name: string) => ({
+        apiVersion: `example.com/${version}`,
+        kind: 'Gadget',
+        metadata: { name },
+        spec: {},
+      });
+      const stored = await call(
+        cluster.emulator,
+        'POST',
+        '/apis/example.com/v1/namespaces/default/gadgets',
+        gadget('v1', 'g1'),
+      );
+      expect(stored.status).to.equal(201);
+      const converted = await call(
+        cluster.emulator,
+        'POST',
+        '/apis/example.com/v1beta1/namespaces/default/gadgets',
+        gadget('v1beta1', 'g2'),
+      );
+      expect(converted.status).to.equal(500);
+      expect(converted.body).to.deep.equal({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message:
+          'conversion webhook for example.com/v1beta1, Kind=Gadget failed: Post "https://capa-webhook-service.capa-system.svc:443/convert?timeout=30s": service "capa-webhook-service" not found',
+        code: 500,
       });
     });
   });
