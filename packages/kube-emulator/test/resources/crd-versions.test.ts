@@ -103,25 +103,15 @@ describe('custom resources of several versions, as kube-apiserver serves them', 
           clientConfig: { service: { ...conversion.webhook.clientConfig.service, port: 443 } },
         },
       });
-      const gadget = (version: string, name: string) => ({
-        apiVersion: `example.com/${version}`,
-        kind: 'Gadget',
-        metadata: { name },
-        spec: {},
-      });
-      const stored = await call(
-        cluster.emulator,
-        'POST',
-        '/apis/example.com/v1/namespaces/default/gadgets',
-        gadget('v1', 'g1'),
-      );
-      expect(stored.status).to.equal(201);
-      const converted = await call(
-        cluster.emulator,
-        'POST',
-        '/apis/example.com/v1beta1/namespaces/default/gadgets',
-        gadget('v1beta1', 'g2'),
-      );
+      const create = (version: string, name: string) =>
+        call(cluster.emulator, 'POST', `/apis/example.com/${version}/namespaces/default/gadgets`, {
+          apiVersion: `example.com/${version}`,
+          kind: 'Gadget',
+          metadata: { name },
+          spec: {},
+        });
+      expect((await create('v1', 'g1')).status).to.equal(201);
+      const converted = await create('v1beta1', 'g2');
       expect(converted.status).to.equal(500);
       expect(converted.body).to.deep.equal({
         kind: 'Status',
