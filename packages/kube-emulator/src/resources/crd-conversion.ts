@@ -7,10 +7,13 @@ import { clone, objectAt, stringAt, text, type JsonObject } from '../util/json.j
 /** Where kube-apiserver would post a ConversionReview: the Service's address, or the webhook's URL. */
 function webhookAddress(clientConfig: JsonObject | undefined): { url: string; service?: string } {
   const service = objectAt(clientConfig, 'service');
-  if (!service) return { url: text(stringAt(clientConfig, 'url') ?? '') };
+  if (!service) return { url: text(stringAt(clientConfig, 'url')) };
   const name = text(service.name);
-  const port = typeof service.port === 'number' ? service.port : 443;
-  return { url: `https://${name}.${text(service.namespace)}.svc:${port}${text(service.path ?? '')}`, service: name };
+  // The CRD's normalization defaulted the port.
+  return {
+    url: `https://${name}.${text(service.namespace)}.svc:${text(service.port)}${text(service.path)}`,
+    service: name,
+  };
 }
 
 /**
