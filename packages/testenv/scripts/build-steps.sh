@@ -1,5 +1,6 @@
 # Sourced by the scripts that build with Go (provision-kube.sh, provision-clusterctl.sh,
-# scripts/install-helm.sh; each defines `say` first): long steps made visible, noisy ones quiet.
+# scripts/install-helm.sh) or fetch Go modules (provision-capa.sh); each defines `say` first: long
+# steps made visible, noisy ones quiet, one run at a time.
 
 # Runs a command, printing a line every 30 s so that a long build visibly progresses.
 with_progress() {
@@ -24,5 +25,16 @@ quietly() {
   "$@" >"$log" 2>&1 || {
     tail -n 30 "$log" >&2
     return 1
+  }
+}
+
+# Holds DIR/.provision.lock (creating DIR) until the script exits, waiting while another run holds it:
+# two runs at once (two terminals, CI jobs) would race on the same folder.
+hold_lock() {
+  mkdir -p "$1"
+  exec 9>"$1/.provision.lock"
+  flock -n 9 || {
+    say "another run holds $1/.provision.lock; waiting for it"
+    flock 9
   }
 }

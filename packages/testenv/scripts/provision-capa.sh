@@ -23,6 +23,9 @@ fail() {
   exit 1
 }
 
+# shellcheck source=build-steps.sh
+source "$here/build-steps.sh"
+
 # Complete: the marker is written last.
 provisioned() { [[ -f "$dir/.complete" ]]; }
 
@@ -59,13 +62,7 @@ main() {
     say "CAPA v$CAPA_VERSION: already there ($dir)"
     return
   fi
-  mkdir -p "$dir"
-  # Two runs at once (two terminals, CI jobs) would race on the same folder.
-  exec 9>"$dir/.provision.lock"
-  flock -n 9 || {
-    say "another run holds $dir/.provision.lock; waiting for it"
-    flock 9
-  }
+  hold_lock "$dir"
   provisioned && return
   rm -rf "$dir"/build.*
   trap 'rm -rf "$dir"/build.*' EXIT

@@ -71,13 +71,7 @@ main() {
     say "clusterctl v$CLUSTER_API_VERSION: already there ($dir)"
     return
   fi
-  mkdir -p "$dir"
-  # Two runs at once (two terminals, CI jobs) would race on the same folder.
-  exec 9>"$dir/.provision.lock"
-  flock -n 9 || {
-    say "another run holds $dir/.provision.lock; waiting for it"
-    flock 9
-  }
+  hold_lock "$dir"
   provisioned && return
   # What an interrupted run left behind, and ours when this one fails.
   rm -rf "$dir"/build.*
