@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './api/server.js';
+import { FrontProxy } from './aggregation/front-proxy.js';
+import { ApiServiceAvailability } from './controllers/apiservices.js';
 import { AdmissionChain } from './admission/chain.js';
 import { WebhookAdmission } from './admission/dispatch.js';
 import { PolicyAdmission } from './admission/policies/dispatch.js';
@@ -25,13 +27,14 @@ import { kubeConfigYaml, type KubeConfigOptions } from './kubeconfig.js';
 import { adminHandler } from './observe/admin.js';
 import { Faults } from './observe/faults.js';
 import { Stats } from './observe/stats.js';
-import { customResourceDefinitions, namespaces } from './resources/builtins/index.js';
+import { configMaps, customResourceDefinitions, namespaces } from './resources/builtins/index.js';
 import { readCrdFolder } from './resources/crd-files.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { ApiError } from './api/status.js';
 import { FieldManager } from './storage/field-manager.js';
 import { Objects, type WriteOptions } from './storage/objects.js';
 import { Store } from './storage/store.js';
+import { objectAt } from './util/json.js';
 import { WatchHub } from './watch/watch.js';
 
 export interface KubeEmulatorOptions extends IssuerOptions {
@@ -77,15 +80,24 @@ export interface KubeEmulator {
   readonly faults: Faults;
   /** Request counts per verb, resource and user. */
   readonly stats: Stats;
+  /**
+   * The PEM of the front-proxy CA (kube-apiserver's --requestheader-client-ca-file), which signed the
+   * client certificate requests to aggregated servers come with; also in the ConfigMap
+   * kube-system/extension-apiserver-authentication.
+   */
+  readonly frontProxyCaCertificate: string;
   /** Closes every connection and the listener. */
   stop(): Promise<void>;
 }
 
 const SYSTEM: WriteOptions = { fieldValidation: 'Strict', warnings: [], dryRun: false, fieldManager: 'kube-emulator' };
 
-function install(objects: Objects, options: KubeEmulatorOptions): void {
+function install(objects: Objects, frontProxy: FrontProxy, options: KubeEmulatorOptions): void {
   for (const name of INITIAL_NAMESPACES) objects.create(namespaces, undefined, { metadata: { name } }, SYSTEM);
-  for (const [resource, object] of BOOTSTRAP_OBJECTS) objects.create(resource, undefined, object, SYSTEM);
+  for (const [resource, object] of BOOTSTRAP_OBJECTS) {
+    objects.create(resource, objectAt(object, 'metadata')?.namespace as string | undefined, object, SYSTEM);
+  }
+  objects.create(configMaps, 'kube-system', frontProxy.configMap(), SYSTEM);
   if (options.crds === undefined) return;
   for (const { file, crd } of readCrdFolder(options.crds)) {
     try {
@@ -136,17 +148,20 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const authorizer = options.authorization === 'RBAC' ? new RbacAuthorizer(store) : undefined;
   const policies = new PolicyAdmission(store, authorizer);
   const controllerAdmission = new ControllerAdmission(policies);
+  const frontProxy = new FrontProxy();
+  const availability = new ApiServiceAvailability(objects, frontProxy);
   const controllers = [
     new CrdController(registry, objects),
     new NamespaceController(registry, objects, controllerAdmission),
     new GarbageCollector(registry, objects, controllerAdmission),
     new ResourceQuotaController(registry, objects),
     controllerAdmission,
+    availability,
   ];
   store.subscribe((event) => {
     for (const controller of controllers) controller.observe(event);
   });
-  install(objects, options);
+  install(objects, frontProxy, options);
   const watches = new WatchHub(objects, options.bookmarkIntervalMs ?? 60_000);
   const stats = new Stats();
   const faults = new Faults((resource) => watches.drop(resource));
@@ -171,6 +186,8 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     ...(authorizer ? { escalation: escalationCheck(authorizer, store) } : {}),
     admission: new AdmissionChain(new WebhookAdmission(store, authorizer), policies),
     admin: adminHandler(stats, faults),
+    frontProxy,
+    availability,
   });
   server.on('request', listener);
   return {
@@ -181,8 +198,10 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     writeKubeConfig: (path, config) => writeFile(path, kubeConfigYaml(url, config, certificate?.cert), { mode: 0o600 }),
     faults,
     stats,
+    frontProxyCaCertificate: frontProxy.ca.cert,
     stop: async () => {
       faults.clear();
+      availability.stop();
       watches.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

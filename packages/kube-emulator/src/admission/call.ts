@@ -19,7 +19,7 @@ export function webhookUrl(clientConfig: JsonObject, timeoutSeconds: number): st
 const UNKNOWN_AUTHORITY = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
 
 /** Node's network errors in the words of Go's net/http, as kube-apiserver reports them. */
-function goNetworkError(error: NodeJS.ErrnoException, url: URL): string {
+export function goNetworkError(error: NodeJS.ErrnoException, url: URL): string {
   const address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
   const words: Record<string, string> = {
     ECONNREFUSED: `dial tcp ${address}: connect: connection refused`,

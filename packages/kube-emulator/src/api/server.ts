@@ -3,7 +3,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { impersonate } from '../auth/impersonation.js';
 import { forbiddenPath, forbiddenRequest, type RbacAuthorizer, type ResourceRequest } from '../auth/rbac.js';
 import type { User } from '../auth/tokens.js';
-import { aggregatedDiscovery, coreVersions, group, groupList, resourceList } from '../discovery/discovery.js';
+import type { FrontProxy } from '../aggregation/front-proxy.js';
+import type { ApiServiceAvailability } from '../controllers/apiservices.js';
+import {
+  aggregatedDiscovery,
+  coreVersions,
+  group,
+  groupList,
+  resourceList,
+  type RemoteVersion,
+} from '../discovery/discovery.js';
+import { apiServices } from '../resources/builtins/apiregistration.js';
+import { aggregatedVerb, claimingApiService, serveAggregated } from './aggregated.js';
 import { encodeSwagger, OPENAPI_V2_PROTOBUF } from '../discovery/openapi-v2.js';
 import type { OpenApi } from '../discovery/openapi.js';
 import type { Faults } from '../observe/faults.js';
@@ -13,7 +24,7 @@ import type { ResourceDef } from '../resources/types.js';
 import { selfSubjectReviews, tokenReviews } from '../resources/builtins/authentication.js';
 import { createToken, reviewSelf, reviewToken, type AuthenticationParts } from './authentication.js';
 import { reviewAccess } from './authorization.js';
-import { selfSubjectAccessReviews } from '../resources/builtins/authorization.js';
+import { selfSubjectAccessReviews, subjectAccessReviews } from '../resources/builtins/authorization.js';
 import { handleResource, type Api, type Call } from './handlers.js';
 import { serveIssuerDocument, type IssuerDocument } from './oidc.js';
 import { negotiate } from './negotiate.js';
@@ -21,6 +32,7 @@ import { sendError, sendJson } from './respond.js';
 import { parseQuery, parseRoute, type Route } from './route.js';
 import { ApiError, methodNotAllowed, PageNotFound, pathNotFound, unauthorized, verbNotSupported } from './status.js';
 import { isBuiltinGroupVersion } from '../resources/registry.js';
+import { objectAt, text, type JsonObject } from '../util/json.js';
 import { GIT_VERSION, KUBERNETES_MINOR } from '../version.js';
 
 export interface ServerParts extends Api, AuthenticationParts {
@@ -31,6 +43,10 @@ export interface ServerParts extends Api, AuthenticationParts {
   /** With `authorization: 'RBAC'`; without it every authenticated user may do everything. */
   authorizer: RbacAuthorizer | undefined;
   admin: (segments: string[], request: IncomingMessage, response: ServerResponse) => Promise<void>;
+  /** The client certificate requests to aggregated servers are sent with. */
+  frontProxy: FrontProxy;
+  /** The APIServices' availability, and what their servers' discovery last answered. */
+  availability: ApiServiceAvailability;
 }
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
@@ -52,8 +68,11 @@ export const VERSION = {
   platform: 'linux/amd64',
 };
 
+const watchingOf = (route: ResourceRoute, query: URLSearchParams): boolean =>
+  route.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
+
 function verbOf(method: string, route: ResourceRoute, query: URLSearchParams): string {
-  const watching = route.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
+  const watching = watchingOf(route, query);
   switch (method) {
     case 'GET':
       if (watching) return 'watch';
@@ -154,14 +173,40 @@ function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user:
   throw forbiddenRequest(user, request, decision.reason);
 }
 
+/**
+ * A request under a group version an APIService hands to an aggregated server: authenticated and
+ * authorized here as any resource request (RBAC on the path's resource), then proxied.
+ */
+async function serveRemoteResource(
+  parts: ServerParts,
+  apiService: JsonObject,
+  route: ResourceRoute,
+  requester: User,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
+  const verb = aggregatedVerb(
+    request.method ?? 'GET',
+    route.name !== undefined,
+    watchingOf(route, parseQuery(url.search)),
+  );
+  const user = actingUser(parts, request, requester, verb, resourceName(route), resourceRequest(route, verb));
+  authorize(parts, route, verb || 'unsupported', user, requester);
+  await serveAggregated(parts.objects.store, parts.frontProxy, apiService, user, request, response, url);
+}
+
 async function serveResource(
   parts: ServerParts,
   route: ResourceRoute,
   requester: User,
   request: IncomingMessage,
   response: ServerResponse,
-  query: URLSearchParams,
+  url: URL,
 ): Promise<void> {
+  const apiService = claimingApiService(parts.objects.store, route.group, route.version);
+  if (apiService) return serveRemoteResource(parts, apiService, route, requester, request, response, url);
+  const query = parseQuery(url.search);
   const verb = verbOf(request.method ?? 'GET', route, query);
   const user = actingUser(parts, request, requester, verb, resourceName(route), resourceRequest(route, verb));
   authorize(parts, route, verb, user, requester);
@@ -184,7 +229,9 @@ async function serveResource(
   if (route.subresource === 'token') return createToken(parts, call);
   if (resource === tokenReviews) return reviewToken(parts, call);
   if (resource === selfSubjectReviews) return reviewSelf(call);
-  if (resource === selfSubjectAccessReviews) return reviewAccess(parts.authorizer, call);
+  if (resource === selfSubjectAccessReviews || resource === subjectAccessReviews) {
+    return reviewAccess(parts.authorizer, call);
+  }
   await handleResource(parts, call);
 }
 
@@ -206,23 +253,56 @@ function serveIssuer(
   serveIssuerDocument(parts.issuer, document, request, response);
 }
 
-function serveDiscovery(parts: ServerParts, route: Route, request: IncomingMessage, response: ServerResponse): void {
+/** The group versions APIServices hand to aggregated servers, with the resources each last served. */
+function remoteVersions(parts: ServerParts): RemoteVersion[] {
+  const remote: RemoteVersion[] = [];
+  for (const [name, apiService] of parts.objects.store.list(apiServices.storageKey)) {
+    const spec = objectAt(apiService, 'spec');
+    if (!objectAt(spec, 'service')) continue;
+    remote.push({
+      group: text(spec?.group),
+      version: text(spec?.version),
+      resources: parts.availability.resourcesOf(name),
+    });
+  }
+  return remote;
+}
+
+async function serveDiscovery(
+  parts: ServerParts,
+  route: Route,
+  user: User,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
   const { registry } = parts;
+  if (route.kind === 'resources') {
+    const apiService = claimingApiService(parts.objects.store, route.group, route.version);
+    if (apiService)
+      return serveAggregated(parts.objects.store, parts.frontProxy, apiService, user, request, response, url);
+  }
+  const remote = remoteVersions(parts);
   if (route.kind === 'core-versions' || route.kind === 'groups') {
     const representation = negotiate(request.headers.accept, null, true);
     if (representation.kind === 'discovery') {
       const contentType = `application/json;g=apidiscovery.k8s.io;v=${representation.version};as=APIGroupDiscoveryList`;
-      sendJson(response, 200, aggregatedDiscovery(registry, route.kind === 'core-versions', representation.version), {
-        contentType,
-      });
+      sendJson(
+        response,
+        200,
+        aggregatedDiscovery(registry, remote, route.kind === 'core-versions', representation.version),
+        {
+          contentType,
+        },
+      );
       return;
     }
-    sendJson(response, 200, route.kind === 'core-versions' ? coreVersions() : groupList(registry));
+    sendJson(response, 200, route.kind === 'core-versions' ? coreVersions() : groupList(registry, remote));
     return;
   }
   const document =
     route.kind === 'group'
-      ? group(registry, route.group)
+      ? group(registry, remote, route.group)
       : route.kind === 'resources'
         ? resourceList(registry, route.group, route.version)
         : undefined;
@@ -284,7 +364,7 @@ export function createRequestListener(
       throw new PageNotFound();
     }
     if (route.kind === 'resource') {
-      return serveResource(parts, route, requester, request, response, parseQuery(url.search));
+      return serveResource(parts, route, requester, request, response, url);
     }
     // The admin paths observe the emulator: they are not counted as API requests.
     if (route.kind === 'admin') return parts.admin(route.segments, request, response);
@@ -299,7 +379,7 @@ export function createRequestListener(
       serveOpenApi(parts, route, request, response);
       return;
     }
-    serveDiscovery(parts, route, request, response);
+    await serveDiscovery(parts, route, user, request, response, url);
   };
   return (request, response) => {
     handle(request, response).catch((error: unknown) => {

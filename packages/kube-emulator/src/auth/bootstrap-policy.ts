@@ -1,4 +1,4 @@
-import { clusterRoleBindings, clusterRoles } from '../resources/builtins/rbac.js';
+import { clusterRoleBindings, clusterRoles, roles } from '../resources/builtins/rbac.js';
 import type { ResourceDef } from '../resources/types.js';
 import type { JsonObject } from '../util/json.js';
 
@@ -87,7 +87,11 @@ const BOOTSTRAPPED = {
   annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' },
 };
 
-/** The bootstrap RBAC objects the emulator stores: cluster-admin, and its binding to system:masters. */
+/**
+ * The bootstrap RBAC objects the emulator stores: cluster-admin and its binding to system:masters,
+ * and the roles aggregated servers bind their service accounts to (to review tokens and access, and
+ * to read the front proxy's CA).
+ */
 export const BOOTSTRAP_OBJECTS: [ResourceDef, JsonObject][] = [
   [
     clusterRoles,
@@ -105,6 +109,30 @@ export const BOOTSTRAP_OBJECTS: [ResourceDef, JsonObject][] = [
       metadata: { name: 'cluster-admin', ...BOOTSTRAPPED },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }],
+    },
+  ],
+  [
+    clusterRoles,
+    {
+      metadata: { name: 'system:auth-delegator', ...BOOTSTRAPPED },
+      rules: [
+        { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+        { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+      ],
+    },
+  ],
+  [
+    roles,
+    {
+      metadata: { name: 'extension-apiserver-authentication-reader', namespace: 'kube-system', ...BOOTSTRAPPED },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['configmaps'],
+          resourceNames: ['extension-apiserver-authentication'],
+          verbs: ['get', 'list', 'watch'],
+        },
+      ],
     },
   ],
 ];

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { isIP } from 'node:net';
 
 /** A DER type-length-value. */
@@ -51,28 +51,68 @@ function ipBytes(address: string): Buffer {
 }
 
 export interface Certificate {
-  /** PEM of the certificate (it is its own CA). */
+  /** PEM of the certificate. */
   cert: string;
   /** PEM of the private key. */
   key: string;
 }
 
+export interface CertificateRequest {
+  commonName: string;
+  /** DNS names and IP addresses of a serving certificate. */
+  hosts?: string[];
+  /** A CA (it signs others) rather than a leaf. */
+  ca?: boolean;
+  /** Extended key usage clientAuth, which Go's client certificate verification requires. */
+  clientAuth?: boolean;
+  /** The CA that signs it; self-signed without one. */
+  issuer?: Certificate;
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----([^-]+)-----END CERTIFICATE-----/;
+
+/** The DER subject of a PEM certificate (the issuer name of those it signs). */
+function subjectOf(pem: string): Buffer {
+  const der = Buffer.from(PEM_CERTIFICATE.exec(pem)![1]!.replace(/\s/g, ''), 'base64');
+  return subjectField(der);
+}
+
+/** The length of a DER element's header and content at `offset`. */
+function element(der: Buffer, offset: number): { start: number; end: number } {
+  const first = der[offset + 1]!;
+  if (first < 0x80) return { start: offset + 2, end: offset + 2 + first };
+  let length = 0;
+  for (let index = 0; index < (first & 0x7f); index++) length = length * 256 + der[offset + 2 + index]!;
+  const start = offset + 2 + (first & 0x7f);
+  return { start, end: start + length };
+}
+
+/** tbsCertificate's sixth element (version, serial, algorithm, issuer, validity, subject). */
+function subjectField(der: Buffer): Buffer {
+  const tbs = element(der, element(der, 0).start);
+  let offset = tbs.start;
+  for (let index = 0; index < 5; index++) offset = element(der, offset).end;
+  return der.subarray(offset, element(der, offset).end);
+}
+
 /**
- * A self-signed ECDSA P-256 certificate for the emulator's TLS listener, valid for localhost,
- * 127.0.0.1, ::1 and the given host, for one year. It doubles as the CA of the kubeconfig.
+ * An ECDSA P-256 certificate, valid for one year: the emulator's TLS listener (self-signed, its own
+ * CA), the front-proxy CA and the client certificate it signs for proxying to aggregated servers.
  */
-export function selfSignedCertificate(host: string): Certificate {
+export function issueCertificate(request: CertificateRequest): Certificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const ecdsaWithSha256 = sequence(oid('1.2.840.10045.4.3.2'));
-  const name = sequence(set(sequence(oid('2.5.4.3'), utf8('kube-emulator'))));
+  const subject = sequence(set(sequence(oid('2.5.4.3'), utf8(request.commonName))));
+  const issuerName = request.issuer ? subjectOf(request.issuer.cert) : subject;
+  const signingKey = request.issuer ? createPrivateKey(request.issuer.key) : privateKey;
   const now = new Date();
-  const hosts = new Set(['127.0.0.1', '::1', 'localhost', host]);
-  const alternativeNames = [...hosts].map((entry) =>
+  const alternativeNames = (request.hosts ?? []).map((entry) =>
     isIP(entry) ? tlv(0x87, ipBytes(entry)) : tlv(0x82, Buffer.from(entry)),
   );
   const extensions = sequence(
-    sequence(oid('2.5.29.17'), octets(sequence(...alternativeNames))),
-    sequence(oid('2.5.29.19'), TRUE, octets(sequence(TRUE))),
+    ...(alternativeNames.length > 0 ? [sequence(oid('2.5.29.17'), octets(sequence(...alternativeNames)))] : []),
+    sequence(oid('2.5.29.19'), TRUE, octets(request.ca ? sequence(TRUE) : sequence())),
+    ...(request.clientAuth ? [sequence(oid('2.5.29.37'), octets(sequence(oid('1.3.6.1.5.5.7.3.2'))))] : []),
   );
   const serial = randomBytes(16);
   // Positive and minimal in DER: a leading zero byte before one below 0x80 is refused as illegal padding.
@@ -81,16 +121,27 @@ export function selfSignedCertificate(host: string): Certificate {
     explicit(0, integer(Buffer.from([2]))),
     integer(serial),
     ecdsaWithSha256,
-    name,
+    issuerName,
     sequence(time(new Date(now.getTime() - 60_000)), time(new Date(now.getTime() + 365 * 86_400_000))),
-    name,
+    subject,
     publicKey.export({ type: 'spki', format: 'der' }),
     explicit(3, extensions),
   );
-  const der = sequence(tbs, ecdsaWithSha256, bitString(sign('sha256', tbs, privateKey)));
+  const der = sequence(tbs, ecdsaWithSha256, bitString(sign('sha256', tbs, signingKey)));
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
   return {
     cert: `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`,
     key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
 }
+
+/**
+ * A self-signed certificate for the emulator's TLS listener, valid for localhost, 127.0.0.1, ::1 and
+ * the given host. It doubles as the CA of the kubeconfig.
+ */
+export const selfSignedCertificate = (host: string): Certificate =>
+  issueCertificate({
+    commonName: 'kube-emulator',
+    hosts: [...new Set(['127.0.0.1', '::1', 'localhost', host])],
+    ca: true,
+  });

@@ -1,6 +1,6 @@
 import type { ResourceRegistry } from '../resources/registry.js';
 import { apiVersionOf, VERBS, type ResourceDef } from '../resources/types.js';
-import type { JsonObject } from '../util/json.js';
+import { isObject, type JsonObject } from '../util/json.js';
 import { byVersionPriority } from './version-priority.js';
 
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
@@ -55,10 +55,20 @@ const groupRank = (name: string): number => {
   return name === '' ? -1 : rank === -1 ? GROUP_ORDER.length : rank;
 };
 
-/** Groups and their versions in the order discovery lists them: core, the built-in groups, the others by name. */
-function groupsOf(registry: ResourceRegistry): Map<string, string[]> {
+/** A group version an APIService hands to an aggregated server, and the APIResourceList it last served. */
+export interface RemoteVersion {
+  group: string;
+  version: string;
+  resources: JsonObject | undefined;
+}
+
+/**
+ * Groups and their versions in the order discovery lists them: core, the built-in groups, the others
+ * (custom resources' and aggregated servers') by name.
+ */
+function groupsOf(registry: ResourceRegistry, remote: RemoteVersion[]): Map<string, string[]> {
   const groups = new Map<string, string[]>();
-  for (const resource of registry.all()) {
+  for (const resource of [...registry.all(), ...remote]) {
     const versions = groups.get(resource.group) ?? [];
     if (!versions.includes(resource.version)) versions.push(resource.version);
     groups.set(resource.group, versions);
@@ -84,13 +94,13 @@ function apiGroup(name: string, versions: string[]): JsonObject {
   };
 }
 
-export function groupList(registry: ResourceRegistry): JsonObject {
-  const groups = [...groupsOf(registry)].filter(([name]) => name !== '');
+export function groupList(registry: ResourceRegistry, remote: RemoteVersion[]): JsonObject {
+  const groups = [...groupsOf(registry, remote)].filter(([name]) => name !== '');
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(([name, versions]) => apiGroup(name, versions)) };
 }
 
-export function group(registry: ResourceRegistry, name: string): JsonObject | undefined {
-  const versions = groupsOf(registry).get(name);
+export function group(registry: ResourceRegistry, remote: RemoteVersion[], name: string): JsonObject | undefined {
+  const versions = groupsOf(registry, remote).get(name);
   return versions && name !== '' ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name, versions) } : undefined;
 }
 
@@ -162,28 +172,72 @@ function discoveredResource(resource: ResourceDef): JsonObject {
   };
 }
 
+/**
+ * An aggregated server's APIResourceList in aggregated discovery's words, as kube-aggregator converts
+ * it: its resources, each with the subresources listed as `plural/subresource`.
+ */
+function remoteVersion({ group, version, resources }: RemoteVersion): JsonObject {
+  const listed = (Array.isArray(resources?.resources) ? resources.resources : []).filter(isObject);
+  const kindOf = (entry: JsonObject): JsonObject => ({
+    group: typeof entry.group === 'string' ? entry.group : group,
+    version: typeof entry.version === 'string' ? entry.version : version,
+    kind: entry.kind ?? '',
+  });
+  const top = listed.filter((entry) => !String(entry.name).includes('/'));
+  return {
+    version,
+    resources: top.map((entry) => {
+      const subresources = listed
+        .filter((sub) => String(sub.name).startsWith(`${String(entry.name)}/`))
+        .map((sub): JsonObject => ({
+          subresource: String(sub.name).split('/')[1]!,
+          responseKind: kindOf(sub),
+          verbs: sub.verbs ?? [],
+        }));
+      const discovered: JsonObject = {
+        resource: entry.name ?? '',
+        responseKind: kindOf(entry),
+        scope: entry.namespaced ? 'Namespaced' : 'Cluster',
+        singularResource: entry.singularName ?? '',
+        verbs: entry.verbs ?? [],
+        ...(Array.isArray(entry.shortNames) ? { shortNames: entry.shortNames } : {}),
+        ...(Array.isArray(entry.categories) ? { categories: entry.categories } : {}),
+        ...(subresources.length > 0 ? { subresources } : {}),
+      };
+      return discovered;
+    }),
+    // An aggregated server not (yet) discovered is listed as stale, as kube-aggregator does.
+    freshness: resources ? 'Current' : 'Stale',
+  };
+}
+
 /** Aggregated discovery (APIGroupDiscoveryList) of the core group (`/api`) or of all others (`/apis`). */
 export function aggregatedDiscovery(
   registry: ResourceRegistry,
+  remote: RemoteVersion[],
   core: boolean,
   apiVersion: 'v2' | 'v2beta1',
 ): JsonObject {
-  const groups = [...groupsOf(registry)].filter(([name]) => (name === '') === core);
+  const groups = [...groupsOf(registry, remote)].filter(([name]) => (name === '') === core);
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: `apidiscovery.k8s.io/${apiVersion}`,
     metadata: {},
     items: groups.map(([name, versions]) => ({
       metadata: { name },
-      versions: versions.map((version) => ({
-        version,
-        resources: registry
-          .all()
-          .filter((resource) => resource.group === name && resource.version === version)
-          .sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0))
-          .map(discoveredResource),
-        freshness: 'Current',
-      })),
+      versions: versions.map((version) => {
+        const served = remote.find((entry) => entry.group === name && entry.version === version);
+        if (served) return remoteVersion(served);
+        return {
+          version,
+          resources: registry
+            .all()
+            .filter((resource) => resource.group === name && resource.version === version)
+            .sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0))
+            .map(discoveredResource),
+          freshness: 'Current',
+        };
+      }),
     })),
   };
 }

@@ -16,7 +16,8 @@ import {
   validatingAdmissionPolicies,
   validatingAdmissionPolicyBindings,
 } from './builtins/index.js';
-import { selfSubjectAccessReviews } from './builtins/authorization.js';
+import { apiServices } from './builtins/apiregistration.js';
+import { selfSubjectAccessReviews, subjectAccessReviews } from './builtins/authorization.js';
 import { resourceQuotas } from './builtins/quota.js';
 import type { ResourceDef } from './types.js';
 
@@ -31,11 +32,13 @@ export const BUILTINS: ResourceDef[] = [
   selfSubjectReviews,
   tokenReviews,
   selfSubjectAccessReviews,
+  subjectAccessReviews,
   deployments,
   leases,
   resourceQuotas,
   ...rbacResources,
   customResourceDefinitions,
+  apiServices,
   ...admissionResources,
   validatingAdmissionPolicies,
   validatingAdmissionPolicyBindings,
