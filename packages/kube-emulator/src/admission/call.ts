@@ -19,8 +19,10 @@ export function webhookUrl(clientConfig: JsonObject, timeoutSeconds: number): st
 const UNKNOWN_AUTHORITY = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
 
 /** Node's network errors in the words of Go's net/http, as kube-apiserver reports them. */
-export function goNetworkError(error: NodeJS.ErrnoException, url: URL): string {
-  const address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+export function goNetworkError(error: NodeJS.ErrnoException & { address?: string; port?: number }, url: URL): string {
+  // The address dialed (a name resolved to its IP), as Go names it.
+  const host = error.address ?? url.hostname;
+  const address = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${error.port ?? (url.port || (url.protocol === 'https:' ? '443' : '80'))}`;
   const words: Record<string, string> = {
     ECONNREFUSED: `dial tcp ${address}: connect: connection refused`,
     ENOTFOUND: `dial tcp: lookup ${url.hostname}: no such host`,

@@ -176,11 +176,12 @@ function discoveredResource(resource: ResourceDef): JsonObject {
  * An aggregated server's APIResourceList in aggregated discovery's words, as kube-aggregator converts
  * it: its resources, each with the subresources listed as `plural/subresource`.
  */
-function remoteVersion({ group, version, resources }: RemoteVersion): JsonObject {
+function remoteVersion({ version, resources }: RemoteVersion): JsonObject {
   const listed = (Array.isArray(resources?.resources) ? resources.resources : []).filter(isObject);
+  // kube-aggregator copies a resource's group and version as listed: empty unless the list names them.
   const kindOf = (entry: JsonObject): JsonObject => ({
-    group: typeof entry.group === 'string' ? entry.group : group,
-    version: typeof entry.version === 'string' ? entry.version : version,
+    group: typeof entry.group === 'string' ? entry.group : '',
+    version: typeof entry.version === 'string' ? entry.version : '',
     kind: entry.kind ?? '',
   });
   const top = listed.filter((entry) => !String(entry.name).includes('/'));

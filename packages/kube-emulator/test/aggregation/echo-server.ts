@@ -15,7 +15,8 @@ export interface Received {
 /**
  * A tiny aggregated server for `/apis/<group>/<version>`: it serves as `<service>.<namespace>.svc`,
  * takes only clients with a certificate the front-proxy CA signed, answers discovery with one
- * namespaced resource `things`, echoes every other request's X-Remote-* headers, and remembers all.
+ * namespaced resource `things`, answers every other request with a Thing that echoes its X-Remote-*
+ * headers, and remembers all.
  */
 export class EchoServer {
   readonly received: Received[] = [];
@@ -51,6 +52,9 @@ export class EchoServer {
                 resources: [{ name: 'things', singularName: 'thing', namespaced: true, kind: 'Thing', verbs: ['get'] }],
               }
             : {
+                apiVersion: this.groupVersion,
+                kind: 'Thing',
+                metadata: { name: path.split('/').at(-1), namespace: path.split('/')[5] },
                 user: request.headers['x-remote-user'],
                 groups: request.headersDistinct['x-remote-group'] ?? [],
                 authorization: request.headers.authorization ?? null,
