@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Pki } from './pki.js';
+import { FRONT_PROXY_CLIENT, type Pki } from './pki.js';
 
 export interface ApiserverConfig {
   dir: string;
@@ -11,7 +11,10 @@ export interface ApiserverConfig {
   tokenFile: string;
 }
 
-/** The flags envtest starts kube-apiserver with, plus real RBAC and service-account token issuance. */
+/**
+ * The flags envtest starts kube-apiserver with, plus real RBAC, service-account token issuance and
+ * kubeadm's front proxy for aggregated API servers.
+ */
 export function apiserverArgs({ dir, pki, etcdUrl, port, issuer, tokenFile }: ApiserverConfig): string[] {
   return [
     `--etcd-servers=${etcdUrl}`,
@@ -28,6 +31,13 @@ export function apiserverArgs({ dir, pki, etcdUrl, port, issuer, tokenFile }: Ap
     `--service-account-key-file=${pki.serviceAccountPublicKeyFile}`,
     `--service-account-signing-key-file=${pki.serviceAccountKeyFile}`,
     `--api-audiences=${issuer}`,
+    `--requestheader-client-ca-file=${pki.frontProxyCaFile}`,
+    `--proxy-client-cert-file=${pki.frontProxyClientCertFile}`,
+    `--proxy-client-key-file=${pki.frontProxyClientKeyFile}`,
+    `--requestheader-allowed-names=${FRONT_PROXY_CLIENT}`,
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
     '--service-cluster-ip-range=10.0.0.0/24',
     // No kubelet: nothing would serve the `kubernetes` Service's endpoints.
     '--endpoint-reconciler-type=none',

@@ -14,7 +14,16 @@ export interface Pki {
   /** The service-account token signing key pair (RS256, as most clusters use). */
   serviceAccountKeyFile: string;
   serviceAccountPublicKeyFile: string;
+  /** The front-proxy CA (--requestheader-client-ca-file): aggregated servers trust what it signed. */
+  frontProxyCaFile: string;
+  frontProxyCaCertificate: string;
+  /** The client certificate kube-apiserver proxies to aggregated servers with (CN front-proxy-client). */
+  frontProxyClientCertFile: string;
+  frontProxyClientKeyFile: string;
 }
+
+/** The common name kube-apiserver's front-proxy client certificate has, and aggregated servers allow. */
+export const FRONT_PROXY_CLIENT = 'front-proxy-client';
 
 async function openssl(dir: string, args: string[]): Promise<void> {
   try {
@@ -31,14 +40,11 @@ async function openssl(dir: string, args: string[]): Promise<void> {
   }
 }
 
-/**
- * Generates, in `dir`, what kube-apiserver serves and signs with, as envtest does: a CA (30 days), a
- * serving certificate it signed for 127.0.0.1 and localhost, and a service-account key pair. Node
- * has no X.509 generation API, so the certificates come from the openssl CLI.
- */
-export async function generatePki(dir: string): Promise<Pki> {
-  const days = ['-days', '30'];
-  await openssl(dir, [
+const DAYS = ['-days', '30'];
+
+/** A self-signed CA, `<name>.crt` and `<name>.key`. */
+const generateCa = (dir: string, name: string, commonName: string): Promise<void> =>
+  openssl(dir, [
     'req',
     '-x509',
     '-newkey',
@@ -46,18 +52,27 @@ export async function generatePki(dir: string): Promise<Pki> {
     '-pkeyopt',
     'ec_paramgen_curve:P-256',
     '-nodes',
-    ...days,
+    ...DAYS,
     '-keyout',
-    'ca.key',
+    `${name}.key`,
     '-out',
-    'ca.crt',
+    `${name}.crt`,
     '-subj',
-    '/CN=keymaster-testenv-ca',
+    `/CN=${commonName}`,
     '-addext',
     'basicConstraints=critical,CA:TRUE',
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
   ]);
+
+/**
+ * Generates, in `dir`, what kube-apiserver serves and signs with, as envtest does: a CA (30 days), a
+ * serving certificate it signed for 127.0.0.1 and localhost, and a service-account key pair; and, as
+ * kubeadm does, a front-proxy CA and the client certificate it signed for proxying to aggregated
+ * servers. Node has no X.509 generation API, so the certificates come from the openssl CLI.
+ */
+export async function generatePki(dir: string): Promise<Pki> {
+  await generateCa(dir, 'ca', 'keymaster-testenv-ca');
   await openssl(dir, [
     'req',
     '-x509',
@@ -66,7 +81,7 @@ export async function generatePki(dir: string): Promise<Pki> {
     '-pkeyopt',
     'ec_paramgen_curve:P-256',
     '-nodes',
-    ...days,
+    ...DAYS,
     '-CA',
     'ca.crt',
     '-CAkey',
@@ -86,6 +101,33 @@ export async function generatePki(dir: string): Promise<Pki> {
     '-addext',
     'extendedKeyUsage=serverAuth',
   ]);
+  await generateCa(dir, 'front-proxy-ca', 'keymaster-testenv-front-proxy-ca');
+  await openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    ...DAYS,
+    '-CA',
+    'front-proxy-ca.crt',
+    '-CAkey',
+    'front-proxy-ca.key',
+    '-keyout',
+    'front-proxy-client.key',
+    '-out',
+    'front-proxy-client.crt',
+    '-subj',
+    `/CN=${FRONT_PROXY_CLIENT}`,
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-addext',
+    'keyUsage=critical,digitalSignature',
+    '-addext',
+    'extendedKeyUsage=clientAuth',
+  ]);
   const keys = await promisify(generateKeyPair)('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -100,5 +142,9 @@ export async function generatePki(dir: string): Promise<Pki> {
     servingKeyFile: join(dir, 'serving.key'),
     serviceAccountKeyFile: join(dir, 'sa.key'),
     serviceAccountPublicKeyFile: join(dir, 'sa.pub'),
+    frontProxyCaFile: join(dir, 'front-proxy-ca.crt'),
+    frontProxyCaCertificate: await readFile(join(dir, 'front-proxy-ca.crt'), 'utf8'),
+    frontProxyClientCertFile: join(dir, 'front-proxy-client.crt'),
+    frontProxyClientKeyFile: join(dir, 'front-proxy-client.key'),
   };
 }

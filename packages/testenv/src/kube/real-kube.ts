@@ -44,6 +44,11 @@ export interface RealKube {
   /** The PEM of the CA that signed the serving certificate, to trust it (the file: `caFile`). */
   readonly caCertificate: string;
   readonly caFile: string;
+  /**
+   * The PEM of the front-proxy CA (--requestheader-client-ca-file) that signed the client certificate
+   * kube-apiserver proxies to aggregated servers with; also in kube-system/extension-apiserver-authentication.
+   */
+  readonly frontProxyCaCertificate: string;
   /** A token of a user in `system:masters`. */
   readonly adminToken: string;
   /** `--service-account-issuer`: the `iss` of service-account tokens and the OIDC discovery base. */
@@ -148,6 +153,7 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
       url,
       caCertificate: pki.caCertificate,
       caFile: pki.caFile,
+      frontProxyCaCertificate: pki.frontProxyCaCertificate,
       adminToken,
       issuer: url,
       versions: { kube: binaries.kubeVersion, etcd: binaries.etcdVersion },

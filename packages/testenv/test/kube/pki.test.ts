@@ -25,6 +25,18 @@ describe('generatePki', () => {
     expect(await readFile(pki.caFile, 'utf8')).to.equal(pki.caCertificate);
   });
 
+  it('makes a front-proxy CA and the client certificate it signed, for front-proxy-client only', async () => {
+    const pki = await generatePki(dir);
+    const ca = new X509Certificate(pki.frontProxyCaCertificate);
+    const client = new X509Certificate(await readFile(pki.frontProxyClientCertFile));
+    expect(ca.ca).to.equal(true);
+    expect(client.verify(ca.publicKey)).to.equal(true);
+    expect(client.verify(new X509Certificate(pki.caCertificate).publicKey)).to.equal(false);
+    expect(client.subject).to.equal('CN=front-proxy-client');
+    expect(client.keyUsage).to.deep.equal(['1.3.6.1.5.5.7.3.2']);
+    expect(client.checkPrivateKey(createPrivateKey(await readFile(pki.frontProxyClientKeyFile)))).to.equal(true);
+  });
+
   it('makes an RSA service-account key pair, the private half readable by its owner only', async () => {
     const pki = await generatePki(dir);
     const privateKey = createPrivateKey(await readFile(pki.serviceAccountKeyFile));
