@@ -19,6 +19,7 @@ describe('discovery and OpenAPI as kube-apiserver 1.37 publishes them', function
   it('lists groups by kube-apiserver priority, custom groups last', async () => {
     const groups = ((await call(cluster.emulator, 'GET', '/apis')).body as { groups: { name: string }[] }).groups;
     expect(groups.map((group) => group.name)).to.deep.equal([
+      'apiregistration.k8s.io',
       'apps',
       'events.k8s.io',
       'authentication.k8s.io',
