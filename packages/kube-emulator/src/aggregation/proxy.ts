@@ -77,6 +77,8 @@ export function proxyRequest(
     call.on('error', (error: NodeJS.ErrnoException) => {
       reject(serviceUnavailable(goNetworkError(error, target)));
     });
+    // A caller that goes away (a watch ended) ends the backend's request too.
+    response.on('close', () => call.destroy());
     request.pipe(call);
   });
 }

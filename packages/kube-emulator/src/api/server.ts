@@ -192,7 +192,8 @@ async function serveRemoteResource(
     watchingOf(route, parseQuery(url.search)),
   );
   const user = actingUser(parts, request, requester, verb, resourceName(route), resourceRequest(route, verb));
-  authorize(parts, route, verb || 'unsupported', user, requester);
+  // A method RequestInfo has no verb for is authorized as the verb "" (only `*` allows it), as there.
+  authorize(parts, route, verb, user, requester);
   await serveAggregated(parts.objects.store, parts.frontProxy, apiService, user, request, response, url);
 }
 

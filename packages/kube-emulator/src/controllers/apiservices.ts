@@ -25,10 +25,14 @@ interface Verdict {
   resources?: JsonObject;
 }
 
+/** The local availability controller's verdict on an APIService served by the API server itself. */
+const LOCAL: Verdict = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' };
+
 const KUBE_AGGREGATOR = { name: 'system:kube-aggregator', uid: '', groups: ['system:masters'] };
 
 /**
- * kube-aggregator's remote availability controller: an APIService with a Service is Available when
+ * kube-aggregator's availability controllers: a local APIService (no Service) is Available at once;
+ * one with a Service is Available when
  * a GET of `/apis/<group>/<version>` on its backend (TLS unverified, as kube-aggregator's probe, with
  * the front proxy's certificate) answers 2xx or 3xx. Checked when the APIService or its Service
  * changes, every 30 s, and with a doubling delay (up to 5 s, where kube-aggregator waits up to 30 s)
@@ -101,7 +105,11 @@ export class ApiServiceAvailability {
 
   private async run(name: string): Promise<void> {
     const apiService = this.objects.store.get(apiServices.storageKey, undefined, name);
-    if (!apiService || !serviceReference(apiService)) return;
+    if (!apiService) return;
+    if (!serviceReference(apiService)) {
+      this.record(name, LOCAL);
+      return;
+    }
     const verdict = await this.probe(apiService);
     this.record(name, verdict);
     if (verdict.status === 'True') {
@@ -169,10 +177,10 @@ export class ApiServiceAvailability {
 
   /** Writes the Available condition when it changed (its transition time only when its status did). */
   private record(name: string, verdict: Verdict): void {
-    if (verdict.resources) this.discovered.set(name, verdict.resources);
-    else this.discovered.delete(name);
     const apiService = this.objects.store.get(apiServices.storageKey, undefined, name);
     if (!apiService) return;
+    if (verdict.resources) this.discovered.set(name, verdict.resources);
+    else this.discovered.delete(name);
     const old = availableCondition(apiService);
     const condition: JsonObject = {
       type: 'Available',

@@ -127,6 +127,51 @@ describe('aggregation: APIServices proxied to aggregated servers, as kube-aggreg
     expect(echo.calls().at(-1)!.headers).not.to.have.property('x-remote-extra-scopes');
   });
 
+  it("sends a service account's extras as X-Remote-Extra-<key>, the key %-escaped as client-go does", async () => {
+    await as('root-token', 'POST', '/api/v1/namespaces/team/serviceaccounts', { metadata: { name: 'robot' } });
+    await as('root-token', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings', {
+      metadata: { name: 'robot' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'things' },
+      subjects: [{ kind: 'ServiceAccount', name: 'robot', namespace: 'team' }],
+    });
+    const issued = await as('root-token', 'POST', '/api/v1/namespaces/team/serviceaccounts/robot/token', {
+      spec: { audiences: [] },
+    });
+    const token = (issued.body as { status: { token: string } }).status.token;
+    const answer = await as(token, 'GET', PATH);
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    const { user, extra } = answer.body as { user: string; extra: Record<string, string> };
+    expect(user).to.equal('system:serviceaccount:team:robot');
+    expect(Object.keys(extra)).to.deep.equal(['x-remote-extra-authentication.kubernetes.io%2fcredential-id']);
+    expect(Object.values(extra)[0]).to.match(/^JTI=/);
+  });
+
+  it('authorizes a method that has no verb as the verb "", which only `*` allows', async () => {
+    const before = echo.calls().length;
+    expect((await as('alice-token', 'OPTIONS', PATH)).status).to.equal(403);
+    expect(echo.calls()).to.have.length(before);
+    expect((await as('root-token', 'OPTIONS', PATH)).status).to.equal(200);
+  });
+
+  it('marks a local APIService (no service) Available at once', async () => {
+    await as('root-token', 'POST', APISERVICES, {
+      metadata: { name: 'v1.local.example.com' },
+      spec: { group: 'local.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15 },
+    });
+    const local = async () =>
+      (
+        (await as('root-token', 'GET', `${APISERVICES}/v1.local.example.com`)).body as {
+          status?: { conditions?: { reason: string }[] };
+        }
+      ).status?.conditions?.[0];
+    expect(await eventually(local, (condition) => condition !== undefined, 'Available')).to.include({
+      type: 'Available',
+      status: 'True',
+      reason: 'Local',
+      message: 'Local APIServices are always available',
+    });
+  });
+
   it("serves kubectl's get --raw and get of the aggregated resource (found by aggregated discovery)", async () => {
     const kubeconfig = join(folder, 'alice.kubeconfig');
     await cluster.emulator.writeKubeConfig(kubeconfig, { token: 'alice-token' });

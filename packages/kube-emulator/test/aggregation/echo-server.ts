@@ -57,6 +57,9 @@ export class EchoServer {
                 metadata: { name: path.split('/').at(-1), namespace: path.split('/')[5] },
                 user: request.headers['x-remote-user'],
                 groups: request.headersDistinct['x-remote-group'] ?? [],
+                extra: Object.fromEntries(
+                  Object.entries(request.headers).filter(([name]) => name.startsWith('x-remote-extra-')),
+                ),
                 authorization: request.headers.authorization ?? null,
               };
         response.writeHead(200, { 'Content-Type': 'application/json' });

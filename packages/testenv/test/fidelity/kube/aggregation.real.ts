@@ -176,6 +176,41 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
     expect(json(answers[0]!)).to.deep.equal(json(answers[1]!));
   });
 
+  it("passes on a service account's groups and extras (X-Remote-Extra-<escaped key>)", async () => {
+    const answers = await both(async (target) => {
+      await call(target, 'admin', `POST /api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+        metadata: { name: 'robot' },
+      });
+      await call(target, 'admin', `POST /apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/rolebindings`, {
+        metadata: { name: 'robot-things' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'things' },
+        subjects: [{ kind: 'ServiceAccount', name: 'robot', namespace: NAMESPACE }],
+      });
+      const issued = await call(target, 'admin', `POST /api/v1/namespaces/${NAMESPACE}/serviceaccounts/robot/token`, {
+        spec: {},
+      });
+      const token = (json(issued).status as { token: string }).token;
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const answer = await send(target, { method: 'GET', path: THING, token, headers: {}, body: undefined });
+        if (answer.status !== 403 || Date.now() > deadline) return answer;
+        await sleep(200);
+      }
+    });
+    const echoed = answers.map((answer) => {
+      expect(answer.status, answer.text).to.equal(200);
+      // The uid is each server's own ServiceAccount's.
+      const { uid, ...rest } = json(answer);
+      expect(uid).to.be.a('string');
+      return rest;
+    });
+    expect(echoed[1]).to.deep.include({
+      user: `system:serviceaccount:${NAMESPACE}:robot`,
+      extras: ['x-remote-extra-authentication.kubernetes.io%2fcredential-id'],
+    });
+    expect(echoed[0]).to.deep.equal(echoed[1]);
+  });
+
   it('lists the aggregated group in discovery as kube-aggregator does', async () => {
     const [emulatorGroups, realGroups] = await both((target) => call(target, 'admin', 'GET /apis'));
     const named = (answer: HttpAnswer) =>
