@@ -1,3 +1,4 @@
+export { FRONT_PROXY_CLIENT } from './aggregation/front-proxy.js';
 export { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './emulator.js';
 export { KubeEmulatorError } from './errors.js';
 export { kubeConfigYaml, type KubeConfigOptions } from './kubeconfig.js';

@@ -45,7 +45,6 @@ export {
   type KubeVersion,
 } from './kube/binaries.js';
 export { aggregatedApiObjects, type AggregatedApi } from './kube/aggregated-api.js';
-export { FRONT_PROXY_CLIENT } from './kube/pki.js';
 export { startRealKube, type RealKube, type RealKubeOptions } from './kube/real-kube.js';
 export { writeServingCertificate } from './kube/serving-certificate.js';
 export { ADMIN_USER, type TokenUser } from './kube/tokens.js';

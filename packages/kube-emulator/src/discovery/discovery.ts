@@ -1,6 +1,6 @@
 import type { ResourceRegistry } from '../resources/registry.js';
 import { apiVersionOf, VERBS, type ResourceDef } from '../resources/types.js';
-import { isObject, type JsonObject } from '../util/json.js';
+import { isObject, text, type JsonObject } from '../util/json.js';
 import { byVersionPriority } from './version-priority.js';
 
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
@@ -178,20 +178,21 @@ function discoveredResource(resource: ResourceDef): JsonObject {
  */
 function remoteVersion({ version, resources }: RemoteVersion): JsonObject {
   const listed = (Array.isArray(resources?.resources) ? resources.resources : []).filter(isObject);
+  const nameOf = (entry: JsonObject): string => text(entry.name);
   // kube-aggregator copies a resource's group and version as listed: empty unless the list names them.
   const kindOf = (entry: JsonObject): JsonObject => ({
     group: typeof entry.group === 'string' ? entry.group : '',
     version: typeof entry.version === 'string' ? entry.version : '',
     kind: entry.kind ?? '',
   });
-  const top = listed.filter((entry) => !String(entry.name).includes('/'));
+  const top = listed.filter((entry) => !nameOf(entry).includes('/'));
   return {
     version,
     resources: top.map((entry) => {
       const subresources = listed
-        .filter((sub) => String(sub.name).startsWith(`${String(entry.name)}/`))
+        .filter((sub) => nameOf(sub).startsWith(`${nameOf(entry)}/`))
         .map((sub): JsonObject => ({
-          subresource: String(sub.name).split('/')[1]!,
+          subresource: nameOf(sub).split('/')[1]!,
           responseKind: kindOf(sub),
           verbs: sub.verbs ?? [],
         }));

@@ -67,8 +67,8 @@ describe('aggregation: APIServices proxied to aggregated servers, as kube-aggreg
     await eventually(available, (condition) => condition?.status === 'True', 'Available');
   });
   after(async () => {
-    await echo?.stop();
-    await cluster?.stop();
+    await echo.stop();
+    await cluster.stop();
     rmSync(folder, { recursive: true, force: true });
   });
 

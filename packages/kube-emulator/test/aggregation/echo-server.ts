@@ -41,7 +41,7 @@ export class EchoServer {
       { ...this.certificate, requestCert: true, rejectUnauthorized: true, ca: this.frontProxyCa },
       (request, response) => {
         const path = new URL(request.url ?? '/', 'https://echo').pathname;
-        const client = (request.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '';
+        const client = (request.socket as TLSSocket).getPeerCertificate().subject.CN;
         this.received.push({ path, headers: request.headers, client: String(client) });
         const body =
           path === `/apis/${this.groupVersion}`

@@ -26,7 +26,7 @@ export function aggregatedApiObjects(api: AggregatedApi): [service: Manifest, ap
       kind: 'Service',
       metadata: { name: api.service, namespace: api.namespace },
       spec: { type: 'ExternalName', externalName: 'localhost' },
-    } as Manifest,
+    },
     {
       apiVersion: 'apiregistration.k8s.io/v1',
       kind: 'APIService',
@@ -39,6 +39,6 @@ export function aggregatedApiObjects(api: AggregatedApi): [service: Manifest, ap
         groupPriorityMinimum: 1000,
         versionPriority: 15,
       },
-    } as Manifest,
+    },
   ];
 }

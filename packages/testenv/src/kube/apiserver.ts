@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { FRONT_PROXY_CLIENT, type Pki } from './pki.js';
+import { FRONT_PROXY_CLIENT } from '@keymaster/kube-emulator';
+import type { Pki } from './pki.js';
 
 export interface ApiserverConfig {
   dir: string;

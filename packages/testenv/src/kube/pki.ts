@@ -3,6 +3,7 @@ import { generateKeyPair } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { FRONT_PROXY_CLIENT } from '@keymaster/kube-emulator';
 import { TestEnvError } from '../errors.js';
 
 export interface Pki {
@@ -21,9 +22,6 @@ export interface Pki {
   frontProxyClientCertFile: string;
   frontProxyClientKeyFile: string;
 }
-
-/** The common name kube-apiserver's front-proxy client certificate has, and aggregated servers allow. */
-export const FRONT_PROXY_CLIENT = 'front-proxy-client';
 
 async function openssl(dir: string, args: string[]): Promise<void> {
   try {

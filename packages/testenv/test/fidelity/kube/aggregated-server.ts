@@ -37,7 +37,7 @@ export class AggregatedServer {
     const server = createServer(
       { ...this.tls, requestCert: true, rejectUnauthorized: true, ca: this.frontProxyCas },
       (request, response) => {
-        const common = String((request.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
+        const common = String((request.socket as TLSSocket).getPeerCertificate().subject.CN);
         if (!this.allowedNames.includes(common)) {
           response.writeHead(401).end();
           return;

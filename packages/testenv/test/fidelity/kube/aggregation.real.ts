@@ -48,7 +48,7 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
   const json = (answer: HttpAnswer): Record<string, unknown> => JSON.parse(answer.text) as Record<string, unknown>;
   const available = async (target: Target): Promise<Condition | undefined> => {
     const status = json(await call(target, 'admin', `GET ${APISERVICE}`)).status as { conditions?: Condition[] };
-    return status?.conditions?.find((condition) => condition.type === 'Available');
+    return status.conditions?.find((condition) => condition.type === 'Available');
   };
   /** Waits (on the condition, up to 90 s: kube-aggregator re-checks on changes and every 30 s) for Available. */
   const until = async (target: Target, status: string): Promise<Condition> => {
@@ -99,8 +99,8 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
     await Promise.all(targets().map((target) => until(target, 'True')));
   });
   after(async () => {
-    await backend?.stop();
-    await servers?.stop();
+    await backend.stop();
+    await servers.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
