@@ -32,7 +32,7 @@ import { sendError, sendJson } from './respond.js';
 import { parseQuery, parseRoute, type Route } from './route.js';
 import { ApiError, methodNotAllowed, PageNotFound, pathNotFound, unauthorized, verbNotSupported } from './status.js';
 import { isBuiltinGroupVersion } from '../resources/registry.js';
-import { objectAt, text, type JsonObject } from '../util/json.js';
+import { objectAt, text } from '../util/json.js';
 import { GIT_VERSION, KUBERNETES_MINOR } from '../version.js';
 
 export interface ServerParts extends Api, AuthenticationParts {
@@ -173,30 +173,6 @@ function authorize(parts: ServerParts, route: ResourceRoute, verb: string, user:
   throw forbiddenRequest(user, request, decision.reason);
 }
 
-/**
- * A request under a group version an APIService hands to an aggregated server: authenticated and
- * authorized here as any resource request (RBAC on the path's resource), then proxied.
- */
-async function serveRemoteResource(
-  parts: ServerParts,
-  apiService: JsonObject,
-  route: ResourceRoute,
-  requester: User,
-  request: IncomingMessage,
-  response: ServerResponse,
-  url: URL,
-): Promise<void> {
-  const verb = aggregatedVerb(
-    request.method ?? 'GET',
-    route.name !== undefined,
-    watchingOf(route, parseQuery(url.search)),
-  );
-  const user = actingUser(parts, request, requester, verb, resourceName(route), resourceRequest(route, verb));
-  // A method RequestInfo has no verb for is authorized as the verb "" (only `*` allows it), as there.
-  authorize(parts, route, verb, user, requester);
-  await serveAggregated(parts.objects.store, parts.frontProxy, apiService, user, request, response, url);
-}
-
 async function serveResource(
   parts: ServerParts,
   route: ResourceRoute,
@@ -205,12 +181,19 @@ async function serveResource(
   response: ServerResponse,
   url: URL,
 ): Promise<void> {
-  const apiService = claimingApiService(parts.objects.store, route.group, route.version);
-  if (apiService) return serveRemoteResource(parts, apiService, route, requester, request, response, url);
   const query = parseQuery(url.search);
-  const verb = verbOf(request.method ?? 'GET', route, query);
+  const method = request.method ?? 'GET';
+  // A group version an APIService hands to an aggregated server: authorized here as any resource
+  // (a method without a RequestInfo verb as the verb "", which only `*` allows), then proxied.
+  const apiService = claimingApiService(parts.objects.store, route.group, route.version);
+  const verb = apiService
+    ? aggregatedVerb(method, route.name !== undefined, watchingOf(route, query))
+    : verbOf(method, route, query);
   const user = actingUser(parts, request, requester, verb, resourceName(route), resourceRequest(route, verb));
   authorize(parts, route, verb, user, requester);
+  if (apiService) {
+    return serveAggregated(parts.objects.store, parts.frontProxy, apiService, user, request, response, url);
+  }
   const resource = resolve(parts.registry, route, verb);
   const fault = parts.faults.decide(verb, resourceName(route));
   if (fault.latencyMs > 0) await sleep(fault.latencyMs);

@@ -102,7 +102,7 @@ describe('aggregation: APIServices proxied to aggregated servers, as kube-aggreg
     expect(echo.calls()).to.have.length(before);
   });
 
-  it('sends the user RBAC allowed, not the X-Remote-* or Impersonate-* headers the caller forged', async () => {
+  it('sends the user RBAC allowed, not the X-Remote-* headers the caller forged', async () => {
     await as('root-token', 'POST', '/api/v1/namespaces', { metadata: { name: 'team' } });
     await as('root-token', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles', {
       metadata: { name: 'things' },
