@@ -32,11 +32,10 @@ const KUBE_AGGREGATOR = { name: 'system:kube-aggregator', uid: '', groups: ['sys
 
 /**
  * kube-aggregator's availability controllers: a local APIService (no Service) is Available at once;
- * one with a Service is Available when
- * a GET of `/apis/<group>/<version>` on its backend (TLS unverified, as kube-aggregator's probe, with
- * the front proxy's certificate) answers 2xx or 3xx. Checked when the APIService or its Service
- * changes, every 30 s, and with a doubling delay (up to 5 s, where kube-aggregator waits up to 30 s)
- * while unavailable.
+ * one with a Service when a GET of `/apis/<group>/<version>` on its backend (TLS unverified, as
+ * kube-aggregator's probe, with the front proxy's certificate) answers 2xx. Checked when the
+ * APIService or its Service changes, every 30 s, and with a doubling delay (up to 5 s, where
+ * kube-aggregator waits up to 30 s) while unavailable.
  */
 export class ApiServiceAvailability {
   private readonly retries = new Map<string, { timer: NodeJS.Timeout; delay: number }>();
@@ -44,6 +43,7 @@ export class ApiServiceAvailability {
   private readonly again = new Set<string>();
   /** While the controller writes a status: its own change needs no new check. */
   private writing = false;
+  private stopped = false;
   private readonly discovered = new Map<string, JsonObject>();
   private readonly resync: NodeJS.Timeout;
 
@@ -75,6 +75,7 @@ export class ApiServiceAvailability {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.resync);
     for (const { timer } of this.retries.values()) clearTimeout(timer);
     this.retries.clear();
@@ -97,10 +98,16 @@ export class ApiServiceAvailability {
       return;
     }
     this.running.add(name);
-    void this.run(name).finally(() => {
-      this.running.delete(name);
-      if (this.again.delete(name)) this.check(name);
-    });
+    void this.run(name)
+      .catch((error: unknown) => {
+        process.stderr.write(
+          `kube-emulator: the APIService availability check failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+      })
+      .finally(() => {
+        this.running.delete(name);
+        if (this.again.delete(name)) this.check(name);
+      });
   }
 
   private async run(name: string): Promise<void> {
@@ -111,6 +118,7 @@ export class ApiServiceAvailability {
       return;
     }
     const verdict = await this.probe(apiService);
+    if (this.stopped) return;
     this.record(name, verdict);
     if (verdict.status === 'True') {
       clearTimeout(this.retries.get(name)?.timer);
