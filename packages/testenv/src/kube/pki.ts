@@ -38,10 +38,14 @@ async function openssl(dir: string, args: string[]): Promise<void> {
   }
 }
 
-const DAYS = ['-days', '30'];
-
-/** A self-signed CA, `<name>.crt` and `<name>.key`. */
-const generateCa = (dir: string, name: string, commonName: string): Promise<void> =>
+/** A new P-256 key, `<name>.key`, and its certificate `<name>.crt` for 30 days, with these extensions. */
+const generateCertificate = (
+  dir: string,
+  name: string,
+  commonName: string,
+  extensions: string[],
+  ca?: string,
+): Promise<void> =>
   openssl(dir, [
     'req',
     '-x509',
@@ -50,18 +54,20 @@ const generateCa = (dir: string, name: string, commonName: string): Promise<void
     '-pkeyopt',
     'ec_paramgen_curve:P-256',
     '-nodes',
-    ...DAYS,
+    '-days',
+    '30',
+    ...(ca === undefined ? [] : ['-CA', `${ca}.crt`, '-CAkey', `${ca}.key`]),
     '-keyout',
     `${name}.key`,
     '-out',
     `${name}.crt`,
     '-subj',
     `/CN=${commonName}`,
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
+    ...extensions.flatMap((extension) => ['-addext', extension]),
   ]);
+
+const CA = ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'];
+const LEAF = ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature'];
 
 /**
  * Generates, in `dir`, what kube-apiserver serves and signs with, as envtest does: a CA (30 days), a
@@ -70,62 +76,22 @@ const generateCa = (dir: string, name: string, commonName: string): Promise<void
  * servers. Node has no X.509 generation API, so the certificates come from the openssl CLI.
  */
 export async function generatePki(dir: string): Promise<Pki> {
-  await generateCa(dir, 'ca', 'keymaster-testenv-ca');
-  await openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    ...DAYS,
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-keyout',
-    'serving.key',
-    '-out',
-    'serving.crt',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-addext',
-    'basicConstraints=critical,CA:FALSE',
-    '-addext',
-    'keyUsage=critical,digitalSignature',
-    '-addext',
-    'extendedKeyUsage=serverAuth',
-  ]);
-  await generateCa(dir, 'front-proxy-ca', 'keymaster-testenv-front-proxy-ca');
-  await openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    ...DAYS,
-    '-CA',
-    'front-proxy-ca.crt',
-    '-CAkey',
-    'front-proxy-ca.key',
-    '-keyout',
-    'front-proxy-client.key',
-    '-out',
-    'front-proxy-client.crt',
-    '-subj',
-    `/CN=${FRONT_PROXY_CLIENT}`,
-    '-addext',
-    'basicConstraints=critical,CA:FALSE',
-    '-addext',
-    'keyUsage=critical,digitalSignature',
-    '-addext',
-    'extendedKeyUsage=clientAuth',
-  ]);
+  await generateCertificate(dir, 'ca', 'keymaster-testenv-ca', CA);
+  await generateCertificate(
+    dir,
+    'serving',
+    'localhost',
+    ['subjectAltName=IP:127.0.0.1,DNS:localhost', ...LEAF, 'extendedKeyUsage=serverAuth'],
+    'ca',
+  );
+  await generateCertificate(dir, 'front-proxy-ca', 'keymaster-testenv-front-proxy-ca', CA);
+  await generateCertificate(
+    dir,
+    'front-proxy-client',
+    FRONT_PROXY_CLIENT,
+    [...LEAF, 'extendedKeyUsage=clientAuth'],
+    'front-proxy-ca',
+  );
   const keys = await promisify(generateKeyPair)('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
