@@ -47,8 +47,9 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
   };
   const json = (answer: HttpAnswer): Record<string, unknown> => JSON.parse(answer.text) as Record<string, unknown>;
   const available = async (target: Target): Promise<Condition | undefined> => {
-    const status = json(await call(target, 'admin', `GET ${APISERVICE}`)).status as { conditions?: Condition[] };
-    return status.conditions?.find((condition) => condition.type === 'Available');
+    const status = json(await call(target, 'admin', `GET ${APISERVICE}`)).status as
+      { conditions?: Condition[] } | undefined;
+    return status?.conditions?.find((condition) => condition.type === 'Available');
   };
   /** Waits (on the condition, up to 90 s: kube-aggregator re-checks on changes and every 30 s) for Available. */
   const until = async (target: Target, status: string): Promise<Condition> => {
