@@ -93,7 +93,7 @@ export interface AWSClusterSpec {
   region: string;
   /** The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set. */
   identityRef?: IdentityReference;
-  /** The name in the cluster's AWS ownership tags (sigs.k8s.io/cluster-api-provider-aws/cluster/<name>). Default: metadata.name. Immutable. */
+  /** The name in the cluster's AWS ownership tags (sigs.k8s.io/cluster-api-provider-aws/cluster/<name>, kubernetes.io/cluster/<name>) and in the AWS Load Balancer Controller's elbv2.k8s.aws/cluster tag. Default: metadata.name. Immutable. Any name EKS accepts (letters in either case, digits, - and _, a letter or digit first; CAPA names an EKS cluster <namespace>_<name> by default), or lower case with dots inside. Case matters: two names that differ only in case are two clusters. At most 83 characters: the longest ownership tag key, sigs.k8s.io/cluster-api-provider-aws/cluster/<name>, must fit AWS's 128-character tag keys; a longer EKS name (EKS allows 100) is refused. */
   clusterName?: string;
   /** Cluster-level tags for every resource of the cluster. They win over account and global tags unless those say overridePolicy: Deny. */
   additionalTags?: Record<string, string>;
@@ -508,7 +508,7 @@ export interface LedgerClaim {
   accountID: string;
   /** The AWS region. */
   region: string;
-  /** The name in the resources' ownership tags. */
+  /** The name in the resources' ownership tags, exactly as the AWSCluster's spec.clusterName. */
   clusterName: string;
   /** When the claim was recorded: of two ledgers claiming one name, the earlier owns it. */
   since: string;

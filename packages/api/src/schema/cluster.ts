@@ -1,5 +1,6 @@
-import { ACCOUNT_ID, CLUSTER_NAME, LIMITS } from './patterns.js';
+import { ACCOUNT_ID, LIMITS } from './patterns.js';
 import {
+  clusterName,
   conditions,
   identityRef,
   observedGeneration,
@@ -186,15 +187,11 @@ export const awsCluster: KindDefinition = {
           'The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set.',
           { default: { kind: 'AWSClusterControllerIdentity', name: 'default' } },
         ),
-        clusterName: string(
-          "The name in the cluster's AWS ownership tags (sigs.k8s.io/cluster-api-provider-aws/cluster/<name>). " +
+        clusterName: clusterName(
+          "The name in the cluster's AWS ownership tags (sigs.k8s.io/cluster-api-provider-aws/cluster/<name>, " +
+            "kubernetes.io/cluster/<name>) and in the AWS Load Balancer Controller's elbv2.k8s.aws/cluster tag. " +
             'Default: metadata.name. Immutable.',
-          {
-            minLength: 1,
-            maxLength: LIMITS.clusterNameLength,
-            pattern: CLUSTER_NAME,
-            'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'clusterName is immutable' }],
-          },
+          [{ rule: 'self == oldSelf', message: 'clusterName is immutable' }],
         ),
         additionalTags: map(
           'Cluster-level tags for every resource of the cluster. They win over account and global tags unless ' +

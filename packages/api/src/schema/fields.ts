@@ -1,7 +1,7 @@
 import { IDENTITY_KINDS } from './identity-kinds.js';
-import { array, integer, map, named, object, string, type JSONSchemaProps } from './openapi.js';
+import { array, integer, map, named, object, string, type JSONSchemaProps, type ValidationRule } from './openapi.js';
 import { reservedTagKeyRules } from './reserved-tags.js';
-import { CONDITION_REASON, DNS_LABEL, DNS_SUBDOMAIN, LIMITS, REGION, TAG_CHARACTERS } from './patterns.js';
+import { CLUSTER_NAME, CONDITION_REASON, DNS_LABEL, DNS_SUBDOMAIN, LIMITS, REGION, TAG_CHARACTERS } from './patterns.js';
 
 /**
  * Whitespace around a key: AWS keeps it, so `team ` would be another key than `team` that no listing
@@ -49,6 +49,35 @@ export const resourceTags = (description: string): JSONSchemaProps =>
       ),
     ),
     { maxItems: LIMITS.tagsPerResource, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'] },
+  );
+
+/**
+ * A cluster name as the ownership tag keys hold it. The schema takes every name EKS takes (maxLength
+ * is EKS's), so that a longer EKS name meets a rule that says why it is refused and what to do.
+ */
+export const clusterName = (description: string, rules: readonly ValidationRule[] = []): JSONSchemaProps =>
+  string(
+    `${description} Any name EKS accepts (letters in either case, digits, - and _, a letter or digit first; CAPA ` +
+      'names an EKS cluster <namespace>_<name> by default), or lower case with dots inside. Case matters: two names ' +
+      `that differ only in case are two clusters. At most ${LIMITS.clusterNameLength} characters: ` +
+      `the longest ownership tag key, sigs.k8s.io/cluster-api-provider-aws/cluster/<name>, must fit AWS's ` +
+      `${LIMITS.tagKeyLength}-character tag keys; a longer EKS name (EKS allows ${LIMITS.eksClusterNameLength}) is refused.`,
+    {
+      minLength: 1,
+      maxLength: LIMITS.eksClusterNameLength,
+      pattern: CLUSTER_NAME,
+      'x-kubernetes-validations': [
+        {
+          rule: `self.size() <= ${LIMITS.clusterNameLength}`,
+          message:
+            `clusterName is longer than ${LIMITS.clusterNameLength} characters, so the ownership tag key ` +
+            `sigs.k8s.io/cluster-api-provider-aws/cluster/<name> would pass AWS's ${LIMITS.tagKeyLength}-character ` +
+            `limit: give the cluster a name of at most ${LIMITS.clusterNameLength} characters (for EKS, ` +
+            'AWSManagedControlPlane.spec.eksClusterName)',
+        },
+        ...rules,
+      ],
+    },
   );
 
 export const region = (description: string): JSONSchemaProps => string(description, { pattern: REGION, maxLength: 32 });

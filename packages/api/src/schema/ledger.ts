@@ -17,7 +17,7 @@ const claim = named(
     {
       accountID: string('The AWS account.', { pattern: ACCOUNT_ID }),
       region: string('The AWS region.', { pattern: REGION, maxLength: 32 }),
-      clusterName: string("The name in the resources' ownership tags.", {
+      clusterName: string("The name in the resources' ownership tags, exactly as the AWSCluster's spec.clusterName.", {
         pattern: CLUSTER_NAME,
         maxLength: LIMITS.clusterNameLength,
       }),

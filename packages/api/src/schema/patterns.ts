@@ -26,8 +26,12 @@ export const EXTERNAL_ID = '^[\\w+=,.@:/-]*$';
 export const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
 export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-/** A cluster name as it appears inside the ownership tag keys. */
-export const CLUSTER_NAME = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+/**
+ * A cluster name as it appears inside the ownership tag keys: an EKS cluster's name (EKS CreateCluster:
+ * `^[0-9A-Za-z][A-Za-z0-9\-_]*`, case-sensitive, as CAPA's default `<namespace>_<name>`), or a name
+ * valid before EKS names were (lower case, dots inside): their union, nothing else.
+ */
+export const CLUSTER_NAME = '^([0-9A-Za-z][-0-9A-Za-z_]*|[a-z0-9]([-a-z0-9.]*[a-z0-9])?)$';
 /** A label's value (a tenant's name in the tenancy label): 63 characters at most, alphanumeric at both ends. */
 export const LABEL_VALUE = '^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$';
 /** A fingerprint of a key=value in an AWSClusterLedger: 12 characters of 6 bits (72 bits of SHA-256). */
@@ -47,8 +51,13 @@ export const LIMITS = {
   chainedDurationSeconds: 3600,
   policyArns: 10,
   inlinePolicyLength: 2048,
-  // The longest ownership tag key prefix is 45 characters, and a tag key holds at most 128.
+  /**
+   * A tag key holds 128 characters, and the longest ownership tag key's prefix,
+   * `sigs.k8s.io/cluster-api-provider-aws/cluster/`, 45: a longer name could not be in it.
+   */
   clusterNameLength: 83,
+  /** EKS's bound on a cluster's name (CreateCluster), longer than the ownership keys leave. */
+  eksClusterNameLength: 100,
   /** The changes status.tagging.plan lists (a dry run's): status stays small whatever the plan. */
   planChangesInStatus: 10,
 } as const;

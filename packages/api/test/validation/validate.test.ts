@@ -313,6 +313,37 @@ describe('validateObject', () => {
     expect(messages(cluster({}), withIdentity)[0]).to.match(/identityRef cannot be removed once set/);
   });
 
+  it('takes every name EKS takes in clusterName, and every name taken before, and nothing else', () => {
+    const ledger = (clusterName: string) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSClusterLedger',
+      metadata: { name: 'prod-1', namespace: 'tenant-a' },
+      spec: { claims: [{ accountID: '111111111111', region: 'us-west-2', clusterName, since: '2026-01-01T00:00:00Z' }] },
+    });
+    const eks = ['tenant-a_prod-EKS', 'tenant-a_prod-eks', 'Prod', '9_', 'a-', `A${'b'.repeat(82)}`];
+    const before = ['prod-1', 'a', 'prod.eu-west-1.example', `a${'.b'.repeat(41)}`];
+    for (const name of [...eks, ...before]) {
+      expect(messages(cluster({ clusterName: name })), name).to.deep.equal([]);
+      expect(messages(ledger(name)), name).to.deep.equal([]);
+    }
+    for (const name of ['_prod', '-prod', 'prod.', 'Prod.eu', 'prod/eu', 'prod eu', 'prod:eu', '']) {
+      expect(messages(cluster({ clusterName: name })), name).to.have.length.greaterThan(0);
+      expect(messages(ledger(name)), name).to.have.length.greaterThan(0);
+    }
+  });
+
+  it('refuses an EKS name longer than the ownership tag keys leave, naming the field, the key and the fix', () => {
+    const tooLong = `tenant-a_${'p'.repeat(75)}`;
+    expect(tooLong).to.have.length(84);
+    expect(messages(cluster({ clusterName: tooLong }))).to.deep.equal([
+      `spec.clusterName: Invalid value: "${tooLong}": clusterName is longer than 83 characters, so the ownership ` +
+        "tag key sigs.k8s.io/cluster-api-provider-aws/cluster/<name> would pass AWS's 128-character limit: give the " +
+        'cluster a name of at most 83 characters (for EKS, AWSManagedControlPlane.spec.eksClusterName)',
+    ]);
+    // Past EKS's own 100, the schema's bound speaks too.
+    expect(messages(cluster({ clusterName: 'a'.repeat(101) }))[0]).to.match(/spec\.clusterName: Too long/);
+  });
+
   it('refuses unknown fields unless told to ignore them', () => {
     const typo = cluster({ regoin: 'us-east-1' });
     expect(messages(typo)).to.deep.equal([
