@@ -16,6 +16,13 @@ export const ownershipTagKeys = (clusterName: string): readonly string[] => [
   `kubernetes.io/cluster/${clusterName}`,
 ];
 
+/**
+ * Tags whose value is the name of the cluster a resource belongs to: the AWS Load Balancer
+ * Controller's, on the load balancers, target groups and security groups it creates in an EKS (or
+ * any) cluster. Such a resource belongs to the cluster as an `owned` one does.
+ */
+export const CLUSTER_NAME_TAG_KEYS: readonly string[] = ['elbv2.k8s.aws/cluster'];
+
 /** The least time between two renewals of one credential set (`keymaster run --min-renewal-interval`). */
 export const DEFAULT_MIN_RENEWAL_INTERVAL_MS = 300_000;
 

@@ -22,9 +22,10 @@ export interface DiscoveredResources {
 }
 
 /**
- * Finds a cluster's resources: in each region, one GetResources query per ownership tag key
- * (`sigs.k8s.io/cluster-api-provider-aws/cluster/<name>` and `kubernetes.io/cluster/<name>`, value
- * `owned`), every page of each, merged by ARN; or, when enough clusters of the same credentials want
+ * Finds a cluster's resources: in each region, one GetResources query per filter of
+ * `ownershipFilters` (`sigs.k8s.io/cluster-api-provider-aws/cluster/<name>` and
+ * `kubernetes.io/cluster/<name>` with value `owned`, `elbv2.k8s.aws/cluster` with value `<name>`),
+ * every page of each, merged by ARN; or, when enough clusters of the same credentials want
  * theirs, one scan of the region they share (`SharedDiscovery`). A
  * resource found in two regions (an ARN without a region) belongs to the first. GetResources may list
  * resources that were deleted since: they are found here, and the writes report them as gone. Throws

@@ -142,6 +142,11 @@ describe('validateTag', () => {
       ['kubernetes.io/cluster/victim', ['OwnershipKey']],
       ['Kubernetes.io/Cluster/victim', ['OwnershipKey']],
       ['SIGS.K8S.IO/cluster-api-provider-aws/cluster/victim', ['OwnershipKey']],
+      ['kubernetes.io/cluster/tenant-a_prod-EKS', ['OwnershipKey']],
+      // A layer that set it would hand the cluster's resources to the cluster it names.
+      ['elbv2.k8s.aws/cluster', ['OwnershipKey']],
+      ['ELBV2.k8s.aws/Cluster', ['OwnershipKey']],
+      ['elbv2.k8s.aws/resource', []],
       ['kubernetes.io/role', []],
     ];
     for (const [key, expected] of cases) {

@@ -1,7 +1,15 @@
 import { IDENTITY_KINDS } from './identity-kinds.js';
 import { array, integer, map, named, object, string, type JSONSchemaProps, type ValidationRule } from './openapi.js';
 import { reservedTagKeyRules } from './reserved-tags.js';
-import { CLUSTER_NAME, CONDITION_REASON, DNS_LABEL, DNS_SUBDOMAIN, LIMITS, REGION, TAG_CHARACTERS } from './patterns.js';
+import {
+  CLUSTER_NAME,
+  CONDITION_REASON,
+  DNS_LABEL,
+  DNS_SUBDOMAIN,
+  LIMITS,
+  REGION,
+  TAG_CHARACTERS,
+} from './patterns.js';
 
 /**
  * Whitespace around a key: AWS keeps it, so `team ` would be another key than `team` that no listing

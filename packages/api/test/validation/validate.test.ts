@@ -318,7 +318,9 @@ describe('validateObject', () => {
       apiVersion: API_VERSION,
       kind: 'AWSClusterLedger',
       metadata: { name: 'prod-1', namespace: 'tenant-a' },
-      spec: { claims: [{ accountID: '111111111111', region: 'us-west-2', clusterName, since: '2026-01-01T00:00:00Z' }] },
+      spec: {
+        claims: [{ accountID: '111111111111', region: 'us-west-2', clusterName, since: '2026-01-01T00:00:00Z' }],
+      },
     });
     const eks = ['tenant-a_prod-EKS', 'tenant-a_prod-eks', 'Prod', '9_', 'a-', `A${'b'.repeat(82)}`];
     const before = ['prod-1', 'a', 'prod.eu-west-1.example', `a${'.b'.repeat(41)}`];

@@ -1,9 +1,7 @@
-import { ownershipTagKeys } from '@keymaster/api';
 import type { ResourceTags } from '../aws/get-resources.js';
+import { clusterNamesIn } from '../ownership.js';
 import { setEntry } from '../records.js';
 
-// The ownership keys without a cluster name, as GetResources' TagFilters match them: exactly.
-const PREFIXES = ownershipTagKeys('');
 /** Between the ARN, keys and values of a packed resource: AWS allows no control character in any of them. */
 const SEPARATOR = '\u0000';
 
@@ -40,8 +38,8 @@ const packedBytes = (packed: Packed): number =>
   typeof packed === 'string' ? 40 + packed.length : resourceBytes(packed);
 
 /**
- * What one scan found, page by page, by the cluster names in the resources' ownership keys (resources
- * of no cluster are dropped), packed, each name's resources handed out once: memory goes down as
+ * What one scan found, page by page, by the cluster names the resources' tags speak of, exactly as
+ * GetResources' TagFilters match them (resources of no cluster are dropped), packed, each name's resources handed out once: memory goes down as
  * clusters take theirs. `freed` is told the bytes each take and `clear` let go.
  */
 export class ScanIndex {
@@ -56,11 +54,7 @@ export class ScanIndex {
   add(page: readonly ResourceTags[]): number {
     let added = 0;
     for (const resource of page) {
-      const names = new Set<string>();
-      for (const key of Object.keys(resource.tags)) {
-        const prefix = PREFIXES.find((start) => key.startsWith(start));
-        if (prefix !== undefined) names.add(key.slice(prefix.length));
-      }
+      const names = clusterNamesIn(resource.tags);
       if (names.size === 0) continue;
       const packed = pack(resource);
       const bytes = packedBytes(packed);

@@ -1,11 +1,10 @@
-import { ownershipTagKeys } from '@keymaster/api';
 import { getAllResources, resourcePages, type ResourceTags } from '../aws/get-resources.js';
 import type { ApiContext, TaggingApi } from '../aws/tagging-api.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
-import { entry } from '../records.js';
+import { matchesAny, ownershipFilters } from '../ownership.js';
 import { ScanIndex } from './scan-index.js';
 
-/** One cluster's discovery in one region: its ownership tags with one of `values`. */
+/** One cluster's discovery in one region: its ownership tags with one of `values` (`ownershipFilters`). */
 export interface OwnershipQuery {
   clusterName: string;
   values: readonly string[];
@@ -32,6 +31,9 @@ interface Scan {
   index: Promise<ScanIndex | undefined>;
 }
 
+/** The queries a cluster makes alone: one per filter of `ownershipFilters`. */
+const QUERIES_ALONE = ownershipFilters('', []).length;
+
 /** How long a finished scan answers clusters asked for before it began: long enough for a fleet's queue to drain. */
 export const SCAN_KEPT_MS = 10 * 60_000;
 /**
@@ -42,11 +44,10 @@ export const SCAN_KEPT_MS = 10 * 60_000;
 export const DEFAULT_SCAN_BYTES = 64 * 1024 * 1024;
 
 /**
- * Discovery shared by the clusters of one credential set and region. Alone, a cluster costs two
- * GetResources (one per ownership key: AWS ANDs the keys of `TagFilters`, so one query cannot ask for
- * either) and a page more per 100 resources. A scan of every tagged resource of the credentials in the
+ * Discovery shared by the clusters of one credential set and region. Alone, a cluster costs three
+ * GetResources (one per filter of `ownershipFilters`) and a page more per 100 resources. A scan of every tagged resource of the credentials in the
  * region costs a page per 100 resources, and answers every cluster whose work was asked for before it
- * began (`askedAt`): each cluster's resources picked out as its two queries would have found them,
+ * began (`askedAt`): each cluster's resources picked out as its own queries would have found them,
  * and handed out once (a second ask queries again). So it is made when more clusters want it, waiting
  * for the token together or queued behind them (`expected`), than half its pages. A scan that reaches
  * twice as many pages as those clusters stops (each cluster then queries alone, as it would have) and
@@ -101,7 +102,7 @@ export class SharedDiscovery {
 
   async #serve(scope: string, gathered: Waiting[], grant: Grant): Promise<void> {
     const wanting = Math.max(gathered.length, ...gathered.map(({ query }) => query.expected?.() ?? 1));
-    const alone = 2 * wanting;
+    const alone = QUERIES_ALONE * wanting;
     const known = this.#pages.get(scope);
     const scan = wanting > 1 && (known === undefined || known < alone);
     const index = scan ? await this.#scan(scope, gathered[0]!, grant, alone - 1) : undefined;
@@ -163,24 +164,23 @@ export class SharedDiscovery {
 
 const answer = ({ resolve, reject }: Waiting, found: Promise<ResourceTags[]>) => void found.then(resolve, reject);
 
-/** The cluster's own queries, one per ownership key, merged by ARN. */
+/** The cluster's own queries, one per filter of `ownershipFilters`, merged by ARN. */
 async function queryAlone({ query, api, context }: Waiting, grant?: Grant): Promise<ResourceTags[]> {
-  const [first, second] = ownershipTagKeys(query.clusterName).map((Key) => ({
-    TagFilters: [{ Key, Values: [...query.values] }],
-  }));
-  const found = await Promise.all([
-    getAllResources(api, context, first!, grant),
-    getAllResources(api, context, second!),
-  ]);
+  const found = await Promise.all(
+    ownershipFilters(query.clusterName, query.values).map(({ key, values }, index) =>
+      getAllResources(
+        api,
+        context,
+        { TagFilters: [{ Key: key, Values: [...values] }] },
+        index === 0 ? grant : undefined,
+      ),
+    ),
+  );
   return found.flat();
 }
 
-/** Whether a resource carries one of the cluster's ownership keys with one of the values: what its queries match. */
+/** Whether a resource matches one of the cluster's filters: what its queries find. */
 function ownedBy({ clusterName, values }: OwnershipQuery): (resource: ResourceTags) => boolean {
-  const keys = ownershipTagKeys(clusterName);
-  return ({ tags }) =>
-    keys.some((key) => {
-      const value = entry(tags, key);
-      return value !== undefined && values.includes(value);
-    });
+  const filters = ownershipFilters(clusterName, values);
+  return ({ tags }) => matchesAny(tags, filters);
 }

@@ -9,6 +9,8 @@ import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../s
 import { startHarness, staticSession, type Harness } from '../support/harness.js';
 
 const [EAST] = REGIONS;
+/** What a cluster's discovery costs alone: one GetResources per ownership key, one for elbv2.k8s.aws/cluster. */
+const QUERIES_ALONE = 3;
 const names = (count: number) => Array.from({ length: count }, (_, i) => `cluster-${i}`);
 /** 5 instances of each cluster; the first also has one `shared` instance, and one owned by nobody here. */
 const fleet = (clusters: readonly string[]): ResourceSpec[] => [
@@ -53,7 +55,7 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
         }),
       ),
     );
-  /** What each cluster's own two queries find (a registry of its own: nothing shared). */
+  /** What each cluster's own queries find (a registry of its own: nothing shared). */
   const discoverAlone = async (
     clusters: readonly string[],
     includeShared: (clusterName: string) => boolean = () => false,
@@ -74,12 +76,12 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
     regions: Object.fromEntries(Object.entries(regions).sort(([a], [b]) => (a < b ? -1 : 1))),
   });
 
-  it('finds for each of 10 clusters in one scan exactly what its own two queries find', async () => {
+  it('finds for each of 10 clusters in one scan exactly what its own queries find', async () => {
     const clusters = names(10);
     h = await startHarness(taggingWorld(fleet(clusters)));
     const withShared = (clusterName: string) => clusterName === clusters[0];
     const alone = await discoverAlone(clusters, withShared);
-    expect(h.calls('tag:GetResources')).to.equal(2 * clusters.length);
+    expect(h.calls('tag:GetResources')).to.equal(QUERIES_ALONE * clusters.length);
     h.aws.calls.reset();
 
     const shared = await discoverAll(clusters, new SessionBatchers(), withShared);
@@ -89,6 +91,31 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
     expect(shared.map(sorted)).to.deep.equal(alone.map(sorted));
     expect(Object.keys(shared[0]!.resources)).to.include(instance(EAST, 0xe00));
     expect(Object.keys(shared[1]!.resources)).to.have.length(5);
+  });
+
+  it('finds what the AWS Load Balancer Controller tagged with the EKS name, alone and in a scan; nothing of a name differing in case', async () => {
+    // CAPA's default EKS names, one differing from the other only in case: two clusters of two tenants.
+    const clusters = ['tenant-a_prod-EKS', 'tenant-a_prod-eks'];
+    const loadBalancer = (index: number) =>
+      `arn:aws:elasticloadbalancing:${EAST}:${ACCOUNT}:loadbalancer/net/k8s-${index}/${index.toString(16).padStart(16, '0')}`;
+    const resources: ResourceSpec[] = [
+      ...fleet(clusters),
+      ...clusters.map((name, i) => ({
+        arn: loadBalancer(i),
+        tags: { 'elbv2.k8s.aws/cluster': name, 'elbv2.k8s.aws/resource': 'LoadBalancer' },
+      })),
+      { arn: loadBalancer(9), tags: { 'elbv2.k8s.aws/cluster': `${clusters[0]}-2` } },
+    ];
+    h = await startHarness(taggingWorld(resources));
+    const alone = await discoverAlone(clusters);
+    h.aws.calls.reset();
+    const scanned = await discoverAll(clusters, new SessionBatchers());
+    expect(h.calls('tag:GetResources'), 'one scan').to.equal(1);
+    expect(scanned.map(sorted)).to.deep.equal(alone.map(sorted));
+    clusters.forEach((name, i) => {
+      const own = [...Array.from({ length: 5 }, (_, k) => instance(EAST, i * 5 + k)), loadBalancer(i)];
+      expect(Object.keys(alone[i]!.resources), name).to.have.members(own);
+    });
   });
 
   it('keeps a tag named __proto__ as a tag (a valid AWS key), found alone or in a scan', async () => {
@@ -108,32 +135,32 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
   it('queries alone, as without sharing, when one cluster waits', async () => {
     h = await startHarness(taggingWorld(fleet(names(2))));
     await discoverAll(names(1), new SessionBatchers());
-    expect(h.calls('tag:GetResources')).to.equal(2);
+    expect(h.calls('tag:GetResources')).to.equal(QUERIES_ALONE);
   });
 
   it('stops a scan that would cost more than the clusters’ own queries, and does not scan that region again for as few', async () => {
     const clusters = names(3);
-    // 1,000 other resources: a scan takes 11 pages, three clusters' own queries 6 calls.
+    // 1,000 other resources: a scan takes 11 pages, three clusters' own queries 9 calls.
     h = await startHarness(taggingWorld([...fleet(clusters), ...unrelated(1_000)]));
     const batchers = new SessionBatchers();
     const alone = await discoverAlone(clusters);
     h.aws.calls.reset();
 
     const first = await discoverAll(clusters, batchers);
-    // 5 pages of the scan (the most that stays below 6), then each cluster's own 2 queries.
-    expect(h.calls('tag:GetResources')).to.equal(5 + 6);
+    // 8 pages of the scan (the most that stays below 9), then each cluster's own 3 queries.
+    expect(h.calls('tag:GetResources')).to.equal(8 + 9);
     expect(first.map(sorted)).to.deep.equal(alone.map(sorted));
 
     h.aws.calls.reset();
     await discoverAll(clusters, batchers);
-    expect(h.calls('tag:GetResources')).to.equal(6);
+    expect(h.calls('tag:GetResources')).to.equal(9);
 
-    // The stopped scan read 5 pages: the region is taken to hold 10, so 5 clusters (10 queries) do not scan either.
+    // The stopped scan read 8 pages: the region is taken to hold 16, so 5 clusters (15 queries) do not scan either.
     h.aws.calls.reset();
     await discoverAll(names(5), batchers);
-    expect(h.calls('tag:GetResources')).to.equal(10);
+    expect(h.calls('tag:GetResources')).to.equal(15);
 
-    // Enough clusters wait together for the 11 pages to be cheaper than 2 x 8 queries: scanned again.
+    // Enough clusters wait together for the 11 pages to be cheaper than 3 x 8 queries: scanned again.
     h.aws.calls.reset();
     const many = await discoverAll([...clusters, ...names(8).slice(3)], batchers);
     expect(h.calls('tag:GetResources')).to.equal(11);
@@ -170,7 +197,7 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
 
       const [later] = await discoverAll([clusters[2]!], batchers, undefined, { askedAt: h.clock.now() });
 
-      expect(h.calls('tag:GetResources')).to.equal(2);
+      expect(h.calls('tag:GetResources')).to.equal(QUERIES_ALONE);
       expect(Object.keys(later!.resources)).to.include(created);
     });
 
@@ -184,7 +211,7 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
 
       const [again] = await discoverAll([clusters[0]!], batchers, undefined, { askedAt: queue.askedAt });
 
-      expect(h.calls('tag:GetResources')).to.equal(2);
+      expect(h.calls('tag:GetResources')).to.equal(QUERIES_ALONE);
       expect(sorted(again!)).to.deep.equal(sorted(once!));
     });
 
@@ -199,7 +226,7 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
 
       const found = await discoverAll(clusters, batchers, undefined, queue);
 
-      expect(h.calls('tag:GetResources')).to.equal(1 + 2 * clusters.length);
+      expect(h.calls('tag:GetResources')).to.equal(1 + QUERIES_ALONE * clusters.length);
       expect(found.map(sorted)).to.deep.equal(alone.map(sorted));
       expect(batchers.discovery.heldBytes).to.equal(0);
     });

@@ -265,6 +265,12 @@ describe('planTags', () => {
         live: owned('owned', 'other-cluster'),
         reason: 'NotOwned',
       },
+      {
+        name: 'resources whose elbv2.k8s.aws/cluster names another cluster (here, in other case)',
+        arn: ARN,
+        live: { 'elbv2.k8s.aws/cluster': 'Analytics-Dev' },
+        reason: 'NotOwned',
+      },
       { name: 'shared resources by default', arn: ARN, live: owned('shared'), reason: 'Shared' },
       {
         name: 'resources shared through one of the two tags',
@@ -288,6 +294,13 @@ describe('planTags', () => {
         expect(resource.add).to.deep.equal([]);
       });
     }
+
+    it("governs what the AWS Load Balancer Controller tagged with the cluster's name as an owned resource", () => {
+      const resource = one(
+        planFor({ clusterTags: { team: 'a' }, resources: { [ARN]: { 'elbv2.k8s.aws/cluster': 'analytics-dev' } } }),
+      );
+      expect(resource).to.deep.include({ outcome: 'Change', add: [{ key: 'team', value: 'a' }] });
+    });
 
     it('tags shared resources when asked to', () => {
       const resource = one(

@@ -62,13 +62,13 @@ describe('reconcileTags: 1,000 resources in 3 regions against the aws-emulator',
     );
   });
 
-  it('pages through discovery, both ownership keys apart, and reads back 100 ARNs a call', () => {
-    // Per region, each key matches two thirds of the resources; 100 a page.
+  it('pages through discovery, both ownership keys and elbv2.k8s.aws/cluster apart, and reads back 100 ARNs a call', () => {
+    // Per region, each ownership key matches two thirds of the resources, 100 a page; elbv2.k8s.aws/cluster none (one empty page).
     expect(h.calls('tag:GetResources')).to.equal(
       REGIONS.reduce((sum, region) => {
         const resources = COUNTS[region] + (region === SYDNEY ? OTHER_TEAM : 0);
         const perKey = Math.ceil((resources * 2) / 3 / 100);
-        return sum + 2 * perKey + Math.ceil(resources / 100);
+        return sum + 2 * perKey + 1 + Math.ceil(resources / 100);
       }, 0),
     );
     const pages = h.recent('tag:GetResources').map(({ detail }) => (detail as { returned: number }).returned);

@@ -95,7 +95,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
       limiters: new RateLimiters(PLENTY),
     });
     expect(h.calls('tag:TagResources')).to.equal(CLUSTERS);
-    expect(h.calls('tag:GetResources')).to.equal(3 * CLUSTERS);
+    expect(h.calls('tag:GetResources')).to.equal(4 * CLUSTERS);
     await h.stop();
 
     h = await startHarness(taggingWorld(fleet(clusters)));
