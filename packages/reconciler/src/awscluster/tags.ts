@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  CLUSTER_NAME_TAG_KEYS,
   ownershipTagKeys,
   TagsInSyncReason,
   type AWSCluster,
@@ -118,6 +119,7 @@ export function nothingFoundMessage(cluster: AWSCluster, accountId: string): str
   const extra = cluster.spec.tagging?.extraRegions?.length ? ' (or spec.tagging.extraRegions)' : '';
   return (
     `No resource found with the ownership tags of cluster name "${name}" (${ownershipTagKeys(name).join(', ')}) ` +
+    `nor ${CLUSTER_NAME_TAG_KEYS.map((key) => `${key}=${name}`).join(', ')} ` +
     `in ${regionsOf(cluster).join(', ')} of account ${accountId}: nothing to tag. If the cluster has resources, ` +
     `check spec.region${extra} and spec.clusterName (default: metadata.name)`
   );

@@ -81,7 +81,7 @@ describe('AWSCluster input a user trips on, against the kube-emulator and the co
       return item;
     }, 60_000);
     const message =
-      'No resource found with the ownership tags of cluster name "payments-prod" (sigs.k8s.io/cluster-api-provider-aws/cluster/payments-prod, kubernetes.io/cluster/payments-prod) in ap-south-1 of account 222222222222: nothing to tag. If the cluster has resources, check spec.region and spec.clusterName (default: metadata.name)';
+      'No resource found with the ownership tags of cluster name "payments-prod" (sigs.k8s.io/cluster-api-provider-aws/cluster/payments-prod, kubernetes.io/cluster/payments-prod) nor elbv2.k8s.aws/cluster=payments-prod in ap-south-1 of account 222222222222: nothing to tag. If the cluster has resources, check spec.region and spec.clusterName (default: metadata.name)';
     expect(found.status?.conditions?.find(({ type }) => type === 'TagsInSync')).to.include({
       status: 'True',
       reason: 'TagsInSync',

@@ -3,7 +3,7 @@ import { legacyClaimOf } from '@keymaster/tagging';
 import { expect } from 'chai';
 import { ClusterLedger } from '../../src/awscluster/cluster-ledger.js';
 import { ClusterNames, type Claimant } from '../../src/awscluster/cluster-names.js';
-import { nameClaim, nameCondition, type NameClaim } from '../../src/awscluster/name-claim.js';
+import { clusterNameOf, nameClaim, nameCondition, type NameClaim } from '../../src/awscluster/name-claim.js';
 import { LedgerClaims } from '../../src/kube/ledger-claims.js';
 
 const ACCOUNT = '111111111111';
@@ -19,7 +19,7 @@ function awsCluster(namespace: string, created: string, extra: Partial<AWSCluste
 }
 const claimantOf = (cluster: AWSCluster): Claimant => ({
   key: `${cluster.metadata.namespace}/prod`,
-  clusterName: 'prod',
+  clusterName: clusterNameOf(cluster),
   accountId: ACCOUNT,
   regions: [REGION],
 });
@@ -40,7 +40,7 @@ const ledgerOf = (cluster: AWSCluster, since: string, owner = cluster.metadata.u
     resourceVersion: '1',
     ownerReferences: [{ apiVersion: API_VERSION, kind: 'AWSCluster', name: 'prod', uid: owner, controller: true }],
   },
-  spec: { claims: [{ accountID: ACCOUNT, region: REGION, clusterName: 'prod', since }] },
+  spec: { claims: [{ accountID: ACCOUNT, region: REGION, clusterName: clusterNameOf(cluster), since }] },
 });
 
 /** The ledgers of a management cluster, their claims index, and the writes made to them. */
@@ -169,6 +169,32 @@ describe('nameClaim', () => {
     it("counts no legacy claim against a ledger's", () => {
       const ledgers = new Ledgers(ledgerOf(alsoOld, '2026-02-01T00:00:00Z'));
       expect(claimOf(older, ledgers, [older, alsoOld])).to.have.property('refused');
+    });
+  });
+
+  describe('of EKS names (CAPA names an EKS cluster <namespace>_<name>)', () => {
+    const eks = (namespace: string, clusterName: string, created: string): AWSCluster => {
+      const cluster = awsCluster(namespace, created);
+      return { ...cluster, spec: { ...cluster.spec, clusterName } };
+    };
+
+    it('keeps two names that differ only in case apart: two clusters, each owning its own, exactly as written', async () => {
+      const theirs = eks('tenant-b', 'tenant-a_prod-eks', '2026-01-01T00:00:00Z');
+      const mine = eks('tenant-a', 'tenant-a_prod-EKS', '2026-02-01T00:00:00Z');
+      const ledgers = new Ledgers(ledgerOf(theirs, '2026-01-02T00:00:00Z'));
+      const claim = claimOf(mine, ledgers, [theirs, mine]);
+      expect('check' in claim && claim.rivals, 'no rival').to.equal(0);
+      expect(await decide(mine, ledgers, [], [theirs, mine])).to.deep.equal({ owner: true });
+      expect(ledgers.writes.map(({ spec }) => spec.claims?.map(({ clusterName }) => clusterName))).to.deep.equal([
+        ['tenant-a_prod-EKS'],
+      ]);
+    });
+
+    it("refuses a tenant naming another namespace's EKS cluster, even an older cluster, once that one's ledger claims it", () => {
+      const owner = eks('tenant-a', 'tenant-a_prod', '2026-02-01T00:00:00Z');
+      const squatter = eks('tenant-b', 'tenant-a_prod', '2026-01-01T00:00:00Z');
+      const ledgers = new Ledgers(ledgerOf(owner, '2026-02-02T00:00:00Z'));
+      expect(claimOf(squatter, ledgers, [owner, squatter])).to.have.property('refused');
     });
   });
 
