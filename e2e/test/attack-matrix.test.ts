@@ -2258,4 +2258,108 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(unlabelled?.code, 'the namespace relabelled by the tenant').to.equal(403);
     });
   });
+
+  describe("24. another tenant's EKS cluster, named in CAPA's <namespace>_<name> or in other case", function () {
+    after(stopTenancies);
+    /** One account both tenants' roles act in: each could see the other's tags. */
+    const SHARED = '888888888888';
+    /** Tenant A's EKS cluster, as CAPA names it by default (namespace tenant-a, cluster prod), case kept. */
+    const EKS_A = 'tenant-a_prod-EKS';
+    /** A name that differs from A's only in case: another EKS cluster, another set of tags. */
+    const IN_OTHER_CASE = 'tenant-a_prod-eks';
+    const arn = (path: string) => `arn:aws:elasticloadbalancing:${REGION}:${SHARED}:${path}`;
+    /** A's node, and the load balancer the AWS Load Balancer Controller made for it. */
+    const resourcesA: ResourceSpec[] = [
+      {
+        arn: `arn:aws:ec2:${REGION}:${SHARED}:instance/i-0e5a0000000000001`,
+        tags: { [`kubernetes.io/cluster/${EKS_A}`]: 'owned' },
+      },
+      { arn: arn('loadbalancer/net/k8s-a/0123456789abcdef'), tags: { 'elbv2.k8s.aws/cluster': EKS_A } },
+    ];
+    /** What B's cluster of the other-case name may govern: its own load balancer. */
+    const resourcesB: ResourceSpec[] = [
+      { arn: arn('loadbalancer/net/k8s-b/fedcba9876543210'), tags: { 'elbv2.k8s.aws/cluster': IN_OTHER_CASE } },
+    ];
+    const SESSIONS_OF_B = `arn:aws:sts::${SHARED}:assumed-role/tenant-b-admin/`;
+    let tenancy: Tenancy;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()], roles: [hubRole()] },
+            {
+              id: SHARED,
+              roles: [tenantRole('tenant-a-admin', HUB_ROLE), tenantRole('tenant-b-admin', HUB_ROLE)],
+              resources: [...resourcesA, ...resourcesB],
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          roleIdentity('keymaster-hub', { roleARN: HUB_ROLE, allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } }),
+          ...(['a', 'b'] as const).map((tenant) =>
+            roleIdentity(`tenant-${tenant}`, {
+              roleARN: roleArn(SHARED, `tenant-${tenant}-admin`),
+              sourceIdentityRef: roleRef('keymaster-hub'),
+              allowedNamespaces: { list: [`tenant-${tenant}`] },
+              resourceTags: [deny('tenant', tenant)],
+            }),
+          ),
+        ],
+        syncPeriod: '2s',
+      });
+    });
+
+    it("24. tenant B naming tenant A's EKS cluster (its exact <namespace>_<name>, or in other case) tags none of A's resources: the claim refuses the first, the second finds only its own", async function () {
+      const { aws, ops } = tenancy;
+      await create(tenancy.tenant('tenant-a'), 'prod', {
+        region: REGION,
+        clusterName: EKS_A,
+        identityRef: roleRef('tenant-a'),
+        additionalTags: { team: 'a' },
+      });
+      await untilReady(ops, 'tenant-a', 'prod');
+      await untilTagged(aws, resourcesA, { tenant: 'a', team: 'a' });
+      const tagsOfA = tagsOf(aws, resourcesA);
+
+      const tenantB = tenancy.tenant('tenant-b');
+      for (const [name, clusterName] of [
+        ['copy', EKS_A],
+        ['other-case', IN_OTHER_CASE],
+      ])
+        await create(tenantB, name, {
+          region: REGION,
+          clusterName,
+          identityRef: roleRef('tenant-b'),
+          additionalTags: { team: 'b' },
+        });
+      const copy = await eventually(async () => {
+        const cluster = await tenantB.kube.cluster('tenant-b', 'copy');
+        expect(ready(cluster)).to.include({ status: 'False', reason: 'ClusterNameClaimed' });
+        return cluster;
+      });
+      expect(copy.status?.tagging?.resourcesDiscovered ?? 0, 'found by the copy').to.equal(0);
+      await untilReady(ops, 'tenant-b', 'other-case');
+      // B's cluster of the other-case name acts, on its own load balancer only.
+      await untilTagged(aws, resourcesB, { tenant: 'b', team: 'b' });
+      const otherCase = await tenantB.kube.cluster('tenant-b', 'other-case');
+      expect(otherCase.status?.tagging?.resourcesDiscovered).to.equal(resourcesB.length);
+
+      // B's cluster reconciled again and again (2 s apart) since: A's resources hold exactly what A's cluster gave them.
+      await untilDiscovered(aws, SESSIONS_OF_B, 12);
+      expect(tagsOf(aws, resourcesA)).to.deep.equal(tagsOfA);
+      const written = aws.calls(
+        ({ callerArn, action }) => (callerArn?.startsWith(SESSIONS_OF_B) ?? false) && action === 'tag:TagResources',
+      );
+      expect(written.length, "B's writes, on its own load balancer").to.be.at.least(1);
+      expect(ready(await ops.cluster('tenant-a', 'prod'))).to.include({ status: 'True' });
+      // What B is told of its copy names no cluster of A's namespace.
+      const told = await messagesAbout(tenantB.kube, 'tenant-b', 'copy');
+      expect(told.filter((text) => text.includes('tenant-a/'))).to.deep.equal([]);
+    });
+  });
 });
