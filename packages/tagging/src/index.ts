@@ -20,7 +20,7 @@ export {
   type CheckedTags,
   type TagValidationOptions,
 } from './validate.js';
-export { isOwnershipKey, ownershipOf, type Ownership } from './ownership.js';
+export { isOwnershipKey, ownersOf, ownershipOf, type Ownership } from './ownership.js';
 export type { ClaimCheck, ClaimVerdict } from './claim.js';
 export { LAYERS, fingerprint, resourceDigest, ResourceMemory, type ResourcePrints } from './memory.js';
 export { ClusterMemory } from './cluster-memory.js';

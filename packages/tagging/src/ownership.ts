@@ -66,3 +66,7 @@ export function clusterNamesIn(tags: Readonly<Record<string, string>>): Set<stri
   }
   return names;
 }
+
+/** The clusters that own a resource (`ownershipOf` says `Owned`), sorted. */
+export const ownersOf = (tags: Readonly<Record<string, string>>): string[] =>
+  [...clusterNamesIn(tags)].filter((name) => ownershipOf(tags, name) === 'Owned').sort();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { clusterNamesIn, matchesAny, ownershipFilters, ownershipOf } from '../src/ownership.js';
+import { clusterNamesIn, matchesAny, ownersOf, ownershipFilters, ownershipOf } from '../src/ownership.js';
 
 const EKS = 'tenant-a_prod-EKS';
 
@@ -34,7 +34,7 @@ describe('ownership: which cluster a resource belongs to, exactly', () => {
     ]);
   });
 
-  it('reads the names a resource speaks of as written, whatever the ownership value', () => {
+  it('reads the names a resource speaks of as written, and its owners: the names not shared', () => {
     const tags = {
       [`kubernetes.io/cluster/${EKS}`]: 'owned',
       'sigs.k8s.io/cluster-api-provider-aws/cluster/tenant-a_prod-eks': 'shared',
@@ -44,5 +44,6 @@ describe('ownership: which cluster a resource belongs to, exactly', () => {
       team: 'platform',
     };
     expect([...clusterNamesIn(tags)].sort()).to.deep.equal([EKS, 'tenant-a_prod-eks', 'tenant-b_web']);
+    expect(ownersOf(tags)).to.deep.equal([EKS, 'tenant-b_web']);
   });
 });

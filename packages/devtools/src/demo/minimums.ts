@@ -1,5 +1,5 @@
 import type { AWSCredentialsRequestSpec, IdentityReference } from '@keymaster/api';
-import { isOwnershipKey } from '@keymaster/tagging';
+import { ownersOf } from '@keymaster/tagging';
 import type { Manifest } from '@keymaster/testenv';
 
 /** TagResources and UntagResources take at most 20 ARNs per call. */
@@ -78,16 +78,6 @@ export interface TagChange {
   minimumCalls: number;
 }
 
-/** The clusters that own a resource, from its ownership tags. */
-const owners = (tags: Record<string, string>) =>
-  [
-    ...new Set(
-      Object.entries(tags)
-        .filter(([key, value]) => value === 'owned' && isOwnershipKey(key))
-        .map(([key]) => key.slice(key.lastIndexOf('/') + 1)),
-    ),
-  ].sort();
-
 /**
  * The resources `after` changes from `before`, grouped by `scope` and identical change (the tags set,
  * or the keys removed): one group is what one write may carry, 20 resources at a time.
@@ -155,7 +145,7 @@ export function minimumTagWrites(
 ): TagChange {
   const { resources, groups } = tagChangeGroups(before, after, (arn, tags) => {
     const [, , , region, account] = arn.split(':');
-    return JSON.stringify([account, region, owners(tags).map(identityOf)]);
+    return JSON.stringify([account, region, ownersOf(tags).map(identityOf)]);
   });
   const minimumCalls = groups.reduce((sum, group) => sum + writesFor(group.resources), 0);
   return { resources, minimumCalls };

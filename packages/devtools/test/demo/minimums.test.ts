@@ -136,10 +136,12 @@ describe('demo: minimums', () => {
         instance('eu-central-1', '333333333333', 4, owned('a')),
         instance('eu-west-1', '222222222222', 5, owned('a')),
         instance('eu-west-1', '333333333333', 6, { ...owned('a'), team: 'old' }),
+        // The AWS Load Balancer Controller's mark: cluster a's resource, written with a's identity.
+        instance('eu-west-1', '333333333333', 7, { 'elbv2.k8s.aws/cluster': 'a' }),
       ];
       const after = tagAll(before, { team: 'x' });
-      // a and b share their identity: eu-west-1 of 333333333333 takes one write for resources 1, 2, 3 and 6.
-      expect(minimumTagWrites(before, after, identityOf)).to.deep.equal({ resources: 6, minimumCalls: 3 });
+      // a and b share their identity: eu-west-1 of 333333333333 takes one write for resources 1, 2, 3, 6 and 7.
+      expect(minimumTagWrites(before, after, identityOf)).to.deep.equal({ resources: 7, minimumCalls: 3 });
       const otherValue = after.map((resource, index) =>
         index === 1 ? { ...resource, tags: { ...resource.tags, team: 'y' } } : resource,
       );
