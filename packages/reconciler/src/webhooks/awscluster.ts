@@ -40,8 +40,26 @@ export async function validateAWSCluster(request: AdmissionRequest, context: Web
     context,
     links.flatMap((link) => link.problems),
     (problem) => problem instanceof NamespaceNotAllowedError,
-    await tagBudgetWarning(cluster, links, context),
+    [...(await tagBudgetWarning(cluster, links, context)), ...otherNamespaceWarning(request, cluster)],
   );
+}
+
+/** CAPA's default name of an EKS cluster: `<namespace>_<name>`. */
+const CAPA_EKS_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)_/;
+
+/**
+ * A clusterName in CAPA's EKS form naming another namespace is likely another tenant's EKS cluster:
+ * told at creation (clusterName is immutable), not refused, since an EKS name is free to look so.
+ */
+function otherNamespaceWarning(request: AdmissionRequest, cluster: AWSCluster): string[] {
+  const prefix = CAPA_EKS_NAME.exec(cluster.spec.clusterName ?? '')?.[1];
+  if (request.operation !== 'CREATE' || prefix === undefined || prefix === request.namespace) return [];
+  return [
+    `spec.clusterName "${cluster.spec.clusterName}" has the form of CAPA's EKS name of a cluster of namespace ` +
+      `${prefix}, not ${request.namespace ?? ''}: if that EKS cluster is another tenant's, its AWSCluster owns the ` +
+      "name and this one makes no AWS write (ClusterNameClaimed). Name this cluster's own EKS cluster " +
+      '(AWSManagedControlPlane.spec.eksClusterName).',
+  ];
 }
 
 /** What every resource carries besides the layers' keys: its ownership tag (Keymaster adds none of its own). */

@@ -88,6 +88,36 @@ describe('admission webhooks of keymaster run (kube-emulator)', function () {
     ]);
   });
 
+  it("warns at creation of a clusterName in CAPA's EKS form naming another namespace, and accepts EKS names", async () => {
+    const eksForm = (warnings: readonly string[]) => warnings.filter((warning) => warning.includes("CAPA's EKS name"));
+    const created: Record<string, readonly string[]> = {};
+    for (const [name, clusterName] of [
+      ['squat', 'tenant-b_prod-EKS'],
+      ['own', 'tenant-a_prod-EKS'],
+      ['upper', 'Tenant-B_prod'],
+    ]) {
+      const response = await platform.send(
+        'tenantA',
+        'POST',
+        clusters('tenant-a'),
+        cluster(name!, { identityRef: ROLE_REF('tenant-a'), clusterName }),
+      );
+      expect(response.status, clusterName).to.equal(201);
+      created[clusterName!] = eksForm(response.warnings);
+      // Other tests count the clusters of this identity.
+      expect((await platform.send('ops', 'DELETE', `${clusters('tenant-a')}/${name}`)).status).to.equal(200);
+    }
+    expect(created).to.deep.equal({
+      'tenant-b_prod-EKS': [
+        `spec.clusterName "tenant-b_prod-EKS" has the form of CAPA's EKS name of a cluster of namespace tenant-b, ` +
+          "not tenant-a: if that EKS cluster is another tenant's, its AWSCluster owns the name and this one makes no " +
+          "AWS write (ClusterNameClaimed). Name this cluster's own EKS cluster (AWSManagedControlPlane.spec.eksClusterName).",
+      ],
+      'tenant-a_prod-EKS': [],
+      'Tenant-B_prod': [],
+    });
+  });
+
   it('refuses tag keys the CRD cannot refuse (outside its character classes), with the tag rule', async () => {
     const refused = await platform.send(
       'tenantA',

@@ -39,8 +39,9 @@ const packedBytes = (packed: Packed): number =>
 
 /**
  * What one scan found, page by page, by the cluster names the resources' tags speak of, exactly as
- * GetResources' TagFilters match them (resources of no cluster are dropped), packed, each name's resources handed out once: memory goes down as
- * clusters take theirs. `freed` is told the bytes each take and `clear` let go.
+ * GetResources' TagFilters match them (resources of no cluster are dropped), packed, each name's
+ * resources handed out once: memory goes down as clusters take theirs. `freed` is told the bytes each
+ * take and `clear` let go.
  */
 export class ScanIndex {
   readonly #byCluster = new Map<string, { resources: Packed[]; bytes: number }>();

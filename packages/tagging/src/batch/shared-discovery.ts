@@ -45,15 +45,16 @@ export const DEFAULT_SCAN_BYTES = 64 * 1024 * 1024;
 
 /**
  * Discovery shared by the clusters of one credential set and region. Alone, a cluster costs three
- * GetResources (one per filter of `ownershipFilters`) and a page more per 100 resources. A scan of every tagged resource of the credentials in the
- * region costs a page per 100 resources, and answers every cluster whose work was asked for before it
- * began (`askedAt`): each cluster's resources picked out as its own queries would have found them,
- * and handed out once (a second ask queries again). So it is made when more clusters want it, waiting
- * for the token together or queued behind them (`expected`), than half its pages. A scan that reaches
- * twice as many pages as those clusters stops (each cluster then queries alone, as it would have) and
- * the region is taken to hold twice as many pages as were read; the pages a finished scan took are
- * remembered. When a token is free at once, no cluster waits to be joined. A scan sees what the
- * clusters' own queries see: same credentials, same region.
+ * GetResources (one per filter of `ownershipFilters`) and a page more per 100 resources. A scan of
+ * every tagged resource of the credentials in the region costs a page per 100 resources, and answers
+ * every cluster whose work was asked for before it began (`askedAt`): each cluster's resources picked
+ * out as its own queries would have found them, and handed out once (a second ask queries again). So
+ * it is made when more clusters want it, waiting for the token together or queued behind them
+ * (`expected`), than a third of its pages. A scan that reaches as many pages as those clusters' own
+ * queries stops (each cluster then queries alone, as it would have) and the region is taken to hold
+ * twice as many pages as were read; the pages a finished scan took are remembered. When a token is
+ * free at once, no cluster waits to be joined. A scan sees what the clusters' own queries see: same
+ * credentials, same region.
  */
 export class SharedDiscovery {
   readonly #open = new Map<string, Waiting[]>();
