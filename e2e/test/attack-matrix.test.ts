@@ -2330,7 +2330,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       for (const [name, clusterName] of [
         ['copy', EKS_A],
         ['other-case', IN_OTHER_CASE],
-      ])
+      ] as const)
         await create(tenantB, name, {
           region: REGION,
           clusterName,

@@ -105,7 +105,7 @@ describe("EKS names: CAPA's <namespace>_<name>, case kept, and the AWS Load Bala
       for (const { arn } of resourcesA) expect(aws.tags(arn), arn).to.include({ tenant: 'a', team: 'a' });
       for (const { arn } of resourcesB) expect(aws.tags(arn), arn).to.include({ tenant: 'b', team: 'b' });
     });
-    for (const { arn, tags } of [...resourcesA, ...resourcesB]) {
+    for (const { arn, tags = {} } of [...resourcesA, ...resourcesB]) {
       const live = aws.tags(arn);
       // The marks stay as EKS and the controllers wrote them; no tag of the other cluster came in.
       expect(live, arn).to.include(tags);
