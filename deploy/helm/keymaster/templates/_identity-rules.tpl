@@ -2,7 +2,7 @@
 {{- define "keymaster.identityRules" -}}
 # Identities: watched, the in-use finalizer, status (clusters using them, account, principal).
 - apiGroups: [infrastructure.keymaster.dev]
-  resources: [awsclustercontrolleridentities, awsclusterstaticidentities, awsclusterroleidentities, awsclusterwebidentities]
+  resources: [awsclustercontrolleridentities, awsclusterstaticidentities, awsclusterroleidentities, awsclusterwebidentities, awsserviceaccountidentities]
   verbs: [list, watch, patch]
 - apiGroups: [infrastructure.keymaster.dev]
   resources:
@@ -10,10 +10,12 @@
     - awsclusterstaticidentities/status
     - awsclusterroleidentities/status
     - awsclusterwebidentities/status
+    - awsserviceaccountidentities/status
   verbs: [update]
-# AWSClusterWebIdentity: tokens for the ServiceAccount it names, in each namespace it serves
-# (TokenRequest; no other verb on ServiceAccounts, no Secret). To narrow it, drop this rule and
-# grant it by a RoleBinding in each tenant namespace (docs/security.md).
+# AWSClusterWebIdentity: tokens for the ServiceAccount it names, in each namespace it serves, and
+# for the ServiceAccount an AWSServiceAccountIdentity names in its own namespace (TokenRequest; no
+# other verb on ServiceAccounts, no Secret). To narrow it, drop this rule and grant it by a
+# RoleBinding in each tenant namespace (docs/security.md).
 - apiGroups: ['']
   resources: [serviceaccounts/token]
   verbs: [create]

@@ -47,6 +47,15 @@ export interface AWSClusterWebIdentity {
   status?: AWSClusterIdentityStatus;
 }
 
+/** An IAM role assumed with STS AssumeRoleWithWebIdentity, with a token the controller requests (TokenRequest) for a ServiceAccount of this identity's own namespace. Tenants may write it: only AWSClusters and AWSCredentialsRequests of its namespace can name it, the token's subject names that namespace, and the role's trust policy (the tenant's, on AWS) decides. Chains may start from it. */
+export interface AWSServiceAccountIdentity {
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1';
+  kind: 'AWSServiceAccountIdentity';
+  metadata: ObjectMeta;
+  spec: AWSServiceAccountIdentitySpec;
+  status?: AWSClusterIdentityStatus;
+}
+
 /** A tag layer. The policy named "default" is the global layer: tags for every resource of every cluster. Any other policy is a selected layer: tags for the clusters its clusterSelector (the AWSCluster's labels) and namespaceSelector (its namespace's labels) both select, between the global layer and the identities' (docs/tagging.md, "Policies by selection"). */
 export interface AWSTagPolicy {
   apiVersion: 'infrastructure.keymaster.dev/v1beta1';
@@ -83,7 +92,11 @@ export interface AWSClusterLedger {
 
 /** Every identity kind's object (IDENTITY_KINDS): a `switch` on `kind` that misses one fails the lint. */
 export type IdentityObject =
-  AWSClusterControllerIdentity | AWSClusterStaticIdentity | AWSClusterRoleIdentity | AWSClusterWebIdentity;
+  | AWSClusterControllerIdentity
+  | AWSClusterStaticIdentity
+  | AWSClusterRoleIdentity
+  | AWSClusterWebIdentity
+  | AWSServiceAccountIdentity;
 
 export type IdentityKind = IdentityObject['kind'];
 
@@ -105,7 +118,11 @@ export interface AWSClusterSpec {
 export interface IdentityReference {
   /** The kind of the identity. */
   kind:
-    'AWSClusterControllerIdentity' | 'AWSClusterStaticIdentity' | 'AWSClusterRoleIdentity' | 'AWSClusterWebIdentity';
+    | 'AWSClusterControllerIdentity'
+    | 'AWSClusterStaticIdentity'
+    | 'AWSClusterRoleIdentity'
+    | 'AWSClusterWebIdentity'
+    | 'AWSServiceAccountIdentity';
   /** The name of the identity (identities are cluster-scoped). */
   name: string;
 }
@@ -406,6 +423,28 @@ export interface WebIdentityServiceAccount {
   name: string;
   /** Where the ServiceAccount is: Cluster, the namespace of each AWSCluster that uses the identity (its trust policy then names each tenant's subject), or Controller, the controller's namespace (one subject for a platform-wide identity). */
   namespace?: 'Cluster' | 'Controller';
+}
+
+/** The role, and the ServiceAccount of this namespace whose token assumes it. */
+export interface AWSServiceAccountIdentitySpec {
+  /** ARN of the IAM role to assume. */
+  roleARN: string;
+  /** The audience of the ServiceAccount token: a client ID of the IAM OIDC identity provider of the cluster issuer. */
+  audience?: string;
+  /** The name of the ServiceAccount, in this identity's namespace (there is no other): the token's subject is system:serviceaccount:<this namespace>:<serviceAccountName>. */
+  serviceAccountName: string;
+  /** RoleSessionName sent to STS (2-64 characters of letters, digits and `_+=,.@-`). Default: derived from the identity name. */
+  sessionName?: string;
+  /** Session length in seconds (900-43200, and at most the role's maximum session duration). Default: 3600. */
+  durationSeconds?: number;
+  /** A session policy (JSON) that narrows the role's permissions. */
+  inlinePolicy?: string;
+  /** ARNs of managed policies used as session policies (they narrow the role's permissions). */
+  policyARNs?: string[];
+  /** Account-level tags put on every resource of every cluster that uses this identity. In a chain, the link nearest the cluster wins for a key, unless a farther link says overridePolicy: Deny. */
+  resourceTags?: ResourceTag[];
+  /** Whether workloads may ask for this identity's credentials (AWSCredentialsRequest), and from which namespaces. Absent: from none. A request is served only when its namespace passes both allowedNamespaces (every link of the chain) and credentialVending.allowedNamespaces. Never vended, whatever this says: an identity that is the sourceIdentityRef of another identity (a hub), and a web identity whose token is of the controller's namespace. */
+  credentialVending?: CredentialVending;
 }
 
 /** The tags, and on a policy other than "default" the clusters they are for. */

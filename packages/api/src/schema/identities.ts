@@ -333,9 +333,64 @@ export const webIdentity: KindDefinition = {
       apiGroups: [''],
       resources: ['serviceaccounts/token'],
       verbs: ['create'],
-      why: 'tokens for the ServiceAccount it names, in each namespace it serves (TokenRequest; no other verb on ServiceAccounts, no Secret). To narrow it, drop this rule and grant it by a RoleBinding in each tenant namespace (docs/security.md).',
+      why: 'tokens for the ServiceAccount it names, in each namespace it serves, and for the ServiceAccount an AWSServiceAccountIdentity names in its own namespace (TokenRequest; no other verb on ServiceAccounts, no Secret). To narrow it, drop this rule and grant it by a RoleBinding in each tenant namespace (docs/security.md).',
     },
   ],
+};
+
+export const serviceAccountIdentity: KindDefinition = {
+  kind: 'AWSServiceAccountIdentity',
+  plural: 'awsserviceaccountidentities',
+  singular: 'awsserviceaccountidentity',
+  shortNames: ['kmsai'],
+  scope: 'Namespaced',
+  description:
+    'An IAM role assumed with STS AssumeRoleWithWebIdentity, with a token the controller requests (TokenRequest) ' +
+    'for a ServiceAccount of this identity\'s own namespace. Tenants may write it: only AWSClusters and ' +
+    "AWSCredentialsRequests of its namespace can name it, the token's subject names that namespace, and the " +
+    "role's trust policy (the tenant's, on AWS) decides. Chains may start from it.",
+  spec: named(
+    'AWSServiceAccountIdentitySpec',
+    object(
+      'The role, and the ServiceAccount of this namespace whose token assumes it.',
+      {
+        roleARN,
+        audience: string(
+          'The audience of the ServiceAccount token: a client ID of the IAM OIDC identity provider of the cluster issuer.',
+          { minLength: 1, maxLength: 253, default: 'sts.amazonaws.com' },
+        ),
+        serviceAccountName: string(
+          "The name of the ServiceAccount, in this identity's namespace (there is no other): the token's subject is " +
+            'system:serviceaccount:<this namespace>:<serviceAccountName>.',
+          { minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN },
+        ),
+        sessionName,
+        durationSeconds: integer(
+          "Session length in seconds (900-43200, and at most the role's maximum session duration). Default: 3600.",
+          { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
+        ),
+        inlinePolicy,
+        policyARNs,
+        resourceTags: accountTags,
+        credentialVending,
+      },
+      { required: ['roleARN', 'serviceAccountName'] },
+    ),
+  ),
+  status: identityStatus,
+  specRequired: true,
+  printerColumns: [
+    { name: 'Role', type: 'string', jsonPath: '.spec.roleARN', description: 'IAM role assumed.' },
+    {
+      name: 'ServiceAccount',
+      type: 'string',
+      jsonPath: '.spec.serviceAccountName',
+      description: 'ServiceAccount whose token assumes the role.',
+    },
+    ...identityColumns,
+    AGE_COLUMN,
+  ],
+  clusterctlMove: 'move',
 };
 
 /** Every identity kind's definition, in the order of IDENTITY_KINDS. */
@@ -344,4 +399,5 @@ export const IDENTITY_DEFINITIONS: readonly KindDefinition[] = [
   staticIdentity,
   roleIdentity,
   webIdentity,
+  serviceAccountIdentity,
 ];

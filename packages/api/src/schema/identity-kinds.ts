@@ -23,6 +23,7 @@ export const IDENTITY_KIND_FACTS = {
   AWSClusterStaticIdentity: { roleSession: false, workloadWebIdentity: false },
   AWSClusterRoleIdentity: { roleSession: true, workloadWebIdentity: false },
   AWSClusterWebIdentity: { roleSession: true, workloadWebIdentity: true },
+  AWSServiceAccountIdentity: { roleSession: true, workloadWebIdentity: true },
 } as const satisfies Record<string, IdentityKindFacts>;
 
 type IdentityKindName = keyof typeof IDENTITY_KIND_FACTS;
