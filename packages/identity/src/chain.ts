@@ -17,7 +17,8 @@ import {
   type LinkName,
 } from './errors.js';
 import { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
-import { namespaceAllowed, type NamespaceInfo } from './namespaces.js';
+import { identityId } from './identity-id.js';
+import { identityAllows, type NamespaceInfo } from './namespaces.js';
 import { CONTROLLER_IDENTITY } from './providers/controller.js';
 import { providerOf } from './providers/index.js';
 import type { ChainLink } from './providers/provider.js';
@@ -69,7 +70,7 @@ export const identityLink = ({ kind, name, identity }: ChainLink): IdentityLink 
  * deletion; for `request.vending`, then whether the first link's session may be vended to the
  * namespace; and only then loading what their providers need (static keys, a role's externalID).
  * Nothing here is cached: a revoked namespace or a deleted identity is seen on the very next call.
- * `touched` collects `Kind/name` of each identity and `Secret/name` of each Secret looked up. A
+ * `touched` collects each identity's `identityId` and `Secret/name` of each Secret looked up. A
  * refusal carries the chain as far as it was checked (`IdentityError.chain`).
  */
 export async function resolveChain(
@@ -78,7 +79,7 @@ export async function resolveChain(
   touched = new Set<string>(),
 ): Promise<ChainLink[]> {
   return resolveVisiting(store, request, {
-    identity: ({ kind, name }) => touched.add(`${kind}/${name}`),
+    identity: ({ kind, name }) => touched.add(identityId(kind, name, request.namespace)),
     secret: (name) => touched.add(`Secret/${name}`),
   });
 }
@@ -179,7 +180,7 @@ async function walkLinks(
     }
 
     visit.identity(ref);
-    const identity = await store.getIdentity(ref.kind, ref.name);
+    const identity = await store.getIdentity(ref.kind, ref.name, request.namespace);
     if (!identity) {
       refuse(new IdentityNotFoundError(ref, referencedBy));
       return;
@@ -191,7 +192,7 @@ async function walkLinks(
       refuse(new InvalidIdentityError(ref, causes));
       return;
     }
-    if (!namespaceAllowed(identity.spec.allowedNamespaces, namespace)) {
+    if (!identityAllows(identity, namespace)) {
       refuse(new NamespaceNotAllowedError(ref, request.namespace, links.length));
     }
     if (request.cluster && !servesCluster(identity, request.cluster, request.usersAtDeletion?.(identity))) {
@@ -237,7 +238,7 @@ export async function checkChain(store: IdentityStore, request: ChainRequest): P
 }
 
 /**
- * `Kind/name` of every identity and `Secret/name` of every Secret a cluster's chain reaches, from
+ * the `identityId` of every identity and `Secret/name` of every Secret a cluster's chain reaches, from
  * the store alone (no AWS call): the links up to and including one that is missing or refuses the
  * namespace. For finding the clusters an identity or Secret change affects, and in-use protection.
  */

@@ -19,7 +19,8 @@ export {
   VendingRefusedError,
 } from './vending-errors.js';
 export { kubeIdentityStore, type IdentityStore, type IdentityObject, type SecretData } from './store.js';
-export { namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
+export { identityAllows, namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
+export { identityId, isNamespacedKind } from './identity-id.js';
 export {
   CONTROLLER_IDENTITY,
   MAX_CHAIN_LINKS,

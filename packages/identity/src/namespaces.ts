@@ -1,8 +1,19 @@
-import type { AllowedNamespaces, LabelSelector } from '@keymaster/api';
+import type { AllowedNamespaces, IdentityObject, LabelSelector } from '@keymaster/api';
+import { isNamespacedKind } from './identity-id.js';
 
 export interface NamespaceInfo {
   name: string;
   labels: Record<string, string>;
+}
+
+/**
+ * Whether an identity lets a namespace use it: a namespaced identity its own namespace only (it has
+ * no allowedNamespaces), any other as its allowedNamespaces says.
+ */
+export function identityAllows(identity: IdentityObject, namespace: NamespaceInfo): boolean {
+  if (isNamespacedKind(identity.kind)) return identity.metadata.namespace === namespace.name;
+  const { allowedNamespaces } = identity.spec as { allowedNamespaces?: AllowedNamespaces | null };
+  return namespaceAllowed(allowedNamespaces, namespace);
 }
 
 /**

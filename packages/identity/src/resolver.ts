@@ -16,6 +16,7 @@ import { credentialKey, digest } from './cache-key.js';
 import { identityLink, MAX_CHAIN_LINKS, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { CredentialSets, type NamespaceSets } from './credential-sets.js';
+import { identityId } from './identity-id.js';
 import { providerOf } from './providers/index.js';
 import type { CredentialContext, CredentialSource, ServiceAccountTokens } from './providers/provider.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
@@ -175,6 +176,9 @@ interface CredentialSet {
   credentials: RefreshingCredentials;
   caller?: Promise<{ accountId: string; principalArn: string }>;
 }
+
+/** A link's `identityId`: a namespaced identity's namespace is in its object. */
+const linkIdOf = ({ kind, name, identity }: ChainLink): string => identityId(kind, name, identity.metadata.namespace);
 
 const DEFAULT_STS_REGION = 'us-east-1';
 const DEFAULT_MAX_UNPINNED_SETS_PER_NAMESPACE = 20;
@@ -360,7 +364,7 @@ export class IdentityResolver {
         source,
         namespace,
         chainKeys: new Set([key, ...(source?.chainKeys ?? [])]),
-        dependsOn: new Set([`${link.kind}/${link.name}`, ...(source?.dependsOn ?? [])]),
+        dependsOn: new Set([linkIdOf(link), ...(source?.dependsOn ?? [])]),
         link,
       },
       session,
@@ -413,11 +417,11 @@ export class IdentityResolver {
     return this.#callerIdentity(top);
   }
 
-  /** Drops every credential set that depends on an identity (deleted, or no longer used). */
-  forgetIdentity(kind: string, name: string): void {
-    this.#sets.deleteWhere((set) => set.dependsOn.has(`${kind}/${name}`));
-    for (const current of [...this.#currentKey.keys()])
-      if (current.startsWith(`${kind}/${name}|`)) this.#currentKey.delete(current);
+  /** Drops every credential set that depends on an identity (deleted, or no longer used); `namespace`: a namespaced one's. */
+  forgetIdentity(kind: string, name: string, namespace?: string): void {
+    const id = identityId(kind, name, namespace);
+    this.#sets.deleteWhere((set) => set.dependsOn.has(id));
+    for (const current of [...this.#currentKey.keys()]) if (current.startsWith(`${id}|`)) this.#currentKey.delete(current);
   }
 
   /** Drops every credential set made from a Secret of the controller's namespace. */
@@ -454,7 +458,7 @@ export class IdentityResolver {
   ): CredentialSet {
     const { controllerNamespace } = this.#options;
     const key = credentialKey(link, source?.key, this.#stsRegion, { namespace, controllerNamespace });
-    const linkId = `${link.kind}/${link.name}`;
+    const linkId = linkIdOf(link);
     // Per namespace: a web identity's sessions differ by namespace, and one must not evict another's.
     const current = `${linkId}|${namespace}`;
     const previous = this.#currentKey.get(current);

@@ -1,5 +1,6 @@
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { GROUP, IDENTITY_KINDS, KINDS, VERSION, type IdentityKind, type IdentityObject } from '@keymaster/api';
+import { isNamespacedKind } from './identity-id.js';
 import type { NamespaceInfo } from './namespaces.js';
 
 export type { IdentityObject };
@@ -14,8 +15,9 @@ export interface SecretData {
  * informer caches; `kubeIdentityStore` reads the API server directly.
  */
 export interface IdentityStore {
-  getIdentity(kind: IdentityKind, name: string): Promise<IdentityObject | undefined>;
-  /** Every identity of every kind (which identities are made from which: a source is never vended). */
+  /** `namespace` is the asking one: where a namespaced kind is looked up (cluster-scoped kinds ignore it). */
+  getIdentity(kind: IdentityKind, name: string, namespace: string): Promise<IdentityObject | undefined>;
+  /** Every identity of every kind, of every namespace (which identities are made from which: a source is never vended). */
   listIdentities(): Promise<IdentityObject[]>;
   getSecret(namespace: string, name: string): Promise<SecretData | undefined>;
   getNamespace(name: string): Promise<NamespaceInfo | undefined>;
@@ -37,15 +39,14 @@ export function kubeIdentityStore(kubeConfig: KubeConfig): IdentityStore {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   return {
-    getIdentity: (kind, name) =>
-      orUndefined(
-        custom.getClusterCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: PLURALS.get(kind)!,
-          name,
-        }) as Promise<IdentityObject>,
-      ),
+    getIdentity: (kind, name, namespace) => {
+      const object = { group: GROUP, version: VERSION, plural: PLURALS.get(kind)!, name };
+      return orUndefined(
+        (isNamespacedKind(kind)
+          ? custom.getNamespacedCustomObject({ ...object, namespace })
+          : custom.getClusterCustomObject(object)) as Promise<IdentityObject>,
+      );
+    },
     listIdentities: async () =>
       (
         await Promise.all(

@@ -25,7 +25,7 @@ describe('credentialKey', () => {
     const relabeled = edit(base, (copy) => {
       copy.metadata.labels = { team: 'x' };
       copy.metadata.resourceVersion = '999';
-      copy.spec.allowedNamespaces = { list: ['other'] };
+      (copy.spec as { allowedNamespaces?: object }).allowedNamespaces = { list: ['other'] };
       copy.spec.resourceTags = [{ key: 'a', value: 'b' }];
       (copy.spec as { credentialVending?: object }).credentialVending = { allowedNamespaces: { list: ['other'] } };
     });

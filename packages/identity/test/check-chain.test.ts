@@ -10,7 +10,7 @@ import {
   SecretNotFoundError,
   type LinkCheck,
 } from '../src/index.js';
-import { controller, keys, memoryStore, role, staticIdentity } from './fixtures.js';
+import { controller, keys, memoryStore, role, serviceAccountIdentity, staticIdentity } from './fixtures.js';
 
 const ROLE = 'AWSClusterRoleIdentity' as const;
 const request = (name: string, kind: 'AWSClusterRoleIdentity' | 'AWSClusterStaticIdentity' = ROLE) => ({
@@ -121,5 +121,51 @@ describe('checkChain', () => {
     });
     expect(checks[0]!.problems[0]).to.be.instanceOf(IdentityDeletingError);
     expect(checks[1]!.problems[0]).to.be.instanceOf(NamespaceNotAllowedError);
+  });
+});
+
+describe('checkChain with a namespaced AWSServiceAccountIdentity', () => {
+  const OWN = { kind: 'AWSServiceAccountIdentity' as const, name: 'own' };
+  const from = (namespace: string, identityRef: { kind: typeof ROLE | typeof OWN.kind; name: string }) => ({
+    namespace,
+    identityRef,
+    controllerNamespace: 'keymaster-system',
+  });
+
+  it('finds it from its own namespace only: another namespace naming it finds nothing of it', async () => {
+    const { store } = memoryStore([serviceAccountIdentity('tenant-a', 'own')]);
+    expect(verdicts(await checkChain(store, from('tenant-a', OWN)))).to.deep.equal([
+      'AWSServiceAccountIdentity/own: ok',
+    ]);
+    const [refused] = await checkChain(store, from('tenant-b', OWN));
+    expect(refused!.identity).to.equal(undefined);
+    expect(refused!.problems[0]).to.be.instanceOf(IdentityNotFoundError);
+  });
+
+  it('sources a role only for the namespaces the role allows, and always its own namespace', async () => {
+    const { store } = memoryStore([
+      serviceAccountIdentity('tenant-a', 'own'),
+      serviceAccountIdentity('tenant-b', 'own'),
+      role('platform', { sourceIdentityRef: OWN, allowedNamespaces: { list: ['tenant-b'] } }),
+    ]);
+    const platform = { kind: ROLE, name: 'platform' };
+    // Tenant A's own identity cannot borrow a platform role that does not allow tenant A.
+    expect(verdicts(await checkChain(store, from('tenant-a', platform)))).to.deep.equal([
+      'AWSClusterRoleIdentity/platform: ERR_KEYMASTER_NAMESPACE_NOT_ALLOWED',
+      'AWSServiceAccountIdentity/own: ok',
+    ]);
+    // Tenant B, allowed, reaches its own identity of that name, never tenant A's.
+    const checks = await checkChain(store, from('tenant-b', platform));
+    expect(verdicts(checks)).to.deep.equal(['AWSClusterRoleIdentity/platform: ok', 'AWSServiceAccountIdentity/own: ok']);
+    expect(checks[1]!.identity?.metadata.namespace).to.equal('tenant-b');
+  });
+
+  it('vends to its own namespace when it opts in, as any role session', async () => {
+    const { store } = memoryStore([
+      serviceAccountIdentity('tenant-a', 'own', { credentialVending: { allowedNamespaces: {} } }),
+    ]);
+    expect(verdicts(await checkChain(store, { ...from('tenant-a', OWN), vending: true }))).to.deep.equal([
+      'AWSServiceAccountIdentity/own: ok',
+    ]);
   });
 });

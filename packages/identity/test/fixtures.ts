@@ -4,7 +4,7 @@ import {
   type AllowedNamespaces,
   type IdentityKind,
 } from '@keymaster/api';
-import type { IdentityObject, IdentityStore, NamespaceInfo, SecretData } from '../src/index.js';
+import { isNamespacedKind, type IdentityObject, type IdentityStore, type NamespaceInfo, type SecretData } from '../src/index.js';
 
 let uid = 0;
 
@@ -26,6 +26,17 @@ export const role = (name: string, spec: Partial<AWSClusterRoleIdentitySpec> = {
     ...spec,
   });
 
+/** A tenant's own identity, in its namespace. */
+export const serviceAccountIdentity = (namespace: string, name: string, spec: Record<string, unknown> = {}) => {
+  const object = identity('AWSServiceAccountIdentity', name, {
+    roleARN: `arn:aws:iam::222222222222:role/${name}`,
+    serviceAccountName: 'keymaster',
+    ...spec,
+  });
+  object.metadata.namespace = namespace;
+  return object;
+};
+
 /** An IdentityStore over plain maps, for tests of pure logic; the integration tests use the kube-emulator. */
 export function memoryStore(
   objects: IdentityObject[],
@@ -34,9 +45,14 @@ export function memoryStore(
 ) {
   const reads = { identities: 0, secrets: [] as string[] };
   const store: IdentityStore = {
-    getIdentity: (kind, name) => {
+    getIdentity: (kind, name, namespace) => {
       reads.identities += 1;
-      return Promise.resolve(objects.find((object) => object.kind === kind && object.metadata.name === name));
+      const where = isNamespacedKind(kind) ? namespace : undefined;
+      return Promise.resolve(
+        objects.find(
+          ({ metadata, ...object }) => object.kind === kind && metadata.name === name && metadata.namespace === where,
+        ),
+      );
     },
     listIdentities: () => Promise.resolve(objects),
     getSecret: (namespace, name) => {

@@ -2,6 +2,7 @@ import type { IdentityKind, IdentityObject } from '@keymaster/api';
 import { controllerProvider } from './controller.js';
 import type { IdentityProvider, KindProvider } from './provider.js';
 import { roleProvider } from './role.js';
+import { serviceAccountProvider } from './service-account.js';
 import { staticProvider } from './static.js';
 import { webProvider } from './web.js';
 
@@ -13,6 +14,7 @@ export const PROVIDERS: { readonly [K in IdentityKind]: ProviderOf<K> } = {
   AWSClusterStaticIdentity: staticProvider,
   AWSClusterRoleIdentity: roleProvider,
   AWSClusterWebIdentity: webProvider,
+  AWSServiceAccountIdentity: serviceAccountProvider,
 };
 
 /** The provider of a kind, for an identity of that kind (what it is given must be of the kind). */

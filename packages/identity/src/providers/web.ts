@@ -28,7 +28,7 @@ export class ServiceAccountTokenError extends IdentityError {
 
   constructor(link: LinkName, serviceAccount: string, status: number | undefined, reason: string, cause?: unknown) {
     const hints: Record<number, string> = {
-      404: `Create the ServiceAccount ${serviceAccount} (the web identity asks for a token of this name in the namespace of each AWSCluster that uses it, unless spec.serviceAccount.namespace is Controller).`,
+      404: `Create the ServiceAccount ${serviceAccount} (${link.kind}/${link.name} asks for a token of it: see its spec).`,
       403: 'The controller may not create tokens for it: its ClusterRole needs create on serviceaccounts/token (deploy/rbac), in this namespace at least (docs/security.md shows how to narrow it).',
     };
     super(
@@ -49,71 +49,96 @@ export class ServiceAccountTokenError extends IdentityError {
   }
 }
 
-function assumeHint(name: string, identity: AWSClusterWebIdentity, subject: string): string {
+function assumeHint(name: string, spec: TokenRoleSpec, subject: string): string {
   const code = awsErrorCode(name);
-  const { roleARN } = identity.spec;
+  const { roleARN } = spec;
   if (code === 'AccessDenied')
     return `The trust policy of ${roleARN} must trust the cluster's OIDC provider (sts:AssumeRoleWithWebIdentity) for the subject ${subject}: a role that trusts another namespace's ServiceAccount refuses this one, whatever allowedNamespaces says.`;
   if (code === 'InvalidIdentityToken')
-    return `The role's account needs an IAM OIDC identity provider for the cluster's service-account issuer, with ${identity.spec.audience ?? DEFAULT_AUDIENCE} among its audiences, and its keys must be reachable (the issuer's discovery documents public).`;
+    return `The role's account needs an IAM OIDC identity provider for the cluster's service-account issuer, with ${spec.audience ?? DEFAULT_AUDIENCE} among its audiences, and its keys must be reachable (the issuer's discovery documents public).`;
   if (code === 'IDPRejectedClaim')
-    return `The OIDC provider refused the token's claims: check that its audiences include ${identity.spec.audience ?? DEFAULT_AUDIENCE}.`;
+    return `The OIDC provider refused the token's claims: check that its audiences include ${spec.audience ?? DEFAULT_AUDIENCE}.`;
   if (code === 'ValidationError')
     return "Check durationSeconds against the role's maximum session duration, and the session parameters.";
   if (code === 'PackedPolicyTooLarge') return PACKED_POLICY_HINT;
   return "See AWS's message above; the controller retries with backoff.";
 }
 
-/** sts:AssumeRoleWithWebIdentity with a fresh token of the ServiceAccount (its own session policy, or a request's). */
-function assumeWithToken(
-  { kind, name, identity }: ChainLink<AWSClusterWebIdentity>,
+/** What a token-assumed role sends: the fields of a web identity's spec that STS and TokenRequest take. */
+export interface TokenRoleSpec {
+  roleARN: string;
+  audience?: string;
+  sessionName?: string;
+  durationSeconds?: number;
+  inlinePolicy?: string;
+  policyARNs?: string[];
+}
+
+/**
+ * sts:AssumeRoleWithWebIdentity of `spec.roleARN` with a fresh token of `serviceAccount`
+ * (`{namespace, name}`), with its own session policy or a request's.
+ */
+export function assumeWithToken(
+  link: LinkName,
+  spec: TokenRoleSpec,
+  serviceAccount: { namespace: string; name: string },
   context: CredentialContext,
   session?: SessionPolicy,
 ): CredentialSource {
   return async () => {
-    const { spec } = identity;
-    const link = { kind, name };
-    const namespace = tokenNamespace(identity, context.namespace, context.controllerNamespace);
-    const serviceAccount = `${namespace}/${spec.serviceAccount.name}`;
+    const { namespace, name: account } = serviceAccount;
+    const audience = spec.audience ?? DEFAULT_AUDIENCE;
     let token: string;
     try {
-      ({ token } = await context.serviceAccountTokens.request(
-        namespace,
-        spec.serviceAccount.name,
-        spec.audience ?? DEFAULT_AUDIENCE,
-        TOKEN_EXPIRATION_SECONDS,
-      ));
+      ({ token } = await context.serviceAccountTokens.request(namespace, account, audience, TOKEN_EXPIRATION_SECONDS));
     } catch (error) {
       if (error instanceof IdentityError) throw error;
       const status = error instanceof ApiException ? error.code : undefined;
       const reason = status === undefined ? (error as Error).message : `the API server answered ${status}`;
-      throw new ServiceAccountTokenError(link, serviceAccount, status, reason, error);
+      throw new ServiceAccountTokenError(link, `${namespace}/${account}`, status, reason, error);
     }
     let output;
     try {
       output = await context.unsignedSts().send(
         new AssumeRoleWithWebIdentityCommand({
           RoleArn: spec.roleARN,
-          RoleSessionName: spec.sessionName ?? defaultSessionName(name),
+          RoleSessionName: spec.sessionName ?? defaultSessionName(link.name),
           WebIdentityToken: token,
           ...sessionInput(spec, session),
         }),
       );
     } catch (error) {
       context.stsCall('AssumeRoleWithWebIdentity', error as Error);
-      const subject = `system:serviceaccount:${namespace}:${spec.serviceAccount.name}`;
+      const subject = `system:serviceaccount:${namespace}:${account}`;
       throw stsCallError(
         link,
         'sts:AssumeRoleWithWebIdentity',
         error,
         context.stsEndpoint,
-        assumeHint((error as Error).name, identity, subject),
+        assumeHint((error as Error).name, spec, subject),
       );
     }
     context.stsCall('AssumeRoleWithWebIdentity');
     return sessionCredentials(link, 'sts:AssumeRoleWithWebIdentity', output.Credentials);
   };
 }
+
+/** A web identity's token: of its ServiceAccount in the cluster's namespace, or the controller's. */
+const webToken = (
+  { kind, name, identity }: ChainLink<AWSClusterWebIdentity>,
+  context: CredentialContext,
+  session?: SessionPolicy,
+): CredentialSource =>
+  assumeWithToken(
+    { kind, name },
+    identity.spec,
+    {
+      namespace: tokenNamespace(identity, context.namespace, context.controllerNamespace),
+      name: identity.spec.serviceAccount.name,
+    },
+    context,
+    session,
+  );
 
 /**
  * An IAM role assumed with sts:AssumeRoleWithWebIdentity (unsigned), with a token of a Kubernetes
@@ -130,9 +155,9 @@ export const webProvider: KindProvider<AWSClusterWebIdentity> = {
     const { allowedNamespaces, credentialVending, resourceTags, ...assume } = identity.spec;
     return { ...assume, tokenNamespace: tokenNamespace(identity, namespace, controllerNamespace) };
   },
-  credentials: (link, context) => assumeWithToken(link, context),
+  credentials: (link, context) => webToken(link, context),
   vending: {
-    narrowed: (link, context, session) => assumeWithToken(link, context, session),
+    narrowed: (link, context, session) => webToken(link, context, session),
     refusal: (identity, link) =>
       identity.spec.serviceAccount.namespace === 'Controller'
         ? new ControllerNamespaceTokenNotVendableError(link)

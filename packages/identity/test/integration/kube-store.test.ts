@@ -41,13 +41,13 @@ describe('kubeIdentityStore against the kube-emulator', function () {
   after(() => kube.stop());
 
   it('reads identities, Secrets (base64 data) and namespace labels, and answers undefined for what is missing', async () => {
-    const identity = await store.getIdentity('AWSClusterStaticIdentity', 'tenant-a');
+    const identity = await store.getIdentity('AWSClusterStaticIdentity', 'tenant-a', 'tenant-a');
     expect(identity).to.deep.include({
       kind: 'AWSClusterStaticIdentity',
       spec: { secretRef: 'keys', allowedNamespaces: {} },
     });
     expect(identity?.metadata.uid).to.be.a('string').and.not.empty;
-    expect(await store.getIdentity('AWSClusterRoleIdentity', 'tenant-a')).to.equal(undefined);
+    expect(await store.getIdentity('AWSClusterRoleIdentity', 'tenant-a', 'tenant-a')).to.equal(undefined);
     expect(await store.getSecret('keymaster-system', 'keys')).to.deep.equal({
       data: { AccessKeyID: Buffer.from('AKIAEXAMPLE000000001').toString('base64') },
     });

@@ -123,7 +123,7 @@ describe('IdentityResolver.resolveNarrowed against the aws-emulator', function (
     const error = await refusal(resolver.resolveNarrowed({ ...readTags(), namespace: 'tenant-c' }));
     expect(error).to.be.instanceOf(NamespaceNotAllowedError);
     h.platform.edit('AWSClusterRoleIdentity', 'tenant-b-workloads', (identity) => {
-      identity.spec.allowedNamespaces = { list: ['tenant-b', 'tenant-c'] };
+      (identity.spec as { allowedNamespaces?: object }).allowedNamespaces = { list: ['tenant-b', 'tenant-c'] };
     });
     const source = await refusal(resolver.resolveNarrowed({ ...readTags(), namespace: 'tenant-c' }));
     expect(source).to.be.instanceOf(NamespaceNotAllowedError);

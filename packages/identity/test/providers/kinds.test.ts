@@ -18,7 +18,7 @@ const identityWebhookResources = (text: string): string[] => {
   const start = text.indexOf('- name: identities.keymaster.dev');
   expect(start, 'the identities webhook').to.be.greaterThan(-1);
   const end = text.indexOf('- name:', start + 1);
-  return [...text.slice(start, end === -1 ? undefined : end).matchAll(/^\s+- (awscluster\w+)$/gm)].map(
+  return [...text.slice(start, end === -1 ? undefined : end).matchAll(/^\s+- (aws\w+identities)$/gm)].map(
     ([, plural]) => plural!,
   );
 };
@@ -44,7 +44,7 @@ describe('every identity kind is complete', () => {
     }
   });
 
-  it('is in the docs: the table of kinds, the RBAC table and the identity viewer role', async () => {
+  it('is in the docs: the table of kinds, the RBAC table and the tenant RBAC', async () => {
     const identity = await repoFile('docs/identity.md');
     const security = await repoFile('docs/security.md');
     for (const kind of IDENTITY_KINDS) {
@@ -52,9 +52,10 @@ describe('every identity kind is complete', () => {
       expect(identity, `docs/identity.md's table of kinds: ${kind}`).to.match(new RegExp(`^\\| \`${kind}\` +\\|`, 'm'));
       expect(security, `docs/security.md's RBAC table: ${plural}`).to.include(`\`${plural}\``);
       expect(security, `docs/security.md's RBAC table: ${plural}/status`).to.include(`\`${plural}/status\``);
-      expect(security, `docs/security.md's keymaster-identity-viewer: ${plural}`).to.match(
-        new RegExp(`^ {6}- ${plural}$`, 'm'),
-      );
+      expect(
+        security,
+        `docs/security.md's tenant RBAC (the identity viewer; a namespaced kind: the editor): ${plural}`,
+      ).to.match(new RegExp(`^ {6}- ${plural}$`, 'm'));
     }
   });
 });
