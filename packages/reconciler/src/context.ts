@@ -4,7 +4,6 @@ import {
   defaultControllerCredentials,
   IdentityResolver,
   kubeServiceAccountTokens,
-  type LinkName,
   type StsRate,
 } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
@@ -13,6 +12,7 @@ import type { SyncTags } from './awscluster/tags.js';
 import { DEFAULT_PER_NAMESPACE, type PerNamespaceLimits } from './cli/flags.js';
 import { ChainIndex } from './awsclusteridentity/chain-index.js';
 import { DeletingIdentities } from './awsclusteridentity/deletions.js';
+import type { IdentityAt } from './awsclusteridentity/identity-at.js';
 import { kubeAccessError } from './kube/access-error.js';
 import { Caches } from './kube/caches.js';
 import { EventRecorder } from './kube/events.js';
@@ -72,7 +72,7 @@ export class ControllerContext {
   readonly chains: ChainIndex;
   readonly deletions = new DeletingIdentities();
   /** Identities to look at again, asked from inside the process (a sighting, a chain walked again). */
-  readonly identityChanges = new Channel<LinkName>();
+  readonly identityChanges = new Channel<IdentityAt>();
   readonly sightings = new IdentitySightings((identity) => this.identityChanges.send(identity));
   readonly tenantLabel: string;
   readonly perNamespace: PerNamespaceLimits;

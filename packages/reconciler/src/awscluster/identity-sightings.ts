@@ -1,4 +1,5 @@
-import type { IdentitySession, LinkName } from '@keymaster/identity';
+import { identityId, type IdentitySession } from '@keymaster/identity';
+import type { IdentityAt } from '../awsclusteridentity/identity-at.js';
 
 /** What the controller last saw of the sessions of the identities clusters use directly. */
 export interface IdentitySighting {
@@ -19,20 +20,21 @@ export class IdentitySightings {
    * @param sightingChanged called when an identity's sighting changes (a new session, a renewal), so
    *   that its status is written then, and not by the next periodic resync of identities.
    */
-  constructor(private readonly sightingChanged: (identity: LinkName) => void) {}
+  constructor(private readonly sightingChanged: (identity: IdentityAt) => void) {}
 
-  /** A cluster acts with `session`: its own identity's sighting is updated. */
-  saw(session: IdentitySession): void {
+  /** A cluster of `namespace` acts with `session`: its own identity's sighting is updated. */
+  saw(session: IdentitySession, namespace: string): void {
     const own = session.chain[0];
-    if (own) this.#sight(own, session);
+    if (own) this.#sight({ kind: own.kind, name: own.name, namespace }, session);
   }
 
+  /** The sighting of an identity by its `identityId`. */
   sighting(identity: string): IdentitySighting | undefined {
     return this.#sightings.get(identity);
   }
 
-  #sight(identity: LinkName, session: IdentitySession): void {
-    const id = `${identity.kind}/${identity.name}`;
+  #sight(identity: IdentityAt, session: IdentitySession): void {
+    const id = identityId(identity.kind, identity.name, identity.namespace);
     const before = this.#sightings.get(id);
     const samePrincipal = before?.accountId === session.accountId && before.principalArn === session.principalArn;
     // Sessions of one principal seen in turn (a web identity's namespaces) would otherwise move it back and forth.

@@ -202,7 +202,7 @@ export class AWSClusterReconciler {
     } else if (session) {
       set(usageAllowed(session));
       set(IDENTITY_OK.retrieved);
-      sightings.saw(session);
+      sightings.saw(session, cluster.metadata.namespace ?? '');
       status.accountID = session.accountId;
       status.principalARN = session.principalArn;
       status.identityChain = session.chain;

@@ -1,5 +1,5 @@
 import type { AWSCluster } from '@keymaster/api';
-import type { IdentityObject } from '@keymaster/identity';
+import type { IdentityObject, LinkName } from '@keymaster/identity';
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { ControllerContext } from '../context.js';
 import { onChange } from '../runtime/builder.js';
@@ -12,15 +12,19 @@ import { labelsChanged, specOrMetadataChanged } from '../runtime/predicates.js';
  */
 export function watchChains(context: ControllerContext): void {
   const { caches, chains, identityChanges } = context;
+  // A namespaced identity a cluster reaches is of the cluster's namespace: the only one that can name it.
+  const sendAll = (identities: readonly LinkName[], cluster: AWSCluster) => {
+    for (const identity of identities) identityChanges.send({ ...identity, namespace: cluster.metadata.namespace ?? '' });
+  };
   const walk = (clusters: readonly AWSCluster[]) => {
     for (const cluster of clusters)
-      void chains.index(cluster).then((identities) => identities.forEach((identity) => identityChanges.send(identity)));
+      void chains.index(cluster).then((identities) => sendAll(identities, cluster));
   };
   const cached = (clusters: readonly { namespace?: string; name: string }[]) =>
     clusters.map(({ namespace, name }) => caches.clusters.get(name, namespace)).filter((cluster) => !!cluster);
   caches.clusters.addHandlers({
     ...onChange((cluster: AWSCluster) => walk([cluster]), [specOrMetadataChanged]),
-    delete: (cluster) => chains.remove(cluster).forEach((identity) => identityChanges.send(identity)),
+    delete: (cluster) => sendAll(chains.remove(cluster), cluster),
   });
   for (const identities of Object.values(caches.identities))
     identities.addHandlers(

@@ -1,5 +1,5 @@
 import type { AWSCluster } from '@keymaster/api';
-import type { ClusterUser, IdentityObject } from '@keymaster/identity';
+import { identityId, type ClusterUser, type IdentityObject } from '@keymaster/identity';
 import { clusterKey } from './dependents.js';
 
 /** An AWSCluster as an identity being deleted judges it. */
@@ -29,13 +29,14 @@ export class DeletingIdentities {
     return remembered;
   }
 
-  /** Forgets an identity (`Kind/name`): gone, or not being deleted. */
+  /** Forgets an identity (its `identityId`): gone, or not being deleted. */
   forget(id: string): void {
     this.#users.delete(id);
   }
 }
 
-const idOf = (identity: IdentityObject) => `${identity.kind}/${identity.metadata.name ?? ''}`;
+const idOf = (identity: IdentityObject) =>
+  identityId(identity.kind, identity.metadata.name ?? '', identity.metadata.namespace);
 
 /** What a current user of identities being deleted (`Kind/name`) is told, in a condition and an event. */
 export const deletingNotice = (ids: readonly string[]): string =>

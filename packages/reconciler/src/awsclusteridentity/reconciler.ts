@@ -1,7 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { AWSAccountBinding, AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
-import { providerOf, servesCluster, type ControllerCredentialsCheck, type IdentityObject } from '@keymaster/identity';
+import {
+  identityId,
+  isNamespacedKind,
+  providerOf,
+  servesCluster,
+  type ControllerCredentialsCheck,
+  type IdentityObject,
+} from '@keymaster/identity';
 import { setCondition } from '../awscluster/conditions.js';
 import type { IdentitySightings } from '../awscluster/identity-sightings.js';
 import type { EventRecorder } from '../kube/events.js';
@@ -25,7 +32,7 @@ export const IDENTITY_FINALIZER: Finalizer = {
 
 /** What the identity reconcile reads of the informer caches (`Caches` is one). */
 export interface IdentityCaches {
-  identity(kind: IdentityKind, name: string): IdentityObject | undefined;
+  identity(kind: IdentityKind, name: string, namespace?: string): IdentityObject | undefined;
   allIdentities(): IdentityObject[];
   clusters: Pick<Informer<AWSCluster>, 'get'>;
   secrets: Pick<Informer<V1Secret>, 'get'>;
@@ -69,8 +76,8 @@ export class IdentityReconciler {
 
   readonly reconcile = async (request: Request): Promise<Result | undefined> => {
     const { caches, writer } = this.deps;
-    const identity = caches.identity(this.kind, request.name);
-    const id = `${this.kind}/${request.name}`;
+    const identity = caches.identity(this.kind, request.name, request.namespace);
+    const id = identityId(this.kind, request.name, request.namespace);
     if (!identity?.metadata.deletionTimestamp) this.deps.deletions.forget(id);
     if (!identity) return undefined;
     for (const secret of providerOf(identity.kind).secrets(identity)) await this.#releaseSecret(identity, secret);
@@ -112,7 +119,9 @@ export class IdentityReconciler {
     const reaching = chains
       .clustersReaching({ kind: this.kind, name: identity.metadata.name ?? '' })
       .map(({ namespace, name }) => caches.clusters.get(name, namespace))
+      // Another namespace's cluster reaching an identity of this name reaches its own namespace's.
       .filter((cluster) => cluster !== undefined)
+      .filter(({ metadata }) => !isNamespacedKind(this.kind) || metadata.namespace === identity.metadata.namespace)
       .sort((a, b) => (clusterKey(a) < clusterKey(b) ? -1 : 1));
     if (!identity.metadata.deletionTimestamp) return reaching;
     const users = deletions.usersOf(identity) ?? (await this.#rememberUsers(identity, id, reaching));

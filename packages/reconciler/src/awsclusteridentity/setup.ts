@@ -4,8 +4,8 @@ import {
   SOURCE_DESCRIPTIONS,
   type ControllerCredentialsCheck,
   type IdentityObject,
-  type LinkName,
 } from '@keymaster/identity';
+import { identityRequest, type IdentityAt } from './identity-at.js';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { ControllerContext } from '../context.js';
 import { controllerFor, requestFor } from '../runtime/builder.js';
@@ -47,7 +47,7 @@ function setupIdentityController(
     identities.filter((identity) => identity.kind === kind).map(requestFor);
   controllerFor(manager, kind.toLowerCase(), caches.identities[kind])
     .withPredicate(specOrMetadataChanged)
-    .watches<LinkName>(context.identityChanges, (identity) => (identity.kind === kind ? [{ name: identity.name }] : []))
+    .watches<IdentityAt>(context.identityChanges, (identity) => (identity.kind === kind ? [identityRequest(identity)] : []))
     // A static identity's Secret (keys, a role's externalID) changed.
     .watches<V1Secret>(caches.secrets, (secret) => ofKind(caches.identitiesUsingSecret(secret.metadata?.name ?? '')))
     // Who may act in an account: claims of it are converted.

@@ -122,7 +122,9 @@ async function planAgainstAws(
   }
   Object.assign(report, { accountId: session.accountId, principalArn: session.principalArn, chain: session.chain });
   const chain = await Promise.all(
-    session.chain.map(({ kind, name }) => context.store.getIdentity(kind as IdentityKind, name)),
+    session.chain.map(({ kind, name }) =>
+      context.store.getIdentity(kind as IdentityKind, name, cluster.metadata.namespace ?? ''),
+    ),
   );
   const refused = await accountRefusal(context, chain[0], session.accountId);
   if (refused) return { ...report, outcome: 'Refused', failure: refused };

@@ -8,7 +8,7 @@ import {
   type AWSClusterLedger,
   type AWSTagPolicy,
 } from '@keymaster/api';
-import { IdentityResolver, kubeIdentityStore, type IdentityStore } from '@keymaster/identity';
+import { IdentityResolver, isNamespacedKind, kubeIdentityStore, type IdentityStore } from '@keymaster/identity';
 import { RateLimiters } from '@keymaster/tagging';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { kubeRead } from '../kube/access-error.js';
@@ -78,9 +78,11 @@ const ours = (kind: string) => `${PLURALS.get(kind)!}.${GROUP}`;
 /** The API server's answers, each read once, a refusal told as a KubeAccessError. */
 function checkedStore(direct: IdentityStore): IdentityStore {
   return {
-    getIdentity: memoize((kind, name) =>
-      kubeRead(`read ${kind}/${name}`, { verb: 'get', resource: ours(kind), name }, () =>
-        direct.getIdentity(kind, name),
+    getIdentity: memoize((kind, name, namespace) =>
+      kubeRead(
+        `read ${kind}/${name}`,
+        { verb: 'get', resource: ours(kind), ...(isNamespacedKind(kind) ? { namespace } : {}), name },
+        () => direct.getIdentity(kind, name, namespace),
       ),
     ),
     listIdentities: memoize(() =>

@@ -13,6 +13,7 @@ import {
   AwsCredentialError,
   CONTROLLER_IDENTITY,
   checkChain,
+  isNamespacedKind,
   providerOf,
   type IdentityObject,
   type LinkCheck,
@@ -119,6 +120,12 @@ export function describeAllowed(allowed: AllowedNamespaces | null | undefined): 
   ].join(' or ');
 }
 
+/** Whom an identity allows: a namespaced one its own namespace only, others their allowedNamespaces. */
+const describeAllows = (identity: IdentityObject): string =>
+  isNamespacedKind(identity.kind)
+    ? `its own namespace only (${identity.metadata.namespace ?? ''})`
+    : describeAllowed((identity.spec as { allowedNamespaces?: AllowedNamespaces | null }).allowedNamespaces);
+
 const actsWith = ({ identity }: LinkCheck): string | undefined =>
   identity && providerOf(identity.kind).actsWith(identity);
 
@@ -127,7 +134,7 @@ const verdictOf = (check: LinkCheck): LinkVerdict => ({
   name: check.name,
   exists: check.identity !== undefined,
   ...(check.identity
-    ? { actsWith: actsWith(check), allows: describeAllowed(check.identity.spec.allowedNamespaces) }
+    ? { actsWith: actsWith(check), allows: describeAllows(check.identity) }
     : {}),
   problems: check.problems.map(failureOf),
 });
@@ -192,7 +199,7 @@ async function unverifiedChain(
       ...(identity
         ? {
             actsWith: providerOf(identity.kind).actsWith(identity),
-            allows: describeAllowed(identity.spec.allowedNamespaces),
+            allows: describeAllows(identity),
           }
         : {}),
       problems: [],

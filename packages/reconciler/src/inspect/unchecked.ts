@@ -66,7 +66,7 @@ export async function readableChain(
     identities.push(
       await readable(
         `${kind}/${name}: its tag layer and whom it allows`,
-        () => context.store.getIdentity(kind as IdentityKind, name),
+        () => context.store.getIdentity(kind as IdentityKind, name, cluster.metadata.namespace ?? ''),
         unchecked,
       ),
     );

@@ -9,7 +9,7 @@ import {
   type AWSTagPolicy,
   type IdentityKind,
 } from '@keymaster/api';
-import { providerOf, type IdentityObject, type IdentityStore } from '@keymaster/identity';
+import { isNamespacedKind, providerOf, type IdentityObject, type IdentityStore } from '@keymaster/identity';
 import { clusterNameOf } from '../awscluster/name-claim.js';
 import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerOptions } from '../runtime/informer.js';
@@ -206,8 +206,9 @@ export class Caches {
     return Object.values(this.identities).flatMap((identities) => identities.byIndex(SECRET_INDEX, name));
   }
 
-  identity(kind: IdentityKind, name: string): IdentityObject | undefined {
-    return this.identities[kind].get(name);
+  /** `namespace`: a namespaced kind's (cluster-scoped kinds ignore it). */
+  identity(kind: IdentityKind, name: string, namespace?: string): IdentityObject | undefined {
+    return this.identities[kind].get(name, isNamespacedKind(kind) ? namespace : undefined);
   }
 
   /** Every cached identity, of every kind. */
@@ -218,7 +219,7 @@ export class Caches {
   /** The identity store the resolver reads, answered from these caches (no API call per resolve). */
   identityStore(): IdentityStore {
     return {
-      getIdentity: (kind, name) => Promise.resolve(this.identity(kind, name)),
+      getIdentity: (kind, name, namespace) => Promise.resolve(this.identity(kind, name, namespace)),
       listIdentities: () => Promise.resolve(this.allIdentities()),
       getSecret: (namespace, name) => {
         const secret = namespace === this.#controllerNamespace ? this.secrets.get(name, namespace) : undefined;

@@ -3,6 +3,7 @@ import {
   ChainTooDeepError,
   checkChain,
   IdentityCycleError,
+  identityId,
   NamespaceNotAllowedError,
   providerOf,
   type IdentityError,
@@ -16,13 +17,16 @@ import type { WebhookContext } from './context.js';
 import { vendingMistakes } from './identity-vending.js';
 import { allow, deny, type AdmissionRequest, type Verdict } from './review.js';
 
-const linkOf = (identity: IdentityObject): string => `${identity.kind}/${identity.metadata.name ?? ''}`;
+const linkOf = (identity: IdentityObject): string =>
+  identityId(identity.kind, identity.metadata.name ?? '', identity.metadata.namespace);
 
 /** The caches, with the identity being written in place of the stored one. */
 const withIdentity = (store: IdentityStore, written: IdentityObject): IdentityStore => ({
   ...store,
-  getIdentity: (kind: IdentityKind, name: string) =>
-    kind === written.kind && name === written.metadata.name ? Promise.resolve(written) : store.getIdentity(kind, name),
+  getIdentity: (kind: IdentityKind, name: string, namespace: string) =>
+    identityId(kind, name, namespace) === linkOf(written)
+      ? Promise.resolve(written)
+      : store.getIdentity(kind, name, namespace),
 });
 
 const breaksChain = (problem: IdentityError): boolean =>
@@ -40,12 +44,14 @@ async function chainProblems(written: IdentityObject, context: WebhookContext) {
   const warnings: string[] = [];
   const starts = [written, ...context.identities().filter((identity) => linkOf(identity) !== self)];
   for (const start of starts) {
+    // A namespaced identity's chain is walked from its namespace, the only one that may name it.
     const links = await checkChain(store, {
-      namespace: '',
+      namespace: start.metadata.namespace ?? '',
       identityRef: { kind: start.kind, name: start.metadata.name ?? '' },
       controllerNamespace: context.controllerNamespace,
     });
-    if (start !== written && !links.some((link) => `${link.kind}/${link.name}` === self)) continue;
+    if (start !== written && !links.some((link) => identityId(link.kind, link.name, start.metadata.namespace) === self))
+      continue;
     for (const problem of links.flatMap((link) => link.problems)) {
       if (breaksChain(problem)) refusals.add(explain(problem));
       else if (start === written && !(problem instanceof NamespaceNotAllowedError)) warnings.push(explain(problem));

@@ -85,7 +85,7 @@ class IdentityWorld {
   users: AWSCluster[] = [];
   controllerCredentials: ControllerCredentialsCheck | undefined;
 
-  reconcile(kind: IdentityKind, name: string) {
+  reconcile(kind: IdentityKind, name: string, namespace?: string) {
     const reaching = (): Request[] =>
       this.users.map(({ metadata }) => ({ namespace: metadata.namespace, name: metadata.name ?? '' }));
     for (const cluster of this.users) this.caches.clusters.put(cluster);
@@ -101,7 +101,7 @@ class IdentityWorld {
       now: () => NOW,
       logger: quietLogger(),
       tenantLabel: TENANT_LABEL,
-    }).reconcile({ name });
+    }).reconcile(namespace === undefined ? { name } : { namespace, name });
   }
 }
 
@@ -270,10 +270,35 @@ describe('the identity reconcile, branch by branch', () => {
     expect(JSON.stringify(world.writer.status)).to.not.include('prod').and.not.include('tenant-b');
   });
 
+  it("counts a tenant's own AWSServiceAccountIdentity's users of its namespace only, and shows its own sessions", async () => {
+    const own = (namespace: string): IdentityObject => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSServiceAccountIdentity',
+      metadata: metadata('own', { namespace, uid: `uid-own-${namespace}`, finalizers: [IDENTITY_FINALIZER.name] }),
+      spec: { roleARN: `arn:aws:iam::${ACCOUNT}:role/own`, serviceAccountName: 'keymaster' },
+    });
+    const world = new IdentityWorld();
+    world.caches.withIdentities(own('tenant-a'), own('tenant-b'));
+    const elsewhere = { ...user('other'), metadata: { ...user('other').metadata, namespace: 'tenant-b' } };
+    // Both namespaces' clusters reach an identity of that name: each its own namespace's.
+    world.users = [user('prod'), elsewhere];
+    const link = [{ kind: 'AWSServiceAccountIdentity', name: 'own' }];
+    world.sightings.saw(
+      { ...fakeSession(link), principalArn: 'arn:aws:sts::333333333333:assumed-role/b/x' },
+      'tenant-b',
+    );
+    await world.reconcile('AWSServiceAccountIdentity', 'own', 'tenant-a');
+    expect(world.writer.status).to.deep.include({ clusterCount: 1, namespaceCount: 1 });
+    expect(world.writer.status, "tenant B's session is not tenant A's").to.not.have.property('principalARN');
+    world.sightings.saw(fakeSession(link), 'tenant-a');
+    await world.reconcile('AWSServiceAccountIdentity', 'own', 'tenant-a');
+    expect(world.writer.status).to.deep.include({ accountID: ACCOUNT, clusterCount: 1 });
+  });
+
   it('shows the account and principal clusters last acted as', async () => {
     const world = new IdentityWorld();
     world.caches.withIdentities(role());
-    world.sightings.saw(fakeSession([{ kind: 'AWSClusterRoleIdentity', name: 'tenant-a' }]));
+    world.sightings.saw(fakeSession([{ kind: 'AWSClusterRoleIdentity', name: 'tenant-a' }]), 'tenant-a');
     await world.reconcile('AWSClusterRoleIdentity', 'tenant-a');
     expect(world.writer.status).to.deep.include({ accountID: ACCOUNT });
   });

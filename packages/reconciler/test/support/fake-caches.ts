@@ -1,6 +1,6 @@
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { AWSAccountBinding, AWSCluster, AWSTagPolicy, IdentityKind } from '@keymaster/api';
-import type { IdentityObject } from '@keymaster/identity';
+import { identityId, type IdentityObject } from '@keymaster/identity';
 import type { AWSClusterCaches } from '../../src/awscluster/reconciler.js';
 import type { IdentityCaches } from '../../src/awsclusteridentity/reconciler.js';
 import { LedgerClaims } from '../../src/kube/ledger-claims.js';
@@ -18,13 +18,17 @@ export class FakeCaches implements AWSClusterCaches, IdentityCaches {
 
   /** Puts identities in the cache, each under its kind. */
   withIdentities(...identities: IdentityObject[]): this {
-    for (const identity of identities)
-      this.#identities.set(`${identity.kind}/${identity.metadata.name ?? ''}`, identity);
+    for (const { kind, metadata, ...rest } of identities)
+      this.#identities.set(identityId(kind, metadata.name ?? '', metadata.namespace), {
+        kind,
+        metadata,
+        ...rest,
+      } as IdentityObject);
     return this;
   }
 
-  identity(kind: IdentityKind, name: string): IdentityObject | undefined {
-    return this.#identities.get(`${kind}/${name}`);
+  identity(kind: IdentityKind, name: string, namespace?: string): IdentityObject | undefined {
+    return this.#identities.get(identityId(kind, name, namespace));
   }
 
   allIdentities(): IdentityObject[] {
