@@ -9,7 +9,7 @@ import {
   TagResourcesCommand,
   UntagResourcesCommand,
 } from '@aws-sdk/client-resource-groups-tagging-api';
-import { IDENTITY_KINDS } from '@keymaster/api';
+import { IDENTITY_KINDS, KINDS, webIdentityTrustPolicy } from '@keymaster/api';
 import type {
   AWSCluster,
   AWSClusterControllerIdentity,
@@ -31,6 +31,7 @@ import {
   accessKey,
   clusterResources,
   controllerUser,
+  emulatorTrust,
   hubRole,
   roleArn,
   tenantRole,
@@ -66,6 +67,9 @@ import {
   roleIdentity,
   roleRef,
   selectedTagPolicy,
+  serviceAccount,
+  serviceAccountIdentity,
+  serviceAccountRef,
   staticIdentity,
   staticRef,
   tagPolicy,
@@ -104,6 +108,10 @@ function staticTenant(tenant: string, key: AccessKey, resourceTags?: { key: stri
 }
 
 const ready = (cluster: AWSCluster) => condition(cluster, 'Ready');
+
+/** Where tenant A reads identities of a kind: every one (the identity viewer), or its own namespace's (its own kind). */
+const readableIn = (kind: string) =>
+  KINDS.find((definition) => definition.kind === kind)?.scope === 'Namespaced' ? 'tenant-a' : undefined;
 
 /** Waits until the clock is past the second the object was created in: what is created next is younger. */
 async function untilASecondAfter({ metadata }: AWSCluster): Promise<void> {
@@ -299,6 +307,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         for (const identity of await tenantA.kube.list<{ metadata: { name: string }; status?: unknown }>(
           API_VERSION,
           kind,
+          readableIn(kind),
         ))
           for (const secret of [VICTIM.name, `${VICTIM.namespace}/`])
             expect(JSON.stringify(identity.status ?? {}), `${kind}/${identity.metadata.name} status`).not.to.include(
@@ -1032,7 +1041,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         key: 'externalID',
       });
       const readable = [
-        ...(await Promise.all(IDENTITY_KINDS.map((kind) => tenantA.kube.list(API_VERSION, kind)))),
+        ...(await Promise.all(IDENTITY_KINDS.map((kind) => tenantA.kube.list(API_VERSION, kind, readableIn(kind))))),
         await tenantA.kube.list(API_VERSION, 'AWSTagPolicy'),
         await tenantA.kube.events('tenant-a', 'b-prod'),
       ];
@@ -2360,6 +2369,120 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       // What B is told of its copy names no cluster of A's namespace.
       const told = await messagesAbout(tenantB.kube, 'tenant-b', 'copy');
       expect(told.filter((text) => text.includes('tenant-a/'))).to.deep.equal([]);
+    });
+  });
+
+  describe("26. a tenant's own AWSServiceAccountIdentity, named from another namespace", function () {
+    after(stopTenancies);
+    const ACCOUNT_A = '777777777777';
+    const STS_AUDIENCE = 'sts.amazonaws.com';
+    const ROLE_A = roleArn(ACCOUNT_A, 'tenant-a-own');
+    const resourcesA = clusterResources(ACCOUNT_A, REGION, 'payments', 2);
+    const borrowed = clusterResources(ACCOUNT_A, REGION, 'borrowed', 2);
+    const webIdentityCalls = () => tenancy.aws.calls((call) => call.action === 'sts:AssumeRoleWithWebIdentity');
+    let tenancy: Tenancy;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        // Tenant A's account trusts the management cluster's issuer for tenant A's ServiceAccount only:
+        // the trust policy a tenant writes on its side, and nothing from ops.
+        world: (issuer) => ({
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            {
+              id: ACCOUNT_A,
+              oidcProviders: [{ url: issuer.url, clientIds: [STS_AUDIENCE], discovery: { ca: issuer.ca } }],
+              roles: [
+                {
+                  name: 'tenant-a-own',
+                  trust: emulatorTrust(
+                    webIdentityTrustPolicy({
+                      provider: `arn:aws:iam::${ACCOUNT_A}:oidc-provider/${issuer.url.replace('https://', '')}`,
+                      namespace: 'tenant-a',
+                      serviceAccount: 'keymaster',
+                      audience: STS_AUDIENCE,
+                    }),
+                  ),
+                  allow: TAGGER,
+                },
+              ],
+              resources: [...resourcesA, ...borrowed],
+            },
+          ],
+        }),
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          ...publicIssuerDiscovery(),
+          serviceAccount('tenant-a', 'keymaster'),
+          serviceAccount('tenant-b', 'keymaster'),
+        ],
+        syncPeriod: '2s',
+      });
+      // Tenant A writes its identity and its cluster itself, under the tenant RBAC.
+      const tenantA = tenancy.tenant('tenant-a');
+      await tenantA.kube.create(
+        serviceAccountIdentity('tenant-a', 'own', { roleARN: ROLE_A, serviceAccountName: 'keymaster' }),
+      );
+      await create(tenantA, 'payments', {
+        region: REGION,
+        identityRef: serviceAccountRef('own'),
+        additionalTags: { team: 'a' },
+      });
+      await untilReady(tenancy.ops, 'tenant-a', 'payments');
+    });
+
+    it("26. tenant A's cluster acts through the AWSServiceAccountIdentity tenant A wrote, with a token of its own ServiceAccount, in its own account", async function () {
+      await untilTagged(tenancy.aws, resourcesA, { team: 'a' });
+      const payments = await tenancy.ops.cluster('tenant-a', 'payments');
+      expect(payments.status?.accountID).to.equal(ACCOUNT_A);
+      expect(payments.status?.identityChain).to.deep.equal([
+        { kind: 'AWSServiceAccountIdentity', name: 'own', roleARN: ROLE_A },
+      ]);
+      const assumed = webIdentityCalls();
+      expect(assumed.map(({ outcome, detail }) => [outcome, detail?.['roleArn']])).to.deep.equal([['success', ROLE_A]]);
+    });
+
+    it("26. tenant B naming tenant A's AWSServiceAccountIdentity, or a ServiceAccount of A's namespace, gets no session and no STS call is made", async function () {
+      const tenantB = tenancy.tenant('tenant-b');
+      const before = webIdentityCalls().length;
+      // B cannot write an identity in A's namespace, nor name a ServiceAccount of another namespace in its own.
+      const inA = await refusal(
+        tenantB.kube.create(
+          serviceAccountIdentity('tenant-a', 'mine', { roleARN: ROLE_A, serviceAccountName: 'keymaster' }),
+        ),
+      );
+      expect(inA?.code, "an identity in tenant A's namespace").to.equal(403);
+      const otherAccount = await refusal(
+        tenantB.kube.create(
+          serviceAccountIdentity('tenant-b', 'mine', {
+            roleARN: ROLE_A,
+            serviceAccountName: 'system:serviceaccount:tenant-a:keymaster',
+          }),
+        ),
+      );
+      expect(otherAccount?.code, "a ServiceAccount of tenant A's namespace").to.equal(422);
+      // B's cluster names A's identity by its name: it finds none in its own namespace.
+      await create(tenantB, 'borrowed', {
+        region: REGION,
+        identityRef: serviceAccountRef('own'),
+        additionalTags: { team: 'b' },
+      });
+      const refused = await eventually(async () => {
+        const cluster = await tenancy.ops.cluster('tenant-b', 'borrowed');
+        expect(condition(cluster, 'PrincipalCredentialRetrieved')).to.include({
+          status: 'False',
+          reason: 'IdentityNotFound',
+        });
+        return cluster;
+      });
+      expect(ready(refused)?.status).to.equal('False');
+      expect(refused.status?.accountID, "tenant A's account told to B").to.equal(undefined);
+      // No session: no token asked for it, no STS call.
+      expect(webIdentityCalls().length - before, 'AssumeRoleWithWebIdentity for tenant B').to.equal(0);
+      for (const { arn } of [...resourcesA, ...borrowed])
+        expect(tenancy.aws.tags(arn), arn).to.not.include({ team: 'b' });
     });
   });
 });

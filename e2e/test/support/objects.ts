@@ -11,6 +11,8 @@ import type {
   AWSClusterWebIdentitySpec,
   AWSCredentialsRequest,
   AWSCredentialsRequestSpec,
+  AWSServiceAccountIdentity,
+  AWSServiceAccountIdentitySpec,
   AWSTagPolicy,
   AllowedNamespaces,
   ResourceTag,
@@ -43,6 +45,7 @@ export type KubeObject =
   | AWSClusterStaticIdentity
   | AWSClusterRoleIdentity
   | AWSClusterWebIdentity
+  | AWSServiceAccountIdentity
   | AWSCredentialsRequest
   | AWSClusterLedger
   | AWSTagPolicy
@@ -105,6 +108,18 @@ export const webIdentity = (name: string, spec: AWSClusterWebIdentitySpec): AWSC
   apiVersion: API_VERSION,
   kind: 'AWSClusterWebIdentity',
   metadata: { name },
+  spec,
+});
+
+/** A tenant's own identity, in its namespace. */
+export const serviceAccountIdentity = (
+  namespace: string,
+  name: string,
+  spec: AWSServiceAccountIdentitySpec,
+): AWSServiceAccountIdentity => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSServiceAccountIdentity',
+  metadata: { name, namespace },
   spec,
 });
 
@@ -183,3 +198,4 @@ export const credentialsRequest = (
 export const staticRef = (name: string) => ({ kind: 'AWSClusterStaticIdentity', name }) as const;
 export const roleRef = (name: string) => ({ kind: 'AWSClusterRoleIdentity', name }) as const;
 export const webRef = (name: string) => ({ kind: 'AWSClusterWebIdentity', name }) as const;
+export const serviceAccountRef = (name: string) => ({ kind: 'AWSServiceAccountIdentity', name }) as const;
