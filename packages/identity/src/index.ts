@@ -37,7 +37,7 @@ export { StsRateLimitedError, type StsRate } from './sts-budget.js';
 export type { NamespaceSets } from './credential-sets.js';
 export { DEFAULT_DURATION_SECONDS } from './providers/role.js';
 export { PROVIDERS, providerOf } from './providers/index.js';
-export { ServiceAccountTokenError } from './providers/web.js';
+export { ServiceAccountTokenError } from './providers/token-role.js';
 export { kubeServiceAccountTokens } from './service-account-tokens.js';
 export type {
   ChainLink,

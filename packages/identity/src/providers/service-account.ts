@@ -1,21 +1,12 @@
-import type { AWSServiceAccountIdentity, SessionPolicy } from '@keymaster/api';
-import { defaultSessionName } from '../session-name.js';
-import type { ChainLink, CredentialContext, CredentialSource, KindProvider } from './provider.js';
-import { assumeWithToken } from './web.js';
+import type { AWSServiceAccountIdentity } from '@keymaster/api';
+import type { KindProvider } from './provider.js';
+import { lastAssumed, tokenSessions, tokenWorkloadConfig } from './token-role.js';
 
 /** Its token is always of its own namespace's ServiceAccount: the namespace is no field a writer chooses. */
-const ownToken = (
-  { kind, name, identity }: ChainLink<AWSServiceAccountIdentity>,
-  context: CredentialContext,
-  session?: SessionPolicy,
-): CredentialSource =>
-  assumeWithToken(
-    { kind, name },
-    identity.spec,
-    { namespace: identity.metadata.namespace ?? '', name: identity.spec.serviceAccountName },
-    context,
-    session,
-  );
+const ownSessions = tokenSessions<AWSServiceAccountIdentity>((identity) => ({
+  namespace: identity.metadata.namespace ?? '',
+  name: identity.spec.serviceAccountName,
+}));
 
 /**
  * A tenant's own IAM role, assumed with sts:AssumeRoleWithWebIdentity (unsigned) with a token of a
@@ -33,17 +24,11 @@ export const serviceAccountProvider: KindProvider<AWSServiceAccountIdentity> = {
     const { credentialVending, resourceTags, ...assume } = identity.spec;
     return { ...assume, tokenNamespace: identity.metadata.namespace };
   },
-  credentials: (link, context) => ownToken(link, context),
-  vending: {
-    narrowed: (link, context, session) => ownToken(link, context, session),
-    workloadConfig: ({ metadata, spec }) => ({
-      roleArn: spec.roleARN,
-      sessionName: spec.sessionName ?? defaultSessionName(metadata.name ?? ''),
-    }),
-  },
+  credentials: ownSessions.credentials,
+  vending: { narrowed: ownSessions.narrowed, workloadConfig: tokenWorkloadConfig },
   linkDetails: (identity) => ({ roleARN: identity.spec.roleARN }),
   actsWith: (identity) =>
     `role ${identity.spec.roleARN} with a token of ServiceAccount ${identity.spec.serviceAccountName} in its own namespace`,
   warnings: () => [],
-  status: (_identity, { renewedAt }) => (renewedAt ? { lastAssumeRoleTime: renewedAt.toISOString() } : {}),
+  status: lastAssumed,
 };
