@@ -31,7 +31,7 @@ describe('CRDs', () => {
     }
   });
 
-  it('labels every CRD for clusterctl: identities and account bindings move as a hierarchy, AWSClusters and their ledgers with their namespace', () => {
+  it('labels every CRD for clusterctl: identities and account bindings move as a hierarchy, AWSClusters, their ledgers and the identities tenants own with their namespace', () => {
     const moves = Object.fromEntries(
       crds.map((crd) => {
         expect(crd.metadata.labels['clusterctl.cluster.x-k8s.io']).to.equal('');
@@ -43,7 +43,15 @@ describe('CRDs', () => {
     );
     expect(moves).to.deep.equal({
       AWSCluster: { 'clusterctl.cluster.x-k8s.io/move': '' },
-      ...Object.fromEntries(IDENTITY_KINDS.map((kind) => [kind, { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' }])),
+      // Cluster-scoped identities are copied with every move; a tenant's own, namespaced, moves with its namespace.
+      ...Object.fromEntries(
+        IDENTITY_KINDS.map((kind) => [
+          kind,
+          kind === 'AWSServiceAccountIdentity'
+            ? { 'clusterctl.cluster.x-k8s.io/move': '' }
+            : { 'clusterctl.cluster.x-k8s.io/move-hierarchy': '' },
+        ]),
+      ),
       AWSTagPolicy: {},
       AWSCredentialsRequest: { 'clusterctl.cluster.x-k8s.io/move': '' },
       // Cluster-scoped like identities, and copied with every move as they are.

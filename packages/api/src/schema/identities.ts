@@ -19,7 +19,7 @@ import {
   tagValue,
 } from './fields.js';
 import { array, integer, named, object, string } from './openapi.js';
-import { AGE_COLUMN, type KindDefinition } from './kind.js';
+import { AGE_COLUMN, type KindDefinition, type PrinterColumn } from './kind.js';
 import { SINGLETON_NAME } from '../constants.js';
 import { celKindsWith } from './identity-kinds.js';
 
@@ -261,6 +261,30 @@ export const roleIdentity: KindDefinition = {
   clusterctlMove: 'move-hierarchy',
 };
 
+// What the kinds whose role is assumed with a ServiceAccount token share (web and ServiceAccount identities).
+const audience = string(
+  'The audience of the ServiceAccount token: a client ID of the IAM OIDC identity provider of the cluster issuer.',
+  { minLength: 1, maxLength: 253, default: 'sts.amazonaws.com' },
+);
+
+const tokenRoleDuration = integer(
+  "Session length in seconds (900-43200, and at most the role's maximum session duration). Default: 3600.",
+  { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
+);
+
+/** The role, the ServiceAccount at `serviceAccountPath`, the identity's columns and its age. */
+const tokenRoleColumns = (serviceAccountPath: string): PrinterColumn[] => [
+  { name: 'Role', type: 'string', jsonPath: '.spec.roleARN', description: 'IAM role assumed.' },
+  {
+    name: 'ServiceAccount',
+    type: 'string',
+    jsonPath: serviceAccountPath,
+    description: 'ServiceAccount whose token assumes the role.',
+  },
+  ...identityColumns,
+  AGE_COLUMN,
+];
+
 export const webIdentity: KindDefinition = {
   kind: 'AWSClusterWebIdentity',
   plural: 'awsclusterwebidentities',
@@ -277,10 +301,7 @@ export const webIdentity: KindDefinition = {
       'The role, the ServiceAccount whose token assumes it, and who may use it.',
       {
         roleARN,
-        audience: string(
-          'The audience of the ServiceAccount token: a client ID of the IAM OIDC identity provider of the cluster issuer.',
-          { minLength: 1, maxLength: 253, default: 'sts.amazonaws.com' },
-        ),
+        audience,
         serviceAccount: named(
           'WebIdentityServiceAccount',
           object(
@@ -302,10 +323,7 @@ export const webIdentity: KindDefinition = {
           ),
         ),
         sessionName,
-        durationSeconds: integer(
-          "Session length in seconds (900-43200, and at most the role's maximum session duration). Default: 3600.",
-          { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
-        ),
+        durationSeconds: tokenRoleDuration,
         inlinePolicy,
         policyARNs,
         ...commonSpec,
@@ -316,17 +334,7 @@ export const webIdentity: KindDefinition = {
   ),
   status: identityStatus,
   specRequired: true,
-  printerColumns: [
-    { name: 'Role', type: 'string', jsonPath: '.spec.roleARN', description: 'IAM role assumed.' },
-    {
-      name: 'ServiceAccount',
-      type: 'string',
-      jsonPath: '.spec.serviceAccount.name',
-      description: 'ServiceAccount whose token assumes the role.',
-    },
-    ...identityColumns,
-    AGE_COLUMN,
-  ],
+  printerColumns: tokenRoleColumns('.spec.serviceAccount.name'),
   clusterctlMove: 'move-hierarchy',
   controllerRules: [
     {
@@ -346,7 +354,7 @@ export const serviceAccountIdentity: KindDefinition = {
   scope: 'Namespaced',
   description:
     'An IAM role assumed with STS AssumeRoleWithWebIdentity, with a token the controller requests (TokenRequest) ' +
-    'for a ServiceAccount of this identity\'s own namespace. Tenants may write it: only AWSClusters and ' +
+    "for a ServiceAccount of this identity's own namespace. Tenants may write it: only AWSClusters and " +
     "AWSCredentialsRequests of its namespace can name it, the token's subject names that namespace, and the " +
     "role's trust policy (the tenant's, on AWS) decides. Chains may start from it.",
   spec: named(
@@ -355,20 +363,14 @@ export const serviceAccountIdentity: KindDefinition = {
       'The role, and the ServiceAccount of this namespace whose token assumes it.',
       {
         roleARN,
-        audience: string(
-          'The audience of the ServiceAccount token: a client ID of the IAM OIDC identity provider of the cluster issuer.',
-          { minLength: 1, maxLength: 253, default: 'sts.amazonaws.com' },
-        ),
+        audience,
         serviceAccountName: string(
           "The name of the ServiceAccount, in this identity's namespace (there is no other): the token's subject is " +
             'system:serviceaccount:<this namespace>:<serviceAccountName>.',
           { minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN },
         ),
         sessionName,
-        durationSeconds: integer(
-          "Session length in seconds (900-43200, and at most the role's maximum session duration). Default: 3600.",
-          { minimum: LIMITS.durationSeconds[0], maximum: LIMITS.durationSeconds[1] },
-        ),
+        durationSeconds: tokenRoleDuration,
         inlinePolicy,
         policyARNs,
         resourceTags: accountTags,
@@ -379,17 +381,7 @@ export const serviceAccountIdentity: KindDefinition = {
   ),
   status: identityStatus,
   specRequired: true,
-  printerColumns: [
-    { name: 'Role', type: 'string', jsonPath: '.spec.roleARN', description: 'IAM role assumed.' },
-    {
-      name: 'ServiceAccount',
-      type: 'string',
-      jsonPath: '.spec.serviceAccountName',
-      description: 'ServiceAccount whose token assumes the role.',
-    },
-    ...identityColumns,
-    AGE_COLUMN,
-  ],
+  printerColumns: tokenRoleColumns('.spec.serviceAccountName'),
   clusterctlMove: 'move',
 };
 
