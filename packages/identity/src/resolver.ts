@@ -421,7 +421,8 @@ export class IdentityResolver {
   forgetIdentity(kind: string, name: string, namespace?: string): void {
     const id = identityId(kind, name, namespace);
     this.#sets.deleteWhere((set) => set.dependsOn.has(id));
-    for (const current of [...this.#currentKey.keys()]) if (current.startsWith(`${id}|`)) this.#currentKey.delete(current);
+    for (const current of [...this.#currentKey.keys()])
+      if (current.startsWith(`${id}|`)) this.#currentKey.delete(current);
   }
 
   /** Drops every credential set made from a Secret of the controller's namespace. */

@@ -156,7 +156,10 @@ describe('checkChain with a namespaced AWSServiceAccountIdentity', () => {
     ]);
     // Tenant B, allowed, reaches its own identity of that name, never tenant A's.
     const checks = await checkChain(store, from('tenant-b', platform));
-    expect(verdicts(checks)).to.deep.equal(['AWSClusterRoleIdentity/platform: ok', 'AWSServiceAccountIdentity/own: ok']);
+    expect(verdicts(checks)).to.deep.equal([
+      'AWSClusterRoleIdentity/platform: ok',
+      'AWSServiceAccountIdentity/own: ok',
+    ]);
     expect(checks[1]!.identity?.metadata.namespace).to.equal('tenant-b');
   });
 

@@ -4,7 +4,13 @@ import {
   type AllowedNamespaces,
   type IdentityKind,
 } from '@keymaster/api';
-import { isNamespacedKind, type IdentityObject, type IdentityStore, type NamespaceInfo, type SecretData } from '../src/index.js';
+import {
+  isNamespacedKind,
+  type IdentityObject,
+  type IdentityStore,
+  type NamespaceInfo,
+  type SecretData,
+} from '../src/index.js';
 
 let uid = 0;
 

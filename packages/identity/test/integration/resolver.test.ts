@@ -191,7 +191,11 @@ describe('IdentityResolver against the aws-emulator', function () {
 
     let before = count();
     h.platform.edit(ROLE, 'keymaster-hub', (hub) => (hub.metadata.labels = { team: 'platform' }));
-    h.platform.edit(ROLE, 'tenant-b', (role) => ((role.spec as { allowedNamespaces?: object }).allowedNamespaces = { list: ['tenant-b', 'tenant-x'] }));
+    h.platform.edit(
+      ROLE,
+      'tenant-b',
+      (role) => ((role.spec as { allowedNamespaces?: object }).allowedNamespaces = { list: ['tenant-b', 'tenant-x'] }),
+    );
     await h.resolver.resolve({ ...USES[3]!, region: 'us-west-2' });
     expect(count() - before, 'no STS call for metadata or allowedNamespaces edits').to.equal(0);
 
@@ -213,7 +217,11 @@ describe('IdentityResolver against the aws-emulator', function () {
   it('revoking a namespace takes effect on the very next resolve, while credentials are cached', async () => {
     await h.resolver.resolve({ ...USES[3]!, region: 'us-west-2' });
     const before = h.aws.calls.summary().total;
-    h.platform.edit(ROLE, 'keymaster-hub', (hub) => ((hub.spec as { allowedNamespaces?: object }).allowedNamespaces = { list: ['tenant-x'] }));
+    h.platform.edit(
+      ROLE,
+      'keymaster-hub',
+      (hub) => ((hub.spec as { allowedNamespaces?: object }).allowedNamespaces = { list: ['tenant-x'] }),
+    );
     const error = await refusal(h, { ...USES[3]!, region: 'us-west-2' });
     expect(error).to.include({ code: 'ERR_KEYMASTER_NAMESPACE_NOT_ALLOWED', depth: 2 });
     expect(h.aws.calls.summary().total - before).to.equal(0);

@@ -94,7 +94,7 @@ describe('the ServiceAccount identity provider', () => {
     });
   });
 
-  it("is never found from another namespace: no token is requested and no STS call made for it", async () => {
+  it('is never found from another namespace: no token is requested and no STS call made for it', async () => {
     let asked = 0;
     const { store } = memoryStore([serviceAccountIdentity('tenant-a', 'own')]);
     const resolver = new IdentityResolver({

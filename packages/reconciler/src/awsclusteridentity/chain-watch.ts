@@ -14,11 +14,11 @@ export function watchChains(context: ControllerContext): void {
   const { caches, chains, identityChanges } = context;
   // A namespaced identity a cluster reaches is of the cluster's namespace: the only one that can name it.
   const sendAll = (identities: readonly LinkName[], cluster: AWSCluster) => {
-    for (const identity of identities) identityChanges.send({ ...identity, namespace: cluster.metadata.namespace ?? '' });
+    for (const identity of identities)
+      identityChanges.send({ ...identity, namespace: cluster.metadata.namespace ?? '' });
   };
   const walk = (clusters: readonly AWSCluster[]) => {
-    for (const cluster of clusters)
-      void chains.index(cluster).then((identities) => sendAll(identities, cluster));
+    for (const cluster of clusters) void chains.index(cluster).then((identities) => sendAll(identities, cluster));
   };
   const cached = (clusters: readonly { namespace?: string; name: string }[]) =>
     clusters.map(({ namespace, name }) => caches.clusters.get(name, namespace)).filter((cluster) => !!cluster);

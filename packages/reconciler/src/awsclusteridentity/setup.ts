@@ -47,7 +47,9 @@ function setupIdentityController(
     identities.filter((identity) => identity.kind === kind).map(requestFor);
   controllerFor(manager, kind.toLowerCase(), caches.identities[kind])
     .withPredicate(specOrMetadataChanged)
-    .watches<IdentityAt>(context.identityChanges, (identity) => (identity.kind === kind ? [identityRequest(identity)] : []))
+    .watches<IdentityAt>(context.identityChanges, (identity) =>
+      identity.kind === kind ? [identityRequest(identity)] : [],
+    )
     // A static identity's Secret (keys, a role's externalID) changed.
     .watches<V1Secret>(caches.secrets, (secret) => ofKind(caches.identitiesUsingSecret(secret.metadata?.name ?? '')))
     // Who may act in an account: claims of it are converted.

@@ -133,9 +133,7 @@ const verdictOf = (check: LinkCheck): LinkVerdict => ({
   kind: check.kind,
   name: check.name,
   exists: check.identity !== undefined,
-  ...(check.identity
-    ? { actsWith: actsWith(check), allows: describeAllows(check.identity) }
-    : {}),
+  ...(check.identity ? { actsWith: actsWith(check), allows: describeAllows(check.identity) } : {}),
   problems: check.problems.map(failureOf),
 });
 
