@@ -181,6 +181,29 @@ describe('admission webhooks of keymaster run (kube-emulator)', function () {
     });
   });
 
+  it("refuses deleting a tenant's own AWSServiceAccountIdentity that its clusters use, naming its namespace's only", async () => {
+    const own = (ns: string) => ({
+      apiVersion: API_VERSION,
+      kind: 'AWSServiceAccountIdentity',
+      metadata: { name: 'own', namespace: ns },
+      spec: { roleARN: 'arn:aws:iam::222222222222:role/own', serviceAccountName: 'keymaster' },
+    });
+    const owns = (ns: string) => `${GROUP_PATH}/namespaces/${ns}/awsserviceaccountidentities`;
+    for (const ns of ['tenant-a', 'tenant-b']) {
+      expect((await platform.send('ops', 'POST', owns(ns), own(ns))).status, ns).to.equal(201);
+      const named = cluster(`uses-own-${ns}`, { identityRef: { kind: 'AWSServiceAccountIdentity', name: 'own' } });
+      expect((await platform.send('ops', 'POST', clusters(ns), named)).status, ns).to.equal(201);
+    }
+    await eventually(async () => {
+      const refused = await platform.send('ops', 'DELETE', `${owns('tenant-a')}/own`);
+      expect(refused.status).to.equal(409);
+      // Tenant B's cluster names an identity of that name: its own namespace's, not tenant A's.
+      expect(refused.body.message).to.match(
+        /denied the request: AWSServiceAccountIdentity\/tenant-a\/own is used by 1 AWSCluster: tenant-a\/uses-own-tenant-a\. /,
+      );
+    });
+  });
+
   it('refuses an identity that would close a cycle, and tag keys AWS reserves', async () => {
     expect(
       (
