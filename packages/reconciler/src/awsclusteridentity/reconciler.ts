@@ -119,8 +119,8 @@ export class IdentityReconciler {
     const reaching = chains
       .clustersReaching({ kind: this.kind, name: identity.metadata.name ?? '' })
       .map(({ namespace, name }) => caches.clusters.get(name, namespace))
-      // Another namespace's cluster reaching an identity of this name reaches its own namespace's.
       .filter((cluster) => cluster !== undefined)
+      // Another namespace's cluster reaching an identity of this name reaches its own namespace's.
       .filter(({ metadata }) => !isNamespacedKind(this.kind) || metadata.namespace === identity.metadata.namespace)
       .sort((a, b) => (clusterKey(a) < clusterKey(b) ? -1 : 1));
     if (!identity.metadata.deletionTimestamp) return reaching;
