@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { AwsEmulatorError } from './errors.js';
 import { startAwsEmulator } from './emulator.js';
 
-const USAGE = 'usage: aws-emulator [--port N] [--host 127.0.0.1] [--world FILE]';
+const USAGE = 'usage: aws-emulator [--port N] [--host 127.0.0.1] [--world FILE] [--quotas aws|off]';
 
 /** `pnpm aws-emulator`: runs the emulator until SIGINT or SIGTERM. The first stdout line is `listening on URL`. */
 async function main(): Promise<void> {
@@ -13,6 +13,7 @@ async function main(): Promise<void> {
         port: { type: 'string' },
         host: { type: 'string' },
         world: { type: 'string' },
+        quotas: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -30,10 +31,15 @@ async function main(): Promise<void> {
     process.stderr.write(`--port must be a whole number from 0 to 65535, got ${values.port!}\n${USAGE}\n`);
     process.exit(2);
   }
+  if (values.quotas !== undefined && values.quotas !== 'aws' && values.quotas !== 'off') {
+    process.stderr.write(`--quotas must be aws or off, got ${values.quotas}\n${USAGE}\n`);
+    process.exit(2);
+  }
   const emulator = await startAwsEmulator({
     port,
     host: values.host ?? '127.0.0.1',
     ...(values.world ? { world: values.world } : {}),
+    ...(values.quotas === undefined ? {} : { quotas: values.quotas }),
   });
   const stop = () => {
     emulator.stop().then(

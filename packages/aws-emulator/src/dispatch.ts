@@ -1,6 +1,7 @@
 import type { CallLog, CallRecord } from './calls.js';
 import type { Clock } from './clock.js';
 import type { Faults } from './faults/faults.js';
+import type { Quotas } from './quotas/quotas.js';
 import { requestId as newRequestId } from './ids.js';
 import { ApiError } from './protocols/api-error.js';
 import type { Xml } from './protocols/xml.js';
@@ -14,6 +15,7 @@ export interface Emulation {
   readonly world: WorldState;
   readonly clock: Clock;
   readonly faults: Faults;
+  readonly quotas: Quotas;
   readonly calls: CallLog;
   readonly services: readonly Service[];
 }
@@ -27,8 +29,8 @@ export interface ApiResponse {
 
 /**
  * One AWS API call, in AWS's order: find the service and action, verify the signature, apply injected
- * latency, faults and throttling, then run the action under the caller's permissions. Every call is
- * recorded, refused ones too.
+ * latency, faults and throttling, then AWS's request quotas, then run the action under the caller's
+ * permissions. Every call is recorded, refused ones too.
  */
 export async function handleApiCall(emulation: Emulation, request: SignedRequest): Promise<ApiResponse> {
   const requestId = newRequestId();
@@ -74,13 +76,14 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
       );
     }
   };
-  /** Injected latency, faults and throttling, in that order; the error to answer with, if any. */
+  /** Injected latency, faults and throttling, then AWS's quotas, in that order; the error to answer with, if any. */
   const faults = async (account: string, region: string): Promise<ApiError | undefined> => {
     const latency = emulation.faults.latencyFor(iamAction);
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
     const injected = emulation.faults.injectedError(iamAction);
     if (injected !== undefined) return injected;
-    return emulation.faults.throttled(iamAction, account, region) ? service.throttled() : undefined;
+    if (emulation.faults.throttled(iamAction, account, region)) return service.throttled();
+    return emulation.quotas.admits(service, actionName, account, region) ? undefined : service.throttled();
   };
 
   // Unsigned actions: whoever calls proves itself in the parameters (a web identity token), not by a signature.

@@ -3,9 +3,9 @@ import { CallLog, type CallSummary } from './calls.js';
 import { createClock, type Clock } from './clock.js';
 import { Faults } from './faults/faults.js';
 import { createEmulatorServer } from './server.js';
-import { ec2 } from './services/ec2/index.js';
-import { sts } from './services/sts/index.js';
-import { tagging } from './services/tagging/index.js';
+import { Quotas } from './quotas/quotas.js';
+import type { QuotaSettings } from './quotas/settings.js';
+import { SERVICES } from './services/all.js';
 import { loadWorldFile } from './world/load.js';
 import { WorldState } from './world/state.js';
 import type { World } from './world/types.js';
@@ -18,6 +18,8 @@ export interface AwsEmulatorOptions {
   readonly host?: string;
   /** The world: an object, or the path of a YAML or JSON world file. An empty account when absent. */
   readonly world?: World | string;
+  /** AWS's request quotas (`aws`, `off`, or numbers by quota name); the world's `quotas` when absent. */
+  readonly quotas?: QuotaSettings;
 }
 
 /** A running emulator and its controls (the library face of the /_emulator admin paths). */
@@ -27,6 +29,8 @@ export interface AwsEmulator {
   readonly world: WorldState;
   readonly clock: Clock;
   readonly faults: Faults;
+  /** AWS's request quotas in force: `quotas.set('off')` lifts them, `quotas.list()` shows them. */
+  readonly quotas: Quotas;
   readonly calls: { summary(): CallSummary; reset(): void };
   /** Stops listening and drops open connections. */
   stop(): Promise<void>;
@@ -41,12 +45,15 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
       : validateWorld(options.world ?? DEFAULT_WORLD);
   const clock = createClock();
   const calls = new CallLog();
+  const quotas = new Quotas(clock, spec.quotas);
+  if (options.quotas !== undefined) quotas.set(options.quotas);
   const emulation = {
     world: new WorldState(spec),
     clock,
     faults: new Faults(clock),
+    quotas,
     calls,
-    services: [sts, tagging, ec2],
+    services: SERVICES,
   };
   const server = createEmulatorServer(emulation);
   const host = options.host ?? '127.0.0.1';
@@ -63,6 +70,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     world: emulation.world,
     clock,
     faults: emulation.faults,
+    quotas: emulation.quotas,
     calls: { summary: () => calls.summary(), reset: () => calls.reset() },
     stop: () =>
       new Promise<void>((resolve, reject) => {

@@ -3,6 +3,9 @@ export { AwsEmulatorError, ControlRequestError, InvalidWorldError } from './erro
 export type { CallRecord, CallSummary } from './calls.js';
 export type { Clock } from './clock.js';
 export type { Faults, FaultRule, ThrottleRule } from './faults/faults.js';
+export type { Quotas, QuotaView } from './quotas/quotas.js';
+export type { Quota } from './quotas/quota.js';
+export type { QuotaLimit, QuotaSettings } from './quotas/settings.js';
 export type { WorldState, ResourceView, SessionView } from './world/state.js';
 export type {
   World,

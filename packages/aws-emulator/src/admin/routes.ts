@@ -10,8 +10,8 @@ export interface AdminResponse {
 type Route = (emulation: Emulation, body: unknown, query: URLSearchParams, id: string) => unknown;
 
 /**
- * The emulator's controls under /_emulator: clock, call log, resources, faults and throttles, access
- * keys and sessions. Documented in docs/emulators/aws-emulator.md.
+ * The emulator's controls under /_emulator: clock, call log, resources, faults and throttles, AWS's
+ * quotas, access keys and sessions. Documented in docs/emulators/aws-emulator.md.
  */
 const ROUTES: Record<string, Partial<Record<string, Route>>> = {
   health: { GET: () => ({ status: 'ok' }) },
@@ -52,6 +52,13 @@ const ROUTES: Record<string, Partial<Record<string, Route>>> = {
     },
   },
   throttles: { POST: ({ faults }, body) => faults.throttle(body) },
+  quotas: {
+    GET: ({ quotas }) => quotas.list(),
+    PUT: ({ quotas }, body) => {
+      quotas.set(body);
+      return quotas.list();
+    },
+  },
   'access-keys': {
     POST: ({ world }, body) => {
       const fields = isRecord(body) ? body : {};

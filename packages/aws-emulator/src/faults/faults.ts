@@ -4,7 +4,7 @@ import { ControlRequestError } from '../errors.js';
 import { wildcardMatcher, type Matcher } from '../iam/patterns.js';
 import { ApiError } from '../protocols/api-error.js';
 import { numberField, ruleFields, stringField } from './rule-fields.js';
-import { TokenBuckets } from './token-buckets.js';
+import { TokenBuckets } from '../token-buckets.js';
 
 /** An injected failure or delay for the calls whose IAM action name matches `action` (`sts:AssumeRole`, `tag:*`, `*`). */
 export interface FaultRule {

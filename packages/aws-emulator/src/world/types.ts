@@ -1,4 +1,5 @@
 import type { PolicyDocument } from '../iam/policy.js';
+import type { QuotaSettings } from '../quotas/settings.js';
 
 /**
  * The world the emulator starts from: accounts with their IAM users, roles, managed policies and
@@ -7,6 +8,8 @@ import type { PolicyDocument } from '../iam/policy.js';
  */
 export interface World {
   readonly accounts: readonly AccountSpec[];
+  /** AWS's request quotas: `aws` (the default), `off`, or numbers that replace some buckets' (by quota name). */
+  readonly quotas?: QuotaSettings;
 }
 
 export interface AccountSpec {

@@ -1,4 +1,5 @@
 import { parseConditionBlock, parsePolicyDocument, isRecord } from '../iam/policy.js';
+import { parseQuotaSettings } from '../quotas/settings.js';
 import { MAX_USER_TAGS, isSystemKey, tagProblem } from '../tags.js';
 import { parseArn } from './arn.js';
 import { fail, fieldsOf, integer, listOf, text, unique } from './fields.js';
@@ -41,7 +42,7 @@ const TRUST_ACTIONS = {
 
 /** Checks a world (as read from YAML or JSON) and returns it with its defaults filled in. */
 export function validateWorld(raw: unknown): World {
-  const world = fieldsOf(raw, 'world', ['accounts']);
+  const world = fieldsOf(raw, 'world', ['accounts', 'quotas']);
   const accountIds = new Set<string>();
   const accessKeyIds = new Set<string>();
   const resourceArns = new Set<string>();
@@ -61,7 +62,10 @@ export function validateWorld(raw: unknown): World {
       }
     }
   }
-  return { accounts };
+  return {
+    accounts,
+    ...(world.quotas === undefined ? {} : { quotas: parseQuotaSettings(world.quotas, 'quotas', fail) }),
+  };
 }
 
 interface Seen {

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from './clock.js';
 
 interface Bucket {
   tokens: number;
@@ -6,8 +6,8 @@ interface Bucket {
 }
 
 /**
- * Token buckets per throttle rule and scope (account and region). They refill on the emulator's clock,
- * so a test can refill one by advancing the clock rather than waiting.
+ * Token buckets per rule (a throttle rule, an AWS quota) and scope (account and region). They refill on
+ * the emulator's clock, so a test can refill one by advancing the clock rather than waiting.
  */
 export class TokenBuckets {
   readonly #buckets = new Map<string, Bucket>();
