@@ -25,7 +25,3 @@ export const CLUSTER_NAME_TAG_KEYS: readonly string[] = ['elbv2.k8s.aws/cluster'
 
 /** The least time between two renewals of one credential set (`keymaster run --min-renewal-interval`). */
 export const DEFAULT_MIN_RENEWAL_INTERVAL_MS = 300_000;
-
-/** AWS's tagging budget for one account and region: requests per second, and the burst above it (`keymaster run --aws-tagging-rate`). */
-export const DEFAULT_RATE_PER_SECOND = 5;
-export const DEFAULT_BURST = 10;

@@ -1,4 +1,5 @@
 export * from './constants.js';
+export * from './aws-budgets.js';
 export { KeymasterError } from './errors.js';
 export { characterCount } from './characters.js';
 export { displayText, quoteText } from './display.js';

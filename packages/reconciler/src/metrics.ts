@@ -1,9 +1,12 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { NamespaceSets, ResolverObserver } from '@keymaster/identity';
+import type { BudgetStats } from '@keymaster/tagging';
 import type { TagSchedulerObserver } from './awscluster/tag-scheduler.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
 import type { ShardObserver } from './runtime/shards.js';
 import { KEYMASTER_VERSION } from './version.js';
+
+type BudgetLabel = 'account' | 'region' | 'family';
 
 /** controller-runtime's metrics plus Keymaster's own, in one registry served on /metrics. */
 export class KeymasterMetrics {
@@ -28,7 +31,11 @@ export class KeymasterMetrics {
   readonly objectsParked: Gauge<'kind' | 'namespace'>;
   readonly bookkeepingIgnored: Counter;
   readonly ledgerFull: Counter;
+  readonly awsBudgetRequests: Counter<BudgetLabel>;
+  readonly awsBudgetWait: Counter<BudgetLabel>;
+  readonly awsBudgetThrottles: Counter<BudgetLabel>;
   readonly #drifted = new Map<string, number>();
+  #budgetStats: () => readonly BudgetStats[] = () => [];
 
   constructor() {
     const registers = [this.registry];
@@ -151,6 +158,36 @@ export class KeymasterMetrics {
       help: "Times a cluster's AWSClusterLedger was too large to record new removal memory (Delete then removes less)",
       registers,
     });
+    // Read from the rate limiters at each scrape: one series per account, region and API family in use.
+    const budgetCounter = (name: string, help: string, value: (stats: BudgetStats) => number) => {
+      const counter: Counter<BudgetLabel> = new Counter({
+        name,
+        help,
+        labelNames: ['account', 'region', 'family'],
+        registers,
+        collect: () => {
+          counter.reset();
+          for (const stats of this.#budgetStats())
+            counter.inc({ account: stats.accountId, region: stats.region, family: stats.family }, value(stats));
+        },
+      });
+      return counter;
+    };
+    this.awsBudgetRequests = budgetCounter(
+      'keymaster_aws_budget_requests_total',
+      'AWS requests let through by the budget of an account, region and API family (taggingReads: GetResources; taggingWrites: TagResources, UntagResources)',
+      (stats) => stats.granted,
+    );
+    this.awsBudgetWait = budgetCounter(
+      'keymaster_aws_budget_wait_seconds_total',
+      "Time AWS requests waited for their account, region and API family's budget (--aws-tagging-read-rate, --aws-tagging-write-rate)",
+      (stats) => stats.waitedMs / 1000,
+    );
+    this.awsBudgetThrottles = budgetCounter(
+      'keymaster_aws_budget_throttles_total',
+      'Throttling answers AWS gave to requests within the budget of an account, region and API family: each one halves the rate for a while',
+      (stats) => stats.throttled,
+    );
     this.buildInfo.set(
       { version: KEYMASTER_VERSION, node_version: process.version, platform: `${process.platform}/${process.arch}` },
       1,
@@ -197,6 +234,11 @@ export class KeymasterMetrics {
       owned: (shard, owned) => this.shardOwned.set({ shard: String(shard) }, owned ? 1 : 0),
       handover: (shard, event) => this.shardHandovers.inc({ shard: String(shard), event }),
     };
+  }
+
+  /** Where the AWS budgets' figures come from: the controller's `RateLimiters`. */
+  watchAwsBudgets(stats: () => readonly BudgetStats[]): void {
+    this.#budgetStats = stats;
   }
 
   countIgnoredBookkeeping(): void {

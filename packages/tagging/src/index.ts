@@ -71,5 +71,5 @@ export {
   type RateLimiterOptions,
   type RateLimiterStats,
 } from './rate-limit/rate-limiter.js';
-export { RateLimiters } from './rate-limit/rate-limiters.js';
+export { RateLimiters, type BudgetStats, type RateLimitersOptions } from './rate-limit/rate-limiters.js';
 export { SessionBatchers } from './batch/session-batchers.js';

@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
-  DEFAULT_BURST,
+  AWS_BUDGETS,
+  burstWithinQuota,
   DEFAULT_MIN_RENEWAL_INTERVAL_MS,
-  DEFAULT_RATE_PER_SECOND,
   KeymasterError,
+  type ApiFamily,
 } from '@keymaster/api';
 import { DEFAULT_MAX_CREDENTIAL_SETS_PER_NAMESPACE } from '../credentials/set-cap.js';
 import { parseDuration } from '../runtime/duration.js';
@@ -44,8 +45,8 @@ export interface RunFlags extends WebhookFlags {
   logLevel: LogLevel;
   logFormat: LogFormat;
   stsRegion: string;
-  /** --aws-tagging-rate: the tagging budget of each AWS account and region. */
-  awsTaggingRate: TaggingRate;
+  /** --aws-tagging-read-rate, --aws-tagging-write-rate: each tagging API family's budget per AWS account and region. */
+  awsTaggingBudgets: Record<ApiFamily, TaggingRate>;
   /** --max-credential-sets-per-namespace: distinct credential sets one namespace's AWSCredentialsRequests may use. */
   maxCredentialSetsPerNamespace: number;
   /** --sts-rate-per-namespace: the STS calls each namespace may make. */
@@ -135,10 +136,19 @@ export const RUN_FLAGS = {
     default: 'us-east-1',
     help: 'region of the STS endpoint every session is obtained from',
   },
+  'aws-tagging-read-rate': {
+    type: 'string',
+    default: budgetText('taggingReads'),
+    help: "GetResources requests per second and burst per AWS account and region (AWS's quota; the burst a fifth under a second's, room for network jitter), e.g. 30,24; unlimited lifts it (benchmarks)",
+  },
+  // No default here: it would hide whether the deprecated --aws-tagging-rate should stand in for it.
+  'aws-tagging-write-rate': {
+    type: 'string',
+    help: `TagResources and UntagResources requests per second and burst per AWS account and region (AWS's quota; the burst a fifth under a second's, room for network jitter), e.g. 10,8; unlimited lifts it (benchmarks) (default "${budgetText('taggingWrites')}")`,
+  },
   'aws-tagging-rate': {
     type: 'string',
-    default: `${DEFAULT_RATE_PER_SECOND},${DEFAULT_BURST}`,
-    help: "tagging requests per second and burst per AWS account and region (AWS's budget), e.g. 50,100; unlimited lifts it (benchmarks, raised quotas)",
+    help: 'deprecated: the former budget of every tagging call, now --aws-tagging-write-rate (which wins when both are given)',
   },
   'max-credential-sets-per-namespace': {
     type: 'string',
@@ -168,7 +178,12 @@ export const RUN_FLAGS = {
   ...WEBHOOK_FLAGS,
 } as const;
 
-/** The tagging budget of each AWS account and region: what the controller's `RateLimiters` are made with. */
+/** `<rate>,<burst>` of AWS's budget for a family: the flags' defaults. */
+function budgetText(family: ApiFamily): string {
+  return `${AWS_BUDGETS[family].ratePerSecond},${AWS_BUDGETS[family].burst}`;
+}
+
+/** A budget of each AWS account and region: what the controller's `RateLimiters` are made with. */
 export interface TaggingRate {
   ratePerSecond: number;
   burst: number;
@@ -180,18 +195,40 @@ const UNLIMITED_TAGGING_RATE: TaggingRate = {
   burst: Number.MAX_SAFE_INTEGER,
 };
 
-/** `<rate/s>[,<burst>]` (burst defaults to twice the rate, as AWS's 5,10) or `unlimited`; `fix` says what to write. */
-function rateOf(flag: string, text: string, fix: string): TaggingRate {
+/**
+ * `<rate/s>[,<burst>]` or `unlimited`; `fix` says what to write. The burst defaults to `burstOf` the
+ * rate: twice it for Keymaster's own budgets, within the quota for AWS's.
+ */
+function rateOf(
+  flag: string,
+  text: string,
+  fix: string,
+  burstOf: (ratePerSecond: number) => number = (rate) => Math.max(1, Math.ceil(2 * rate)),
+): TaggingRate {
   if (text === 'unlimited') return UNLIMITED_TAGGING_RATE;
   const [rateText = '', burstText, ...extra] = text.split(',');
   if (extra.length > 0) throw new FlagError(flag, text, 'has more than two numbers', fix);
   const ratePerSecond = Number(rateText);
   if (rateText.trim() === '' || !Number.isFinite(ratePerSecond) || ratePerSecond <= 0)
     throw new FlagError(flag, text, `the rate "${rateText}" is not a number above 0`, fix);
-  const burst = burstText === undefined ? Math.max(1, Math.ceil(2 * ratePerSecond)) : Number(burstText);
+  const burst = burstText === undefined ? burstOf(ratePerSecond) : Number(burstText);
   if (burstText?.trim() === '' || !Number.isInteger(burst) || burst < 1)
     throw new FlagError(flag, text, `the burst "${burstText ?? ''}" is not a whole number of at least 1`, fix);
   return { ratePerSecond, burst };
+}
+
+/** --aws-tagging-write-rate, else the deprecated --aws-tagging-rate, else AWS's quota. */
+function writeRate(values: { 'aws-tagging-write-rate'?: string; 'aws-tagging-rate'?: string }): TaggingRate {
+  const [flag, text] =
+    values['aws-tagging-write-rate'] !== undefined || values['aws-tagging-rate'] === undefined
+      ? ['aws-tagging-write-rate', values['aws-tagging-write-rate'] ?? budgetText('taggingWrites')]
+      : ['aws-tagging-rate', values['aws-tagging-rate']];
+  return rateOf(
+    flag,
+    text,
+    `Write requests per second and optionally a burst: ${budgetText('taggingWrites')} (AWS's quota, the default), 10, 10,8, or unlimited.`,
+    burstWithinQuota,
+  );
 }
 
 function maxCredentialSets(text: string): number {
@@ -383,11 +420,15 @@ export function parseRunFlags(args: string[]): RunFlags {
     logLevel: oneOf('log-level', values['log-level'], ['error', 'warn', 'info', 'debug']),
     logFormat: oneOf('log-format', values['log-format'], ['json', 'text']),
     stsRegion: values['sts-region'],
-    awsTaggingRate: rateOf(
-      'aws-tagging-rate',
-      values['aws-tagging-rate'],
-      `Write requests per second and optionally a burst: ${DEFAULT_RATE_PER_SECOND},${DEFAULT_BURST} (AWS's budget, the default), 50, 50,100, or unlimited.`,
-    ),
+    awsTaggingBudgets: {
+      taggingReads: rateOf(
+        'aws-tagging-read-rate',
+        values['aws-tagging-read-rate'],
+        `Write requests per second and optionally a burst: ${budgetText('taggingReads')} (AWS's quota, the default), 30, 30,24, or unlimited.`,
+        burstWithinQuota,
+      ),
+      taggingWrites: writeRate(values),
+    },
     maxCredentialSetsPerNamespace: maxCredentialSets(values['max-credential-sets-per-namespace']),
     stsRatePerNamespace: rateOf(
       'sts-rate-per-namespace',

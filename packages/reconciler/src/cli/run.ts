@@ -41,6 +41,9 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   const logger = options.logger ?? createControllerLogger(flags.logLevel, flags.logFormat);
   logger.info('keymaster', { version: KEYMASTER_VERSION, node: process.version });
   const metrics = new KeymasterMetrics();
+  // One registry for the whole process: every shard's clusters of an account share its budgets.
+  const limiters = new RateLimiters({ budgets: flags.awsTaggingBudgets });
+  metrics.watchAwsBudgets(() => limiters.stats());
   const kubeConfig = loadKubeConfig(flags.kubeconfig, logApiWarnings(logger));
   await checkApiServer(kubeConfig);
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
@@ -86,7 +89,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     minRenewalIntervalMs: flags.minRenewalIntervalMs,
     ...(options.aws?.credentials ? { controllerCredentials: options.aws.credentials } : {}),
     syncTags: createTagSync({
-      limiters: new RateLimiters(flags.awsTaggingRate),
+      limiters,
       layerGracePeriodMs: flags.tagLayerGracePeriodMs,
     }),
     metrics,

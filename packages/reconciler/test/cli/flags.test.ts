@@ -74,11 +74,25 @@ describe('keymaster run flags', () => {
     expect(refusal(['--no-such-flag']).code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
   });
 
-  it("reads --aws-tagging-rate: AWS's 5/s burst 10 by default, a rate with an optional burst, or unlimited", async () => {
-    expect(parseRunFlags([]).awsTaggingRate).to.deep.equal({ ratePerSecond: 5, burst: 10 });
-    expect(parseRunFlags(['--aws-tagging-rate=50,80']).awsTaggingRate).to.deep.equal({ ratePerSecond: 50, burst: 80 });
-    expect(parseRunFlags(['--aws-tagging-rate=2.5']).awsTaggingRate).to.deep.equal({ ratePerSecond: 2.5, burst: 5 });
-    const unlimited = parseRunFlags(['--aws-tagging-rate=unlimited']).awsTaggingRate;
+  it("reads --aws-tagging-read-rate and --aws-tagging-write-rate: AWS's quotas by default, a rate with an optional burst, or unlimited", async () => {
+    expect(parseRunFlags([]).awsTaggingBudgets).to.deep.equal({
+      taggingReads: { ratePerSecond: 15, burst: 12 },
+      taggingWrites: { ratePerSecond: 5, burst: 4 },
+    });
+    expect(parseRunFlags(['--aws-tagging-read-rate=50,80']).awsTaggingBudgets).to.deep.equal({
+      taggingReads: { ratePerSecond: 50, burst: 80 },
+      taggingWrites: { ratePerSecond: 5, burst: 4 },
+    });
+    // Without a burst, a fifth under a second's: within the quota AWS raised to that rate.
+    expect(parseRunFlags(['--aws-tagging-write-rate=10']).awsTaggingBudgets.taggingWrites).to.deep.equal({
+      ratePerSecond: 10,
+      burst: 8,
+    });
+    expect(parseRunFlags(['--aws-tagging-write-rate=2.5']).awsTaggingBudgets.taggingWrites).to.deep.equal({
+      ratePerSecond: 2.5,
+      burst: 2,
+    });
+    const unlimited = parseRunFlags(['--aws-tagging-write-rate=unlimited']).awsTaggingBudgets.taggingWrites;
     expect(unlimited.ratePerSecond).to.be.above(1e15);
     // A limiter made with it never waits: a clock that cannot sleep would throw.
     const clock = { now: () => 0, sleep: () => Promise.reject(new Error('waited')) };
@@ -94,12 +108,23 @@ describe('keymaster run flags', () => {
       ['5,', /the burst "" is not a whole number/],
       ['5,10,20', /has more than two numbers/],
     ] as const) {
-      const error = refusal([`--aws-tagging-rate=${value}`]);
-      expect(error.code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
-      expect(error.message.startsWith(`--aws-tagging-rate=${JSON.stringify(value)}: `), error.message).to.equal(true);
-      expect(error.message).to.match(problem);
-      expect(error.hint).to.include('unlimited');
+      for (const flag of ['aws-tagging-read-rate', 'aws-tagging-write-rate', 'aws-tagging-rate']) {
+        const error = refusal([`--${flag}=${value}`]);
+        expect(error.code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
+        expect(error.message.startsWith(`--${flag}=${JSON.stringify(value)}: `), error.message).to.equal(true);
+        expect(error.message).to.match(problem);
+        expect(error.hint).to.include('unlimited');
+      }
     }
+  });
+
+  it('still reads the deprecated --aws-tagging-rate, as the writes’ budget, unless --aws-tagging-write-rate is given', () => {
+    expect(parseRunFlags(['--aws-tagging-rate=50,80']).awsTaggingBudgets).to.deep.equal({
+      taggingReads: { ratePerSecond: 15, burst: 12 },
+      taggingWrites: { ratePerSecond: 50, burst: 80 },
+    });
+    const both = parseRunFlags(['--aws-tagging-rate=50,80', '--aws-tagging-write-rate=6,4']).awsTaggingBudgets;
+    expect(both.taggingWrites).to.deep.equal({ ratePerSecond: 6, burst: 4 });
   });
 
   it('reads what one namespace may cost: --max-credential-sets-per-namespace, --sts-rate-per-namespace, --min-renewal-interval', () => {
@@ -158,7 +183,8 @@ describe('keymaster run flags', () => {
       '--leader-elect-lease-duration',
       '--leader-elect-renew-deadline',
       '--leader-elect-retry-period',
-      '--aws-tagging-rate',
+      '--aws-tagging-read-rate',
+      '--aws-tagging-write-rate',
       '--max-credential-sets-per-namespace',
       '--sts-rate-per-namespace',
       '--min-renewal-interval',

@@ -84,8 +84,8 @@ describe('the tag scheduler, against both emulators', function () {
           cluster('b-other', name, { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' }),
         ),
       ],
-      // One worker, AWS's own budget (5 calls a second, burst 10) and no resync during the test.
-      ['--max-concurrent-reconciles=1', '--aws-tagging-rate=5,10', '--sync-period=10m'],
+      // One worker, AWS's own budgets (the defaults: reads 15 a second, writes 5) and no resync during the test.
+      ['--max-concurrent-reconciles=1', '--sync-period=10m'],
       { world: schedulerWorld() },
     );
   });
@@ -127,6 +127,22 @@ describe('the tag scheduler, against both emulators', function () {
     );
     const bounces = reconciles.filter(({ labels }) => labels['result'] === 'requeue_after');
     expect(bounces.reduce((sum, { value }) => sum + value, 0)).to.equal(0);
+  });
+
+  it("keeps within AWS's quotas, which the aws-emulator enforces: the busy account's calls past its budgets waited, none was throttled", async () => {
+    expect(platform.aws.quotas.list().settings).to.equal('aws');
+    const stats = await platform.controller.metrics.awsBudgetRequests.get();
+    const busy = (family: string) =>
+      stats.values.find(({ labels }) => labels.account === BUSY && labels.family === family)?.value ?? 0;
+    // 12 clusters: more reads and writes than each budget's burst, so the budgets set the pace.
+    expect(busy('taggingReads') + busy('taggingWrites')).to.be.above(12 + 4);
+    const waited = (await platform.controller.metrics.awsBudgetWait.get()).values.find(
+      ({ labels }) => labels.account === BUSY && labels.family === 'taggingWrites',
+    );
+    expect(waited?.value).to.be.above(0);
+    const { errors } = platform.aws.calls.summary();
+    const throttled = Object.values(errors).filter((codes) => 'ThrottledException' in codes);
+    expect(throttled, JSON.stringify(errors)).to.deep.equal([]);
   });
 
   it('shows the queue per account and region, and the waits, in the metrics', async () => {

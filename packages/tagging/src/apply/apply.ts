@@ -101,7 +101,7 @@ async function send(api: TaggingApi, context: CallContext, call: Write): Promise
     call.action,
     call.tags ?? call.keys,
   ]);
-  const answer = await context.batchers.writes.submit(content, call.arns, api.limiter, (arns, grant, parts) =>
+  const answer = await context.batchers.writes.submit(content, call.arns, api.writes, (arns, grant, parts) =>
     sendBatch(api, call, arns, grant, parts),
   );
   const failures = call.arns.flatMap((arn): [string, AwsFailure][] => {

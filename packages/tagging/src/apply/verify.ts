@@ -47,7 +47,7 @@ async function readBack(api: TaggingApi, context: CallContext, writes: readonly 
   const content = JSON.stringify([context.batchers.scope(context.session, api.region), 'read']);
   const live = new Map<string, ReadOutcome>();
   await mapConcurrently(chunks(arns, MAX_RESOURCES_PER_PAGE), concurrency, async (part) => {
-    const answer = await context.batchers.reads.submit(content, part, api.limiter, (batch, grant) =>
+    const answer = await context.batchers.reads.submit(content, part, api.reads, (batch, grant) =>
       readBatch(api, context, batch, grant),
     );
     for (const [arn, read] of answer) live.set(arn, read);

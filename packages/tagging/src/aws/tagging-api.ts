@@ -31,43 +31,46 @@ export interface ApiContext {
   requests: Record<string, number>;
 }
 
-/** The Resource Groups Tagging API in one region, each request let through by the account's rate limiter. */
+/**
+ * The Resource Groups Tagging API in one region, each request let through by the rate limiter of its
+ * account, region and family: reads and writes have budgets of their own, as AWS's quotas do.
+ */
 export class TaggingApi {
   readonly #client: ResourceGroupsTaggingAPIClient;
-  readonly #limiter: RateLimiter;
+  /** The rate limiter of GetResources in the account and region. */
+  readonly reads: RateLimiter;
+  /** The rate limiter of TagResources and UntagResources in the account and region. */
+  readonly writes: RateLimiter;
 
   constructor(
     private readonly context: ApiContext,
     readonly region: string,
   ) {
-    this.#client = context.session.client(ResourceGroupsTaggingAPIClient, region);
-    this.#limiter = context.limiters.get(context.session.accountId, region);
+    const { session, limiters } = context;
+    this.#client = session.client(ResourceGroupsTaggingAPIClient, region);
+    this.reads = limiters.get(session.accountId, region, 'taggingReads');
+    this.writes = limiters.get(session.accountId, region, 'taggingWrites');
   }
 
   get accountId(): string {
     return this.context.session.accountId;
   }
 
-  /** The rate limiter of the account and region. */
-  get limiter(): RateLimiter {
-    return this.#limiter;
-  }
-
   getResources(input: GetResourcesCommandInput, grant?: Grant) {
     const command = new GetResourcesCommand(input);
-    this.#limit(command, 'tag:GetResources', grant);
+    this.#limit(command, 'tag:GetResources', this.reads, grant);
     return this.#client.send(command);
   }
 
   tagResources(input: TagResourcesCommandInput, grant?: Grant) {
     const command = new TagResourcesCommand(input);
-    this.#limit(command, 'tag:TagResources', grant);
+    this.#limit(command, 'tag:TagResources', this.writes, grant);
     return this.#client.send(command);
   }
 
   untagResources(input: UntagResourcesCommandInput, grant?: Grant) {
     const command = new UntagResourcesCommand(input);
-    this.#limit(command, 'tag:UntagResources', grant);
+    this.#limit(command, 'tag:UntagResources', this.writes, grant);
     return this.#client.send(command);
   }
 
@@ -80,9 +83,9 @@ export class TaggingApi {
   #limit<I extends object, O extends object>(
     command: { middlewareStack: MiddlewareStack<I, O> },
     action: string,
+    limiter: RateLimiter,
     first: Grant | undefined,
   ) {
-    const limiter = this.#limiter;
     const requests = this.context.requests;
     let taken = first;
     const middleware: FinalizeRequestMiddleware<I, O> = (next) => async (args) => {
@@ -91,7 +94,7 @@ export class TaggingApi {
       requests[action] = (requests[action] ?? 0) + 1;
       let result;
       try {
-        result = await next(args);
+        result = await limiter.inFlight(next(args));
       } catch (error) {
         report(limiter, grant, [awsFailureOf(error)]);
         throw error;

@@ -94,7 +94,7 @@ export class SharedDiscovery {
       }
       const gathered = [request];
       this.#open.set(scope, gathered);
-      void api.limiter.acquire().then((grant) => {
+      void api.reads.acquire().then((grant) => {
         this.#open.delete(scope);
         return this.#serve(scope, gathered, grant);
       });

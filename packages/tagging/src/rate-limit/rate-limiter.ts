@@ -1,4 +1,4 @@
-import { DEFAULT_BURST, DEFAULT_RATE_PER_SECOND } from '@keymaster/api';
+import { AWS_BUDGETS } from '@keymaster/api';
 import { TaggingInputError } from '../errors.js';
 import { systemClock, type TaggingClock } from './clock.js';
 
@@ -15,6 +15,8 @@ export interface RateLimiterOptions {
 export interface RateLimiterStats {
   /** Requests let through. */
   granted: number;
+  /** How long the requests let through waited for their tokens, in all, in milliseconds. */
+  waitedMs: number;
   /** Throttling errors reported back. */
   throttled: number;
   /** Times the rate was cut: once per spell of throttling errors. */
@@ -32,10 +34,13 @@ export interface Grant {
 }
 
 export const DEFAULT_MIN_RATE_PER_SECOND = 0.5;
+/** A limiter given no budget keeps the strictest of AWS's tagging quotas, the writes'. */
+const DEFAULT_BUDGET = AWS_BUDGETS.taggingWrites;
 
 /**
  * A token bucket with adaptive backoff, for every request to one AWS account and region. Each request
- * takes a token; tokens come back at the current rate, up to `burst`. A throttling error halves the
+ * takes a token; tokens come back at the current rate, up to `burst` less the requests still in flight
+ * (`inFlight`). A throttling error halves the
  * rate and empties the bucket (once per spell: errors of requests let through before the last cut say
  * nothing new); every other answer raises the rate by a twentieth of the configured one, up to it.
  * Waiting requests go first come, first served.
@@ -52,7 +57,11 @@ export class RateLimiter {
   #cutAfter = 0;
   readonly #waiting: (() => void)[] = [];
   #pumping = false;
+  /** Requests sent and not answered yet, and a wake-up for the pump when one is. */
+  #inFlight = 0;
+  #answered: (() => void) | undefined;
   #granted = 0;
+  #waitedMs = 0;
   #throttled = 0;
   #backoffs = 0;
   /** When the requests of the last second were let through, for `peakPerSecond`. */
@@ -72,10 +81,26 @@ export class RateLimiter {
 
   /** Waits for a token. */
   acquire(): Promise<Grant> {
+    const asked = this.#clock.now();
     return new Promise((resolve) => {
-      this.#waiting.push(() => resolve(this.#grant()));
+      this.#waiting.push(() => resolve(this.#grant(asked)));
       void this.#pump();
     });
+  }
+
+  /**
+   * Counts a request as in flight until its answer (or failure) is back. AWS counts a request when it
+   * arrives: one held up on the way (a busy event loop, a slow network) must not find its room in the
+   * bucket refilled behind it, so the bucket holds at most `burst` less the requests in flight.
+   */
+  async inFlight<T>(request: Promise<T>): Promise<T> {
+    this.#inFlight++;
+    try {
+      return await request;
+    } finally {
+      this.#inFlight--;
+      this.#answered?.();
+    }
   }
 
   /** AWS throttled the request of `grant`: back off, unless this spell was already answered. */
@@ -98,6 +123,7 @@ export class RateLimiter {
   stats(): RateLimiterStats {
     return {
       granted: this.#granted,
+      waitedMs: this.#waitedMs,
       throttled: this.#throttled,
       backoffs: this.#backoffs,
       ratePerSecond: this.#rate,
@@ -114,6 +140,10 @@ export class RateLimiter {
         if (this.#tokens >= 1) {
           this.#tokens -= 1;
           this.#waiting.shift()!();
+        } else if (this.burst - this.#inFlight < 1) {
+          // No room until an answer comes back: time alone would not make one.
+          await new Promise<void>((resolve) => (this.#answered = resolve));
+          this.#answered = undefined;
         } else {
           // Whole milliseconds, at least one: rounding can leave a token a hair short of 1.
           await this.#clock.sleep(Math.max(1, Math.ceil(((1 - this.#tokens) / this.#rate) * 1000)));
@@ -126,13 +156,15 @@ export class RateLimiter {
 
   #refill(): void {
     const now = this.#clock.now();
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#updatedAt) / 1000) * this.#rate);
+    const room = this.burst - this.#inFlight;
+    this.#tokens = Math.min(room, this.#tokens + ((now - this.#updatedAt) / 1000) * this.#rate);
     this.#updatedAt = now;
   }
 
-  #grant(): Grant {
+  #grant(asked: number): Grant {
     const now = this.#clock.now();
     this.#granted++;
+    this.#waitedMs += now - asked;
     this.#lastSecond = this.#lastSecond.filter((time) => time > now - 1000);
     this.#lastSecond.push(now);
     this.#peak = Math.max(this.#peak, this.#lastSecond.length);
@@ -142,10 +174,10 @@ export class RateLimiter {
 
 /** The options with their defaults; throws `TaggingInputError` naming a field out of bounds. */
 export function checkLimiterOptions(options: RateLimiterOptions): Required<RateLimiterOptions> {
-  const ratePerSecond = positive('ratePerSecond', options.ratePerSecond ?? DEFAULT_RATE_PER_SECOND);
+  const ratePerSecond = positive('ratePerSecond', options.ratePerSecond ?? DEFAULT_BUDGET.ratePerSecond);
   return {
     ratePerSecond,
-    burst: positive('burst', options.burst ?? DEFAULT_BURST, 1),
+    burst: positive('burst', options.burst ?? DEFAULT_BUDGET.burst, 1),
     minRatePerSecond: Math.min(
       positive('minRatePerSecond', options.minRatePerSecond ?? DEFAULT_MIN_RATE_PER_SECOND),
       ratePerSecond,

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { AWS_BUDGETS } from '@keymaster/api';
 import { RateLimiter, RateLimiters, TaggingInputError } from '../../src/index.js';
 import { virtualClock } from '../support/virtual-clock.js';
 
@@ -33,6 +34,26 @@ describe('RateLimiter', () => {
     await acquireAll(limiter, 4);
     clock.advance(60_000);
     expect(times(await acquireAll(limiter, 6), 60_000)).to.deep.equal([0, 0, 0, 0, 500, 1000]);
+  });
+
+  it('keeps the room of requests in flight: no refill lets more go until their answers are back', async () => {
+    const clock = virtualClock();
+    const limiter = new RateLimiter({ ratePerSecond: 10, burst: 2, clock });
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    // Two requests sent and not answered: the bucket has no room, however long the wait.
+    const [first, second] = await acquireAll(limiter, 2);
+    const sent = [limiter.inFlight(held), limiter.inFlight(held)];
+    let third: { at: number } | undefined;
+    void limiter.acquire().then((grant) => (third = grant));
+    clock.advance(60_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).to.equal(undefined);
+    answer();
+    await Promise.all(sent);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third?.at).to.equal(60_000);
+    expect([first!.at, second!.at]).to.deep.equal([0, 0]);
   });
 
   it('halves the rate and empties the bucket when AWS throttles, down to the minimum rate', async () => {
@@ -85,25 +106,53 @@ describe('RateLimiter', () => {
 });
 
 describe('RateLimiters', () => {
-  it('gives every caller the same limiter for an account and region, and another for another', () => {
+  it('gives every caller the same limiter for an account, region and API family, and another for another', () => {
     const limiters = new RateLimiters({ clock: virtualClock() });
-    const east = limiters.get('111111111111', 'us-east-1');
-    expect(limiters.get('111111111111', 'us-east-1')).to.equal(east);
-    expect(limiters.get('111111111111', 'eu-west-1')).to.not.equal(east);
-    expect(limiters.get('222222222222', 'us-east-1')).to.not.equal(east);
-    expect(Object.keys(limiters.stats())).to.deep.equal([
-      '111111111111/us-east-1',
-      '111111111111/eu-west-1',
-      '222222222222/us-east-1',
+    const east = limiters.get('111111111111', 'us-east-1', 'taggingWrites');
+    expect(limiters.get('111111111111', 'us-east-1', 'taggingWrites')).to.equal(east);
+    expect(limiters.get('111111111111', 'us-east-1', 'taggingReads')).to.not.equal(east);
+    expect(limiters.get('111111111111', 'eu-west-1', 'taggingWrites')).to.not.equal(east);
+    expect(limiters.get('222222222222', 'us-east-1', 'taggingWrites')).to.not.equal(east);
+    expect(limiters.stats().map(({ accountId, region, family }) => `${accountId}/${region}/${family}`)).to.deep.equal([
+      '111111111111/us-east-1/taggingWrites',
+      '111111111111/us-east-1/taggingReads',
+      '111111111111/eu-west-1/taggingWrites',
+      '222222222222/us-east-1/taggingWrites',
     ]);
   });
 
-  it('checks its options when it is made, not at first use', () => {
-    expect(() => new RateLimiters({ burst: 0 })).to.throw(TaggingInputError, /^burst: is 0/);
+  it("keeps AWS's published quotas by default: reads 15 a second, writes 5, each a burst a fifth under a second's", () => {
+    const limiters = new RateLimiters();
+    expect(limiters.get('111111111111', 'us-east-1', 'taggingReads')).to.include({ maxRatePerSecond: 15, burst: 12 });
+    expect(limiters.get('111111111111', 'us-east-1', 'taggingWrites')).to.include({ maxRatePerSecond: 5, burst: 4 });
+    expect(AWS_BUDGETS).to.deep.equal({
+      taggingReads: { ratePerSecond: 15, burst: 12 },
+      taggingWrites: { ratePerSecond: 5, burst: 4 },
+    });
   });
 
-  it('applies its options to every limiter it makes', () => {
-    const limiters = new RateLimiters({ ratePerSecond: 3, burst: 7 });
-    expect(limiters.get('111111111111', 'us-east-1')).to.include({ maxRatePerSecond: 3, burst: 7 });
+  it('applies a family’s own budget to its limiters only', () => {
+    const limiters = new RateLimiters({ budgets: { taggingWrites: { ratePerSecond: 3, burst: 7 } } });
+    expect(limiters.get('111111111111', 'us-east-1', 'taggingWrites')).to.include({ maxRatePerSecond: 3, burst: 7 });
+    expect(limiters.get('111111111111', 'us-east-1', 'taggingReads')).to.include({ maxRatePerSecond: 15, burst: 12 });
+  });
+
+  it('checks its options when it is made, not at first use', () => {
+    expect(() => new RateLimiters({ budgets: { taggingReads: { ratePerSecond: 1, burst: 0 } } })).to.throw(
+      TaggingInputError,
+      /^burst: is 0/,
+    );
+    expect(() => new RateLimiters({ budgets: { ec2Reads: { ratePerSecond: 1, burst: 1 } } as never })).to.throw(
+      TaggingInputError,
+      /^budgets\.ec2Reads: is not an API family/,
+    );
+  });
+
+  it('counts the time requests waited for their tokens', async () => {
+    const clock = virtualClock();
+    const limiters = new RateLimiters({ budgets: { taggingWrites: { ratePerSecond: 2, burst: 1 } }, clock });
+    // The first goes at once, the second waits 500 ms for the next token.
+    await acquireAll(limiters.get('111111111111', 'us-east-1', 'taggingWrites'), 2);
+    expect(limiters.stats()[0]).to.include({ family: 'taggingWrites', granted: 2, waitedMs: 500 });
   });
 });

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
+import type { Budget } from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import {
   RateLimiters,
   reconcileTags,
   SessionBatchers,
-  type RateLimiterOptions,
   type TaggingSession,
   type TagReconcileResult,
 } from '../../src/index.js';
-import { clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
-import { effectiveTags, startHarness, staticSession, type Harness } from '../support/harness.js';
+import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
+import { effectiveTags, emulatorClock, startHarness, staticSession, type Harness } from '../support/harness.js';
 import { virtualClock } from '../support/virtual-clock.js';
 
 const [EAST] = REGIONS;
@@ -25,14 +25,21 @@ const arnsOf = (i: number) => Array.from({ length: PER_CLUSTER }, (_, j) => inst
 const effective = (costCenter: string) =>
   effectiveTags([{ key: 'cost-center', value: costCenter }], { team: 'analytics' });
 
-/** A limiter for the tests' first pass, with budget to spare. */
-const PLENTY: RateLimiterOptions = { ratePerSecond: 1_000, burst: 1_000 };
+/** Limiters for the tests' first passes: AWS's budgets on the emulator's clock, so waits cost no real time. */
+const plenty = (h: Harness) => new RateLimiters({ clock: emulatorClock(h.aws) });
+
+const ONE_A_SECOND: Budget = { ratePerSecond: 1, burst: 1 };
+
 /**
- * The day-2 pass: one request a second, on the real clock. Discovery takes the one token at once; the
- * writes then wait for theirs, as they do when many clusters of an account sync together, and the
- * writes of the other clusters join them meanwhile.
+ * The day-2 pass: one write a second and by default one read, on the real clock, the writes' token taken
+ * already, as it is when many clusters of an account sync together. Discovery takes the read token at
+ * once; the writes wait for theirs, and the writes of the other clusters join them meanwhile.
  */
-const BUSY: RateLimiterOptions = { ratePerSecond: 1, burst: 1 };
+async function busy(reads = ONE_A_SECOND): Promise<RateLimiters> {
+  const limiters = new RateLimiters({ budgets: { taggingReads: reads, taggingWrites: ONE_A_SECOND } });
+  await limiters.get(ACCOUNT, EAST, 'taggingWrites').acquire();
+  return limiters;
+}
 
 /** A static session of the credential set `key` (an IdentitySession's key: its identity chain). */
 const sessionOf = (h: Harness, key: string): TaggingSession => ({ ...staticSession(h.aws.url, h.faults), key });
@@ -77,7 +84,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
 
   /** The fleet tagged with cost-center 1000, the log reset. */
   async function dayOne(clusters: readonly string[], session: (i: number) => TaggingSession) {
-    await pass({ clusters, costCenter: '1000', session, limiters: new RateLimiters(PLENTY) });
+    await pass({ clusters, costCenter: '1000', session, limiters: plenty(h) });
     h.aws.calls.reset();
     h.faults.writes.length = 0;
   }
@@ -92,7 +99,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
       clusters,
       costCenter: '2000',
       session: () => alone,
-      limiters: new RateLimiters(PLENTY),
+      limiters: plenty(h),
     });
     expect(h.calls('tag:TagResources')).to.equal(CLUSTERS);
     expect(h.calls('tag:GetResources')).to.equal(4 * CLUSTERS);
@@ -101,7 +108,8 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
     h = await startHarness(taggingWorld(fleet(clusters)));
     const shared = sessionOf(h, 'chain-a');
     await dayOne(clusters, () => shared);
-    const limiters = new RateLimiters(BUSY);
+    // A read every 6 s: the five writes, a second apart, are done before the read-backs' token comes.
+    const limiters = await busy({ ratePerSecond: 1 / 6, burst: 1 });
     const results = await pass({
       clusters,
       costCenter: '2000',
@@ -136,7 +144,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
       clusters,
       costCenter: '1000',
       session: () => ({ ...shared }),
-      limiters: new RateLimiters(BUSY),
+      limiters: await busy(),
       batchers: new SessionBatchers(),
     });
     expect(tagCalls(h).map((arns) => arns.length)).to.deep.equal([20, 20, 20, 20, 20]);
@@ -153,7 +161,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
       clusters,
       costCenter: '2000',
       session,
-      limiters: new RateLimiters(BUSY),
+      limiters: await busy(),
       batchers: new SessionBatchers(),
     });
 
@@ -175,7 +183,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
       clusters,
       costCenter: '2000',
       session: () => session,
-      limiters: new RateLimiters(BUSY),
+      limiters: await busy(),
       batchers: new SessionBatchers(),
     });
 
@@ -201,7 +209,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
       clusters,
       costCenter: '2000',
       session: () => session,
-      limiters: new RateLimiters(BUSY),
+      limiters: await busy(),
       batchers: new SessionBatchers(),
     });
 
@@ -228,7 +236,7 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
       clusters,
       costCenter: '2000',
       session: () => session,
-      limiters: new RateLimiters(BUSY),
+      limiters: await busy(),
       batchers: new SessionBatchers(),
     });
 

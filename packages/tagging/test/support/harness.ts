@@ -4,10 +4,11 @@ import type { SdkClient, SdkClientClass } from '@keymaster/identity';
 import {
   RateLimiters,
   reconcileTags,
+  systemClock,
   resolveEffectiveTags,
   tagLayers,
   type EffectiveTags,
-  type RateLimiterOptions,
+  type RateLimitersOptions,
   type ReconcileTagsInput,
   type TaggingClock,
   type TaggingSession,
@@ -89,17 +90,24 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** The limiters' options in these tests: 20 requests a second, 20 at once, on the emulator's clock. */
-export const TEST_LIMITS = { ratePerSecond: 20, burst: 20 };
+export interface HarnessOptions {
+  /** The limiters' budgets; AWS's (`AWS_BUDGETS`) by default. */
+  budgets?: RateLimitersOptions['budgets'];
+  sdkMaxAttempts?: number;
+  /**
+   * Wait in real time, the emulator enforcing AWS's quotas. By default the limiters and retries wait on
+   * the emulator's clock instead, moving it on at once, and the quotas are off: concurrent waits move
+   * that clock while other requests are in flight, so those arrive later in emulated time than they
+   * left, a jitter of hundreds of milliseconds no real network has. Tests of throttling inject it.
+   */
+  realTime?: boolean;
+}
 
-export async function startHarness(
-  world: World,
-  options: { limiter?: RateLimiterOptions; sdkMaxAttempts?: number } = {},
-): Promise<Harness> {
-  const aws = await startAwsEmulator({ world });
-  const clock = emulatorClock(aws);
+export async function startHarness(world: World, options: HarnessOptions = {}): Promise<Harness> {
+  const aws = await startAwsEmulator({ world, quotas: options.realTime === true ? 'aws' : 'off' });
+  const clock = options.realTime === true ? systemClock : emulatorClock(aws);
   const faults = new ArnFaults();
-  const limiters = new RateLimiters({ ...TEST_LIMITS, ...options.limiter, clock });
+  const limiters = new RateLimiters({ ...(options.budgets ? { budgets: options.budgets } : {}), clock });
   const session = staticSession(aws.url, faults, options.sdkMaxAttempts);
   const errors = (action: string) =>
     Object.values(aws.calls.summary().errors[action] ?? {}).reduce((sum, count) => sum + count, 0);
@@ -123,7 +131,7 @@ export async function startHarness(
     succeeded: (action) => calls(action) - errors(action),
     recent: (action) => aws.calls.summary().recent.filter((call) => call.action === action),
     resources: () => new Map(aws.world.listResources().map(({ arn, tags }) => [arn, tags])),
-    granted: () => Object.values(limiters.stats()).reduce((sum, stats) => sum + stats.granted, 0),
+    granted: () => limiters.stats().reduce((sum, stats) => sum + stats.granted, 0),
     stop: () => aws.stop(),
   };
 }
