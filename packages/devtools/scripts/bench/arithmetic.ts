@@ -1,3 +1,4 @@
+import { AWS_BUDGETS } from '@keymaster/api';
 /**
  * The benchmark's arithmetic, pure: the fewest AWS calls a change needs per account and region, the
  * time a tagging budget allows for them, and the share of reconciles that were requeue bounces.
@@ -17,8 +18,17 @@ export interface Budget {
   burst: number;
 }
 
-/** The default budget of `keymaster run` (--aws-tagging-rate=5,10). */
-export const DEFAULT_BUDGET: Budget = { ratePerSecond: 5, burst: 10 };
+/** The budgets of an account and region: GetResources (reads) and TagResources/UntagResources (writes) apart. */
+export interface Budgets {
+  reads: Budget;
+  writes: Budget;
+}
+
+/** `keymaster run`'s default budgets: AWS's quotas (--aws-tagging-read-rate, --aws-tagging-write-rate). */
+export const DEFAULT_BUDGETS: Budgets = { reads: AWS_BUDGETS.taggingReads, writes: AWS_BUDGETS.taggingWrites };
+
+/** No budget: the time the calls take is not bounded by one. */
+export const NO_BUDGET: Budget = { ratePerSecond: Infinity, burst: 0 };
 
 /** GetResources answers at most 100 resources a page. */
 const RESOURCES_PER_PAGE = 100;
