@@ -83,7 +83,7 @@ export async function handleApiCall(emulation: Emulation, request: SignedRequest
     const injected = emulation.faults.injectedError(iamAction);
     if (injected !== undefined) return injected;
     if (emulation.faults.throttled(iamAction, account, region)) return service.throttled();
-    return emulation.quotas.admits(service, actionName, account, region) ? undefined : service.throttled();
+    return emulation.quotas.admits(iamAction, account, region) ? undefined : service.throttled();
   };
 
   // Unsigned actions: whoever calls proves itself in the parameters (a web identity token), not by a signature.

@@ -1,6 +1,5 @@
 import type { Clock } from '../clock.js';
 import { ControlRequestError } from '../errors.js';
-import type { Service } from '../services/service.js';
 import { TokenBuckets } from '../token-buckets.js';
 import type { Quota } from './quota.js';
 import { AWS_QUOTAS, parseQuotaSettings, type QuotaSettings } from './settings.js';
@@ -17,7 +16,7 @@ export interface QuotaView extends Quota {
  */
 export class Quotas {
   readonly #buckets: TokenBuckets;
-  /** The buckets in force by service and action (`ec2|CreateTags`); empty when the quotas are off. */
+  /** The buckets in force by IAM action (`ec2:CreateTags`); empty when the quotas are off. */
   #byAction = new Map<string, Quota>();
   #settings: QuotaSettings = 'aws';
 
@@ -26,9 +25,9 @@ export class Quotas {
     this.#apply(settings);
   }
 
-  /** Takes a token for the call; false when its bucket is empty (the call must be throttled). */
-  admits(service: Service, action: string, account: string, region: string): boolean {
-    const quota = this.#byAction.get(`${service.iamPrefix}|${action}`);
+  /** Takes a token for a call of `iamAction` (`tag:TagResources`); false when its bucket is empty (throttle it). */
+  admits(iamAction: string, account: string, region: string): boolean {
+    const quota = this.#byAction.get(iamAction);
     return quota === undefined || this.#buckets.take({ id: quota.name, ...quota }, `${account}/${region}`);
   }
 
@@ -58,7 +57,7 @@ export class Quotas {
       const limit = settings === 'aws' ? undefined : settings[quota.name];
       const inForce = limit === undefined ? quota : { ...quota, ...limit };
       const prefix = quota.name.slice(0, quota.name.indexOf(':'));
-      for (const action of quota.actions) this.#byAction.set(`${prefix}|${action}`, inForce);
+      for (const action of quota.actions) this.#byAction.set(`${prefix}:${action}`, inForce);
     }
   }
 }

@@ -226,7 +226,7 @@ function writeRate(values: { 'aws-tagging-write-rate'?: string; 'aws-tagging-rat
   return rateOf(
     flag,
     text,
-    `Write requests per second and optionally a burst: ${budgetText('taggingWrites')} (AWS's quota, the default), 10, 10,8, or unlimited.`,
+    `Write TagResources and UntagResources requests per second and optionally a burst: ${budgetText('taggingWrites')} (AWS's quota, the default), 10, 10,8, or unlimited.`,
     burstWithinQuota,
   );
 }
@@ -424,7 +424,7 @@ export function parseRunFlags(args: string[]): RunFlags {
       taggingReads: rateOf(
         'aws-tagging-read-rate',
         values['aws-tagging-read-rate'],
-        `Write requests per second and optionally a burst: ${budgetText('taggingReads')} (AWS's quota, the default), 30, 30,24, or unlimited.`,
+        `Write GetResources requests per second and optionally a burst: ${budgetText('taggingReads')} (AWS's quota, the default), 30, 30,24, or unlimited.`,
         burstWithinQuota,
       ),
       taggingWrites: writeRate(values),

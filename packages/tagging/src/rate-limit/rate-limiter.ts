@@ -38,12 +38,12 @@ export const DEFAULT_MIN_RATE_PER_SECOND = 0.5;
 const DEFAULT_BUDGET = AWS_BUDGETS.taggingWrites;
 
 /**
- * A token bucket with adaptive backoff, for every request to one AWS account and region. Each request
- * takes a token; tokens come back at the current rate, up to `burst` less the requests still in flight
- * (`inFlight`). A throttling error halves the
- * rate and empties the bucket (once per spell: errors of requests let through before the last cut say
- * nothing new); every other answer raises the rate by a twentieth of the configured one, up to it.
- * Waiting requests go first come, first served.
+ * A token bucket with adaptive backoff, for every request of one budget (an AWS account, region and
+ * API family). Each request takes a token; tokens come back at the current rate, up to `burst` less
+ * the requests still in flight (`inFlight`). A throttling error halves the rate and empties the bucket
+ * (once per spell: errors of requests let through before the last cut say nothing new); every other
+ * answer raises the rate by a twentieth of the configured one, up to it. Waiting requests go first
+ * come, first served.
  */
 export class RateLimiter {
   readonly maxRatePerSecond: number;
