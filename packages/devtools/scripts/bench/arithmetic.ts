@@ -1,9 +1,9 @@
-import { AWS_BUDGETS } from '@keymaster/api';
 /**
  * The benchmark's arithmetic, pure: the fewest AWS calls a change needs per account and region, the
  * time a tagging budget allows for them, and the share of reconciles that were requeue bounces.
  */
 
+import { AWS_BUDGETS } from '@keymaster/api';
 import { tagChangeGroups, writesFor } from '../../src/demo/minimums.js';
 
 /** An AWS resource and its tags, as the aws-emulator lists them. */
