@@ -5,7 +5,9 @@ import { Faults } from './faults/faults.js';
 import { createEmulatorServer } from './server.js';
 import { Quotas } from './quotas/quotas.js';
 import type { QuotaSettings } from './quotas/settings.js';
-import { SERVICES } from './services/all.js';
+import { ec2 } from './services/ec2/index.js';
+import { sts } from './services/sts/index.js';
+import { tagging } from './services/tagging/index.js';
 import { loadWorldFile } from './world/load.js';
 import { WorldState } from './world/state.js';
 import type { World } from './world/types.js';
@@ -53,7 +55,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     faults: new Faults(clock),
     quotas,
     calls,
-    services: SERVICES,
+    services: [sts, tagging, ec2],
   };
   const server = createEmulatorServer(emulation);
   const host = options.host ?? '127.0.0.1';

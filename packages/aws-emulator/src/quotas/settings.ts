@@ -1,5 +1,7 @@
 import { isRecord } from '../iam/policy.js';
-import { SERVICES } from '../services/all.js';
+import { EC2_QUOTAS } from '../services/ec2/quotas.js';
+import { STS_QUOTAS } from '../services/sts/quotas.js';
+import { TAGGING_QUOTAS } from '../services/tagging/quotas.js';
 import type { Quota } from './quota.js';
 
 /**
@@ -13,9 +15,9 @@ export interface QuotaLimit {
   readonly refillPerSecond: number;
 }
 
-/** Every service's published quotas, by bucket name. */
+/** Every service's published quotas (each in its service's `quotas.ts`), by bucket name. */
 export const AWS_QUOTAS: ReadonlyMap<string, Quota> = new Map(
-  SERVICES.flatMap((service) => service.quotas).map((quota) => [quota.name, quota]),
+  [...STS_QUOTAS, ...TAGGING_QUOTAS, ...EC2_QUOTAS].map((quota) => [quota.name, quota]),
 );
 
 const EXAMPLE = '"off", "aws" or {"tag:TagResources": {"capacity": 50, "refillPerSecond": 50}}';

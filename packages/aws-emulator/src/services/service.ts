@@ -5,7 +5,6 @@ import type { ApiError } from '../protocols/api-error.js';
 import type { Protocol } from '../protocols/protocol.js';
 import type { QueryParams } from '../protocols/query-params.js';
 import type { Xml } from '../protocols/xml.js';
-import type { Quota } from '../quotas/quota.js';
 import type { Credential, Principal } from '../world/directory.js';
 import type { WorldState } from '../world/state.js';
 
@@ -51,8 +50,6 @@ interface ServiceBase {
   readonly accessDenied: (message: string) => ApiError;
   /** The error the service answers when a throttling bucket is empty. */
   readonly throttled: () => ApiError;
-  /** AWS's published request quotas for the service's actions (docs/emulators/aws-emulator.md, quotas). */
-  readonly quotas: readonly Quota[];
 }
 
 export interface QueryService extends ServiceBase {

@@ -1,7 +1,6 @@
 import { ApiError } from '../../protocols/api-error.js';
 import { awsQuery } from '../../protocols/protocol.js';
 import { element, elements } from '../../protocols/xml.js';
-import { perSecond } from '../../quotas/quota.js';
 import type { QueryService } from '../service.js';
 import { assumeRole } from './assume-role.js';
 import { assumeRoleWithWebIdentity } from './web-identity.js';
@@ -16,14 +15,6 @@ export const sts: QueryService = {
   maxSkewSeconds: 300,
   accessDenied: (message) => new ApiError('AccessDenied', message, 403),
   throttled: () => new ApiError('Throttling', 'Rate exceeded', 400),
-  // One bucket for every STS request of the calling account (web identity: of the role's account).
-  quotas: [
-    {
-      name: 'sts:*',
-      actions: ['GetCallerIdentity', 'AssumeRole', 'AssumeRoleWithWebIdentity'],
-      ...perSecond(600, 'AWS IAM User Guide, IAM and AWS STS quotas (request rate for AWS STS)'),
-    },
-  ],
   actions: {
     // Needs no permission: IAM lets every authenticated caller ask who it is, even under an explicit deny.
     GetCallerIdentity: (_params, call) =>

@@ -1,6 +1,5 @@
 import { ApiError } from '../../protocols/api-error.js';
 import { awsJson1_1 } from '../../protocols/protocol.js';
-import { perAction, perSecond } from '../../quotas/quota.js';
 import { Constraints } from '../constraints.js';
 import { paginate } from '../pagination.js';
 import type { CallContext, JsonService } from '../service.js';
@@ -9,8 +8,6 @@ import { optionalString } from './input.js';
 import { tagResources, untagResources } from './tag-resources.js';
 
 const PAGE_SIZE = 100;
-/** The Tag Editor quotas: requests per second per account and region, not adjustable. */
-const TAG_EDITOR_QUOTAS = 'AWS General Reference, AWS Resource Groups and Tagging endpoints and quotas (Tag Editor)';
 
 /** The Resource Groups Tagging API over JSON 1.1. */
 export const tagging: JsonService = {
@@ -22,14 +19,6 @@ export const tagging: JsonService = {
   maxSkewSeconds: 300,
   accessDenied: (message) => new ApiError('AccessDeniedException', message, 400),
   throttled: () => new ApiError('ThrottledException', 'Rate exceeded', 400),
-  quotas: [
-    ...perAction('tag', ['GetResources'], perSecond(15, TAG_EDITOR_QUOTAS)),
-    ...perAction(
-      'tag',
-      ['TagResources', 'UntagResources', 'GetTagKeys', 'GetTagValues'],
-      perSecond(5, TAG_EDITOR_QUOTAS),
-    ),
-  ],
   actions: {
     GetResources: getResources,
     TagResources: tagResources,
