@@ -145,9 +145,9 @@ describe("AWS's request quotas", () => {
       // The SDK's retry middleware hands its strategy the error's class: record it, and retry no more.
       const recording = {
         acquireInitialRetryToken: () => Promise.resolve({ getRetryCount: () => 0, getRetryDelay: () => 0 }),
-        refreshRetryTokenForRetry: (_token: unknown, info: { errorType: string; error?: unknown }) => {
+        refreshRetryTokenForRetry: (_token: unknown, info: { errorType: string; error?: Error }) => {
           seen.push(info.errorType);
-          return Promise.reject(info.error as Error);
+          return Promise.reject(info.error ?? new Error(info.errorType));
         },
         recordSuccess: () => undefined,
       };
