@@ -29,8 +29,8 @@ import {
 import { clusterNameOf } from '../awscluster/name-claim.js';
 import { clusterUser } from '../awsclusteridentity/deletions.js';
 import { ledgerOwner } from '../kube/ledger-claims.js';
-import { kubeRead } from '../kube/access-error.js';
 import type { InspectContext } from './context.js';
+import { latestEvents, type EventSummary } from './events.js';
 import { clusterKeyOf } from './targets.js';
 import {
   accountRefusal,
@@ -55,14 +55,6 @@ export interface LinkVerdict {
   problems: Failure[];
   /** Why this user could not check the link here (the controller's verdict is in the conditions). */
   unchecked?: Failure;
-}
-
-export interface EventSummary {
-  type: string;
-  reason: string;
-  message: string;
-  count: number;
-  lastSeen: string | undefined;
 }
 
 /** Everything about why a cluster is as it is, and what to do about it. */
@@ -95,9 +87,6 @@ export interface Explanation {
   /** What this user may not read, so could not check: each with why and the fix. */
   unchecked: Unchecked[];
 }
-
-/** How many of the cluster's latest events are shown. */
-export const EVENTS_SHOWN = 10;
 
 function describeSelector({ matchLabels = {}, matchExpressions = [] }: LabelSelector): string {
   const requirements = [
@@ -153,33 +142,6 @@ async function ledgerSummary(context: InspectContext, cluster: AWSCluster): Prom
   };
 }
 
-async function latestEvents(context: InspectContext, cluster: AWSCluster): Promise<EventSummary[]> {
-  const { namespace = '', name = '', uid } = cluster.metadata;
-  const list = await kubeRead(
-    `list the events of AWSCluster ${namespace}/${name}`,
-    { verb: 'list', resource: 'events', namespace },
-    () =>
-      context.core.listNamespacedEvent({
-        namespace,
-        fieldSelector: `involvedObject.kind=AWSCluster,involvedObject.name=${name}`,
-      }),
-  );
-  const when = (event: (typeof list.items)[number]) =>
-    String(event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp ?? '');
-  return list.items
-    .filter((event) => uid === undefined || event.involvedObject.uid === undefined || event.involvedObject.uid === uid)
-    .map((event) => ({ event, at: when(event) }))
-    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
-    .slice(-EVENTS_SHOWN)
-    .map(({ event, at }) => ({
-      type: event.type ?? '',
-      reason: event.reason ?? '',
-      message: event.message ?? '',
-      count: event.count ?? 1,
-      lastSeen: at === '' ? undefined : new Date(at).toISOString(),
-    }));
-}
-
 /** The chain as this user can see it without checking it: the links the controller checked, each unverified. */
 async function unverifiedChain(
   context: InspectContext,
@@ -224,7 +186,11 @@ function observedPrincipal(cluster: AWSCluster, why: Failure): Failure {
  * on AWS or Kubernetes. What the user may not read (a tenant: the namespace, the controller's Secrets)
  * is left out and listed in `unchecked`, the chain then shown as the controller last checked it.
  */
-export async function explainCluster(context: InspectContext, cluster: AWSCluster): Promise<Explanation> {
+export async function explainCluster(
+  context: InspectContext,
+  cluster: AWSCluster,
+  { withEvents = true }: { withEvents?: boolean } = {},
+): Promise<Explanation> {
   const namespaceName = cluster.metadata.namespace ?? '';
   const identityRef = cluster.spec.identityRef ?? CONTROLLER_IDENTITY;
   const unchecked: Unchecked[] = [];
@@ -235,7 +201,8 @@ export async function explainCluster(context: InspectContext, cluster: AWSCluste
       unchecked,
     ),
     readable('the global and selected tag layers (AWSTagPolicies)', () => context.tagPolicies(), unchecked),
-    readable("the cluster's events", () => latestEvents(context, cluster), unchecked),
+    // The controller's inspect API leaves them to the caller: the controller may not list events.
+    withEvents ? readable("the cluster's events", () => latestEvents(context.core, cluster.metadata), unchecked) : [],
     readable(
       "the cluster's AWSClusterLedger (what the controller remembers of it)",
       () => ledgerSummary(context, cluster),
