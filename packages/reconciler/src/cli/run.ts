@@ -9,6 +9,10 @@ import type { Manager } from '../manager.js';
 import type { Clock } from '../runtime/clock.js';
 import { KeymasterMetrics } from '../metrics.js';
 import { serveMetrics, serveProbes } from '../servers.js';
+import { subjectAccessReview } from '../inspect-api/access-review.js';
+import { frontProxyReader } from '../inspect-api/front-proxy.js';
+import { inspectApiHandler } from '../inspect-api/handler.js';
+import { controllerInspector } from '../inspect-api/inspector.js';
 import { startWebhooks } from '../webhooks/start.js';
 import { KEYMASTER_VERSION } from '../version.js';
 import { leaderIdentity, type RunFlags } from './flags.js';
@@ -47,6 +51,8 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   const kubeConfig = loadKubeConfig(flags.kubeconfig, logApiWarnings(logger));
   await checkApiServer(kubeConfig);
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
+  // One budget per AWS account and region, for the tag work and the inspect API's plans alike.
+  const limiters = new RateLimiters(flags.awsTaggingRate);
   const keymaster = createKeymaster({
     kubeConfig,
     controllerNamespace: flags.namespace,
@@ -128,7 +134,15 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     running.probesUrl = url;
   }
   if (flags.webhookPort !== undefined) {
-    const webhooks = await startWebhooks(flags, keymaster.context.caches, kubeConfig, logger);
+    const inspector = controllerInspector(keymaster.context, limiters, flags.tagLayerGracePeriodMs);
+    const api = inspectApiHandler({
+      frontProxy: frontProxyReader(kubeConfig, () => keymaster.context.clock.now()),
+      review: subjectAccessReview(kubeConfig),
+      inspector,
+      logger,
+      now: keymaster.context.now,
+    });
+    const webhooks = await startWebhooks(flags, keymaster.context.caches, kubeConfig, logger, api);
     closers.push(() => webhooks.stop());
     running.webhooksUrl = webhooks.url;
   }

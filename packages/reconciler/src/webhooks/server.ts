@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { defaultAWSCluster, validateAWSCluster } from './awscluster.js';
 import { readCertificate, watchCertificate, type ServingCertificate } from './certificate.js';
 import type { WebhookContext } from './context.js';
@@ -56,9 +56,13 @@ function readJson(request: IncomingMessage): Promise<unknown> {
   });
 }
 
-function answer(context: WebhookContext) {
+function answer(context: WebhookContext, api: RequestListener | undefined) {
   return async (request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? '/', 'https://webhook').pathname;
+    if (api && (path === '/apis' || path.startsWith('/apis/'))) {
+      api(request, response);
+      return;
+    }
     const handler = HANDLERS.get(path);
     if (!handler || request.method !== 'POST') {
       response.writeHead(404).end();
@@ -100,6 +104,8 @@ export interface WebhookServerOptions {
   host?: string;
   certDir: string;
   context: WebhookContext;
+  /** The inspect API (`/apis/...`), served beside the webhooks when given. */
+  api?: RequestListener;
   /** Called with each new certificate (at start too), e.g. to inject its CA into the configurations. */
   onCertificate?: (certificate: ServingCertificate) => void;
   pollMs?: number;
@@ -112,15 +118,20 @@ export interface WebhookServer {
 }
 
 /**
- * The admission webhooks over HTTPS, with the certificate of `certDir` (tls.crt, tls.key), reloaded
- * without a restart when its files change (cert-manager renewing the Secret).
+ * The admission webhooks (and the inspect API) over HTTPS, with the certificate of `certDir` (tls.crt,
+ * tls.key), reloaded without a restart when its files change (cert-manager renewing the Secret). A
+ * client certificate is asked for, never required: kube-apiserver's front proxy shows one to the
+ * inspect API, which checks it; webhook calls come without.
  */
 export async function serveWebhooks(options: WebhookServerOptions): Promise<WebhookServer> {
   const { context } = options;
   const certificate = await readCertificate(options.certDir);
-  const server = createServer({ cert: certificate.cert, key: certificate.key }, (request, response) => {
-    void answer(context)(request, response);
-  });
+  const server = createServer(
+    { cert: certificate.cert, key: certificate.key, requestCert: true, rejectUnauthorized: false },
+    (request, response) => {
+      void answer(context, options.api)(request, response);
+    },
+  );
   options.onCertificate?.(certificate);
   const stopWatching = watchCertificate(
     options.certDir,

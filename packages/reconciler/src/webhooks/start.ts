@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RunFlags } from '../cli/flags.js';
 import type { Logger } from '../logging.js';
@@ -15,8 +16,10 @@ export function startWebhooks(
   caches: Caches,
   kubeConfig: KubeConfig,
   logger: Logger,
+  api?: RequestListener,
 ): Promise<WebhookServer> {
   return serveWebhooks({
+    ...(api ? { api } : {}),
     port: flags.webhookPort ?? 0,
     certDir: flags.webhookCertDir,
     context: {
