@@ -70,8 +70,13 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
   let dir: string;
   /** Each tenant's environment: its kubeconfig, the AWS endpoint, and no AWS credentials. */
   const envs = new Map<string, NodeJS.ProcessEnv>();
+  // On this machine (--local): e2e/test/inspect-api.test.ts asks the controller.
   const keymaster = (tenant: string, ...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', '--conditions=@keymaster/source', MAIN, ...args], envs.get(tenant)!);
+    run(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@keymaster/source', MAIN, ...args, '--local'],
+      envs.get(tenant)!,
+    );
 
   before(async function () {
     const resources = clusterResources(ACCOUNT_A, REGION, 'a-prod', 2);
@@ -224,7 +229,7 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
   it('`kubectl keymaster why` explains its own cluster the same, as the plugin', async function () {
     const { code, stdout, stderr } = await run(
       'kubectl',
-      ['keymaster', 'why', 'a-prod', '-n', 'tenant-a'],
+      ['keymaster', 'why', 'a-prod', '-n', 'tenant-a', '--local'],
       envs.get('tenant-a')!,
     );
     expect(code, stderr).to.equal(0);

@@ -1,5 +1,7 @@
+import type { Explanation } from '../inspect/explain.js';
 import { EXPLAIN_OUTPUTS } from '../inspect/output-format.js';
-import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
+import { askController } from './ask-controller.js';
+import { inspectHelp, parseInspectFlags, type InspectFlags } from './inspect-flags.js';
 
 export const explainHelp = (): string =>
   inspectHelp(
@@ -15,10 +17,23 @@ export async function explain(args: string[]): Promise<void> {
     console.log(explainHelp());
     return;
   }
+  // parseInspectFlags gives explain one cluster.
+  const { cluster } = flags.targets as { cluster: { namespace: string; name: string } };
+  const explanation =
+    (flags.local
+      ? undefined
+      : await askController(flags, async (kubeConfig) =>
+          (await import('../inspect-api/client.js')).explanationFromController(kubeConfig, cluster),
+        )) ?? (await explainHere(flags));
+  const { renderExplanation } = await import('../inspect/explain-output.js');
+  process.stdout.write(renderExplanation(explanation, flags.output));
+}
+
+/** The explanation made by this process, with the AWS environment's credentials (--local). */
+async function explainHere(flags: InspectFlags): Promise<Explanation> {
   // Loaded past --help and the flags' checks: they bring the AWS SDK and client-node.
-  const [{ explainCluster }, { renderExplanation }, { findClusters }, { inspectContextOf }] = await Promise.all([
+  const [{ explainCluster }, { findClusters }, { inspectContextOf }] = await Promise.all([
     import('../inspect/explain.js'),
-    import('../inspect/explain-output.js'),
     import('../inspect/targets.js'),
     import('./inspect-context.js'),
   ]);
@@ -26,5 +41,5 @@ export async function explain(args: string[]): Promise<void> {
   const [cluster] = await findClusters(context, flags.targets);
   const explanation = await explainCluster(context, cluster!);
   context.resolver.clear();
-  process.stdout.write(renderExplanation(explanation, flags.output));
+  return explanation;
 }

@@ -1,5 +1,6 @@
 import { KeymasterError } from '@keymaster/api';
 import { parseDuration } from '../runtime/duration.js';
+import { INSPECT_GROUP } from '../inspect-api/resources.js';
 import type { Output } from '../inspect/output-format.js';
 import type { Targets } from '../inspect/targets.js';
 import { commandHelp, parseCommandLine, type FlagSpecs } from './command-flags.js';
@@ -17,6 +18,10 @@ export const INSPECT_FLAGS = {
   'all-namespaces': { type: 'boolean', short: 'A', help: 'the AWSClusters of every namespace' },
   output: { type: 'string', short: 'o', default: 'table', help: 'output format' },
   kubeconfig: RUN_FLAGS.kubeconfig,
+  local: {
+    type: 'boolean',
+    help: "work on this machine, with the AWS environment's credentials, instead of asking the running controller (development; the flags below apply to it only)",
+  },
   'controller-namespace': { ...RUN_FLAGS.namespace, help: "the controller's namespace (keymaster run --namespace)" },
   'sts-region': RUN_FLAGS['sts-region'],
   'tag-layer-grace-period': RUN_FLAGS['tag-layer-grace-period'],
@@ -28,6 +33,8 @@ export interface InspectFlags<O extends Output = Output> {
   targets: Targets;
   output: O;
   kubeconfig: string | undefined;
+  /** --local: not the controller's inspect API, but this process with the AWS environment. */
+  local: boolean;
   /** The controller's namespace. */
   controllerNamespace: string;
   stsRegion: string;
@@ -111,6 +118,7 @@ export function parseInspectFlags<O extends Output>(
     targets: targetsOf(command, positionals, values.namespace, values['all-namespaces'] ?? false, single),
     output: output as O,
     kubeconfig: values.kubeconfig,
+    local: values.local ?? false,
     controllerNamespace: values['controller-namespace'],
     stsRegion: values['sts-region'],
     tagLayerGracePeriodMs,
@@ -121,6 +129,6 @@ export function parseInspectFlags<O extends Output>(
 export const inspectHelp = (usage: string, description: string, outputs: readonly Output[]): string =>
   commandHelp(
     usage,
-    `${description}\n\nThe AWS endpoint and the controller's own credentials come from the standard AWS environment, as for \`keymaster run\` (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, ...). Also \`kubectl keymaster\` (a kubectl plugin: the executable kubectl-keymaster on PATH).`,
+    `${description}\n\nThe running controller answers, through the API server (its inspect API, ${INSPECT_GROUP}): your RBAC decides which clusters you may ask about, and you need no AWS credentials. Where the API is not installed, or with --local, this command works on this machine: the AWS endpoint and the controller's own credentials then come from the standard AWS environment, as for \`keymaster run\` (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_PROFILE, web identity, ...). Also \`kubectl keymaster\` (a kubectl plugin: the executable kubectl-keymaster on PATH).`,
     { ...INSPECT_FLAGS, output: { ...INSPECT_FLAGS.output, help: `output format: ${outputs.join(', ')}` } },
   );

@@ -1,5 +1,7 @@
+import type { ClusterPlanReport } from '../inspect/cluster-plan.js';
 import { PLAN_OUTPUTS } from '../inspect/output-format.js';
-import { inspectHelp, parseInspectFlags } from './inspect-flags.js';
+import { askController } from './ask-controller.js';
+import { inspectHelp, parseInspectFlags, type InspectFlags } from './inspect-flags.js';
 
 export const planHelp = (): string =>
   inspectHelp(
@@ -15,10 +17,22 @@ export async function plan(args: string[]): Promise<void> {
     console.log(planHelp());
     return;
   }
+  const reports =
+    (flags.local
+      ? undefined
+      : await askController(flags, async (kubeConfig) =>
+          (await import('../inspect-api/client.js')).plansFromController(kubeConfig, flags.targets),
+        )) ?? (await planHere(flags));
+  const { renderPlans } = await import('../inspect/plan-output.js');
+  process.stdout.write(renderPlans(reports, flags.output));
+  process.exitCode = reports.every(({ outcome }) => outcome === 'Planned' || outcome === 'Partial') ? 0 : 1;
+}
+
+/** The plans made by this process, with the AWS environment's credentials (--local). */
+async function planHere(flags: InspectFlags): Promise<ClusterPlanReport[]> {
   // Loaded past --help and the flags' checks: they bring the AWS SDK and client-node.
-  const [{ planClusters }, { renderPlans }, { findClusters }, { inspectContextOf }] = await Promise.all([
+  const [{ planClusters }, { findClusters }, { inspectContextOf }] = await Promise.all([
     import('../inspect/cluster-plan.js'),
-    import('../inspect/plan-output.js'),
     import('../inspect/targets.js'),
     import('./inspect-context.js'),
   ]);
@@ -32,6 +46,5 @@ export async function plan(args: string[]): Promise<void> {
   const reports = await planClusters(context, clusters, progress);
   if (progress) process.stderr.write('\r\x1b[K');
   context.resolver.clear();
-  process.stdout.write(renderPlans(reports, flags.output));
-  process.exitCode = reports.every(({ outcome }) => outcome === 'Planned' || outcome === 'Partial') ? 0 : 1;
+  return reports;
 }

@@ -47,12 +47,14 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
   let env: NodeJS.ProcessEnv;
   let kubeconfig: string;
   /** `keymaster <args>` as `pnpm keymaster` runs it (tsx on the sources), as the platform engineer. */
-  const keymaster = (...args: string[]) =>
+  const keymasterAsked = (...args: string[]) =>
     run(
       process.execPath,
       ['--import', 'tsx', '--conditions=@keymaster/source', join(SOURCES, 'main.ts'), ...args],
       env,
     );
+  /** The same, working on this machine (--local): the emulators serve no inspect API. */
+  const keymaster = (...args: string[]) => keymasterAsked(...args, '--local');
   /** AWS's call log since the last `readOnly`: the actions called. */
   const awsActions = () => Object.keys(emulators.aws.calls.summary().byAction).sort();
   /** Runs `inspect`, then asserts that AWS saw only reads and the API server only gets and lists. */
@@ -139,6 +141,18 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
       expect(names.stdout).to.equal(
         'awscluster.infrastructure.keymaster.dev/analytics-dev\nawscluster.infrastructure.keymaster.dev/analytics-prod\n',
       );
+    });
+
+    it('without the inspect API installed, plans on this machine and says so on stderr, the plan alone on stdout', async () => {
+      const asked = await readOnly(() => keymasterAsked('plan', '-n', 'tenant-b', '-o', 'json'));
+      expect(asked.code, asked.stderr).to.equal(0);
+      expect(asked.stderr).to.equal(
+        'keymaster: the API server serves no inspect.keymaster.dev (APIService v1alpha1.inspect.keymaster.dev): working on this machine, as with --local\n',
+      );
+      const local = await keymaster('plan', '-n', 'tenant-b', '-o', 'json');
+      const outcomes = (stdout: string) =>
+        (JSON.parse(stdout) as { clusters: ClusterPlanReport[] }).clusters.map(({ cluster, outcome }) => `${cluster} ${outcome}`);
+      expect(outcomes(asked.stdout)).to.deep.equal(outcomes(local.stdout)).and.to.have.length(2);
     });
 
     it('plans a namespace (-n) and one cluster, as JSON and YAML that parse to the same plan', async () => {
@@ -291,7 +305,7 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
 
     it('`kubectl keymaster plan` plans with the kubeconfig kubectl was given, and writes nothing', async () => {
       const { code, stdout, stderr } = await readOnly(() =>
-        run(kubectl133(), ['keymaster', 'plan', 'tenant-a/payments-prod', '--kubeconfig', kubeconfig], {
+        run(kubectl133(), ['keymaster', 'plan', 'tenant-a/payments-prod', '--kubeconfig', kubeconfig, '--local'], {
           ...pluginEnv,
           KUBECONFIG: join(dir, 'no-such-kubeconfig'),
         }),
@@ -302,7 +316,7 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
 
     it('`kubectl keymaster why` explains, every refusing link at once', async () => {
       const { code, stdout, stderr } = await readOnly(() =>
-        kubectl('keymaster', 'why', 'reporting-prod', '-n', 'tenant-c'),
+        kubectl('keymaster', 'why', 'reporting-prod', '-n', 'tenant-c', '--local'),
       );
       expect(code, stderr).to.equal(0);
       expect(stdout).to.include('Identity chain: 3 link(s), 3 with problems');
