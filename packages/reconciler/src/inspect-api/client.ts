@@ -33,17 +33,13 @@ const statusOf = (error: ApiException<unknown>): { details?: { kind?: string } }
 async function ask<T>(
   what: string,
   resource: InspectResource,
-  namespace: string | undefined,
+  { verb, namespace }: { verb: 'get' | 'list'; namespace?: string },
   call: () => Promise<T>,
 ): Promise<T> {
   try {
     return await kubeRead(
       what,
-      {
-        verb: 'get',
-        resource: `${resource.plural}.${INSPECT_GROUP}`,
-        ...(namespace ? { namespace } : { namespace: 'all' }),
-      },
+      { verb, resource: `${resource.plural}.${INSPECT_GROUP}`, namespace: namespace ?? 'all' },
       call,
       'ask the platform team for it, or name a cluster of a namespace whose AWSClusters you may read',
     );
@@ -82,20 +78,27 @@ export async function plansFromController(kubeConfig: KubeConfig, targets: Targe
   const plural = resource.plural;
   if ('cluster' in targets) {
     const { namespace, name } = targets.cluster;
-    const plan = (await ask(`get the plan of AWSCluster ${namespace}/${name}`, resource, namespace, () =>
-      custom.getNamespacedCustomObject({ ...base, namespace, plural, name }).catch((error: unknown) => {
-        if (error instanceof ApiException && error.code === 404 && statusOf(error).details?.kind === plural)
-          throw notFound(namespace, name);
-        throw error;
-      }),
+    const plan = (await ask(
+      `get the plan of AWSCluster ${namespace}/${name}`,
+      resource,
+      { verb: 'get', namespace },
+      () =>
+        custom.getNamespacedCustomObject({ ...base, namespace, plural, name }).catch((error: unknown) => {
+          if (error instanceof ApiException && error.code === 404 && statusOf(error).details?.kind === plural)
+            throw notFound(namespace, name);
+          throw error;
+        }),
     )) as { report: ClusterPlanReport };
     return [plan.report];
   }
   const list = (await ('namespace' in targets
-    ? ask(`get the plans of namespace ${targets.namespace}`, resource, targets.namespace, () =>
-        custom.listNamespacedCustomObject({ ...base, namespace: targets.namespace, plural }),
+    ? ask(
+        `get the plans of namespace ${targets.namespace}`,
+        resource,
+        { verb: 'list', namespace: targets.namespace },
+        () => custom.listNamespacedCustomObject({ ...base, namespace: targets.namespace, plural }),
       )
-    : ask('get the plans of every namespace (-A)', resource, undefined, () =>
+    : ask('get the plans of every namespace (-A)', resource, { verb: 'list' }, () =>
         custom.listClusterCustomObject({ ...base, plural }),
       ))) as { items: { report: ClusterPlanReport }[] };
   return list.items.map(({ report }) => report);
@@ -108,12 +111,16 @@ export async function explanationFromController(
 ): Promise<Explanation> {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const plural = INSPECT_RESOURCES.explanation.plural;
-  const found = (await ask(`explain AWSCluster ${namespace}/${name}`, INSPECT_RESOURCES.explanation, namespace, () =>
-    custom.getNamespacedCustomObject({ ...base, namespace, plural, name }).catch((error: unknown) => {
-      if (error instanceof ApiException && error.code === 404 && statusOf(error).details?.kind === plural)
-        throw notFound(namespace, name);
-      throw error;
-    }),
+  const found = (await ask(
+    `explain AWSCluster ${namespace}/${name}`,
+    INSPECT_RESOURCES.explanation,
+    { verb: 'get', namespace },
+    () =>
+      custom.getNamespacedCustomObject({ ...base, namespace, plural, name }).catch((error: unknown) => {
+        if (error instanceof ApiException && error.code === 404 && statusOf(error).details?.kind === plural)
+          throw notFound(namespace, name);
+        throw error;
+      }),
   )) as { metadata: { uid?: string }; explanation: Explanation };
   const { explanation } = found;
   const core = kubeConfig.makeApiClient(CoreV1Api);
