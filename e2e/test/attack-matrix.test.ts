@@ -21,7 +21,14 @@ import type {
 } from '@keymaster/api';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import { deployedMemory, largestCluster, largestRequest, writeServingCertificate } from '@keymaster/testenv';
-import { KubeConfig, KubernetesObjectApi, type V1Secret } from '@kubernetes/client-node';
+import { request as httpsRequest } from 'node:https';
+import {
+  ApiException,
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import {
   CONTROLLER_KEY,
   CONTROLLER_USER,
@@ -42,6 +49,7 @@ import { BACKEND } from './support/api-server.js';
 import { clusterctlMove, initClusterApi } from './support/clusterctl.js';
 import { REPO_ROOT, type ControllerProcess } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
+import { inspectApiSetup, untilInspectApiAvailable } from './support/inspect-api.js';
 import {
   everyKey,
   messagesAbout,
@@ -2483,6 +2491,112 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(webIdentityCalls().length - before, 'AssumeRoleWithWebIdentity for tenant B').to.equal(0);
       for (const { arn } of [...resourcesA, ...borrowed])
         expect(tenancy.aws.tags(arn), arn).to.not.include({ team: 'b' });
+    });
+  });
+
+  describe('25. asking the controller: the inspect API', function () {
+    let tenancy: Tenancy;
+    let dir: string;
+    let port: number;
+    const plural = 'awsclusterplans';
+
+    before(async function () {
+      this.timeout(300_000);
+      dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-attack-inspect-'));
+      const inspectApi = await inspectApiSetup(dir);
+      port = inspectApi.port;
+      tenancy = await startTenancy({
+        world: { accounts: [{ id: MANAGEMENT, users: [controllerUser()] }] },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
+          // A platform that granted the inspect API too widely: every namespace, to tenant A.
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            metadata: { name: 'too-wide-inspect' },
+            rules: [
+              {
+                apiGroups: ['inspect.keymaster.dev'],
+                resources: [plural, 'awsclusterexplanations'],
+                verbs: ['get', 'list'],
+              },
+            ],
+          } as never,
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRoleBinding',
+            metadata: { name: 'too-wide-inspect' },
+            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'too-wide-inspect' },
+            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'tenant-a-developers' }],
+          } as never,
+          ...(inspectApi.objects as never[]),
+        ],
+        args: inspectApi.args,
+      });
+      await untilInspectApiAvailable(tenancy.management.dir, tenancy.management.opsKubeConfig());
+      await tenancy.tenant('tenant-b').kube.create(awsCluster('tenant-b', 'b-prod', { region: REGION }));
+      await eventually(async () =>
+        expect(condition(await tenancy.ops.cluster('tenant-b', 'b-prod'), 'Ready')?.status).to.equal('True'),
+      );
+    });
+    after(async () => {
+      await stopTenancies();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it("25. a tenant granted the inspect API in every namespace still gets nothing of another tenant's cluster, and a caller naming itself in X-Remote-User at the controller's port is refused", async function () {
+      const config = new KubeConfig();
+      config.loadFromString(tenancy.management.tenantKubeConfig('tenant-a'));
+      const custom = config.makeApiClient(CustomObjectsApi);
+      const group = { group: 'inspect.keymaster.dev', version: 'v1alpha1' };
+      const reads = tenancy.aws.count('tag:GetResources');
+      const refusals = await Promise.all(
+        [
+          custom.getNamespacedCustomObject({ ...group, namespace: 'tenant-b', plural, name: 'b-prod' }),
+          custom.listNamespacedCustomObject({ ...group, namespace: 'tenant-b', plural }),
+          custom.listClusterCustomObject({ ...group, plural }),
+          custom.getNamespacedCustomObject({
+            ...group,
+            namespace: 'tenant-b',
+            plural: 'awsclusterexplanations',
+            name: 'b-prod',
+          }),
+        ].map((call) =>
+          call.then(
+            () => undefined,
+            (error: unknown) => error as ApiException<string>,
+          ),
+        ),
+      );
+      for (const refusal of refusals) {
+        // The API server let it through (RBAC allows it): the controller's SubjectAccessReview refused it.
+        expect(refusal?.code, String(refusal)).to.equal(403);
+        expect(JSON.parse(refusal!.body).message).to.match(
+          /is forbidden: User "tenant-a-dev" cannot (get AWSCluster tenant-b\/b-prod|list the AWSClusters of namespace tenant-b|list the AWSClusters of every namespace) \((get|list) awsclusters\.infrastructure\.keymaster\.dev\): a cluster's plan and explanation are for whoever may read the cluster/,
+        );
+      }
+      expect(tenancy.aws.count('tag:GetResources'), "reads of tenant B's account").to.equal(reads);
+
+      // Straight at the controller's port, without kube-apiserver's front-proxy certificate: whatever it claims, 401.
+      const forged = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const call = httpsRequest(
+          `https://127.0.0.1:${port}/apis/inspect.keymaster.dev/v1alpha1/namespaces/tenant-b/${plural}/b-prod`,
+          { rejectUnauthorized: false, headers: { 'X-Remote-User': 'admin', 'X-Remote-Group': 'system:masters' } },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
+        call.on('error', reject);
+        call.end();
+      });
+      expect(forged.status).to.equal(401);
+      expect(JSON.parse(forged.body)).to.include({ reason: 'Unauthorized' });
+      expect(tenancy.aws.count('tag:GetResources'), "reads of tenant B's account").to.equal(reads);
     });
   });
 });

@@ -13,6 +13,8 @@ const API_SERVICE = 'v1alpha1.inspect.keymaster.dev';
 
 /** What a controller serving the inspect API on this machine is started with, and installed with. */
 export interface InspectApiSetup {
+  /** The controller's HTTPS port, on this machine. */
+  port: number;
   /** `keymaster run`'s flags: the HTTPS server, its certificate, and the CA written into the APIService. */
   args: string[];
   /** deploy/webhooks' inspect API and CA injector RBAC, its Service pointed at this machine. */
@@ -36,6 +38,7 @@ export async function inspectApiSetup(dir: string): Promise<InspectApiSetup> {
       : object,
   );
   return {
+    port,
     args: [`--webhook-port=${port}`, `--webhook-cert-dir=${certDir}`, '--webhook-inject-ca-bundle'],
     objects: [
       {
