@@ -140,6 +140,9 @@ describe('every documented Kustomize path applies with kubectl as written', func
       'service/keymaster-webhook',
       'clusterrole.rbac.authorization.k8s.io/keymaster-webhook-ca-injector',
       'customresourcedefinition.apiextensions.k8s.io/awsclusters.infrastructure.keymaster.dev',
+      'apiservice.apiregistration.k8s.io/v1alpha1.inspect.keymaster.dev',
+      'clusterrole.rbac.authorization.k8s.io/keymaster-inspect-api',
+      'rolebinding.rbac.authorization.k8s.io/keymaster-inspect-api',
     ]);
     const deployment = JSON.parse(
       await kubectl('get', 'deployment', 'keymaster-controller', '--namespace', 'keymaster-system', '-o', 'json'),
@@ -163,8 +166,12 @@ describe('every documented Kustomize path applies with kubectl as written', func
     };
     expect(certificate.spec.secretName).to.equal('keymaster-webhook-cert');
     expect(certificate.spec.dnsNames).to.include('keymaster-webhook.keymaster-system.svc');
-    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
-      const live = JSON.parse(await kubectl('get', kind.toLowerCase(), 'keymaster', '-o', 'json')) as KubernetesObject;
+    for (const [kind, name] of [
+      ['MutatingWebhookConfiguration', 'keymaster'],
+      ['ValidatingWebhookConfiguration', 'keymaster'],
+      ['APIService', 'v1alpha1.inspect.keymaster.dev'],
+    ] as const) {
+      const live = JSON.parse(await kubectl('get', kind.toLowerCase(), name, '-o', 'json')) as KubernetesObject;
       expect(live.metadata?.annotations?.['cert-manager.io/inject-ca-from'], kind).to.equal(
         'keymaster-system/keymaster-webhook',
       );
