@@ -22,13 +22,8 @@ import type {
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import { deployedMemory, largestCluster, largestRequest, writeServingCertificate } from '@keymaster/testenv';
 import { request as httpsRequest } from 'node:https';
-import {
-  ApiException,
-  CustomObjectsApi,
-  KubeConfig,
-  KubernetesObjectApi,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import type { ApiException } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, type V1Secret } from '@kubernetes/client-node';
 import {
   CONTROLLER_KEY,
   CONTROLLER_USER,
@@ -2524,14 +2519,14 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
                 verbs: ['get', 'list'],
               },
             ],
-          } as never,
+          },
           {
             apiVersion: 'rbac.authorization.k8s.io/v1',
             kind: 'ClusterRoleBinding',
             metadata: { name: 'too-wide-inspect' },
             roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'too-wide-inspect' },
             subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'tenant-a-developers' }],
-          } as never,
+          },
           ...(inspectApi.objects as never[]),
         ],
         args: inspectApi.args,
@@ -2574,7 +2569,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       for (const refusal of refusals) {
         // The API server let it through (RBAC allows it): the controller's SubjectAccessReview refused it.
         expect(refusal?.code, String(refusal)).to.equal(403);
-        expect(JSON.parse(refusal!.body).message).to.match(
+        expect((JSON.parse(refusal!.body) as { message: string }).message).to.match(
           /is forbidden: User "tenant-a-dev" cannot (get AWSCluster tenant-b\/b-prod|list the AWSClusters of namespace tenant-b|list the AWSClusters of every namespace) \((get|list) awsclusters\.infrastructure\.keymaster\.dev\): a cluster's plan and explanation are for whoever may read the cluster/,
         );
       }

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import type { TLSSocket } from 'node:tls';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 
 /** Where kube-apiserver publishes how it authenticates to aggregated servers (kube-system). */
@@ -60,8 +60,9 @@ const commonName = (certificate: X509Certificate): string | undefined =>
  * Without this check anyone who reaches the port could name itself in X-Remote-User.
  */
 export function isFrontProxy(socket: TLSSocket, config: FrontProxyConfig, now: Date): boolean {
-  const peer = socket.getPeerCertificate();
-  if (!peer?.raw) return false;
+  // An empty object when the client showed no certificate.
+  const peer: Partial<PeerCertificate> = socket.getPeerCertificate();
+  if (!peer.raw) return false;
   const certificate = new X509Certificate(peer.raw);
   if (now < new Date(certificate.validFrom) || now > new Date(certificate.validTo)) return false;
   const issued = config.cas.some((ca) => certificate.checkIssued(ca) && certificate.verify(ca.publicKey));

@@ -14,7 +14,7 @@ import {
   inspectResourceList,
   type InspectResource,
 } from './resources.js';
-import { sendJson, sendStatus } from './status.js';
+import { failure, ok, send, type Reply } from './status.js';
 import { Turns } from './turns.js';
 
 export interface InspectApiOptions {
@@ -87,22 +87,20 @@ export function inspectApiHandler(
     return fresh && isFrontProxy(socket, fresh, options.now()) ? fresh : undefined;
   };
 
-  const serve = async (response: ServerResponse, route: ResourceRoute, user: FrontProxyUser) => {
-    if ('notFound' in route) return sendStatus(response, 'NotFound', route.notFound);
+  const serve = async (route: ResourceRoute, user: FrontProxyUser): Promise<Reply> => {
+    if ('notFound' in route) return failure('NotFound', route.notFound);
     const { resource } = route;
     const read = clusterRead(route);
     const review = await options.review(user, read);
     if (!review.allowed)
-      return sendStatus(
-        response,
+      return failure(
         'Forbidden',
         `${resource.plural}.${INSPECT_GROUP}${route.name ? ` "${route.name}"` : ''} is forbidden: User "${user.username}" cannot ${describeRead(read)} (${read.verb} awsclusters.${GROUP}): a cluster's plan and explanation are for whoever may read the cluster${review.reason ? `: ${review.reason}` : ''}`,
         { group: INSPECT_GROUP, kind: resource.plural, ...(route.name ? { name: route.name } : {}) },
       );
     const turn = route.namespace ?? '';
     if (!turns.take(turn))
-      return sendStatus(
-        response,
+      return failure(
         'TooManyRequests',
         `the controller is already inspecting ${route.namespace ? `namespace ${route.namespace}` : 'clusters'} for someone: one inspection per namespace at a time`,
         { group: INSPECT_GROUP, kind: resource.plural, retryAfterSeconds: 1 },
@@ -112,17 +110,17 @@ export function inspectApiHandler(
       if (route.name !== undefined) {
         const cluster = options.inspector.cluster(namespace ?? '', route.name);
         if (!cluster)
-          return sendStatus(response, 'NotFound', `${resource.plural}.${INSPECT_GROUP} "${route.name}" not found`, {
+          return failure('NotFound', `${resource.plural}.${INSPECT_GROUP} "${route.name}" not found`, {
             group: INSPECT_GROUP,
             kind: resource.plural,
             name: route.name,
           });
-        return sendJson(response, 200, await objectOf(options.inspector, resource, cluster));
+        return ok(await objectOf(options.inspector, resource, cluster));
       }
       const clusters = options.inspector.clusters(namespace);
       const reports = await options.inspector.plan(clusters);
       const items = clusters.map((cluster, index) => planObject(cluster, reports[index]));
-      return sendJson(response, 200, {
+      return ok({
         apiVersion: INSPECT_API_VERSION,
         kind: `${resource.kind}List`,
         metadata: {},
@@ -133,32 +131,32 @@ export function inspectApiHandler(
     }
   };
 
+  const answer = async (request: IncomingMessage): Promise<Reply> => {
+    const config = await authenticate(request);
+    if (!config)
+      return failure(
+        'Unauthorized',
+        'the inspect API answers kube-apiserver only (its front-proxy client certificate)',
+      );
+    if (request.method !== 'GET')
+      return failure('MethodNotAllowed', `the inspect API is read-only: ${request.method ?? ''} is not supported`);
+    const route = routeOf(new URL(request.url ?? '/', 'https://keymaster').pathname);
+    // Discovery is the same for everyone the front proxy sends (its availability check names no one).
+    if ('discovery' in route) return ok(route.discovery);
+    const user = frontProxyUser(request.headersDistinct, config);
+    if (!user) return failure('Unauthorized', 'the front proxy named no user');
+    return serve(route, user);
+  };
+
   return (request, response) => {
-    void (async () => {
-      const path = new URL(request.url ?? '/', 'https://keymaster').pathname;
-      const config = await authenticate(request);
-      if (!config)
-        return sendStatus(
-          response,
-          'Unauthorized',
-          'the inspect API answers kube-apiserver only (its front-proxy client certificate)',
-        );
-      if (request.method !== 'GET')
-        return sendStatus(
-          response,
-          'MethodNotAllowed',
-          `the inspect API is read-only: ${request.method ?? ''} is not supported`,
-        );
-      const route = routeOf(path);
-      // Discovery is the same for everyone the front proxy sends (its availability check names no one).
-      if ('discovery' in route) return sendJson(response, 200, route.discovery);
-      const user = frontProxyUser(request.headersDistinct, config);
-      if (!user) return sendStatus(response, 'Unauthorized', 'the front proxy named no user');
-      await serve(response, route, user);
-    })().catch((error: unknown) => {
-      options.logger.error('inspect API request failed', { path: request.url, error: describeKubeError(error) });
-      if (!response.headersSent) sendStatus(response, 'InternalError', 'the controller could not answer: see its log');
-    });
+    answer(request).then(
+      (reply) => send(response, reply),
+      (error: unknown) => {
+        options.logger.error('inspect API request failed', { path: request.url, error: describeKubeError(error) });
+        if (!response.headersSent)
+          send(response, failure('InternalError', 'the controller could not answer: see its log'));
+      },
+    );
   };
 }
 

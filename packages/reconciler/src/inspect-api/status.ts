@@ -8,32 +8,29 @@ const CODES = {
   MethodNotAllowed: 405,
   TooManyRequests: 429,
   InternalError: 500,
-  ServiceUnavailable: 503,
 } as const;
 
 export type StatusReason = keyof typeof CODES;
 
-export function sendJson(
-  response: ServerResponse,
-  code: number,
-  body: object,
-  headers: Record<string, string> = {},
-): void {
-  response.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
+/** What a request is answered with. */
+export interface Reply {
+  code: number;
+  body: object;
+  headers?: Record<string, string>;
 }
 
+export const ok = (body: object): Reply => ({ code: 200, body });
+
 /** A failure as the API server writes one (metav1.Status), so that kubectl and client-node tell it as theirs. */
-export function sendStatus(
-  response: ServerResponse,
+export function failure(
   reason: StatusReason,
   message: string,
   details?: { name?: string; group?: string; kind?: string; retryAfterSeconds?: number },
-): void {
+): Reply {
   const code = CODES[reason];
-  sendJson(
-    response,
+  return {
     code,
-    {
+    body: {
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
@@ -43,6 +40,10 @@ export function sendStatus(
       code,
       ...(details ? { details } : {}),
     },
-    details?.retryAfterSeconds ? { 'Retry-After': String(details.retryAfterSeconds) } : {},
-  );
+    ...(details?.retryAfterSeconds ? { headers: { 'Retry-After': String(details.retryAfterSeconds) } } : {}),
+  };
+}
+
+export function send(response: ServerResponse, { code, body, headers = {} }: Reply): void {
+  response.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
 }

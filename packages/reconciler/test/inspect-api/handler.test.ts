@@ -23,13 +23,12 @@ interface Client {
   key: string;
 }
 
-const cluster = (namespace: string, name: string): AWSCluster =>
-  ({
-    apiVersion: 'infrastructure.keymaster.dev/v1beta1',
-    kind: 'AWSCluster',
-    metadata: { namespace, name, uid: `${namespace}-${name}-uid` },
-    spec: { region: 'us-west-2' },
-  }) as AWSCluster;
+const cluster = (namespace: string, name: string): AWSCluster => ({
+  apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+  kind: 'AWSCluster',
+  metadata: { namespace, name, uid: `${namespace}-${name}-uid` },
+  spec: { region: 'us-west-2' },
+});
 
 const CLUSTERS = [cluster('tenant-a', 'a-prod'), cluster('tenant-a', 'a-dev'), cluster('tenant-b', 'b-prod')];
 
@@ -145,7 +144,7 @@ describe('the inspect API, as kube-apiserver proxies it', function () {
     });
   });
   after(async () => {
-    await server?.stop();
+    await (server as WebhookServer | undefined)?.stop(); // undefined when before failed
     await rm(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
