@@ -43,7 +43,7 @@ async function planHere(flags: InspectFlags): Promise<ClusterPlanReport[]> {
     process.stderr.isTTY && clusters.length > 1
       ? (done: number) => process.stderr.write(`\rplanning: ${done} of ${clusters.length} clusters`)
       : undefined;
-  const reports = await planClusters(context, clusters, progress);
+  const reports = await planClusters(context, clusters, progress ? { onProgress: progress } : {});
   if (progress) process.stderr.write('\r\x1b[K');
   context.resolver.clear();
   return reports;

@@ -87,7 +87,7 @@ export function inspectApiHandler(
     return fresh && isFrontProxy(socket, fresh, options.now()) ? fresh : undefined;
   };
 
-  const serve = async (route: ResourceRoute, user: FrontProxyUser): Promise<Reply> => {
+  const serve = async (route: ResourceRoute, user: FrontProxyUser, signal: AbortSignal): Promise<Reply> => {
     if ('notFound' in route) return failure('NotFound', route.notFound);
     const { resource } = route;
     const read = clusterRead(route);
@@ -118,7 +118,7 @@ export function inspectApiHandler(
         return ok(await objectOf(options.inspector, resource, cluster));
       }
       const clusters = options.inspector.clusters(namespace);
-      const reports = await options.inspector.plan(clusters);
+      const reports = await options.inspector.plan(clusters, signal);
       const items = clusters.map((cluster, index) => planObject(cluster, reports[index]));
       return ok({
         apiVersion: INSPECT_API_VERSION,
@@ -131,7 +131,7 @@ export function inspectApiHandler(
     }
   };
 
-  const answer = async (request: IncomingMessage): Promise<Reply> => {
+  const answer = async (request: IncomingMessage, signal: AbortSignal): Promise<Reply> => {
     const config = await authenticate(request);
     if (!config)
       return failure(
@@ -145,11 +145,14 @@ export function inspectApiHandler(
     if ('discovery' in route) return ok(route.discovery);
     const user = frontProxyUser(request.headersDistinct, config);
     if (!user) return failure('Unauthorized', 'the front proxy named no user');
-    return serve(route, user);
+    return serve(route, user, signal);
   };
 
   return (request, response) => {
-    answer(request).then(
+    // A caller gone (its request timed out at kube-apiserver) leaves no plan running on.
+    const gone = new AbortController();
+    response.on('close', () => gone.abort());
+    answer(request, gone.signal).then(
       (reply) => send(response, reply),
       (error: unknown) => {
         options.logger.error('inspect API request failed', { path: request.url, error: describeKubeError(error) });

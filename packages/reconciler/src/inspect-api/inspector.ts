@@ -1,5 +1,5 @@
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { SINGLETON_NAME, type AWSCluster } from '@keymaster/api';
+import type { AWSCluster } from '@keymaster/api';
 import type { RateLimiters } from '@keymaster/tagging';
 import type { ControllerContext } from '../context.js';
 import { planClusters, type ClusterPlanReport } from '../inspect/cluster-plan.js';
@@ -13,7 +13,8 @@ export interface Inspector {
   cluster(namespace: string, name: string): AWSCluster | undefined;
   /** The served AWSClusters of a namespace, or of all, in namespace/name order. */
   clusters(namespace?: string): AWSCluster[];
-  plan(clusters: readonly AWSCluster[]): Promise<ClusterPlanReport[]>;
+  /** Stops planning further clusters once `signal` aborts (the caller went away). */
+  plan(clusters: readonly AWSCluster[], signal?: AbortSignal): Promise<ClusterPlanReport[]>;
   /** Without events: the controller may not list them; the caller reads its own. */
   explain(cluster: AWSCluster): Promise<Explanation>;
 }
@@ -43,7 +44,7 @@ export function controllerInspector(
     store: caches.identityStore(),
     resolver: context.resolver,
     controllerNamespace: options.controllerNamespace,
-    policy: () => Promise.resolve(caches.tagPolicies.get(SINGLETON_NAME)),
+    tagPolicies: () => Promise.resolve([...caches.tagPolicies.list()]),
     allClusters: () => Promise.resolve([...caches.clusters.list()]),
     accountBinding: (accountId) => Promise.resolve(caches.accountBindings.get(accountId)),
     tenantLabel: context.tenantLabel,
@@ -57,7 +58,7 @@ export function controllerInspector(
   return {
     cluster: (namespace, name) => caches.clusters.get(name, namespace),
     clusters: (namespace) => [...caches.clusters.list(namespace)].sort(byKey),
-    plan: (clusters) => planClusters(inspectContext, clusters),
+    plan: (clusters, signal) => planClusters(inspectContext, clusters, signal ? { signal } : {}),
     explain: (cluster) => explainCluster(inspectContext, cluster, { withEvents: false }),
   };
 }

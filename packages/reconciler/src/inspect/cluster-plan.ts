@@ -224,17 +224,20 @@ async function tagPoliciesFor(context: InspectContext, cluster: AWSCluster): Pro
   return tagPoliciesOf(policies, cluster, namespace?.labels ?? {});
 }
 
-/** Plans clusters a few at a time (each waits for its account's rate limiter), in the order given. */
+/**
+ * Plans clusters a few at a time (each waits for its account's rate limiter), in the order given. Once
+ * `signal` aborts (its asker went away), no further cluster is planned and the reports are incomplete.
+ */
 export async function planClusters(
   context: InspectContext,
   clusters: readonly AWSCluster[],
-  onProgress?: (done: number) => void,
+  { onProgress, signal }: { onProgress?: (done: number) => void; signal?: AbortSignal } = {},
 ): Promise<ClusterPlanReport[]> {
   const reports: ClusterPlanReport[] = [];
   let next = 0;
   let done = 0;
   const worker = async () => {
-    while (next < clusters.length) {
+    while (next < clusters.length && !signal?.aborted) {
       const index = next++;
       reports[index] = await planCluster(context, clusters[index]!);
       onProgress?.(++done);

@@ -51,13 +51,16 @@ describe('the inspect API, as kube-apiserver proxies it', function () {
   const allowed: Record<string, string[]> = { alice: ['tenant-a'], ops: ['tenant-a', 'tenant-b', ''] };
   /** While set, plans wait for it: a plan in progress. */
   let planGate: Promise<void> | undefined;
+  /** The signal the latest plan was given. */
+  let planSignal: AbortSignal | undefined;
 
   const inspector: Inspector = {
     cluster: (namespace, name) =>
       CLUSTERS.find(({ metadata }) => metadata.namespace === namespace && metadata.name === name),
     clusters: (namespace) =>
       CLUSTERS.filter(({ metadata }) => namespace === undefined || metadata.namespace === namespace),
-    plan: async (clusters) => {
+    plan: async (clusters, signal) => {
+      planSignal = signal;
       planned.push(clusters.map(({ metadata }) => `${metadata.namespace}/${metadata.name}`));
       await planGate;
       return clusters.map(({ metadata }): ClusterPlanReport => ({
@@ -293,5 +296,24 @@ describe('the inspect API, as kube-apiserver proxies it', function () {
     open();
     expect((await first).status).to.equal(200);
     expect(planned).to.have.length(2);
+  });
+
+  it('stops planning for a caller that went away (kube-apiserver timed it out)', async () => {
+    let open!: () => void;
+    planGate = new Promise((resolve) => (open = resolve));
+    const call = request(`${server.url}/apis/inspect.keymaster.dev/v1alpha1/namespaces/tenant-b/awsclusterplans`, {
+      ca: serverCa,
+      servername: 'localhost',
+      ...frontProxy,
+      headers: { 'X-Remote-User': 'ops' },
+    });
+    call.on('error', () => undefined);
+    call.end();
+    while (planned.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(planSignal?.aborted).to.equal(false);
+    call.destroy();
+    while (!planSignal?.aborted) await new Promise((resolve) => setImmediate(resolve));
+    planGate = undefined;
+    open();
   });
 });

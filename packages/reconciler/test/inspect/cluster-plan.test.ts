@@ -1,7 +1,7 @@
 import { API_VERSION, type AWSCluster } from '@keymaster/api';
 import { KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { planCluster } from '../../src/inspect/cluster-plan.js';
+import { planCluster, planClusters } from '../../src/inspect/cluster-plan.js';
 import { explainCluster } from '../../src/inspect/explain.js';
 import { createInspectContext, type InspectContext } from '../../src/inspect/context.js';
 import { CONTROLLER_KEYS, TENANT_KEYS, eventually, startPlatform, type Platform } from '../integration/harness.js';
@@ -158,5 +158,20 @@ describe('planCluster: the claim of a cluster name and the binding of the accoun
     expect(planned.plan?.tags['tier']).to.deep.include({ layer: 'Selected', object: 'AWSTagPolicy/prod' });
     const unlabelled = await explainCluster(inspectContext(kubeConfig), other);
     expect(unlabelled.layers.map(({ layer }) => layer)).to.not.include('Selected');
+  });
+});
+
+describe('planClusters', () => {
+  it('plans no further cluster once its signal aborted: an asker gone costs nothing more', async () => {
+    const gone = new AbortController();
+    gone.abort();
+    const clusters = [{ metadata: { namespace: 'a', name: 'one' } }, { metadata: { namespace: 'a', name: 'two' } }];
+    // The context is never touched: reading it would throw.
+    const untouched = new Proxy({} as InspectContext, {
+      get: (_, key) => {
+        throw new Error(`read ${String(key)}`);
+      },
+    });
+    expect(await planClusters(untouched, clusters as AWSCluster[], { signal: gone.signal })).to.deep.equal([]);
   });
 });
