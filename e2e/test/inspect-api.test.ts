@@ -80,7 +80,7 @@ describe('keymaster plan and explain, asked of the running controller by tenants
       tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
       objects: [
         ...['tenant-a', 'tenant-b'].map((tenant) => namespace(tenant, { [TENANT_LABEL]: tenant })),
-        controllerIdentity({ list: ['tenant-b'] }),
+        controllerIdentity({ list: ['tenant-a', 'tenant-b'] }),
         roleIdentity('keymaster-hub', { roleARN: HUB_ROLE, allowedNamespaces: { list: ['tenant-a'] } }),
         externalIDSecret('tenant-a-external-id', EXTERNAL_ID_A),
         roleIdentity('tenant-a', {
@@ -113,15 +113,13 @@ describe('keymaster plan and explain, asked of the running controller by tenants
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       });
     }
-    await tenancy
-      .tenant('tenant-a')
-      .kube.create(
-        awsCluster('tenant-a', 'a-prod', {
-          region: REGION,
-          identityRef: roleRef('tenant-a'),
-          additionalTags: { team: 'a' },
-        }),
-      );
+    await tenancy.tenant('tenant-a').kube.create(
+      awsCluster('tenant-a', 'a-prod', {
+        region: REGION,
+        identityRef: roleRef('tenant-a'),
+        additionalTags: { team: 'a' },
+      }),
+    );
     await tenancy.tenant('tenant-b').kube.create(awsCluster('tenant-b', 'b-prod', { region: REGION }));
     await eventually(async () =>
       expect(condition(await tenancy.ops.cluster('tenant-a', 'a-prod'), 'Ready')?.status).to.equal('True'),
@@ -135,25 +133,19 @@ describe('keymaster plan and explain, asked of the running controller by tenants
 
   it("gets its own cluster's plan against AWS, made by the controller with its cached session, with no AWS credentials", async function () {
     const assumed = tenancy.aws.count('sts:AssumeRole');
-    await tenancy
-      .tenant('tenant-a')
-      .kube.patch(
-        {
-          apiVersion: 'infrastructure.keymaster.dev/v1beta1',
-          kind: 'AWSCluster',
-          metadata: { namespace: 'tenant-a', name: 'a-prod' },
-        },
-        { spec: { tagging: { dryRun: true }, additionalTags: { team: 'a', stage: 'prod' } } },
-      );
+    await tenancy.tenant('tenant-a').kube.patch(
+      {
+        apiVersion: 'infrastructure.keymaster.dev/v1beta1',
+        kind: 'AWSCluster',
+        metadata: { namespace: 'tenant-a', name: 'a-prod' },
+      },
+      { spec: { tagging: { dryRun: true }, additionalTags: { team: 'a', stage: 'prod' } } },
+    );
     const { code, stdout, stderr } = await keymaster('tenant-a', 'plan', 'tenant-a/a-prod');
     expect(code, stderr).to.equal(0);
     expect(stderr).to.equal('');
-    expect(stdout).to.match(
-      new RegExp(
-        `^tenant-a/a-prod: account ${ACCOUNT_A}, regions ${REGION}, as arn:aws:sts::${ACCOUNT_A}:assumed-role/tenant-a-admin/`,
-        'm',
-      ),
-    );
+    expect(stdout).to.match(new RegExp(`^tenant-a/a-prod: account ${ACCOUNT_A}, regions ${REGION}$`, 'm'));
+    expect(stdout).to.match(new RegExp(`^ {2}as arn:aws:sts::${ACCOUNT_A}:assumed-role/tenant-a-admin/`, 'm'));
     // The new key, planned against the resources AWS holds: the plan a platform engineer would get.
     expect(stdout).to.match(/stage/);
     expect(stdout).to.match(/nothing was written/);
@@ -193,7 +185,7 @@ describe('keymaster plan and explain, asked of the running controller by tenants
       expect(stderr).to.match(
         /^keymaster: cannot .*: .* is forbidden: User "tenant-b-dev" cannot (get|list) resource "awscluster(plans|explanations)" in API group "inspect.keymaster.dev"/,
       );
-      expect(stderr).to.match(/^hint: That takes get awscluster(plans|explanations)\.inspect\.keymaster\.dev /m);
+      expect(stderr).to.match(/^hint: That takes (get|list) awscluster(plans|explanations)\.inspect\.keymaster\.dev /m);
     }
   });
 });
