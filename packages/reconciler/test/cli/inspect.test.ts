@@ -151,7 +151,9 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
       );
       const local = await keymaster('plan', '-n', 'tenant-b', '-o', 'json');
       const outcomes = (stdout: string) =>
-        (JSON.parse(stdout) as { clusters: ClusterPlanReport[] }).clusters.map(({ cluster, outcome }) => `${cluster} ${outcome}`);
+        (JSON.parse(stdout) as { clusters: ClusterPlanReport[] }).clusters.map(
+          ({ cluster, outcome }) => `${cluster} ${outcome}`,
+        );
       expect(outcomes(asked.stdout)).to.deep.equal(outcomes(local.stdout)).and.to.have.length(2);
     });
 
