@@ -2532,11 +2532,11 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         args: inspectApi.args,
       });
       await untilInspectApiAvailable(tenancy.management.dir, tenancy.management.opsKubeConfig());
-      await tenancy.tenant('tenant-b').kube.create(awsCluster('tenant-b', 'b-prod', { region: REGION }));
-      // Seen by the controller (its account is bound to no tenant: it is not Ready, which this row needs not).
-      await eventually(
-        async () => expect(condition(await tenancy.ops.cluster('tenant-b', 'b-prod'), 'Ready')).to.exist,
-      );
+      // Paused: the controller makes no AWS call for it, so every read of AWS below would be a plan's.
+      await tenancy.tenant('tenant-b').kube.create({
+        ...awsCluster('tenant-b', 'b-prod', { region: REGION }),
+        metadata: { namespace: 'tenant-b', name: 'b-prod', annotations: { 'cluster.x-k8s.io/paused': 'true' } },
+      });
     });
     after(async () => {
       await stopTenancies();
@@ -2593,6 +2593,19 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(forged.status).to.equal(401);
       expect(JSON.parse(forged.body)).to.include({ reason: 'Unauthorized' });
       expect(tenancy.aws.count('tag:GetResources'), "reads of tenant B's account").to.equal(reads);
+
+      // The control: tenant B, who may read its cluster, gets its plan, through the same API.
+      const own = new KubeConfig();
+      own.loadFromString(tenancy.management.tenantKubeConfig('tenant-b'));
+      const plan = (await own
+        .makeApiClient(CustomObjectsApi)
+        .getNamespacedCustomObject({ ...group, namespace: 'tenant-b', plural, name: 'b-prod' })) as {
+        kind: string;
+        report: { cluster: string; notes: string[] };
+      };
+      expect(plan.kind).to.equal('AWSClusterPlan');
+      expect(plan.report.cluster).to.equal('tenant-b/b-prod');
+      expect(plan.report.notes.join(' ')).to.include('paused');
     });
   });
 });

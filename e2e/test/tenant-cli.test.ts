@@ -70,11 +70,19 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
   let dir: string;
   /** Each tenant's environment: its kubeconfig, the AWS endpoint, and no AWS credentials. */
   const envs = new Map<string, NodeJS.ProcessEnv>();
-  // On this machine (--local): e2e/test/inspect-api.test.ts asks the controller.
-  const keymaster = (tenant: string, ...args: string[]) =>
+  // plan and explain on this machine (--local): e2e/test/inspect-api.test.ts asks the controller.
+  const keymaster = (tenant: string, command: string, ...args: string[]) =>
     run(
       process.execPath,
-      ['--import', 'tsx', '--conditions=@keymaster/source', MAIN, ...args, '--local'],
+      [
+        '--import',
+        'tsx',
+        '--conditions=@keymaster/source',
+        MAIN,
+        command,
+        ...args,
+        ...(command === 'run' ? [] : ['--local']),
+      ],
       envs.get(tenant)!,
     );
 
