@@ -45,14 +45,13 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   const logger = options.logger ?? createControllerLogger(flags.logLevel, flags.logFormat);
   logger.info('keymaster', { version: KEYMASTER_VERSION, node: process.version });
   const metrics = new KeymasterMetrics();
-  // One registry for the whole process: every shard's clusters of an account share its budgets.
+  // One registry for the whole process: every shard's clusters of an account share its budgets, and the
+  // inspect API's plans wait their turn in them too.
   const limiters = new RateLimiters({ budgets: flags.awsTaggingBudgets });
   metrics.watchAwsBudgets(() => limiters.stats());
   const kubeConfig = loadKubeConfig(flags.kubeconfig, logApiWarnings(logger));
   await checkApiServer(kubeConfig);
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
-  // One budget per AWS account and region, for the tag work and the inspect API's plans alike.
-  const limiters = new RateLimiters(flags.awsTaggingRate);
   const keymaster = createKeymaster({
     kubeConfig,
     controllerNamespace: flags.namespace,
