@@ -173,7 +173,7 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
     expect(stdout).to.match(/^platform +"keymaster" +Global \(AWSTagPolicy\/default\)/m);
     expect(stdout).to.match(/^the controller's last sync \(status, \S+\): 2\/2 resource\(s\) in sync, 0 drifted$/m);
     expect(stdout).to.match(
-      /^not checked: the tags on AWS \(a plan made with the cluster's own credentials\): cannot read Namespace tenant-a \(its labels\): namespaces "tenant-a" is forbidden: User "tenant-a-dev" cannot get resource "namespaces"/m,
+      /^not checked: the tags on AWS \(a plan made with the cluster's own credentials\); so the labels of namespace tenant-a \(what tag policies' namespaceSelectors match\): cannot read Namespace tenant-a \(its labels\): namespaces "tenant-a" is forbidden: User "tenant-a-dev" cannot get resource "namespaces"/m,
     );
     expect(stdout).to.include('  fix: That takes get namespaces at the cluster scope, which your RBAC does not grant');
     expect(stdout).to.include('set spec.tagging.dryRun: true');
@@ -211,7 +211,7 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
     expect(stdout).to.match(/^ {2}tenant = "a" {2}from AWSClusterRoleIdentity\/tenant-a \(Account, Deny\)$/m);
     expect(stdout).to.match(/^Not checked \(2\): you may not read what they take$/m);
     expect(stdout).to.include(
-      '  - the labels of namespace tenant-a (what allowedNamespaces selectors match); so the identity chain, link by link, and the account it resolves into: cannot read Namespace tenant-a',
+      "  - the labels of namespace tenant-a (what allowedNamespaces and tag policies' namespaceSelectors match); so the identity chain, link by link, and the account it resolves into: cannot read Namespace tenant-a",
     );
     // Ledgers are the controller's alone: no tenant reads them, its own cluster's neither.
     expect(stdout).to.match(/^ {2}- the cluster's AWSClusterLedger \(what the controller remembers of it\): /m);
