@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -12,7 +11,6 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import { inspectApiSetup, untilInspectApiAvailable } from './support/inspect-api.js';
 import { condition } from './support/kube.js';
@@ -28,27 +26,12 @@ import {
   tagPolicy,
 } from './support/objects.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
+import { keymasterAsUser, pluginFolder, runAsUser } from './support/tenant-shell.js';
 
 const ACCOUNT_A = '222222222222';
 const REGION = 'us-west-2';
 const TENANT_LABEL = 'keymaster.dev/tenant';
 const EXTERNAL_ID_A = 'inspect-api-tenant-a-5d2f';
-const MAIN = join(REPO_ROOT, 'packages/reconciler/src/cli/main.ts');
-
-interface Finished {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command as a user at a terminal would: only the environment given, no AWS setting at all. */
-function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
-  return new Promise((resolve) =>
-    execFile(file, args, { cwd: REPO_ROOT, env, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
-}
 
 /**
  * `keymaster plan` and `explain` (and `kubectl keymaster`) asked of the running controller through the
@@ -60,8 +43,7 @@ describe('keymaster plan and explain, asked of the running controller by tenants
   let tenancy: Tenancy;
   let dir: string;
   const envs = new Map<string, NodeJS.ProcessEnv>();
-  const keymaster = (tenant: string, ...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', '--conditions=@keymaster/source', MAIN, ...args], envs.get(tenant)!);
+  const keymaster = (tenant: string, ...args: string[]) => keymasterAsUser(args, envs.get(tenant)!);
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-inspect-api-'));
@@ -99,10 +81,7 @@ describe('keymaster plan and explain, asked of the running controller by tenants
     });
     await untilInspectApiAvailable(tenancy.management.dir, tenancy.management.opsKubeConfig());
     // The plugin and the API server's kubectl, on a PATH of their own.
-    const bin = join(dir, 'bin');
-    await mkdir(bin);
-    await symlink(join(REPO_ROOT, 'packages/reconciler/bin/kubectl-keymaster.js'), join(bin, 'kubectl-keymaster'));
-    await writeFile(join(bin, 'kubectl'), `#!/bin/sh\nexec ${kubectlBinary()} "$@"\n`, { mode: 0o755 });
+    const bin = await pluginFolder(dir, kubectlBinary());
     for (const tenant of ['tenant-a', 'tenant-b']) {
       const kubeconfig = join(dir, `${tenant}.kubeconfig`);
       await writeFile(kubeconfig, tenancy.management.tenantKubeConfig(tenant), { mode: 0o600 });
@@ -153,7 +132,7 @@ describe('keymaster plan and explain, asked of the running controller by tenants
   });
 
   it('gets the same as JSON through the kubectl plugin, Planned', async function () {
-    const { code, stdout, stderr } = await run(
+    const { code, stdout, stderr } = await runAsUser(
       'kubectl',
       ['keymaster', 'plan', '-n', 'tenant-a', '-o', 'json'],
       envs.get('tenant-a')!,

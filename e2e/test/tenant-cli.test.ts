@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -12,7 +11,6 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { REPO_ROOT } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
 import { condition } from './support/kube.js';
 import {
@@ -26,38 +24,12 @@ import {
   tagPolicy,
 } from './support/objects.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
+import { expectClearFailure, keymasterAsUser, pluginFolder, runAsUser } from './support/tenant-shell.js';
 
 const ACCOUNT_A = '222222222222';
 const REGION = 'us-west-2';
 const TENANT_LABEL = 'keymaster.dev/tenant';
 const EXTERNAL_ID_A = 'tenant-cli-tenant-a-7c1e';
-const MAIN = join(REPO_ROOT, 'packages/reconciler/src/cli/main.ts');
-
-interface Finished {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command as a user at a terminal would: only the environment given, no AWS credentials. */
-function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
-  return new Promise((resolve) =>
-    execFile(file, args, { cwd: REPO_ROOT, env, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
-}
-
-/** One line saying what failed and one with the fix: no stack trace, exit 2. */
-function expectClearFailure({ code, stdout, stderr }: Finished, message: RegExp, hint: RegExp): void {
-  expect(stderr, 'a stack trace').to.not.match(/^\s+at /m);
-  const lines = stderr.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
-  expect(lines, stderr).to.have.length(2);
-  expect(lines[0]).to.match(message);
-  expect(lines[1]).to.match(hint);
-  expect(stdout).to.equal('');
-  expect(code, stderr).to.equal(2);
-}
 
 /**
  * Tenants run `keymaster plan` / `explain` (and `kubectl keymaster`) on their own clusters, under the
@@ -72,19 +44,7 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
   const envs = new Map<string, NodeJS.ProcessEnv>();
   // plan and explain on this machine (--local): e2e/test/inspect-api.test.ts asks the controller.
   const keymaster = (tenant: string, command: string, ...args: string[]) =>
-    run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--conditions=@keymaster/source',
-        MAIN,
-        command,
-        ...args,
-        ...(command === 'run' ? [] : ['--local']),
-      ],
-      envs.get(tenant)!,
-    );
+    keymasterAsUser([command, ...args, ...(command === 'run' ? [] : ['--local'])], envs.get(tenant)!);
 
   before(async function () {
     const resources = clusterResources(ACCOUNT_A, REGION, 'a-prod', 2);
@@ -119,12 +79,7 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
     });
     dir = await mkdtemp(join(tmpdir(), 'keymaster-e2e-tenant-cli-'));
     // kubectl 1.33 and the plugin, on a PATH of their own.
-    const bin = join(dir, 'bin');
-    await mkdir(bin);
-    await symlink(join(REPO_ROOT, 'packages/reconciler/bin/kubectl-keymaster.js'), join(bin, 'kubectl-keymaster'));
-    await writeFile(join(bin, 'kubectl'), `#!/bin/sh\nexec ${process.env['KUBECTL'] ?? 'kubectl.1.33'} "$@"\n`, {
-      mode: 0o755,
-    });
+    const bin = await pluginFolder(dir, process.env['KUBECTL'] ?? 'kubectl.1.33');
     for (const tenant of ['tenant-a', 'tenant-b', 'tenant-c']) {
       const kubeconfig = join(dir, `${tenant}.kubeconfig`);
       await writeFile(kubeconfig, tenancy.management.tenantKubeConfig(tenant), { mode: 0o600 });
@@ -235,7 +190,7 @@ describe('keymaster plan and explain as a tenant, under the tenant RBAC of docs/
   });
 
   it('`kubectl keymaster why` explains its own cluster the same, as the plugin', async function () {
-    const { code, stdout, stderr } = await run(
+    const { code, stdout, stderr } = await runAsUser(
       'kubectl',
       ['keymaster', 'why', 'a-prod', '-n', 'tenant-a', '--local'],
       envs.get('tenant-a')!,
