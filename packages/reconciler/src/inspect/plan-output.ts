@@ -41,28 +41,37 @@ function partialLines(report: ClusterPlanReport): string[] {
   const tags = Object.entries(report.tags ?? {});
   const source = ({ object, layer }: TagSource) => `${layer} (${object})`;
   const { lastSync } = report;
+  const prose = (first: string, text: string, indent = '  ') => wrapText(first, text, indent);
   return [
-    `${report.cluster}: planned from what you may read, not against AWS (Partial): the tags its layers give`,
+    ...prose(
+      '',
+      `${report.cluster}: planned from what you may read, not against AWS (Partial): the tags its layers give`,
+    ),
     ...(tags.length > 0
-      ? columns(
-          ['KEY', 'VALUE', 'LAYER', 'CONFLICT'],
-          tags.map(([key, claim]) => [
-            key,
-            quoteText(claim.value),
-            source(claim),
-            conflictText(key, report.conflicts ?? []),
-          ]),
-        )
+      ? tags.flatMap(([key, claim]) => {
+          const conflict = conflictText(key, report.conflicts ?? []);
+          return prose(
+            '  ',
+            `${key} = ${quoteText(claim.value)} # ${source(claim)}${conflict ? `; ${conflict}` : ''}`,
+            '      ',
+          );
+        })
       : ['(no tags)']),
-    lastSync
-      ? `the controller's last sync (status, ${lastSync.lastSyncTime ?? '-'}): ${lastSync.summary ?? '-'} resource(s) in sync, ${lastSync.resourcesDrifted ?? 0} drifted`
-      : 'the controller has not synced it yet',
-    ...(report.problems ?? []).map((problem) => `left out: ${problem}`),
+    ...prose(
+      '',
+      lastSync
+        ? `the controller's last sync (status, ${lastSync.lastSyncTime ?? '-'}): ${lastSync.summary ?? '-'} resource(s) in sync, ${lastSync.resourcesDrifted ?? 0} drifted`
+        : 'the controller has not synced it yet',
+    ),
+    ...(report.problems ?? []).flatMap((problem) => prose('left out: ', problem)),
     ...(report.unchecked ?? []).flatMap(({ check, message, hint }) => [
-      `not checked: ${check}: ${message}`,
-      ...(hint ? [`  fix: ${hint}`] : []),
+      ...prose('not checked: ', `${check}: ${message}`),
+      ...(hint ? prose('  fix: ', hint, '    ') : []),
     ]),
-    `note: a plan against AWS takes the cluster's own credentials, which only the controller and the platform team use: ask them for \`keymaster plan ${report.cluster}\`, or set spec.tagging.dryRun: true to have the controller plan without writing (status.tagging.plan)`,
+    ...prose(
+      'note: ',
+      `a plan against AWS takes the cluster's own credentials, which only the controller and the platform team use: ask them for \`keymaster plan ${report.cluster}\`, ask the running controller (its inspect API), or set spec.tagging.dryRun: true to have the controller plan without writing (status.tagging.plan)`,
+    ),
   ];
 }
 

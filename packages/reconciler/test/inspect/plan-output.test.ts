@@ -93,6 +93,28 @@ const REFUSED: ClusterPlanReport = {
   },
 };
 
+/** A tenant's plan on its own machine: the tags of the layers it may read, what it could not check. */
+const PARTIAL: ClusterPlanReport = {
+  cluster: 'tenant-a/a-prod',
+  outcome: 'Partial',
+  notes: [],
+  tags: {
+    [LONG_KEY]: { ...cluster, value: LONG_VALUE },
+    team: { ...cluster, value: 'a' },
+  },
+  conflicts: [{ key: 'team', winner: { ...cluster, value: 'a' }, loser: { ...account, value: LONG_VALUE } }],
+  lastSync: { summary: '2/2', resourcesDrifted: 0, lastSyncTime: '2026-11-27T23:00:00Z' },
+  unchecked: [
+    {
+      check: "the tags on AWS (a plan made with the cluster's own credentials)",
+      code: 'ERR_KEYMASTER_FORBIDDEN',
+      message:
+        'cannot read Namespace tenant-a (its labels): namespaces "tenant-a" is forbidden: User "tenant-a-dev" cannot get resource "namespaces" in API group "" in the namespace "tenant-a"',
+      hint: 'That takes get namespaces at the cluster scope, which your RBAC does not grant: ask the platform team for it if you need what it reads.',
+    },
+  ],
+};
+
 const table = (reports: ClusterPlanReport[]) => renderPlans(reports, 'table').split('\n');
 
 describe('keymaster plan -o table: a diff of grouped resources, no line over 100 columns', () => {
@@ -143,6 +165,18 @@ describe('keymaster plan -o table: a diff of grouped resources, no line over 100
     expect(shown).to.match(/^ {4}\+ cost-center = "cost-center:x+…x+:end-of-value"/m);
     expect(shown).to.match(/loadbalancer\/app\/anal.*….*lb\/50dc6c495c0c9188$/m);
     expect(shown).to.match(/^ {2}as arn:aws:sts::444455556666:assumed-role\/platform.*….*keymaster-session-z$/m);
+  });
+
+  it("wraps a tenant's Partial plan too: each tag with its layer and conflict, what was not checked and its fix", () => {
+    const partial = table([PARTIAL]);
+    expect(partial.filter((line) => characterCount(line) > LINE_WIDTH)).to.deep.equal([]);
+    const joined = partial.join(' ').replace(/ +/g, ' ');
+    expect(joined).to.include(`team = "a" # Cluster (AWSCluster tenant-b/analytics-prod); overrides Account`);
+    expect(joined).to.include(`not checked: ${PARTIAL.unchecked![0]!.check}: ${PARTIAL.unchecked![0]!.message}`);
+    expect(joined).to.include(`fix: ${PARTIAL.unchecked![0]!.hint!}`);
+    expect(joined).to.include(
+      "the controller's last sync (status, 2026-11-27T23:00:00Z): 2/2 resource(s) in sync, 0 drifted",
+    );
   });
 
   it('wraps the header, the counts, what was left out, the failure and its fix, keeping every word', () => {
