@@ -10,7 +10,14 @@ import { expect } from 'chai';
 import { startAwsEmulator, type AwsEmulator } from '@keymaster/aws-emulator';
 import { DEMO_WORLD } from '@keymaster/testenv';
 import { eventually } from './support/eventually.js';
-import { awsCluster, serviceAccount, webIdentity, webRef } from './support/objects.js';
+import {
+  awsCluster,
+  serviceAccount,
+  serviceAccountIdentity,
+  serviceAccountRef,
+  webIdentity,
+  webRef,
+} from './support/objects.js';
 import { RbacManagementCluster } from './support/rbac-management-cluster.js';
 import { CONTROLLER_SERVICE_ACCOUNT as SERVICE_ACCOUNT, manifests } from './support/rbac-manifests.js';
 
@@ -64,6 +71,12 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
         allowedNamespaces: { list: ['tenant-b'] },
       }),
       awsCluster('tenant-b', 'web', { region: 'eu-west-1', identityRef: webRef('tenant-b-web') }),
+      // And a tenant's own identity in use: the controller's finalizer and status on that kind.
+      serviceAccountIdentity('tenant-b', 'own', {
+        roleARN: 'arn:aws:iam::333333333333:role/tenant-b-own',
+        serviceAccountName: 'keymaster',
+      }),
+      awsCluster('tenant-b', 'own', { region: 'eu-west-1', identityRef: serviceAccountRef('own') }),
     ];
     management = await RbacManagementCluster.start({ tenants: [], objects: [...examples, ...web] });
     root = new KubeConfig();
