@@ -445,14 +445,22 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         '--tenant-label=keymaster.dev/tenant',
         '--tenant-groups=tenant-a-developers=tenant-a,',
       ]);
-      expect(rules(only(manifests, 'ClusterRole', 'keymaster-webhook-ca-injector'))).to.deep.equal([
-        {
-          apiGroups: ['admissionregistration.k8s.io'],
-          resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
-          resourceNames: ['keymaster'],
-          verbs: ['get', 'patch'],
-        },
-      ]);
+      // The CA injector's rights and the inspect API as deploy/webhooks has them.
+      const kustomize = parseManifests(
+        ['ca-injector-rbac.yaml', 'inspect-api.yaml']
+          .map((file) => readText(`deploy/webhooks/${file}`))
+          .join('\n---\n'),
+        'deploy/webhooks',
+      );
+      expect(rules(only(manifests, 'ClusterRole', 'keymaster-webhook-ca-injector'))).to.deep.equal(
+        rules(only(kustomize, 'ClusterRole', 'keymaster-webhook-ca-injector')),
+      );
+      expect(rules(only(manifests, 'ClusterRole', 'keymaster-inspect-api'))).to.deep.equal(
+        rules(only(kustomize, 'ClusterRole', 'keymaster-inspect-api')),
+      );
+      expect((only(manifests, 'APIService') as Manifest & { spec: unknown }).spec).to.deep.equal(
+        (only(kustomize, 'APIService') as Manifest & { spec: unknown }).spec,
+      );
       const withCertManager = await render({ webhooks: { enabled: true, certManager: { enabled: true } } });
       expect(podSpec(withCertManager).containers[0]!.args).to.not.include('--webhook-inject-ca-bundle');
       expect(
