@@ -1,9 +1,9 @@
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, KeymasterError } from '@keymaster/api';
+import { KeymasterError } from '@keymaster/api';
 import type { ClusterPlanReport } from '../inspect/cluster-plan.js';
 import { latestEvents } from '../inspect/events.js';
 import type { Explanation } from '../inspect/explain.js';
-import type { Targets } from '../inspect/targets.js';
+import { clusterNotFound, type Targets } from '../inspect/targets.js';
 import { readable } from '../inspect/unchecked.js';
 import { kubeRead } from '../kube/access-error.js';
 import {
@@ -64,12 +64,20 @@ async function ask<T>(
   }
 }
 
-const notFound = (namespace: string, name: string) =>
-  new KeymasterError('ERR_KEYMASTER_CLUSTER_NOT_FOUND', `AWSCluster ${namespace}/${name} not found`, {
-    hint: `\`kubectl get awsclusters.${GROUP} -n ${namespace}\` lists the clusters of that namespace.`,
-  });
-
 const base = { group: INSPECT_GROUP, version: INSPECT_VERSION };
+
+/** One cluster's object of a resource of the inspect API; the controller's 404 is the cluster's absence. */
+function getOne(kubeConfig: KubeConfig, what: string, resource: InspectResource, namespace: string, name: string) {
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const { plural } = resource;
+  return ask(what, resource, { verb: 'get', namespace }, () =>
+    custom.getNamespacedCustomObject({ ...base, namespace, plural, name }).catch((error: unknown) => {
+      if (error instanceof ApiException && error.code === 404 && statusOf(error).details?.kind === plural)
+        throw clusterNotFound(namespace, name);
+      throw error;
+    }),
+  );
+}
 
 /** The controller's plans of the clusters named, as `keymaster plan` shows them. */
 export async function plansFromController(kubeConfig: KubeConfig, targets: Targets): Promise<ClusterPlanReport[]> {
@@ -78,17 +86,15 @@ export async function plansFromController(kubeConfig: KubeConfig, targets: Targe
   const plural = resource.plural;
   if ('cluster' in targets) {
     const { namespace, name } = targets.cluster;
-    const plan = (await ask(
+    const plan = (await getOne(
+      kubeConfig,
       `get the plan of AWSCluster ${namespace}/${name}`,
       resource,
-      { verb: 'get', namespace },
-      () =>
-        custom.getNamespacedCustomObject({ ...base, namespace, plural, name }).catch((error: unknown) => {
-          if (error instanceof ApiException && error.code === 404 && statusOf(error).details?.kind === plural)
-            throw notFound(namespace, name);
-          throw error;
-        }),
-    )) as { report: ClusterPlanReport };
+      namespace,
+      name,
+    )) as {
+      report: ClusterPlanReport;
+    };
     return [plan.report];
   }
   const list = (await ('namespace' in targets
@@ -109,18 +115,12 @@ export async function explanationFromController(
   kubeConfig: KubeConfig,
   { namespace, name }: { namespace: string; name: string },
 ): Promise<Explanation> {
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const plural = INSPECT_RESOURCES.explanation.plural;
-  const found = (await ask(
+  const found = (await getOne(
+    kubeConfig,
     `explain AWSCluster ${namespace}/${name}`,
     INSPECT_RESOURCES.explanation,
-    { verb: 'get', namespace },
-    () =>
-      custom.getNamespacedCustomObject({ ...base, namespace, plural, name }).catch((error: unknown) => {
-        if (error instanceof ApiException && error.code === 404 && statusOf(error).details?.kind === plural)
-          throw notFound(namespace, name);
-        throw error;
-      }),
+    namespace,
+    name,
   )) as { metadata: { uid?: string }; explanation: Explanation };
   const { explanation } = found;
   const core = kubeConfig.makeApiClient(CoreV1Api);

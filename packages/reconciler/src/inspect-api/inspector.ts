@@ -6,6 +6,7 @@ import { planClusters, type ClusterPlanReport } from '../inspect/cluster-plan.js
 import type { InspectContext } from '../inspect/context.js';
 import { explainCluster, type Explanation } from '../inspect/explain.js';
 import { readLedgerEpoch } from '../kube/ledger-epoch.js';
+import { byClusterKey } from '../inspect/targets.js';
 
 /** What the inspect API answers with: the controller's own clusters, plans and explanations. */
 export interface Inspector {
@@ -18,11 +19,6 @@ export interface Inspector {
   /** Without events: the controller may not list them; the caller reads its own. */
   explain(cluster: AWSCluster): Promise<Explanation>;
 }
-
-const byKey = (a: AWSCluster, b: AWSCluster) =>
-  `${a.metadata.namespace ?? ''}/${a.metadata.name ?? ''}`.localeCompare(
-    `${b.metadata.namespace ?? ''}/${b.metadata.name ?? ''}`,
-  );
 
 /**
  * `keymaster plan` and `explain` as the running controller makes them: its informer caches (no API
@@ -57,7 +53,7 @@ export function controllerInspector(
   };
   return {
     cluster: (namespace, name) => caches.clusters.get(name, namespace),
-    clusters: (namespace) => [...caches.clusters.list(namespace)].sort(byKey),
+    clusters: (namespace) => [...caches.clusters.list(namespace)].sort(byClusterKey),
     plan: (clusters, signal) => planClusters(inspectContext, clusters, signal ? { signal } : {}),
     explain: (cluster) => explainCluster(inspectContext, cluster, { withEvents: false }),
   };

@@ -8,7 +8,14 @@ export type Targets = { cluster: { namespace: string; name: string } } | { names
 
 export const clusterKeyOf = (cluster: AWSCluster): string => objectKey(cluster.metadata);
 
-const byKey = (a: AWSCluster, b: AWSCluster) => clusterKeyOf(a).localeCompare(clusterKeyOf(b));
+/** AWSClusters in namespace/name order. */
+export const byClusterKey = (a: AWSCluster, b: AWSCluster) => clusterKeyOf(a).localeCompare(clusterKeyOf(b));
+
+/** A cluster named that does not exist, and how to list those that do. */
+export const clusterNotFound = (namespace: string, name: string) =>
+  new KeymasterError('ERR_KEYMASTER_CLUSTER_NOT_FOUND', `AWSCluster ${namespace}/${name} not found`, {
+    hint: `\`kubectl get awsclusters.${GROUP} -n ${namespace}\` lists the clusters of that namespace.`,
+  });
 
 const RESOURCE = `awsclusters.${GROUP}`;
 
@@ -30,7 +37,7 @@ export async function findClusters(context: InspectContext, targets: Targets): P
           )
         : error;
     });
-    return [...all].sort(byKey);
+    return [...all].sort(byClusterKey);
   }
   if ('namespace' in targets) {
     const { namespace } = targets;
@@ -48,7 +55,7 @@ export async function findClusters(context: InspectContext, targets: Targets): P
         }>,
       'ask the platform team for it, or name a namespace you may read',
     );
-    return list.items.sort(byKey);
+    return list.items.sort(byClusterKey);
   }
   const { namespace, name } = targets.cluster;
   const cluster = await kubeRead(
@@ -63,9 +70,6 @@ export async function findClusters(context: InspectContext, targets: Targets): P
         }) as Promise<AWSCluster | undefined>,
     'ask the platform team for it, or name a cluster of a namespace you may read',
   );
-  if (!cluster)
-    throw new KeymasterError('ERR_KEYMASTER_CLUSTER_NOT_FOUND', `AWSCluster ${namespace}/${name} not found`, {
-      hint: `\`kubectl get awsclusters.infrastructure.keymaster.dev -n ${namespace}\` lists the clusters of that namespace.`,
-    });
+  if (!cluster) throw clusterNotFound(namespace, name);
   return [cluster];
 }
