@@ -2,6 +2,16 @@ export const GROUP = 'infrastructure.keymaster.dev';
 export const VERSION = 'v1beta1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
+/** The API group of Cluster API's AWS provider (CAPA): its identities are of the same kinds as ours. */
+export const CAPA_GROUP = 'infrastructure.cluster.x-k8s.io';
+
+/** The identity kinds CAPA has (Keymaster's other kinds are its own). */
+export const CAPA_IDENTITY_KINDS: readonly string[] = [
+  'AWSClusterControllerIdentity',
+  'AWSClusterRoleIdentity',
+  'AWSClusterStaticIdentity',
+];
+
 export { IDENTITY_KIND_FACTS, IDENTITY_KINDS, type IdentityKindFacts } from './schema/identity-kinds.js';
 
 /** The only valid name of the singletons AWSClusterControllerIdentity and AWSTagPolicy. */

@@ -105,7 +105,7 @@ export interface AWSClusterSpec {
   /** The AWS region of the cluster, e.g. eu-west-1. */
   region: string;
   /** The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set. */
-  identityRef?: IdentityReference;
+  identityRef?: ClusterIdentityReference;
   /** The name in the cluster's AWS ownership tags (sigs.k8s.io/cluster-api-provider-aws/cluster/<name>, kubernetes.io/cluster/<name>) and in the AWS Load Balancer Controller's elbv2.k8s.aws/cluster tag. Default: metadata.name. Immutable. Any name EKS accepts (letters in either case, digits, - and _, a letter or digit first; CAPA names an EKS cluster <namespace>_<name> by default), or lower case with dots inside. Case matters: two names that differ only in case are two clusters. At most 83 characters: the longest ownership tag key, sigs.k8s.io/cluster-api-provider-aws/cluster/<name>, must fit AWS's 128-character tag keys; a longer EKS name (EKS allows 100) is refused. */
   clusterName?: string;
   /** Cluster-level tags for every resource of the cluster. They win over account and global tags unless those say overridePolicy: Deny. */
@@ -115,7 +115,9 @@ export interface AWSClusterSpec {
 }
 
 /** The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set. */
-export interface IdentityReference {
+export interface ClusterIdentityReference {
+  /** Whose identity: Keymaster's (infrastructure.keymaster.dev, the default) or Cluster API's AWS provider's (infrastructure.cluster.x-k8s.io: its AWSClusterControllerIdentity, AWSClusterRoleIdentity or AWSClusterStaticIdentity). */
+  apiGroup?: 'infrastructure.keymaster.dev' | 'infrastructure.cluster.x-k8s.io';
   /** The kind of the identity. */
   kind:
     | 'AWSClusterControllerIdentity'
@@ -159,6 +161,8 @@ export interface AWSClusterStatus {
 
 /** One link of the resolved identity chain, from the cluster's own identity to the root. */
 export interface IdentityLink {
+  /** The identity's API group when it is not Keymaster's: infrastructure.cluster.x-k8s.io for CAPA's. */
+  apiGroup?: string;
   /** The identity kind. */
   kind: string;
   /** The identity name. */
@@ -377,6 +381,19 @@ export interface ExternalIDSecretReference {
   name: string;
   /** The key of the Secret's data whose value is the externalID (2-1224 characters of letters, digits and `_+=,.@:/-`). */
   key: string;
+}
+
+/** The identity whose credentials assume this role. Default: the controller identity "default". */
+export interface IdentityReference {
+  /** The kind of the identity. */
+  kind:
+    | 'AWSClusterControllerIdentity'
+    | 'AWSClusterStaticIdentity'
+    | 'AWSClusterRoleIdentity'
+    | 'AWSClusterWebIdentity'
+    | 'AWSServiceAccountIdentity';
+  /** The name of the identity (identities are cluster-scoped). */
+  name: string;
 }
 
 /** A session tag. */

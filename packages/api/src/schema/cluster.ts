@@ -2,7 +2,7 @@ import { ACCOUNT_ID, LIMITS } from './patterns.js';
 import {
   clusterName,
   conditions,
-  identityRef,
+  clusterIdentityRef,
   observedGeneration,
   TAG_LAYERS,
   region,
@@ -160,6 +160,9 @@ const identityLink = named(
   object(
     "One link of the resolved identity chain, from the cluster's own identity to the root.",
     {
+      apiGroup: string(
+        "The identity's API group when it is not Keymaster's: infrastructure.cluster.x-k8s.io for CAPA's.",
+      ),
       kind: string('The identity kind.'),
       name: string('The identity name.'),
       roleARN: string('The role assumed by this link (role identities).'),
@@ -183,7 +186,7 @@ export const awsCluster: KindDefinition = {
       "The cluster's region, identity and tags.",
       {
         region: region('The AWS region of the cluster, e.g. eu-west-1.'),
-        identityRef: identityRef(
+        identityRef: clusterIdentityRef(
           'The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set.',
           { default: { kind: 'AWSClusterControllerIdentity', name: 'default' } },
         ),

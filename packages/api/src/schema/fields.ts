@@ -1,3 +1,4 @@
+import { CAPA_GROUP, CAPA_IDENTITY_KINDS, GROUP } from '../constants.js';
 import { IDENTITY_KINDS } from './identity-kinds.js';
 import { array, integer, map, named, object, string, type JSONSchemaProps, type ValidationRule } from './openapi.js';
 import { reservedTagKeyRules } from './reserved-tags.js';
@@ -187,6 +188,42 @@ export const identityRef = (description: string, constraints: { default?: unknow
         }),
       },
       { required: ['kind', 'name'], ...constraints },
+    ),
+  );
+
+/**
+ * A cluster's identityRef: one of Keymaster's identities, or (apiGroup infrastructure.cluster.x-k8s.io)
+ * one of CAPA's, read and never written, checked as Keymaster's are.
+ */
+export const clusterIdentityRef = (description: string, constraints: { default?: unknown } = {}): JSONSchemaProps =>
+  named(
+    'ClusterIdentityReference',
+    object(
+      description,
+      {
+        apiGroup: string(
+          `Whose identity: Keymaster's (${GROUP}, the default) or Cluster API's AWS provider's ` +
+            `(${CAPA_GROUP}: its AWSClusterControllerIdentity, AWSClusterRoleIdentity or AWSClusterStaticIdentity).`,
+          { enum: [GROUP, CAPA_GROUP] },
+        ),
+        kind: string('The kind of the identity.', { enum: IDENTITY_KINDS }),
+        name: string('The name of the identity (identities are cluster-scoped).', {
+          minLength: 1,
+          maxLength: 253,
+          pattern: DNS_SUBDOMAIN,
+        }),
+      },
+      {
+        required: ['kind', 'name'],
+        ...constraints,
+        'x-kubernetes-validations': [
+          {
+            rule: `!has(self.apiGroup) || self.apiGroup != '${CAPA_GROUP}' || self.kind in [${CAPA_IDENTITY_KINDS.map((kind) => `'${kind}'`).join(', ')}]`,
+            message: `${CAPA_GROUP} has only the kinds ${CAPA_IDENTITY_KINDS.join(', ')}: name one of them, or drop apiGroup for Keymaster's own kinds`,
+            fieldPath: '.kind',
+          },
+        ],
+      },
     ),
   );
 
