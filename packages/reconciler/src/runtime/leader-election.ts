@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
-import { free, heldBy, Leases } from './lease.js';
+import { heldBy, Leases } from './lease.js';
+import { LeaseSightings } from './lease-sightings.js';
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeConfig;
@@ -18,12 +19,14 @@ export interface LeaderElectionOptions {
 
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, as client-go does it: acquire when the lease is
- * free or expired, renew every retry period, and give up leadership when renewals fail for the
- * renew deadline. Writes use the Lease's resourceVersion, so two replicas never both win.
+ * free or expired (a lease duration after this replica last saw it change: no clock skew), renew
+ * every retry period, and give up leadership when renewals fail for the renew deadline. Writes use
+ * the Lease's resourceVersion, so two replicas never both win.
  */
 export class LeaderElector {
   readonly #options: Required<Omit<LeaderElectionOptions, 'clock'>> & { clock: Clock };
   readonly #leases: Leases;
+  readonly #sightings = new LeaseSightings();
   #leading = false;
   #stopped = false;
   #timer: unknown;
@@ -87,7 +90,8 @@ export class LeaderElector {
     const now = clock.now();
     try {
       const lease = await this.#leases.read(name);
-      if (!heldBy(lease, identity) && !free(lease, now)) return false;
+      this.#sightings.observe(lease ? [lease] : [], now);
+      if (!heldBy(lease, identity) && !this.#sightings.free(lease, now)) return false;
       await this.#leases.hold(name, lease, this.#options, now);
       return true;
     } catch {

@@ -20,20 +20,16 @@ export function heldBy(lease: V1Lease | undefined, identity: string): boolean {
 
 /**
  * Whether the Lease's holder has let its lease duration pass without renewing, counted from
- * `renewedAt` (ms): by default the Lease's renewTime, on the holder's clock; a reader that notes when
- * it saw the Lease change last, on its own clock (client-go's observedTime: no clock skew), passes that.
+ * `renewedAt` (ms): when the reader saw the Lease change last, on its own clock (`LeaseSightings`),
+ * never the holder's renewTime, which is on the holder's clock.
  */
-export function expired(lease: V1Lease, now: number, renewedAt = renewTimeOf(lease)): boolean {
+export function expired(lease: V1Lease, now: number, renewedAt: number): boolean {
   return now - renewedAt >= (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
 }
 
 /** Whether anybody may take the Lease: there is none, nobody holds it, or its holder let it expire. */
-export function free(lease: V1Lease | undefined, now: number, renewedAt?: number): boolean {
-  return !lease?.spec?.holderIdentity || expired(lease, now, renewedAt);
-}
-
-function renewTimeOf(lease: V1Lease): number {
-  return lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+export function free(lease: V1Lease | undefined, now: number, renewedAt: number | undefined): boolean {
+  return !lease?.spec?.holderIdentity || expired(lease, now, renewedAt ?? now);
 }
 
 /**

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { realClock, type Clock } from './clock.js';
 import type { Reconciler, Request } from './controller.js';
-import { expired, free, heldBy, Leases } from './lease.js';
+import { heldBy, Leases } from './lease.js';
+import { LeaseSightings } from './lease-sightings.js';
 import { fairShare } from './shard-assignment.js';
 
 /** On every Lease of a shard group: which group (the prefix), and whether it is a shard's or a replica's. */
@@ -67,8 +68,7 @@ export class ShardOwner {
   readonly #options: ShardOwnerOptions & Timing & { clock: Clock };
   readonly #leases: Leases;
   readonly #held = new Map<number, HeldShard>();
-  /** Per Lease name: its resourceVersion as last seen, and when (local clock) it last changed. */
-  readonly #observed = new Map<string, { version: string; at: number }>();
+  readonly #sightings = new LeaseSightings();
   #timer: unknown;
   #ticking: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -167,7 +167,7 @@ export class ShardOwner {
       return;
     }
     const now = clock.now();
-    this.#observe(leases, now);
+    this.#sightings.observe(leases, now);
     const byName = new Map(leases.map((lease) => [lease.metadata?.name ?? '', lease]));
     await this.#renewReplica(byName.get(this.#replicaName()));
     await Promise.all(
@@ -178,10 +178,11 @@ export class ShardOwner {
       ),
     );
     const replicas = leases.filter(
-      (lease) => lease.metadata?.labels?.[KIND_LABEL] === 'replica' && !this.#expired(lease, now),
+      (lease) => lease.metadata?.labels?.[KIND_LABEL] === 'replica' && !this.#sightings.expired(lease, now),
     );
     for (const lease of leases)
-      if (lease.metadata?.labels?.[KIND_LABEL] === 'replica' && this.#expired(lease, now)) await this.#delete(lease);
+      if (lease.metadata?.labels?.[KIND_LABEL] === 'replica' && this.#sightings.expired(lease, now))
+        await this.#delete(lease);
     const otherCount = replicas.some(
       (lease) => lease.metadata?.annotations?.[COUNT_ANNOTATION] !== String(this.#options.shards),
     );
@@ -209,7 +210,7 @@ export class ShardOwner {
       return;
     }
     const free = Array.from({ length: this.#options.shards }, (_, shard) => shard)
-      .filter((shard) => !this.#held.has(shard) && this.#free(byName.get(this.#shardName(shard)), now))
+      .filter((shard) => !this.#held.has(shard) && this.#sightings.free(byName.get(this.#shardName(shard)), now))
       .sort((a, b) => Number(preferred.includes(b)) - Number(preferred.includes(a)) || a - b);
     await Promise.all(
       free.slice(0, quota - owned.length).map((shard) => this.#acquire(shard, byName.get(this.#shardName(shard)))),
@@ -228,32 +229,6 @@ export class ShardOwner {
 
   #list(): Promise<V1Lease[]> {
     return this.#leases.list(`${SHARD_GROUP_LABEL}=${this.#options.prefix}`);
-  }
-
-  #observe(leases: V1Lease[], now: number): void {
-    const seen = new Set<string>();
-    for (const lease of leases) {
-      const name = lease.metadata?.name ?? '';
-      seen.add(name);
-      // Every write (a renewal, a new holder) changes the resourceVersion; renewTime prints to the second only.
-      const version = lease.metadata?.resourceVersion ?? '';
-      if (this.#observed.get(name)?.version !== version) this.#observed.set(name, { version, at: now });
-    }
-    for (const name of this.#observed.keys()) if (!seen.has(name)) this.#observed.delete(name);
-  }
-
-  /** When this replica saw the Lease change last, on its own clock (client-go's observedTime): no clock skew. */
-  #changedAt(lease: V1Lease, now: number): number {
-    return this.#observed.get(lease.metadata?.name ?? '')?.at ?? now;
-  }
-
-  /** Held by someone who has not renewed it for its lease duration, as this replica has watched it. */
-  #expired(lease: V1Lease, now: number): boolean {
-    return expired(lease, now, this.#changedAt(lease, now));
-  }
-
-  #free(lease: V1Lease | undefined, now: number): boolean {
-    return free(lease, now, lease && this.#changedAt(lease, now));
   }
 
   #labels(kind: 'shard' | 'replica'): Record<string, string> {

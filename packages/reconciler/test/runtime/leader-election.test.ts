@@ -64,28 +64,36 @@ describe('LeaderElector against the kube-emulator', function () {
     expect(events).to.deep.equal(['a started', 'b started']);
   });
 
-  it('takes over a Lease whose holder stopped renewing', async () => {
-    const stale = new V1MicroTime(Date.now() - 60_000);
-    await leases.createNamespacedLease({
-      namespace: NAMESPACE,
-      body: {
-        metadata: { name: 'stale' },
-        spec: {
-          holderIdentity: 'gone',
-          leaseDurationSeconds: 15,
-          renewTime: stale,
-          acquireTime: stale,
-          leaseTransitions: 3,
+  // The holder's renewTime is on its clock: a replica counts the lease duration from when it saw the
+  // Lease change last, on its own clock, as client-go does. Stale or far ahead, the Lease is taken once
+  // it has not changed for a lease duration.
+  for (const [title, renewedAt] of [
+    ['stopped renewing long ago', Date.now() - 60_000],
+    ['stopped renewing, its clock an hour ahead', Date.now() + 3_600_000],
+  ] as const)
+    it(`takes over a Lease whose holder ${title}`, async () => {
+      const name = `stale-${renewedAt > Date.now() ? 'ahead' : 'behind'}`;
+      const renewTime = new V1MicroTime(renewedAt);
+      await leases.createNamespacedLease({
+        namespace: NAMESPACE,
+        body: {
+          metadata: { name },
+          spec: {
+            holderIdentity: 'gone',
+            leaseDurationSeconds: 1,
+            renewTime,
+            acquireTime: renewTime,
+            leaseTransitions: 3,
+          },
         },
-      },
+      });
+      const c = elector(name, 'replica-c');
+      await c.run(
+        () => undefined,
+        () => undefined,
+      );
+      expect((await lease(name)).spec).to.include({ holderIdentity: 'replica-c', leaseTransitions: 4 });
     });
-    const c = elector('stale', 'replica-c');
-    await c.run(
-      () => undefined,
-      () => undefined,
-    );
-    expect((await lease('stale')).spec).to.include({ holderIdentity: 'replica-c', leaseTransitions: 4 });
-  });
 
   it('gives up leadership when renewals fail for the renew deadline', async () => {
     let stopped = false;
