@@ -9,7 +9,7 @@ import type { Manager } from '../manager.js';
 import type { Clock } from '../runtime/clock.js';
 import { KeymasterMetrics } from '../metrics.js';
 import { serveMetrics, serveProbes } from '../servers.js';
-import { subjectAccessReview } from '../inspect-api/access-review.js';
+import { cachedAccessReview, subjectAccessReview } from '../inspect-api/access-review.js';
 import { frontProxyReader } from '../inspect-api/front-proxy.js';
 import { inspectApiHandler } from '../inspect-api/handler.js';
 import { controllerInspector } from '../inspect-api/inspector.js';
@@ -136,7 +136,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     const inspector = controllerInspector(keymaster.context, limiters, flags.tagLayerGracePeriodMs);
     const api = inspectApiHandler({
       frontProxy: frontProxyReader(kubeConfig, () => keymaster.context.clock.now()),
-      review: subjectAccessReview(kubeConfig),
+      review: cachedAccessReview(subjectAccessReview(kubeConfig), () => keymaster.context.clock.now()),
       inspector,
       logger,
       now: keymaster.context.now,
