@@ -9,12 +9,11 @@ export async function askController<T>(
   flags: InspectFlags,
   ask: (kubeConfig: KubeConfig) => Promise<T>,
 ): Promise<T | undefined> {
-  const [{ checkApiServer, loadKubeConfig }, { InspectApiMissing }] = await Promise.all([
+  const [{ checkedKubeConfig }, { InspectApiMissing }] = await Promise.all([
     import('./startup.js'),
     import('../inspect-api/client.js'),
   ]);
-  const kubeConfig = loadKubeConfig(flags.kubeconfig);
-  await checkApiServer(kubeConfig);
+  const kubeConfig = await checkedKubeConfig(flags);
   try {
     return await ask(kubeConfig);
   } catch (error) {

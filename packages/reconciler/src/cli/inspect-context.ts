@@ -1,11 +1,10 @@
 import { createInspectContext, type InspectContext } from '../inspect/context.js';
 import type { InspectFlags } from './inspect-flags.js';
-import { checkApiServer, loadKubeConfig } from './startup.js';
+import { checkedKubeConfig } from './startup.js';
 
 /** What `keymaster plan` and `keymaster explain` act with: the controller's set-up, from their flags. */
 export async function inspectContextOf(flags: InspectFlags): Promise<InspectContext> {
-  const kubeConfig = loadKubeConfig(flags.kubeconfig);
-  await checkApiServer(kubeConfig);
+  const kubeConfig = await checkedKubeConfig(flags);
   return createInspectContext({
     kubeConfig,
     controllerNamespace: flags.controllerNamespace,

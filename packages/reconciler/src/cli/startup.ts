@@ -187,3 +187,22 @@ export function listenFailure(flag: string, address: { host: string; port: numbe
           : [`cannot listen: ${(error as Error).message}`, `Use another address, or 0 to turn it off.`];
   return new StartupError('ERR_KEYMASTER_LISTEN', `${given}: ${problem}`, { hint: fix, cause: error });
 }
+
+const checked = new Map<string | undefined, Promise<KubeConfig>>();
+
+/**
+ * The kubeconfig of `--kubeconfig` (or the usual places), its API server checked once per process:
+ * asking the controller first and then working here (no inspect API) reads `/apis` once.
+ */
+export function checkedKubeConfig(flags: { kubeconfig?: string | undefined }): Promise<KubeConfig> {
+  let kubeConfig = checked.get(flags.kubeconfig);
+  if (!kubeConfig) {
+    kubeConfig = (async () => {
+      const loaded = loadKubeConfig(flags.kubeconfig);
+      await checkApiServer(loaded);
+      return loaded;
+    })();
+    checked.set(flags.kubeconfig, kubeConfig);
+  }
+  return kubeConfig;
+}

@@ -149,6 +149,8 @@ describe('keymaster plan and explain, and the kubectl plugin, against both emula
       expect(asked.stderr).to.equal(
         'keymaster: the API server serves no inspect.keymaster.dev (APIService v1alpha1.inspect.keymaster.dev): working on this machine, as with --local\n',
       );
+      // Asking and then working here check the API server once (the start-up read of /apis).
+      expect(emulators.kube.stats.total({ resource: '/apis' })).to.equal(1);
       const local = await keymaster('plan', '-n', 'tenant-b', '-o', 'json');
       const outcomes = (stdout: string) =>
         (JSON.parse(stdout) as { clusters: ClusterPlanReport[] }).clusters.map(
