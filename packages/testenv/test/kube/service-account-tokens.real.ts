@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kubectl } from './helpers/kubectl.js';
+import { eventually } from './helpers/processes.js';
 import { normalize, observed } from './service-accounts/normalize.js';
-import { send, startSides, type Answer, type Side, type Sides } from './service-accounts/servers.js';
+import { send, startSides, TENANT, type Answer, type Side, type Sides } from './service-accounts/servers.js';
 
 const NS = 'sa-tokens';
 const ACCOUNTS = `/api/v1/namespaces/${NS}/serviceaccounts`;
@@ -41,6 +42,22 @@ describe('service-account tokens: the kube-emulator answers as kube-apiserver do
     expect(emulator, label).to.deep.equal(real);
     return answers;
   }
+
+  /**
+   * Waits until kube-apiserver's RBAC allows the tenant what was just granted: its authorizer reads
+   * RBAC from informers, so a binding takes a moment to count there (the emulator's counts at once).
+   */
+  const untilTenantMay = (attributes: object): Promise<void> =>
+    eventually(async () => {
+      const review = await send(sides.real, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', sides.admin, {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: TENANT.user, groups: TENANT.groups, ...attributes },
+      });
+      expect((review.body as { status?: { allowed?: boolean } }).status?.allowed, JSON.stringify(attributes)).to.equal(
+        true,
+      );
+    }, 30_000);
 
   before(async () => {
     sides = await startSides();
@@ -168,6 +185,9 @@ describe('service-account tokens: the kube-emulator answers as kube-apiserver do
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'tenant' }],
       });
     }
+    await untilTenantMay({
+      resourceAttributes: { namespace: NS, verb: 'create', resource: 'serviceaccounts', subresource: 'token' },
+    });
     await same('a tenant granted create on serviceaccounts/token', (side) =>
       send(side, 'POST', TOKEN, sides.tenant, tokenRequest({ audiences: ['sts.amazonaws.com'] })),
     );
@@ -200,6 +220,7 @@ describe('service-account tokens: the kube-emulator answers as kube-apiserver do
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'tenants' }],
       });
     }
+    await untilTenantMay({ nonResourceAttributes: { path: '/openid/v1/jwks', verb: 'get' } });
     await same('the JWKS, granted by a nonResourceURLs prefix', (side) =>
       send(side, 'GET', '/openid/v1/jwks', sides.tenant),
     );

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_USER, aggregatedApiObjects, writeServingCertificate } from '../../../src/index.js';
+import { eventually } from '../../kube/helpers/processes.js';
 import { AggregatedServer } from './aggregated-server.js';
 import { send, type HttpAnswer, type Target } from './http.js';
 import { startServers, TENANT, type Servers } from './servers.js';
@@ -53,13 +53,11 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
   };
   /** Waits (on the condition, up to 90 s: kube-aggregator re-checks on changes and every 30 s) for Available. */
   const until = async (target: Target, status: string): Promise<Condition> => {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
+    return eventually(async () => {
       const condition = await available(target);
-      if (condition?.status === status) return condition;
-      if (Date.now() > deadline) throw new Error(`${target.name}: Available is still ${JSON.stringify(condition)}`);
-      await sleep(200);
-    }
+      expect(condition?.status, `${target.name}: Available is ${JSON.stringify(condition)}`).to.equal(status);
+      return condition!;
+    }, 90_000);
   };
   /** Each target's answer to the same request. */
   const both = (request: (target: Target) => Promise<HttpAnswer>): Promise<HttpAnswer[]> =>
@@ -157,14 +155,13 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
     }
     const forged = { 'X-Remote-User': ADMIN_USER, 'X-Remote-Group': 'system:masters', 'X-Remote-Extra-Scope': 'all' };
     // RBAC's caches (kube-apiserver's informers) take a moment to see the new binding.
-    const answers = await both(async (target) => {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
+    const answers = await both((target) =>
+      eventually(async () => {
         const answer = await call(target, 'tenant', `GET ${THING}`, undefined, forged);
-        if (answer.status !== 403 || Date.now() > deadline) return answer;
-        await sleep(200);
-      }
-    });
+        expect(answer.status, `${target.name}: ${answer.text}`).to.not.equal(403);
+        return answer;
+      }, 30_000),
+    );
     for (const answer of answers) {
       expect(answer.status).to.equal(200);
       expect(json(answer)).to.deep.include({
@@ -191,12 +188,11 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
         spec: {},
       });
       const token = (json(issued).status as { token: string }).token;
-      const deadline = Date.now() + 30_000;
-      for (;;) {
+      return eventually(async () => {
         const answer = await send(target, { method: 'GET', path: THING, token, headers: {}, body: undefined });
-        if (answer.status !== 403 || Date.now() > deadline) return answer;
-        await sleep(200);
-      }
+        expect(answer.status, `${target.name}: ${answer.text}`).to.not.equal(403);
+        return answer;
+      }, 30_000);
     });
     const echoed = answers.map((answer) => {
       expect(answer.status, answer.text).to.equal(200);
@@ -222,18 +218,16 @@ describe('fidelity: aggregated API servers behind an APIService, on both backend
     expect(json(emulatorGroup!)).to.deep.equal(json(realGroup!));
     // kube-aggregator fetches its servers' discovery in the background: wait until it has this one's.
     const accept = { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' };
-    const discovered = async (target: Target): Promise<unknown> => {
-      const deadline = Date.now() + 90_000;
-      for (;;) {
+    const discovered = (target: Target): Promise<unknown> =>
+      eventually(async () => {
         const items = json(await call(target, 'admin', 'GET /apis', undefined, accept)).items as {
           metadata: { name: string };
           versions: { resources: unknown[] }[];
         }[];
         const item = items.find(({ metadata }) => metadata.name === GROUP);
-        if ((item?.versions[0]?.resources.length ?? 0) > 0 || Date.now() > deadline) return item;
-        await sleep(500);
-      }
-    };
+        expect(item?.versions[0]?.resources, `${target.name}: ${GROUP} in aggregated discovery`).to.not.be.empty;
+        return item;
+      }, 90_000);
     const [emulator, real] = await Promise.all(targets().map(discovered));
     expect(emulator).to.deep.equal(real);
   });

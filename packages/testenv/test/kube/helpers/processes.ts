@@ -17,13 +17,12 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Retries `check` until it passes, for at most `timeoutMs`; then fails with its last error. */
-export async function eventually(check: () => unknown, timeoutMs = 10_000): Promise<void> {
+/** Retries `check` until it passes, for at most `timeoutMs`, and returns its value; then fails with its last error. */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await check();
-      return;
+      return await check();
     } catch (error) {
       if (Date.now() > deadline) throw error;
       await sleep(50);
