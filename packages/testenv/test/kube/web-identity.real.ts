@@ -3,6 +3,7 @@ import { request } from 'node:https';
 import { AssumeRoleWithWebIdentityCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { expect } from 'chai';
 import { startAwsEmulator, type AwsEmulator } from '@keymaster/aws-emulator';
+import { eventually } from './helpers/processes.js';
 import { startRealKube, type RealKube } from '../../src/index.js';
 
 // The SDK warns once per process that its releases after January 2027 need Node 22; this project runs Node 20.
@@ -126,17 +127,8 @@ describe('the aws-emulator trusts a real kube-apiserver as an OIDC issuer (Assum
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:unauthenticated' }],
     });
     expect(binding.status).to.equal(201);
-    let answer;
-    for (let attempt = 0; ; attempt++) {
-      // RBAC sees the new binding a moment later.
-      try {
-        answer = await assume(await tokenOf('tenant-a'));
-        break;
-      } catch (error) {
-        if (attempt === 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
+    // RBAC sees the new binding a moment later (kube-apiserver's informers).
+    const answer = await eventually(async () => assume(await tokenOf('tenant-a')), 30_000);
     expect(answer).to.deep.include({
       SubjectFromWebIdentityToken: 'system:serviceaccount:tenant-a:keymaster',
       Audience: STS,
