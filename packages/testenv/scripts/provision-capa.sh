@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Copies what tests need of the pinned Cluster API Provider AWS (capa.env) from its Go module, fetched
 # with `go mod download` from the Go module proxy (no build): its CRDs with the kustomizations its
-# release applies to them (config/crd, config/default), its cluster templates (templates/), and the
-# CRDs of Cluster API's kubeadm bootstrap and control-plane providers its templates use, of the
-# pinned Cluster API release (cluster-api.env). Into the user's cache dir keyed by version;
+# release applies to them (config/crd, config/default), its cluster templates (templates/), and, of
+# the pinned Cluster API release (cluster-api.env), the core's CRDs with clusterctl's inventory
+# (cluster-api-crds/) and the CRDs of the kubeadm bootstrap and control-plane providers its templates
+# use (kubeadm-crds/): everything a management cluster's CRDs need, in seconds, no build. Into the user's cache dir keyed by version;
 # idempotent: what is there is kept.
 set -euo pipefail
 
@@ -27,7 +28,7 @@ fail() {
 source "$here/build-steps.sh"
 
 # Complete: the marker is written last.
-provisioned() { [[ -f "$dir/.complete" ]]; }
+provisioned() { [[ -f "$dir/.complete" && -d "$dir/cluster-api-crds" ]]; }
 
 # The folder of module@version in Go's module cache, downloaded first if need be.
 module_dir() {
@@ -45,13 +46,14 @@ copy() {
   say "downloading $module@v$CAPA_VERSION and sigs.k8s.io/cluster-api@v$CLUSTER_API_VERSION from the Go module proxy"
   capa="$(module_dir "$module" "$CAPA_VERSION")"
   capi="$(module_dir sigs.k8s.io/cluster-api "$CLUSTER_API_VERSION")"
-  [[ -d "$capa/config/crd/bases" && -d "$capi/bootstrap/kubeadm/config/crd/bases" ]] ||
+  [[ -d "$capa/config/crd/bases" && -d "$capi/core/config/crd/bases" && -d "$capi/bootstrap/kubeadm/config/crd/bases" ]] ||
     fail "the downloaded modules lack their CRD folders ($capa, $capi)"
-  mkdir -p "$work/config/default" "$work/kubeadm-crds"
+  mkdir -p "$work/config/default" "$work/kubeadm-crds" "$work/cluster-api-crds"
   cp -r "$capa/config/crd" "$work/config/"
   cp "$capa/config/default/kustomization.yaml" "$work/config/default/"
   cp -r "$capa/templates" "$work/"
   cp "$capi"/bootstrap/kubeadm/config/crd/bases/*.yaml "$capi"/controlplane/kubeadm/config/crd/bases/*.yaml "$work/kubeadm-crds/"
+  cp "$capi"/core/config/crd/bases/*.yaml "$capi"/cmd/clusterctl/config/crd/bases/*_providers.yaml "$work/cluster-api-crds/"
   # The module cache is read-only; the copies need not be.
   chmod -R u+w "$work"
   touch "$work/.complete"

@@ -7,6 +7,7 @@ export {
   capaInstallation,
   capaTemplate,
   capaVersion,
+  ensureCapa,
   requireCapa,
   type CapaFlavour,
   type CapaInstallation,

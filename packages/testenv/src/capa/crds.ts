@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAllYaml, loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
-import { requireClusterctl } from '../clusterctl/installation.js';
 import { requireCapa, type CapaInstallation } from './installation.js';
 
 /** What this file reads of a kustomization.yaml. */
@@ -61,9 +60,9 @@ export function capaCrds(installation: CapaInstallation = requireCapa()): V1Cust
 }
 
 /**
- * Cluster API's CRDs that CAPA's templates need besides CAPA's: the core's and clusterctl's inventory
- * (provision-clusterctl.sh), and the kubeadm bootstrap and control-plane providers' (provision-capa.sh).
+ * Cluster API's CRDs that CAPA's templates need besides CAPA's: the core's and clusterctl's inventory,
+ * and the kubeadm bootstrap and control-plane providers' (all from provision-capa.sh).
  */
 export function clusterApiCrds(installation: CapaInstallation = requireCapa()): V1CustomResourceDefinition[] {
-  return [...crdsOf(requireClusterctl().crds), ...crdsOf(installation.kubeadmCrds)];
+  return [...crdsOf(installation.clusterApiCrds), ...crdsOf(installation.kubeadmCrds)];
 }

@@ -7,7 +7,7 @@ import {
 } from '@kubernetes/client-node';
 import { TestEnvError } from '../errors.js';
 import { capaCrds, clusterApiCrds } from './crds.js';
-import { requireCapa } from './installation.js';
+import { ensureCapa } from './installation.js';
 
 /** Whether a CRD is served: Established, and a list of its storage version answers (429 until its storage is ready). */
 async function served(config: KubeConfig, crd: V1CustomResourceDefinition): Promise<boolean> {
@@ -38,11 +38,12 @@ async function served(config: KubeConfig, crd: V1CustomResourceDefinition): Prom
  * Installs on a cluster, as its admin (`kubeConfig`, YAML text), what a management cluster with
  * Cluster API and CAPA holds: Cluster API's core, inventory and kubeadm providers' CRDs and CAPA's
  * (capaCrds), and waits until every one is served. The same on the kube-emulator and kube-apiserver.
+ * Provisions them first on a machine that has not (`ensureCapa`).
  */
 export async function installCapa(kubeConfig: string, timeoutMs = 120_000): Promise<V1CustomResourceDefinition[]> {
   const config = new KubeConfig();
   config.loadFromString(kubeConfig);
-  const installation = requireCapa();
+  const installation = ensureCapa();
   const crds = [...clusterApiCrds(installation), ...capaCrds(installation)];
   const objects = KubernetesObjectApi.makeApiClient(config);
   for (const crd of crds) {

@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testEnvCacheDir } from '../cache.js';
 import { clusterApiVersion } from '../clusterctl/installation.js';
@@ -29,6 +30,8 @@ export interface CapaInstallation {
   templates: string;
   /** Cluster API's kubeadm bootstrap and control-plane providers' CRDs, which CAPA's templates use. */
   kubeadmCrds: string;
+  /** Cluster API's core CRDs (Cluster, Machine, ClusterClass...) and clusterctl's inventory (Provider). */
+  clusterApiCrds: string;
 }
 
 /** The pinned release, from capa.env (the provisioning script reads the same file). */
@@ -49,14 +52,40 @@ export function capaInstallation(cacheDir = testEnvCacheDir()): CapaInstallation
     config: join(dir, 'config'),
     templates: join(dir, 'templates'),
     kubeadmCrds: join(dir, 'kubeadm-crds'),
+    clusterApiCrds: join(dir, 'cluster-api-crds'),
   };
+}
+
+/** The provisioning script writes the marker last, beside the folders: without it, an interrupted run (or an older layout). */
+const provisioned = (installation: CapaInstallation): boolean =>
+  existsSync(join(installation.config, '..', '.complete')) && existsSync(installation.clusterApiCrds);
+
+/**
+ * The installation, provisioned first if it is not (`CAPA_PROVISION_SCRIPT`: a `go mod download`, seconds,
+ * its progress on stderr), so that a test or the demo on a fresh machine needs no step of its own.
+ */
+export function ensureCapa(cacheDir = testEnvCacheDir()): CapaInstallation {
+  if (!provisioned(capaInstallation(cacheDir))) {
+    const run = spawnSync('bash', [CAPA_PROVISION_SCRIPT], {
+      stdio: ['ignore', process.stderr, process.stderr],
+      env: { ...process.env, XDG_CACHE_HOME: dirname(dirname(cacheDir)) },
+    });
+    if (run.status !== 0)
+      throw new TestEnvError(
+        'ERR_KEYMASTER_TESTENV_NOT_PROVISIONED',
+        `${CAPA_PROVISION_SCRIPT} failed (exit ${run.status ?? run.signal})`,
+        {
+          hint: 'its output above says why (Go and the Go module proxy are needed once per machine)',
+        },
+      );
+  }
+  return requireCapa(cacheDir);
 }
 
 /** The installation, or an error naming what is missing and the command that provisions it. */
 export function requireCapa(cacheDir = testEnvCacheDir()): CapaInstallation {
   const installation = capaInstallation(cacheDir);
-  // The provisioning script writes the marker last, beside the folders: without it, an interrupted run.
-  if (!existsSync(join(installation.config, '..', '.complete'))) {
+  if (!provisioned(installation)) {
     throw new TestEnvError(
       'ERR_KEYMASTER_TESTENV_NOT_PROVISIONED',
       `CAPA ${installation.version}'s CRDs and templates are not provisioned (${join(installation.config, '..')}); run ${CAPA_PROVISION_SCRIPT}`,

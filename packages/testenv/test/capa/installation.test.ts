@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,10 +10,13 @@ import {
   capaInstallation,
   capaTemplate,
   capaVersion,
+  ensureCapa,
   requireCapa,
 } from '../../src/capa/installation.js';
 import { clusterApiVersion } from '../../src/clusterctl/installation.js';
 import { TestEnvError } from '../../src/errors.js';
+
+const clusterApiCrdNames = (folder: string): string[] => readdirSync(folder).sort();
 
 /** A CRD base as CAPA's module has them: no labels, no conversion. */
 const base = (plural: string) => `apiVersion: apiextensions.k8s.io/v1
@@ -46,6 +50,7 @@ describe("CAPA's CRDs and templates", () => {
       config: join(dir, 'config'),
       templates: join(dir, 'templates'),
       kubeadmCrds: join(dir, 'kubeadm-crds'),
+      clusterApiCrds: join(dir, 'cluster-api-crds'),
     });
     const script = await readFile(CAPA_PROVISION_SCRIPT, 'utf8');
     expect(script).to.contain(
@@ -65,8 +70,24 @@ describe("CAPA's CRDs and templates", () => {
     expect((refused() as TestEnvError).message).to.match(/; run \S+\/provision-capa\.sh$/);
     await mkdir(join(capaInstallation(cache).config, '..'), { recursive: true });
     await writeFile(join(capaInstallation(cache).config, '..', '.complete'), '');
+    // A cache of an older layout (no Cluster API core CRDs) is provisioned again.
+    expect(refused()).to.be.instanceOf(TestEnvError);
+    await mkdir(capaInstallation(cache).clusterApiCrds);
     const installation = requireCapa(cache);
     expect(capaTemplate('eks', installation)).to.equal(join(installation.templates, CAPA_FLAVOURS.eks));
+  });
+
+  it('are provisioned where they are missing, by the script, when a test or the demo needs them', async function () {
+    this.timeout(300_000);
+    // The script's cache dir is $XDG_CACHE_HOME/keymaster/testenv, as testEnvCacheDir's.
+    const own = join(cache, 'keymaster', 'testenv');
+    const installation = ensureCapa(own);
+    expect(installation).to.deep.equal(requireCapa(own));
+    const crds = clusterApiCrdNames(installation.clusterApiCrds);
+    expect(crds).to.include.members(['cluster.x-k8s.io_clusters.yaml', 'clusterctl.cluster.x-k8s.io_providers.yaml']);
+    expect(capaCrds(installation).map(({ metadata }) => metadata?.name)).to.include(
+      'awsclusterroleidentities.infrastructure.cluster.x-k8s.io',
+    );
   });
 
   it("are installed as clusterctl installs CAPA's release: its kustomizations' labels and conversion webhook", async () => {
