@@ -17,6 +17,7 @@ export {
   CLUSTERCTL_PROVISION_SCRIPT,
   clusterApiVersion,
   clusterctlInstallation,
+  ensureClusterctl,
   requireClusterctl,
   type ClusterctlInstallation,
 } from './clusterctl/installation.js';
@@ -30,7 +31,13 @@ export {
   type RealBackend,
 } from './emulated/emulators.js';
 export { createObjects, readManifests, type Manifest } from './emulated/manifests.js';
-export { CRDS_DIR, DEMO_WORLD, EXAMPLES_DIR } from './emulated/paths.js';
+export {
+  CLUSTER_API_DEMO_WORLD,
+  CLUSTER_API_EXAMPLES_DIR,
+  CRDS_DIR,
+  DEMO_WORLD,
+  EXAMPLES_DIR,
+} from './emulated/paths.js';
 export { deployedMemory } from './emulated/deployed-memory.js';
 export { TestEnvError } from './errors.js';
 export { largestCluster, largestRequest } from './hostile/largest-objects.js';

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testEnvCacheDir } from '../cache.js';
+import { provision, testEnvCacheDir } from '../cache.js';
 import { clusterApiVersion } from '../clusterctl/installation.js';
 import { TestEnvError } from '../errors.js';
 
@@ -65,20 +64,7 @@ const provisioned = (installation: CapaInstallation): boolean =>
  * its progress on stderr), so that a test or the demo on a fresh machine needs no step of its own.
  */
 export function ensureCapa(cacheDir = testEnvCacheDir()): CapaInstallation {
-  if (!provisioned(capaInstallation(cacheDir))) {
-    const run = spawnSync('bash', [CAPA_PROVISION_SCRIPT], {
-      stdio: ['ignore', process.stderr, process.stderr],
-      env: { ...process.env, XDG_CACHE_HOME: dirname(dirname(cacheDir)) },
-    });
-    if (run.status !== 0)
-      throw new TestEnvError(
-        'ERR_KEYMASTER_TESTENV_NOT_PROVISIONED',
-        `${CAPA_PROVISION_SCRIPT} failed (exit ${run.status ?? run.signal})`,
-        {
-          hint: 'its output above says why (Go and the Go module proxy are needed once per machine)',
-        },
-      );
-  }
+  if (!provisioned(capaInstallation(cacheDir))) provision(CAPA_PROVISION_SCRIPT, cacheDir);
   return requireCapa(cacheDir);
 }
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireClusterctl } from '../clusterctl/installation.js';
+import { ensureClusterctl } from '../clusterctl/installation.js';
 import { TestEnvError } from '../errors.js';
 import { capaTemplate, type CapaFlavour } from './installation.js';
 
@@ -34,11 +34,11 @@ export const CAPA_TEMPLATE_VARIABLES: Readonly<Record<string, string>> = {
 
 /**
  * The YAML `clusterctl generate cluster NAME --from TEMPLATE --target-namespace NAMESPACE` prints for
- * a flavour of CAPA's templates, with the pinned clusterctl: what an ops user pipes to `kubectl apply`.
- * Offline: the template is a local file and clusterctl's check for a newer release is off.
+ * a flavour of CAPA's templates, with the pinned clusterctl (built first where it is not): what an
+ * ops user pipes to `kubectl apply`. Offline: the template is a local file and clusterctl's check for a newer release is off.
  */
 export async function renderCapaCluster(options: CapaClusterOptions): Promise<string> {
-  const { clusterctl } = requireClusterctl();
+  const { clusterctl } = ensureClusterctl();
   const args = [
     'generate',
     'cluster',

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testEnvCacheDir } from '../cache.js';
+import { provision, testEnvCacheDir } from '../cache.js';
 import { TestEnvError } from '../errors.js';
 import { executable } from '../files.js';
 
@@ -35,11 +35,20 @@ export function clusterctlInstallation(cacheDir = testEnvCacheDir()): Clusterctl
   return { version, clusterctl: join(dir, 'clusterctl'), crds: join(dir, 'crds') };
 }
 
+/** The binary and the CRDs exist; the script writes the CRDs' marker last: a binary without it is an interrupted run. */
+const provisioned = (installation: ClusterctlInstallation): boolean =>
+  executable(installation.clusterctl) && existsSync(join(installation.crds, '.complete'));
+
+/** The installation, built first if it is not (`CLUSTERCTL_PROVISION_SCRIPT`: minutes of Go, once per machine). */
+export function ensureClusterctl(cacheDir = testEnvCacheDir()): ClusterctlInstallation {
+  if (!provisioned(clusterctlInstallation(cacheDir))) provision(CLUSTERCTL_PROVISION_SCRIPT, cacheDir);
+  return requireClusterctl(cacheDir);
+}
+
 /** The installation, or an error naming what is missing and the command that provisions it. */
 export function requireClusterctl(cacheDir = testEnvCacheDir()): ClusterctlInstallation {
   const installation = clusterctlInstallation(cacheDir);
-  // The provisioning script writes the CRDs' marker last: a binary without it is an interrupted run.
-  if (!executable(installation.clusterctl) || !existsSync(join(installation.crds, '.complete'))) {
+  if (!provisioned(installation)) {
     throw new TestEnvError(
       'ERR_KEYMASTER_TESTENV_NOT_PROVISIONED',
       `clusterctl ${installation.version} is not provisioned (${installation.clusterctl} and Cluster API's CRDs in ${installation.crds}); run ${CLUSTERCTL_PROVISION_SCRIPT}`,
