@@ -54,7 +54,7 @@ describe('cachedAccessReview', () => {
     fail = true;
     await cached(user('a'), GET).then(
       () => expect.fail('the failure must reach the caller'),
-      (error: Error) => expect(error.message).to.equal('API server unreachable'),
+      (error: unknown) => expect((error as Error).message).to.equal('API server unreachable'),
     );
     fail = false;
     expect(await cached(user('a'), GET)).to.deep.equal({ allowed: true });

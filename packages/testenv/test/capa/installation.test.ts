@@ -77,7 +77,7 @@ describe("CAPA's CRDs and templates", () => {
     expect(capaTemplate('eks', installation)).to.equal(join(installation.templates, CAPA_FLAVOURS.eks));
   });
 
-  it('are provisioned where they are missing, by the script, when a test or the demo needs them', async function () {
+  it('are provisioned where they are missing, by the script, when a test or the demo needs them', function () {
     this.timeout(300_000);
     // The script's cache dir is $XDG_CACHE_HOME/keymaster/testenv, as testEnvCacheDir's.
     const own = join(cache, 'keymaster', 'testenv');
