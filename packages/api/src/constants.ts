@@ -17,6 +17,13 @@ export { IDENTITY_KIND_FACTS, IDENTITY_KINDS, type IdentityKindFacts } from './s
 /** The only valid name of the singletons AWSClusterControllerIdentity and AWSTagPolicy. */
 export const SINGLETON_NAME = 'default';
 
+/**
+ * The namespace label that has Keymaster govern the Cluster API clusters of a namespace
+ * (`keymaster run --adopt-cluster-api`): ops write namespaces' labels, tenants do not.
+ */
+export const ADOPT_LABEL = 'keymaster.dev/adopt';
+export const ADOPT_LABEL_VALUE = 'cluster-api';
+
 /** Cluster API's pause convention: reconciliation stops while this annotation is present. */
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 

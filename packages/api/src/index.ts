@@ -33,7 +33,7 @@ export {
   compilePattern,
 } from './schema/patterns.js';
 export { RESERVED_TAG_DOMAINS, RESERVED_TAG_KEYS } from './schema/reserved-tags.js';
-export { TAG_LAYERS } from './schema/fields.js';
+export { CLUSTER_API_LAYER, TAG_LAYERS } from './schema/fields.js';
 export {
   customResourceDefinition,
   customResourceDefinitions,

@@ -112,6 +112,8 @@ export interface AWSClusterSpec {
   additionalTags?: Record<string, string>;
   /** How Keymaster tags this cluster's AWS resources. */
   tagging?: ClusterTagging;
+  /** The Cluster API cluster this AWSCluster follows. Written by Keymaster only (its adoption controller keeps a companion AWSCluster per Cluster API Cluster of an adopted namespace); on an AWSCluster Keymaster does not keep, it is ignored. */
+  clusterAPI?: ClusterAPIFollowed;
 }
 
 /** The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set. */
@@ -139,6 +141,26 @@ export interface ClusterTagging {
   dryRun?: boolean;
   /** Regions besides spec.region where the cluster has resources. */
   extraRegions?: string[];
+}
+
+/** The Cluster API cluster this AWSCluster follows. Written by Keymaster only (its adoption controller keeps a companion AWSCluster per Cluster API Cluster of an adopted namespace); on an AWSCluster Keymaster does not keep, it is ignored. */
+export interface ClusterAPIFollowed {
+  /** The Cluster API Cluster (cluster.x-k8s.io) of this namespace. */
+  clusterRef?: {
+    /** The Cluster name. */
+    name?: string;
+  };
+  /** CAPA's AWSCluster or AWSManagedControlPlane of this namespace. */
+  infrastructureRef?: {
+    /** The API group, e.g. infrastructure.cluster.x-k8s.io. */
+    apiGroup?: string;
+    /** The kind, e.g. AWSCluster. */
+    kind?: string;
+    /** The name. */
+    name?: string;
+  };
+  /** CAPA's spec.additionalTags, which CAPA writes on the cluster's resources: Keymaster never writes nor removes these keys (the ClusterAPI tag layer). */
+  additionalTags?: Record<string, string>;
 }
 
 /** What the controller observed. */
@@ -221,8 +243,8 @@ export interface TagConflict {
 
 /** One layer's claim on a tag key. */
 export interface TagSource {
-  /** The layer: Global (the AWSTagPolicy default), Selected (an AWSTagPolicy that selects the cluster by labels), Account (an identity) or Cluster (the AWSCluster). */
-  layer: 'Global' | 'Selected' | 'Account' | 'Cluster';
+  /** The layer: Global (the AWSTagPolicy default), Selected (an AWSTagPolicy that selects the cluster by labels), Account (an identity), Cluster (the AWSCluster) or ClusterAPI (CAPA's spec.additionalTags, which CAPA writes and Keymaster never does). */
+  layer: 'Global' | 'Selected' | 'Account' | 'Cluster' | 'ClusterAPI';
   /** The object that set it, as Kind/name (namespace/name for clusters). */
   object: string;
   /** The value that layer asks for. */

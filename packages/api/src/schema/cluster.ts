@@ -66,6 +66,31 @@ const tagging = named(
   }),
 );
 
+const clusterAPI = named(
+  'ClusterAPIFollowed',
+  object(
+    'The Cluster API cluster this AWSCluster follows. Written by Keymaster only (its adoption controller keeps a ' +
+      'companion AWSCluster per Cluster API Cluster of an adopted namespace); on an AWSCluster Keymaster does not ' +
+      'keep, it is ignored.',
+    {
+      clusterRef: object('The Cluster API Cluster (cluster.x-k8s.io) of this namespace.', {
+        name: string('The Cluster name.'),
+      }),
+      infrastructureRef: object("CAPA's AWSCluster or AWSManagedControlPlane of this namespace.", {
+        apiGroup: string('The API group, e.g. infrastructure.cluster.x-k8s.io.'),
+        kind: string('The kind, e.g. AWSCluster.'),
+        name: string('The name.'),
+      }),
+      additionalTags: map(
+        "CAPA's spec.additionalTags, which CAPA writes on the cluster's resources: Keymaster never writes nor " +
+          'removes these keys (the ClusterAPI tag layer).',
+        string('The tag value.'),
+        { maxProperties: LIMITS.tagsPerResource },
+      ),
+    },
+  ),
+);
+
 const conflict = named(
   'TagConflict',
   object(
@@ -203,6 +228,7 @@ export const awsCluster: KindDefinition = {
           { maxProperties: LIMITS.tagsPerResource, 'x-kubernetes-validations': additionalTagKeyRules },
         ),
         tagging,
+        clusterAPI,
       },
       {
         required: ['region'],

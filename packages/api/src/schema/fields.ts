@@ -254,6 +254,9 @@ export const conditions = array(
 /** The tag layers, in authority order (docs/tagging.md). */
 export const TAG_LAYERS = ['Global', 'Selected', 'Account', 'Cluster'] as const;
 
+/** The layer of CAPA's own spec.additionalTags: Keymaster reads it and never writes its keys (docs/tagging.md). */
+export const CLUSTER_API_LAYER = 'ClusterAPI';
+
 export const observedGeneration = integer('The metadata.generation that the controller last acted on.', { minimum: 0 });
 
 /** Where an effective tag (or a losing one) came from. */
@@ -264,8 +267,9 @@ export const tagSource = named(
     {
       layer: string(
         'The layer: Global (the AWSTagPolicy default), Selected (an AWSTagPolicy that selects the cluster by labels), ' +
-          'Account (an identity) or Cluster (the AWSCluster).',
-        { enum: [...TAG_LAYERS] },
+          "Account (an identity), Cluster (the AWSCluster) or ClusterAPI (CAPA's spec.additionalTags, which CAPA " +
+          'writes and Keymaster never does).',
+        { enum: [...TAG_LAYERS, CLUSTER_API_LAYER] },
       ),
       object: string('The object that set it, as Kind/name (namespace/name for clusters).'),
       value: string('The value that layer asks for.'),
