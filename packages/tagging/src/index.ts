@@ -8,7 +8,14 @@ export {
   ClusterNameClaimedError,
   type AwsCallSite,
 } from './errors.js';
-export { TAG_RULE_CODES, type LayerName, type TagOrigin, type TagProblem, type TagRule } from './problems.js';
+export {
+  TAG_RULE_CODES,
+  type LayerClaim,
+  type LayerName,
+  type TagOrigin,
+  type TagProblem,
+  type TagRule,
+} from './problems.js';
 export { DEFAULT_RESERVED_KEYS, type ReservedKeys } from './reserved-keys.js';
 export { SERVICE_TAG_RULES, type ServiceTagRules } from './service-rules.js';
 export {
@@ -26,6 +33,7 @@ export { LAYERS, fingerprint, resourceDigest, ResourceMemory, type ResourcePrint
 export { ClusterMemory } from './cluster-memory.js';
 export { LEGACY_CLAIM_KEY, LEGACY_KEYS, LEGACY_MEMORY_KEYS, isKeymasterKey, legacyClaimOf } from './legacy.js';
 export {
+  CLUSTER_API_CONFLICT_FIX,
   DEFAULT_LAYER_GRACE_PERIOD_MS,
   describeObject,
   standingLayers,

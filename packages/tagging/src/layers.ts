@@ -1,4 +1,14 @@
-import type { AWSCluster, AWSTagPolicy, IdentityObject, ObjectMeta, ResourceTag } from '@keymaster/api';
+import {
+  ADOPT_LABEL,
+  ADOPT_LABEL_VALUE,
+  CLUSTER_API_LAYER,
+  type AWSCluster,
+  type AWSTagPolicy,
+  type IdentityObject,
+  type ObjectMeta,
+  type ResourceTag,
+  type TagSource,
+} from '@keymaster/api';
 import type { LayerName } from './problems.js';
 
 /** Any identity kind's object: @keymaster/api's one union (`IdentityObject`), under tagging's name. */
@@ -6,10 +16,12 @@ export type AWSIdentity = IdentityObject;
 
 /** The tags one object contributes, with the layer it belongs to. */
 export interface TagLayer {
-  layer: LayerName;
+  layer: TagSource['layer'];
   /** The object, as provenance: `AWSTagPolicy/default`, `AWSClusterRoleIdentity/tenant-b`, `AWSCluster ns/name`. */
   object: string;
   tags: readonly ResourceTag[];
+  /** Why the whole layer is left out (reported as one problem): a ClusterAPI layer Keymaster does not trust. */
+  untrusted?: string;
 }
 
 /** The objects whose tags apply to one cluster's resources. */
@@ -21,6 +33,13 @@ export interface LayerObjects {
   /** The cluster's identity chain, the cluster's own identity first (the order of status.identityChain). */
   identities: readonly AWSIdentity[];
   cluster: AWSCluster;
+  /**
+   * Whether the cluster is a companion Keymaster's adoption controller keeps for a Cluster API Cluster
+   * (the reconcile decides, from what a tenant cannot write). Only then is its
+   * `spec.clusterAPI.additionalTags` read, as the ClusterAPI layer; otherwise that layer is left out
+   * and reported, so that a hand-made AWSCluster cannot exempt keys from the platform's layers.
+   */
+  clusterAPICompanion?: boolean | undefined;
 }
 
 /** The AWSTagPolicies of a cluster's layers. */
@@ -40,7 +59,13 @@ export function describeObject(object: { kind: string; metadata: ObjectMeta }): 
  * identity, then the cluster. A later layer overrides an earlier one unless the earlier tag says
  * `overridePolicy: Deny`; among selected policies precedence alone decides (`resolveEffectiveTags`).
  */
-export function tagLayers({ policy, selected = [], identities, cluster }: LayerObjects): TagLayer[] {
+export function tagLayers({
+  policy,
+  selected = [],
+  identities,
+  cluster,
+  clusterAPICompanion = false,
+}: LayerObjects): TagLayer[] {
   const layers: TagLayer[] = [];
   if (policy) layers.push({ layer: 'Global', object: describeObject(policy), tags: policy.spec.resourceTags ?? [] });
   for (const chosen of selected) {
@@ -51,7 +76,38 @@ export function tagLayers({ policy, selected = [], identities, cluster }: LayerO
   }
   const additionalTags = Object.entries(cluster.spec.additionalTags ?? {}).map(([key, value]) => ({ key, value }));
   layers.push({ layer: 'Cluster', object: describeObject(cluster), tags: additionalTags });
+  const capaTags = Object.entries(cluster.spec.clusterAPI?.additionalTags ?? {}).map(([key, value]) => ({
+    key,
+    value,
+  }));
+  if (capaTags.length > 0 && clusterAPICompanion) {
+    layers.push({ layer: CLUSTER_API_LAYER, object: describeClusterAPIObject(cluster), tags: capaTags });
+  } else if (capaTags.length > 0) {
+    // What a tenant wrote names nothing here: the provenance is the AWSCluster itself.
+    const object = `${describeObject(cluster)} spec.clusterAPI`;
+    layers.push({ layer: CLUSTER_API_LAYER, object, tags: capaTags, untrusted: UNTRUSTED_CLUSTER_API });
+  }
   return layers;
+}
+
+const UNTRUSTED_CLUSTER_API =
+  `spec.clusterAPI is ignored: only a companion AWSCluster that Keymaster keeps for a Cluster API Cluster (owned by ` +
+  `the Cluster of its name, in a namespace labelled ${ADOPT_LABEL}=${ADOPT_LABEL_VALUE}) carries CAPA's tags, ` +
+  `and a hand-made AWSCluster cannot exempt keys from the tag layers: remove spec.clusterAPI, or label the ` +
+  `namespace and let Keymaster keep the companion`;
+
+/** What to do about a conflict CAPA holds (its claim the winner): the two controllers must not both set the key. */
+export const CLUSTER_API_CONFLICT_FIX = 'CAPA writes the key and Keymaster leaves it: set it in one of them only';
+
+/**
+ * How provenance names CAPA's object whose spec.additionalTags the ClusterAPI layer holds, as kubectl
+ * names a kind of another group: `AWSCluster.infrastructure.cluster.x-k8s.io tenant-b/payments`.
+ */
+function describeClusterAPIObject(cluster: AWSCluster): string {
+  const ref = cluster.spec.clusterAPI?.infrastructureRef;
+  if (ref?.kind === undefined || ref.apiGroup === undefined || ref.name === undefined)
+    return `${describeObject(cluster)} spec.clusterAPI`;
+  return `${ref.kind}.${ref.apiGroup} ${cluster.metadata.namespace ?? ''}/${ref.name}`;
 }
 
 /** When a layer counts as standing: long enough after its object was created (default 10 minutes). */

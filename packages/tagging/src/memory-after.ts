@@ -31,7 +31,7 @@ export function memoryAfter(input: MemoryAfterInput): ClusterMemory {
   for (const resource of plan.resources) {
     // Left alone: what was remembered stays as it was.
     if (resource.outcome === 'Skip') continue;
-    const remembered = memoryBefore(resource.arn, resources[resource.arn]!, { memory, convertLegacy });
+    const remembered = memoryBefore(resource.arn, resources[resource.arn]!, { memory, convertLegacy, held: plan.held });
     const change = applied.get(resource.arn);
     if (change !== undefined) {
       const from = new Map(resource.update.map(({ key, from: value }) => [key, value]));

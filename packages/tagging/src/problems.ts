@@ -1,11 +1,18 @@
-import { quoteText, type TagSource } from '@keymaster/api';
+import { quoteText, type TAG_LAYERS, type TagSource } from '@keymaster/api';
 
-/** The layer a tag comes from: Global (AWSTagPolicy), Account (an identity) or Cluster (the AWSCluster). */
-export type LayerName = TagSource['layer'];
+/**
+ * A layer Keymaster writes from: Global (the AWSTagPolicy default), Selected (the policies that select
+ * the cluster), Account (an identity) or Cluster (the AWSCluster). The ClusterAPI layer (CAPA's own
+ * tags) is read, never written from, so it is none of these.
+ */
+export type LayerName = (typeof TAG_LAYERS)[number];
 
-/** Where a tag was written: its layer and the object, e.g. `AWSClusterRoleIdentity/tenant-b`. */
+/** A claim of one of the layers Keymaster writes from. */
+export type LayerClaim = TagSource & { layer: LayerName };
+
+/** Where a tag was written: its layer (the ClusterAPI layer too) and the object, e.g. `AWSClusterRoleIdentity/tenant-b`. */
 export interface TagOrigin {
-  layer: LayerName;
+  layer: TagSource['layer'];
   object: string;
   /** The line, for tags parsed from AccountClaim-style `customTags` text (1-based). */
   line?: number;
@@ -24,7 +31,8 @@ export type TagRule =
   | 'OwnershipKey'
   | 'DuplicateKey'
   | 'KeyVariant'
-  | 'Syntax';
+  | 'Syntax'
+  | 'UntrustedClusterAPI';
 
 export const TAG_RULE_CODES = {
   KeyLength: 'ERR_KEYMASTER_TAGGING_KEY_LENGTH',
@@ -39,6 +47,7 @@ export const TAG_RULE_CODES = {
   DuplicateKey: 'ERR_KEYMASTER_TAGGING_DUPLICATE_KEY',
   KeyVariant: 'ERR_KEYMASTER_TAGGING_KEY_VARIANT',
   Syntax: 'ERR_KEYMASTER_TAGGING_CUSTOM_TAGS_SYNTAX',
+  UntrustedClusterAPI: 'ERR_KEYMASTER_TAGGING_UNTRUSTED_CLUSTER_API',
 } as const satisfies Record<TagRule, `ERR_KEYMASTER_TAGGING_${string}`>;
 
 /**
@@ -48,7 +57,7 @@ export const TAG_RULE_CODES = {
 export interface TagProblem extends TagOrigin {
   code: (typeof TAG_RULE_CODES)[TagRule];
   rule: TagRule;
-  /** Absent only for a `customTags` line that has no key. */
+  /** Absent only for a `customTags` line that has no key, and for a whole layer left out (UntrustedClusterAPI). */
   key?: string;
   message: string;
 }

@@ -1,4 +1,5 @@
-import type { TagSource } from '@keymaster/api';
+import { CLUSTER_API_LAYER, type TagSource } from '@keymaster/api';
+import { CLUSTER_API_CONFLICT_FIX } from '../layers.js';
 import { summarizePlan } from './summary.js';
 import type { ResourcePlan, TagPlan, TagUpdate } from './types.js';
 
@@ -30,10 +31,15 @@ export function formatPlan(plan: TagPlan, options: FormatOptions = {}): string {
   if (tags.length === 0) lines.push('Effective tags: none');
   section('Effective tags', tags);
   section(
+    "Held by Cluster API (CAPA's spec.additionalTags: CAPA writes them, Keymaster neither writes nor removes them)",
+    Object.entries(plan.held).map(([key, claim]) => `${key} = ${quote(claim.value)}  from ${source(claim)}`),
+  );
+  section(
     'Conflicts',
     plan.conflicts.map(
       ({ key, winner, loser }) =>
-        `${key}: ${quote(winner.value)} from ${source(winner)} wins over ${quote(loser.value)} from ${source(loser)}`,
+        `${key}: ${quote(winner.value)} from ${source(winner)} wins over ${quote(loser.value)} from ${source(loser)}` +
+        (winner.layer === CLUSTER_API_LAYER ? `; ${CLUSTER_API_CONFLICT_FIX}` : ''),
     ),
   );
   section(

@@ -1,11 +1,10 @@
-import type { TagSource } from '@keymaster/api';
 import { ClusterMemory } from '../cluster-memory.js';
 import type { EffectiveTags } from '../effective.js';
 import { ignoredKeymasterKeys } from '../legacy.js';
 import { TaggingInputError } from '../errors.js';
 import { LAYERS } from '../memory.js';
 import { isOwnershipKey } from '../ownership.js';
-import { tagProblem, type LayerName, type TagProblem } from '../problems.js';
+import { tagProblem, type LayerClaim, type LayerName, type TagProblem } from '../problems.js';
 import { DEFAULT_RESERVED_KEYS, type ReservedKeys } from '../reserved-keys.js';
 import { planResource } from './resource.js';
 import type { RemovalPolicy, TagPlan } from './types.js';
@@ -56,7 +55,7 @@ export interface PlanInput {
  */
 export function planTags(input: PlanInput): TagPlan {
   checkClusterName(input.clusterName);
-  const tags: [string, TagSource][] = [];
+  const tags: [string, LayerClaim][] = [];
   const problems: TagProblem[] = [...input.effective.problems];
   for (const [key, source] of Object.entries(input.effective.tags)) {
     // Only reachable when the reserved keys were configured without kubernetes.io and sigs.k8s.io.
@@ -72,6 +71,7 @@ export function planTags(input: PlanInput): TagPlan {
     clusterName: input.clusterName,
     desired: Object.fromEntries(tags.map(([key, source]) => [key, source.value])),
     layers: Object.fromEntries(tags.map(([key, source]) => [key, source.layer])),
+    held: input.effective.held,
     standing: new Set(input.standingLayers ?? LAYERS),
     managedTags: input.managedTags ?? {},
     removalPolicy: input.removalPolicy ?? 'Retain',
@@ -86,6 +86,7 @@ export function planTags(input: PlanInput): TagPlan {
     removalPolicy: context.removalPolicy,
     includeShared: context.includeShared,
     tags: Object.fromEntries(tags),
+    held: input.effective.held,
     conflicts: input.effective.conflicts.filter((conflict) => !isOwnershipKey(conflict.key)),
     problems,
     resources: Object.keys(input.resources)

@@ -1,4 +1,4 @@
-import { LIMITS } from '@keymaster/api';
+import { LIMITS, type TagSource } from '@keymaster/api';
 import { arnRegion } from '../arn.js';
 import type { ClusterMemory } from '../cluster-memory.js';
 import { isKeymasterKey, LEGACY_KEYS, legacyMemory } from '../legacy.js';
@@ -19,6 +19,8 @@ export interface PlanContext {
   desired: Tags;
   /** The layer each desired key comes from, as the resource's memory records it. */
   layers: Readonly<Record<string, LayerName>>;
+  /** The keys CAPA holds (the ClusterAPI layer): never written, never removed, and forgotten from the memory. */
+  held: Readonly<Record<string, TagSource>>;
   /** The layers whose dropped keys the Delete policy may remove (see `PlanInput.standingLayers`). */
   standing: ReadonlySet<LayerName>;
   /** status.tagging.managedTags: only to name why a value changed and to report conflicts, never to remove. */
@@ -66,7 +68,8 @@ export function planResource(arn: string, live: Tags, context: PlanContext): Res
   const memory = memoryBefore(arn, live, context);
   if (context.removalPolicy === 'Delete') {
     for (const [key, current] of Object.entries(live)) {
-      if (Object.hasOwn(context.desired, key) || !removable(key, context.reservedKeys)) continue;
+      if (Object.hasOwn(context.desired, key) || Object.hasOwn(context.held, key)) continue;
+      if (!removable(key, context.reservedKeys)) continue;
       const writer = memory.writer(key, current);
       // Only what Keymaster itself wrote, from a layer that still stands, is ever removed.
       if (writer !== undefined && context.standing.has(writer)) remove.push({ key, value: current });
@@ -111,15 +114,22 @@ export function planResource(arn: string, live: Tags, context: PlanContext): Res
 
 /**
  * What Keymaster remembers of the resource before the plan's writes: the ledger's memory, and while
- * the cluster's legacy bookkeeping is converted, what the resource's legacy memory tags say.
+ * the cluster's legacy bookkeeping is converted, what the resource's legacy memory tags say; less the
+ * keys CAPA now holds, with the value on the resource and CAPA's: CAPA's to write from now on, so
+ * that Delete never removes them.
  */
 export function memoryBefore(
   arn: string,
   live: Tags,
-  context: Pick<PlanContext, 'memory' | 'convertLegacy'>,
+  context: Pick<PlanContext, 'memory' | 'convertLegacy' | 'held'>,
 ): ResourceMemory {
   const memory = context.memory.of(arn);
   if (context.convertLegacy) memory.merge(legacyMemory(live));
+  for (const [key, { value }] of Object.entries(context.held)) {
+    memory.forget(key, value);
+    const current = entry(live, key);
+    if (current !== undefined) memory.forget(key, current);
+  }
   return memory;
 }
 
@@ -136,7 +146,8 @@ function removalConflicts(live: Tags, context: PlanContext): ResourcePlan['confl
   if (context.removalPolicy !== 'Delete') return [];
   return Object.entries(context.managedTags).flatMap(([key, applied]) => {
     const current = entry(live, key);
-    if (current === undefined || current === applied || Object.hasOwn(context.desired, key)) return [];
+    if (current === undefined || current === applied) return [];
+    if (Object.hasOwn(context.desired, key) || Object.hasOwn(context.held, key)) return [];
     return removable(key, context.reservedKeys) ? [{ key, live: current, applied }] : [];
   });
 }

@@ -1,6 +1,6 @@
 import type { ClusterTagging, TagConflict, TagSource } from '@keymaster/api';
 import type { ResourcePrints } from '../memory.js';
-import type { TagProblem } from '../problems.js';
+import type { LayerClaim, TagProblem } from '../problems.js';
 
 /** What happens to a key that no layer sets any more (spec.tagging.removalPolicy). */
 export type RemovalPolicy = NonNullable<ClusterTagging['removalPolicy']>;
@@ -67,7 +67,9 @@ export interface TagPlan {
   removalPolicy: RemovalPolicy;
   includeShared: boolean;
   /** The effective tags Keymaster manages, with their provenance, keys sorted. */
-  tags: Record<string, TagSource>;
+  tags: Record<string, LayerClaim>;
+  /** The keys CAPA holds (the ClusterAPI layer), with CAPA's claim: never written nor removed, keys sorted. */
+  held: Record<string, TagSource>;
   /** Keys that layers set to different values (fits status.tagging.conflicts). */
   conflicts: TagConflict[];
   /** Tags left out of the effective tags, with their origin and the rule they break. */
