@@ -21,7 +21,6 @@ import {
   type IdentityResolver,
   type IdentitySession,
 } from '@keymaster/identity';
-import { tagPoliciesOf } from '@keymaster/tagging';
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { LedgerClaims } from '../kube/ledger-claims.js';
 import type { LedgerStore } from '../kube/ledger-store.js';
@@ -42,6 +41,7 @@ import { IDENTITY_OK, identityVerdict, usageAllowed } from './identity-condition
 import { clusterNameOf, nameClaim, nameCondition, regionsOf, type NameClaim } from './name-claim.js';
 import type { IdentitySightings } from './identity-sightings.js';
 import type { TagScheduler } from './tag-scheduler.js';
+import { clusterLayerInputs } from './tag-input.js';
 import { tagTicket } from './tag-ticket.js';
 import { claimedOutcome, type SyncTags, type TagOutcome, type TagWorkOptions } from './tags.js';
 import { objectKey } from '../runtime/object-key.js';
@@ -356,7 +356,7 @@ export class AWSClusterReconciler {
       .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
       .filter((object) => object !== undefined);
     const namespace = caches.namespaces.get(cluster.metadata.namespace ?? '');
-    const policies = tagPoliciesOf(caches.tagPolicies.list(), cluster, namespace?.metadata?.labels ?? {});
+    const policies = clusterLayerInputs(caches.tagPolicies.list(), cluster, namespace?.metadata?.labels ?? {});
     const work = { cluster, session, chain, policies, ledger: () => this.#ledgerOf(cluster), claim: claim.check };
     const sync = (options?: TagWorkOptions) => syncTags(work, log, options);
     if (cluster.spec.tagging?.paused) {

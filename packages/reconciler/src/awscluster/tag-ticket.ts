@@ -1,6 +1,6 @@
 import type { AWSCluster } from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
-import type { TagPolicies } from '@keymaster/tagging';
+import type { ClusterLayerInputs } from './tag-input.js';
 
 type Versioned = { metadata: { uid?: string; generation?: number } };
 
@@ -11,7 +11,8 @@ const versionOf = (object: Versioned | undefined) =>
 /**
  * Names the inputs of a cluster's tag work: its spec, who acts in which account, the identity chain's
  * and the tag policies' specs (their generations, not their resourceVersions, which every status write
- * moves; the selected ones as they select the cluster now, which labels decide), and how many rival
+ * moves; the selected ones as they select the cluster now, which labels decide), whether its ClusterAPI
+ * layer is read, and how many rival
  * clusters claim its name. Work finished on the same ticket is what a reconcile now would do; any
  * change makes another ticket, and the work is done again.
  */
@@ -19,7 +20,7 @@ export function tagTicket(input: {
   cluster: AWSCluster;
   session: IdentitySession;
   chain: readonly IdentityObject[];
-  policies: TagPolicies;
+  policies: ClusterLayerInputs;
   rivals: number;
 }): string {
   const { cluster, session, chain, policies, rivals } = input;
@@ -30,6 +31,8 @@ export function tagTicket(input: {
     chain.map(versionOf),
     versionOf(policies.policy),
     (policies.selected ?? []).map(versionOf),
+    // Owner references and the namespace's labels move no generation.
+    policies.clusterAPICompanion,
     rivals,
   ]);
 }

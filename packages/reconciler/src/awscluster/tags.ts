@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  CLUSTER_API_LAYER,
   CLUSTER_NAME_TAG_KEYS,
   ownershipTagKeys,
   TagsInSyncReason,
@@ -11,6 +12,7 @@ import {
 } from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
 import {
+  CLUSTER_API_CONFLICT_FIX,
   ClusterNameClaimedError,
   RateLimiters,
   SessionBatchers,
@@ -18,22 +20,21 @@ import {
   reconcileTags,
   type ClaimCheck,
   type TagFailure,
-  type TagPolicies,
   type TagReconcileResult,
 } from '@keymaster/tagging';
 import type { EventType } from '../kube/events.js';
 import type { Logger } from '../logging.js';
 import { LEDGER_MAX_BYTES, type ClusterLedger } from './cluster-ledger.js';
 import { clusterNameOf, regionsOf } from './name-claim.js';
-import { clusterTagInput } from './tag-input.js';
+import { clusterTagInput, type ClusterLayerInputs } from './tag-input.js';
 
 /** What a cluster's tag work acts on. */
 export interface TagWork {
   cluster: AWSCluster;
   session: IdentitySession;
   chain: IdentityObject[];
-  /** The global tag policy and those that select the cluster. */
-  policies: TagPolicies;
+  /** The global tag policy and those that select the cluster, and whether its ClusterAPI layer is read. */
+  policies: ClusterLayerInputs;
   /** The cluster's ledger, read when the work runs (a work before it may have written it). */
   ledger: () => ClusterLedger;
   /** Who owns the cluster name, asked once discovery has run; an owner records its claim in `ledger`. */
@@ -81,7 +82,9 @@ const outOfSync = (reason: TagsInSyncReason, message: string): ConditionUpdate<'
 });
 
 const describeConflict = ({ key, winner, loser }: TagConflict) =>
-  `tag "${key}": ${loser.object} (${loser.layer}) asks for "${loser.value}", but ${winner.object} (${winner.layer}${winner.overridePolicy === 'Deny' ? ', overridePolicy: Deny' : ''}) sets "${winner.value}", which is applied`;
+  winner.layer === CLUSTER_API_LAYER
+    ? `tag "${key}": ${loser.object} (${loser.layer}) asks for "${loser.value}", but CAPA holds it: ${winner.object} sets "${winner.value}", which CAPA writes; ${CLUSTER_API_CONFLICT_FIX}`
+    : `tag "${key}": ${loser.object} (${loser.layer}) asks for "${loser.value}", but ${winner.object} (${winner.layer}${winner.overridePolicy === 'Deny' ? ', overridePolicy: Deny' : ''}) sets "${winner.value}", which is applied`;
 
 function failureSummary(failures: readonly TagFailure[]): string {
   const first = failures[0]!;

@@ -16,12 +16,10 @@ import {
   resolveEffectiveTags,
   summarizePlan,
   tagLayers,
-  tagPoliciesOf,
   type PlanSummary,
   type TagPlan,
-  type TagPolicies,
 } from '@keymaster/tagging';
-import { clusterTagInput } from '../awscluster/tag-input.js';
+import { clusterLayerInputs, clusterTagInput, type ClusterLayerInputs } from '../awscluster/tag-input.js';
 import { clusterUser } from '../awsclusteridentity/deletions.js';
 import type { InspectContext } from './context.js';
 import { claimCheckFor } from './name-claim.js';
@@ -70,6 +68,8 @@ export interface ClusterPlanReport {
   failure?: Failure;
   /** `Partial`: the tags the layers the user may read give, each with its winning layer. */
   tags?: Record<string, TagSource>;
+  /** `Partial`: the keys CAPA holds (the ClusterAPI layer), which Keymaster neither writes nor removes. */
+  held?: Record<string, TagSource>;
   /** `Partial`: the counts the controller last wrote (`status.tagging`), when it has synced. */
   lastSync?: Pick<ClusterTaggingStatus, 'summary' | 'resourcesDrifted' | 'lastSyncTime'>;
   /** `Partial`: what was not checked, why (the read refused) and the fix. */
@@ -131,7 +131,7 @@ async function planAgainstAws(
   const input = clusterTagInput(
     cluster,
     chain.filter((identity) => identity !== undefined),
-    await tagPoliciesFor(context, cluster),
+    await layerInputsFor(context, cluster),
     { now: context.now(), layerGracePeriodMs: context.layerGracePeriodMs },
   );
   report.regions = [...input.regions];
@@ -189,7 +189,7 @@ async function readablePlan(
     unchecked,
   );
   const layers = tagLayers({
-    ...tagPoliciesOf(all ?? [], cluster, namespace?.labels ?? {}),
+    ...clusterLayerInputs(all ?? [], cluster, namespace?.labels ?? {}),
     identities: identities.filter((identity) => identity !== undefined),
     cluster,
   });
@@ -200,6 +200,7 @@ async function readablePlan(
     outcome: 'Partial',
     chain: links,
     tags: effective.tags,
+    held: effective.held,
     conflicts: effective.conflicts,
     problems: effective.problems.map(({ message }) => message),
     ...(tagging?.lastSyncTime
@@ -215,13 +216,13 @@ async function readablePlan(
   };
 }
 
-/** The cluster's AWSTagPolicies as the controller picks them: every policy, and its namespace's labels. */
-async function tagPoliciesFor(context: InspectContext, cluster: AWSCluster): Promise<TagPolicies> {
+/** The cluster's layer inputs as the controller picks them: from every policy, and its namespace's labels. */
+async function layerInputsFor(context: InspectContext, cluster: AWSCluster): Promise<ClusterLayerInputs> {
   const [policies, namespace] = await Promise.all([
     context.tagPolicies(),
     context.store.getNamespace(cluster.metadata.namespace ?? ''),
   ]);
-  return tagPoliciesOf(policies, cluster, namespace?.labels ?? {});
+  return clusterLayerInputs(policies, cluster, namespace?.labels ?? {});
 }
 
 /**

@@ -2,6 +2,7 @@ import { displayText, quoteText, type TagSource } from '@keymaster/api';
 import { dumpYaml } from '@kubernetes/client-node';
 import type { LayerName } from '@keymaster/tagging';
 import { columns } from './columns.js';
+import { heldLines } from './plan-why.js';
 import type { Explanation, LinkVerdict } from './explain.js';
 import type { ExplainOutput } from './output-format.js';
 
@@ -64,6 +65,7 @@ function tagLines(explanation: Explanation): string[] {
     ...columns(['LAYER', 'OBJECT', 'STANDS', 'TAGS'], layerRows).map((line) => `  ${line}`),
     `Winners (${winners.length}):`,
     ...winners.map(([key, claim]) => `  ${key} = ${quoteText(claim.value)}  from ${source(claim)}`),
+    ...heldLines(explanation.held, explanation.conflicts),
     ...(explanation.conflicts.length > 0 ? [`Conflicts (${explanation.conflicts.length}):`] : []),
     ...explanation.conflicts.map(
       ({ key, winner, loser }) =>

@@ -18,15 +18,9 @@ import {
   type IdentityObject,
   type LinkCheck,
 } from '@keymaster/identity';
-import {
-  ClusterMemory,
-  resolveEffectiveTags,
-  standingLayers,
-  tagLayers,
-  tagPoliciesOf,
-  type LayerName,
-} from '@keymaster/tagging';
+import { ClusterMemory, resolveEffectiveTags, standingLayers, tagLayers, type LayerName } from '@keymaster/tagging';
 import { clusterNameOf } from '../awscluster/name-claim.js';
+import { clusterLayerInputs } from '../awscluster/tag-input.js';
 import { clusterUser } from '../awsclusteridentity/deletions.js';
 import { ledgerOwner } from '../kube/ledger-claims.js';
 import type { InspectContext } from './context.js';
@@ -75,6 +69,8 @@ export interface Explanation {
   /** The layers whose dropped keys `removalPolicy: Delete` removes (docs/tagging.md, "Layers that disappear"). */
   standing: LayerName[];
   winners: Record<string, TagSource>;
+  /** The keys CAPA holds (the ClusterAPI layer): Keymaster neither writes nor removes them. */
+  held: Record<string, TagSource>;
   conflicts: TagConflict[];
   /** Tags left out of the layers (layer, object, key, rule). */
   problems: string[];
@@ -286,7 +282,7 @@ function explanation(
   identities: IdentityObject[],
   principal: Explanation['principal'],
 ): Explanation {
-  const policies = tagPoliciesOf(read.policies ?? [], cluster, read.namespace?.labels ?? {});
+  const policies = clusterLayerInputs(read.policies ?? [], cluster, read.namespace?.labels ?? {});
   const layers = tagLayers({ ...policies, identities, cluster });
   const standing = standingLayers(
     { ...policies, identities },
@@ -316,6 +312,7 @@ function explanation(
     layers,
     standing,
     winners: effective.tags,
+    held: effective.held,
     conflicts: effective.conflicts,
     problems: effective.problems.map(({ message }) => message),
     ...(read.ledger ? { ledger: read.ledger } : {}),

@@ -5,7 +5,7 @@ import { columns } from './columns.js';
 import { elide, LINE_WIDTH, wrapText } from './line-width.js';
 import type { PlanOutput } from './output-format.js';
 import { diffLines, LEGEND } from './plan-diff.js';
-import { conflictText, reasonText, winnerText } from './plan-why.js';
+import { conflictText, heldLines, reasonText, winnerText } from './plan-why.js';
 
 const ACTIONS: Record<TagPlanChange['action'], string> = {
   Add: 'add',
@@ -63,6 +63,7 @@ function partialLines(report: ClusterPlanReport): string[] {
         ? `the controller's last sync (status, ${lastSync.lastSyncTime ?? '-'}): ${lastSync.summary ?? '-'} resource(s) in sync, ${lastSync.resourcesDrifted ?? 0} drifted`
         : 'the controller has not synced it yet',
     ),
+    ...heldLines(report.held ?? {}, report.conflicts ?? []).flatMap((line) => prose('', line)),
     ...(report.problems ?? []).flatMap((problem) => prose('left out: ', problem)),
     ...(report.unchecked ?? []).flatMap(({ check, message, hint }) => [
       ...prose('not checked: ', `${check}: ${message}`),
@@ -81,7 +82,10 @@ function plannedLines(report: ClusterPlanReport, wide: boolean): string[] {
   const regions = report.regions?.join(', ') ?? '-';
   const principal = report.principalArn ?? '-';
   const counts = summary ? [`${summaryText(summary)}; nothing was written`] : [];
-  const problems = (report.problems ?? []).map((problem) => `left out: ${problem}`);
+  const problems = [
+    ...heldLines(report.plan?.held ?? {}, conflicts),
+    ...(report.problems ?? []).map((problem) => `left out: ${problem}`),
+  ];
   if (wide)
     return [
       `${report.cluster}: account ${report.accountId ?? '-'}, regions ${regions}, as ${principal}`,

@@ -1,4 +1,5 @@
-import { quoteText, type TagConflict, type TagPlanChange } from '@keymaster/api';
+import { CLUSTER_API_LAYER, quoteText, type TagConflict, type TagPlanChange, type TagSource } from '@keymaster/api';
+import { CLUSTER_API_CONFLICT_FIX } from '@keymaster/tagging';
 
 /** Why a change is planned, in words: the plan's reasons. */
 export const REASONS: Record<string, string> = {
@@ -21,5 +22,23 @@ export function conflictText(key: string, conflicts: readonly TagConflict[]): st
   const conflict = conflicts.find((item) => item.key === key);
   if (!conflict) return '';
   const { winner, loser } = conflict;
+  if (winner.layer === CLUSTER_API_LAYER)
+    return `held by CAPA (${winner.object}) against ${loser.layer} ${quoteText(loser.value)} (${loser.object}): ${CLUSTER_API_CONFLICT_FIX}`;
   return `${winner.overridePolicy === 'Deny' ? 'Deny overrules' : 'overrides'} ${loser.layer} ${quoteText(loser.value)} (${loser.object})`;
+}
+
+/**
+ * The keys CAPA holds (the ClusterAPI layer): no change of Keymaster's is planned for them; and each
+ * of them a Keymaster layer wants another value of, with the fix.
+ */
+export function heldLines(held: Readonly<Record<string, TagSource>>, conflicts: readonly TagConflict[]): string[] {
+  const keys = Object.keys(held);
+  if (keys.length === 0) return [];
+  return [
+    `held by Cluster API (CAPA writes them, Keymaster neither writes nor removes them): ${keys.map((key) => quoteText(key)).join(', ')}`,
+    ...keys.flatMap((key) => {
+      const conflict = conflictText(key, conflicts);
+      return conflict ? [`${quoteText(key)} = ${quoteText(held[key]!.value)}: ${conflict}`] : [];
+    }),
+  ];
 }

@@ -24,7 +24,7 @@ describe('tagTicket', () => {
     cluster: cluster(1),
     session: session(),
     chain: [identity(1)],
-    policies: { policy: policy(1), selected: [policy(1, 'prod')] },
+    policies: { policy: policy(1), selected: [policy(1, 'prod')], clusterAPICompanion: false },
     rivals: 0,
   };
   const ticket = tagTicket(base);
@@ -33,7 +33,7 @@ describe('tagTicket', () => {
     expect(tagTicket({ ...base, cluster: cluster(1, '99'), chain: [identity(1, 'i-1', '42')] })).to.equal(ticket);
   });
 
-  it('changes with any input of the tag work: specs, a re-created object, the selected policies, the account, rivals', () => {
+  it('changes with any input of the tag work: specs, a re-created object, the selected policies, whether the ClusterAPI layer is read, the account, rivals', () => {
     const changed = [
       { ...base, cluster: cluster(2) },
       { ...base, chain: [identity(2)] },
@@ -45,6 +45,8 @@ describe('tagTicket', () => {
       { ...base, policies: { ...base.policies, selected: [] } },
       { ...base, policies: { ...base.policies, selected: [policy(2, 'prod')] } },
       { ...base, policies: { ...base.policies, selected: [policy(1, 'prod'), policy(1, 'pci')] } },
+      // An owner reference or the namespace's adopt label changes no generation either.
+      { ...base, policies: { ...base.policies, clusterAPICompanion: true } },
       { ...base, session: session('222222222222') },
       { ...base, rivals: 1 },
     ].map((input) => tagTicket(input));

@@ -179,6 +179,23 @@ describe('keymaster plan -o table: a diff of grouped resources, no line over 100
     );
   });
 
+  it("shows the keys CAPA holds (no change of Keymaster's), and the fix where a layer wants another value", () => {
+    const capa = { layer: 'ClusterAPI', object: 'AWSCluster.infrastructure.cluster.x-k8s.io tenant-a/a-prod' } as const;
+    const held = { env: { ...capa, value: 'staging' }, team: { ...capa, value: 'a' } };
+    const conflicts: TagConflict[] = [{ key: 'env', winner: held.env, loser: { ...global, value: 'prod' } }];
+    const expected = [
+      'held by Cluster API (CAPA writes them, Keymaster neither writes nor removes them): "env", "team"',
+      `"env" = "staging": held by CAPA (${capa.object}) against Global "prod" (AWSTagPolicy/default): CAPA writes the key and Keymaster leaves it: set it in one of them only`,
+    ];
+    const partial = table([{ ...PARTIAL, held, conflicts }]);
+    const planned = table([{ ...PLANNED, changes: [], conflicts, plan: { held } as ClusterPlanReport['plan'] }]);
+    for (const lines of [partial, planned]) {
+      expect(lines.filter((line) => characterCount(line) > LINE_WIDTH)).to.deep.equal([]);
+      const joined = lines.join(' ').replace(/ +/g, ' ');
+      for (const line of expected) expect(joined).to.include(line);
+    }
+  });
+
   it('wraps the header, the counts, what was left out, the failure and its fix, keeping every word', () => {
     const joined = lines.join(' ').replace(/ +/g, ' ');
     expect(joined).to.include(
