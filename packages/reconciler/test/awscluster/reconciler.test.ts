@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import {
+  ADOPT_LABEL,
+  ADOPT_LABEL_VALUE,
   API_VERSION,
   PAUSED_ANNOTATION,
   TagsInSyncReason,
@@ -501,6 +503,47 @@ describe('the AWSCluster reconcile, branch by branch', () => {
         ['default', 'prod', 'payments', 'pci'],
         ['default', 'payments'],
       ]);
+    });
+  });
+
+  describe("CAPA's tags (the ClusterAPI layer)", () => {
+    const owner = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'prod', uid: 'uid-capi-prod' };
+    const capaCluster = (ownerReferences: (typeof owner)[]) =>
+      cluster(
+        'prod',
+        { ownerReferences },
+        { clusterAPI: { clusterRef: { name: 'prod' }, additionalTags: { env: 'x' } } },
+      );
+    const trustWorld = (ownerReferences: (typeof owner)[], labels: Record<string, string>) => {
+      const world = new ClusterWorld();
+      world.caches.clusters.put(capaCluster(ownerReferences));
+      world.caches.namespaces.put({ metadata: { name: 'tenant-a', labels } });
+      const seen: boolean[] = [];
+      world.syncTags = (work) => {
+        seen.push(work.policies.clusterAPICompanion);
+        return Promise.resolve(IN_SYNC);
+      };
+      return { world, seen };
+    };
+    const cases = [
+      { name: 'a companion: owned by its Cluster, namespace adopted', owners: [owner], adopted: true, read: true },
+      { name: 'hand-made: no owner', owners: [], adopted: true, read: false },
+      { name: 'a namespace not adopted', owners: [owner], adopted: false, read: false },
+    ];
+    for (const { name, owners, adopted, read } of cases) {
+      it(`${read ? 'reads' : 'ignores'} the layer of ${name}`, async () => {
+        const { world, seen } = trustWorld(owners, adopted ? { [ADOPT_LABEL]: ADOPT_LABEL_VALUE } : {});
+        await world.reconcile();
+        expect(seen).to.deep.equal([read]);
+      });
+    }
+
+    it('tags again once ops label the namespace: no generation moved, the verdict did', async () => {
+      const { world, seen } = trustWorld([owner], {});
+      await world.reconcile();
+      world.caches.namespaces.put({ metadata: { name: 'tenant-a', labels: { [ADOPT_LABEL]: ADOPT_LABEL_VALUE } } });
+      await world.reconcile();
+      expect(seen).to.deep.equal([false, true]);
     });
   });
 });
