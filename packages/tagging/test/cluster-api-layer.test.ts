@@ -172,7 +172,7 @@ describe('the ClusterAPI layer (CAPA spec.additionalTags)', () => {
 
   describe('planTags', () => {
     it('never adds nor updates a held key, whatever is on the resource', () => {
-      for (const live of [{}, { env: 'other' }]) {
+      for (const live of [{}, { env: 'other' }] as Record<string, string>[]) {
         const { plan } = planOf({ global: [{ key: 'env', value: 'prod' }], capaTags: { env: 'staging' }, live });
         const [resource] = plan.resources;
         expect(resource!.outcome, JSON.stringify(live)).to.equal('InSync');

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { ADOPT_LABEL, ADOPT_LABEL_VALUE, API_VERSION, type AWSCluster, type OwnerReference } from '@keymaster/api';
+import {
+  ADOPT_LABEL,
+  ADOPT_LABEL_VALUE,
+  API_VERSION,
+  type AWSCluster,
+  type AWSTagPolicy,
+  type OwnerReference,
+} from '@keymaster/api';
 import { clusterTagInput, isClusterAPICompanion } from '../../src/awscluster/tag-input.js';
 
 const ADOPTED = { [ADOPT_LABEL]: ADOPT_LABEL_VALUE };
@@ -76,11 +83,11 @@ describe('the ClusterAPI layer is read only for a companion', () => {
     it(`${companion ? 'reads' : 'ignores'} it: ${name}`, () => {
       expect(isClusterAPICompanion(cluster, labels)).to.equal(companion);
       // What the reconcile and `keymaster plan` act on: a Deny of the platform holds unless CAPA holds the key.
-      const policy = {
+      const policy: AWSTagPolicy = {
         apiVersion: API_VERSION,
-        kind: 'AWSTagPolicy' as const,
+        kind: 'AWSTagPolicy',
         metadata: { name: 'default' },
-        spec: { resourceTags: [{ key: 'tenant', value: 'b', overridePolicy: 'Deny' as const }] },
+        spec: { resourceTags: [{ key: 'tenant', value: 'b', overridePolicy: 'Deny' }] },
       };
       const input = clusterTagInput(
         cluster,

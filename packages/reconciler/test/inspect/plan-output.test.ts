@@ -1,5 +1,6 @@
 import { characterCount, type TagConflict, type TagPlanChange } from '@keymaster/api';
 import { loadYaml } from '@kubernetes/client-node';
+import type { TagPlan } from '@keymaster/tagging';
 import { expect } from 'chai';
 import type { ClusterPlanReport } from '../../src/inspect/cluster-plan.js';
 import { elide, LINE_WIDTH, wrap } from '../../src/inspect/line-width.js';
@@ -115,6 +116,18 @@ const PARTIAL: ClusterPlanReport = {
   ],
 };
 
+const EMPTY_PLAN: TagPlan = {
+  clusterName: 'analytics-prod',
+  removalPolicy: 'Retain',
+  includeShared: false,
+  tags: {},
+  held: {},
+  conflicts: [],
+  problems: [],
+  resources: [],
+  ignoredBookkeepingKeys: [],
+};
+
 const table = (reports: ClusterPlanReport[]) => renderPlans(reports, 'table').split('\n');
 
 describe('keymaster plan -o table: a diff of grouped resources, no line over 100 columns', () => {
@@ -188,7 +201,7 @@ describe('keymaster plan -o table: a diff of grouped resources, no line over 100
       `"env" = "staging": held by CAPA (${capa.object}) against Global "prod" (AWSTagPolicy/default): CAPA writes the key and Keymaster leaves it: set it in one of them only`,
     ];
     const partial = table([{ ...PARTIAL, held, conflicts }]);
-    const planned = table([{ ...PLANNED, changes: [], conflicts, plan: { held } as ClusterPlanReport['plan'] }]);
+    const planned = table([{ ...PLANNED, changes: [], conflicts, plan: { ...EMPTY_PLAN, held, conflicts } }]);
     for (const lines of [partial, planned]) {
       expect(lines.filter((line) => characterCount(line) > LINE_WIDTH)).to.deep.equal([]);
       const joined = lines.join(' ').replace(/ +/g, ' ');
