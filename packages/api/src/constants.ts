@@ -5,6 +5,13 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 /** The API group of Cluster API's AWS provider (CAPA): its identities are of the same kinds as ours. */
 export const CAPA_GROUP = 'infrastructure.cluster.x-k8s.io';
 
+/** A namespace label, ops': `keymaster.dev/adopt=cluster-api` has Keymaster follow its Cluster API clusters. */
+export const ADOPT_LABEL = 'keymaster.dev/adopt';
+export const ADOPT_LABEL_VALUE = 'cluster-api';
+
+/** On a followed cluster's companion AWSCluster: the ClusterClass of its Cluster's topology. */
+export const CLUSTER_CLASS_LABEL = 'keymaster.dev/cluster-class';
+
 /** The identity kinds CAPA has (Keymaster's other kinds are its own). */
 export const CAPA_IDENTITY_KINDS: readonly string[] = [
   'AWSClusterControllerIdentity',
@@ -16,13 +23,6 @@ export { IDENTITY_KIND_FACTS, IDENTITY_KINDS, type IdentityKindFacts } from './s
 
 /** The only valid name of the singletons AWSClusterControllerIdentity and AWSTagPolicy. */
 export const SINGLETON_NAME = 'default';
-
-/**
- * The namespace label that has Keymaster govern the Cluster API clusters of a namespace
- * (`keymaster run --adopt-cluster-api`): ops write namespaces' labels, tenants do not.
- */
-export const ADOPT_LABEL = 'keymaster.dev/adopt';
-export const ADOPT_LABEL_VALUE = 'cluster-api';
 
 /** Cluster API's pause convention: reconciliation stops while this annotation is present. */
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';

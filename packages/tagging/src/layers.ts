@@ -105,8 +105,7 @@ export const CLUSTER_API_CONFLICT_FIX = 'CAPA writes the key and Keymaster leave
  */
 function describeClusterAPIObject(cluster: AWSCluster): string {
   const ref = cluster.spec.clusterAPI?.infrastructureRef;
-  if (ref?.kind === undefined || ref.apiGroup === undefined || ref.name === undefined)
-    return `${describeObject(cluster)} spec.clusterAPI`;
+  if (ref === undefined) return `${describeObject(cluster)} spec.clusterAPI`;
   return `${ref.kind}.${ref.apiGroup} ${cluster.metadata.namespace ?? ''}/${ref.name}`;
 }
 

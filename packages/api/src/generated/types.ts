@@ -112,8 +112,8 @@ export interface AWSClusterSpec {
   additionalTags?: Record<string, string>;
   /** How Keymaster tags this cluster's AWS resources. */
   tagging?: ClusterTagging;
-  /** The Cluster API cluster this AWSCluster follows. Written by Keymaster only (its adoption controller keeps a companion AWSCluster per Cluster API Cluster of an adopted namespace); on an AWSCluster Keymaster does not keep, it is ignored. */
-  clusterAPI?: ClusterAPIFollowed;
+  /** Set by Keymaster only, on the companion AWSCluster it keeps for a Cluster API Cluster of a namespace labelled keymaster.dev/adopt=cluster-api (keymaster run --adopt-cluster-api). Honoured only on an AWSCluster owned by that Cluster in such a namespace; anywhere else it is ignored. */
+  clusterAPI?: ClusterAPIOrigin;
 }
 
 /** The identity the cluster acts with. Default: the controller identity "default". Cannot be removed once set. */
@@ -143,23 +143,23 @@ export interface ClusterTagging {
   extraRegions?: string[];
 }
 
-/** The Cluster API cluster this AWSCluster follows. Written by Keymaster only (its adoption controller keeps a companion AWSCluster per Cluster API Cluster of an adopted namespace); on an AWSCluster Keymaster does not keep, it is ignored. */
-export interface ClusterAPIFollowed {
-  /** The Cluster API Cluster (cluster.x-k8s.io) of this namespace. */
-  clusterRef?: {
-    /** The Cluster name. */
-    name?: string;
+/** Set by Keymaster only, on the companion AWSCluster it keeps for a Cluster API Cluster of a namespace labelled keymaster.dev/adopt=cluster-api (keymaster run --adopt-cluster-api). Honoured only on an AWSCluster owned by that Cluster in such a namespace; anywhere else it is ignored. */
+export interface ClusterAPIOrigin {
+  /** The Cluster API Cluster (cluster.x-k8s.io) this AWSCluster follows. */
+  clusterRef: {
+    /** The object's name, in the AWSCluster's namespace. */
+    name: string;
   };
-  /** CAPA's AWSCluster or AWSManagedControlPlane of this namespace. */
-  infrastructureRef?: {
-    /** The API group, e.g. infrastructure.cluster.x-k8s.io. */
-    apiGroup?: string;
-    /** The kind, e.g. AWSCluster. */
-    kind?: string;
-    /** The name. */
-    name?: string;
+  /** CAPA's object the region, name and identity are read from: its AWSCluster, or an EKS cluster's AWSManagedControlPlane. */
+  infrastructureRef: {
+    /** The object's API group. */
+    apiGroup: string;
+    /** The object's kind. */
+    kind: string;
+    /** The object's name, in the AWSCluster's namespace. */
+    name: string;
   };
-  /** CAPA's spec.additionalTags, which CAPA writes on the cluster's resources: Keymaster never writes nor removes these keys (the ClusterAPI tag layer). */
+  /** CAPA's spec.additionalTags of that object: a tag layer Keymaster reads and never writes back. */
   additionalTags?: Record<string, string>;
 }
 

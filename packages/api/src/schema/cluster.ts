@@ -66,31 +66,6 @@ const tagging = named(
   }),
 );
 
-const clusterAPI = named(
-  'ClusterAPIFollowed',
-  object(
-    'The Cluster API cluster this AWSCluster follows. Written by Keymaster only (its adoption controller keeps a ' +
-      'companion AWSCluster per Cluster API Cluster of an adopted namespace); on an AWSCluster Keymaster does not ' +
-      'keep, it is ignored.',
-    {
-      clusterRef: object('The Cluster API Cluster (cluster.x-k8s.io) of this namespace.', {
-        name: string('The Cluster name.'),
-      }),
-      infrastructureRef: object("CAPA's AWSCluster or AWSManagedControlPlane of this namespace.", {
-        apiGroup: string('The API group, e.g. infrastructure.cluster.x-k8s.io.'),
-        kind: string('The kind, e.g. AWSCluster.'),
-        name: string('The name.'),
-      }),
-      additionalTags: map(
-        "CAPA's spec.additionalTags, which CAPA writes on the cluster's resources: Keymaster never writes nor " +
-          'removes these keys (the ClusterAPI tag layer).',
-        string('The tag value.'),
-        { maxProperties: LIMITS.tagsPerResource },
-      ),
-    },
-  ),
-);
-
 const conflict = named(
   'TagConflict',
   object(
@@ -193,6 +168,40 @@ const identityLink = named(
       roleARN: string('The role assumed by this link (role identities).'),
     },
     { required: ['kind', 'name'] },
+  ),
+);
+
+const objectName = string("The object's name, in the AWSCluster's namespace.", { maxLength: 253 });
+
+const clusterAPI = named(
+  'ClusterAPIOrigin',
+  object(
+    'Set by Keymaster only, on the companion AWSCluster it keeps for a Cluster API Cluster of a namespace labelled ' +
+      'keymaster.dev/adopt=cluster-api (keymaster run --adopt-cluster-api). Honoured only on an AWSCluster owned ' +
+      'by that Cluster in such a namespace; anywhere else it is ignored.',
+    {
+      clusterRef: object(
+        'The Cluster API Cluster (cluster.x-k8s.io) this AWSCluster follows.',
+        { name: objectName },
+        { required: ['name'] },
+      ),
+      infrastructureRef: object(
+        "CAPA's object the region, name and identity are read from: its AWSCluster, or an EKS cluster's " +
+          'AWSManagedControlPlane.',
+        {
+          apiGroup: string("The object's API group.", { maxLength: 253 }),
+          kind: string("The object's kind.", { maxLength: 63 }),
+          name: objectName,
+        },
+        { required: ['apiGroup', 'kind', 'name'] },
+      ),
+      additionalTags: map(
+        "CAPA's spec.additionalTags of that object: a tag layer Keymaster reads and never writes back.",
+        string('The tag value.', { maxLength: LIMITS.tagValueLength }),
+        { maxProperties: LIMITS.tagsPerResource },
+      ),
+    },
+    { required: ['clusterRef', 'infrastructureRef'] },
   ),
 );
 

@@ -34,7 +34,7 @@ export function isClusterAPICompanion(cluster: AWSCluster, namespaceLabels: Read
     (owner) =>
       owner.kind === 'Cluster' && owner.apiVersion.split('/')[0] === CLUSTER_API_CORE_GROUP && owner.name === name,
   );
-  return ownedByItsCluster && cluster.spec.clusterAPI?.clusterRef?.name === name;
+  return ownedByItsCluster && cluster.spec.clusterAPI?.clusterRef.name === name;
 }
 
 /** The layer inputs of a cluster out of every AWSTagPolicy and its namespace's labels. */

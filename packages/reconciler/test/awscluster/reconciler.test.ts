@@ -512,7 +512,13 @@ describe('the AWSCluster reconcile, branch by branch', () => {
       cluster(
         'prod',
         { ownerReferences },
-        { clusterAPI: { clusterRef: { name: 'prod' }, additionalTags: { env: 'x' } } },
+        {
+          clusterAPI: {
+            clusterRef: { name: 'prod' },
+            infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AWSCluster', name: 'prod' },
+            additionalTags: { env: 'x' },
+          },
+        },
       );
     const trustWorld = (ownerReferences: (typeof owner)[], labels: Record<string, string>) => {
       const world = new ClusterWorld();
