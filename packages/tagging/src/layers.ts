@@ -58,6 +58,7 @@ export function describeObject(object: { kind: string; metadata: ObjectMeta }): 
  * winner among them last), then the identity chain from the link farthest from the cluster to its own
  * identity, then the cluster. A later layer overrides an earlier one unless the earlier tag says
  * `overridePolicy: Deny`; among selected policies precedence alone decides (`resolveEffectiveTags`).
+ * After them, CAPA's tags of a companion (the ClusterAPI layer): keys Keymaster holds for CAPA.
  */
 export function tagLayers({
   policy,
@@ -76,13 +77,15 @@ export function tagLayers({
   }
   const additionalTags = Object.entries(cluster.spec.additionalTags ?? {}).map(([key, value]) => ({ key, value }));
   layers.push({ layer: 'Cluster', object: describeObject(cluster), tags: additionalTags });
-  const capaTags = Object.entries(cluster.spec.clusterAPI?.additionalTags ?? {}).map(([key, value]) => ({
-    key,
-    value,
-  }));
-  if (capaTags.length > 0 && clusterAPICompanion) {
-    layers.push({ layer: CLUSTER_API_LAYER, object: describeClusterAPIObject(cluster), tags: capaTags });
-  } else if (capaTags.length > 0) {
+  const followed = cluster.spec.clusterAPI;
+  const capaTags = Object.entries(followed?.additionalTags ?? {}).map(([key, value]) => ({ key, value }));
+  if (followed === undefined || capaTags.length === 0) return layers;
+  if (clusterAPICompanion) {
+    // CAPA's object, as kubectl names a kind of another group: AWSCluster.infrastructure.cluster.x-k8s.io ns/name.
+    const { kind, apiGroup, name } = followed.infrastructureRef;
+    const object = `${kind}.${apiGroup} ${cluster.metadata.namespace ?? ''}/${name}`;
+    layers.push({ layer: CLUSTER_API_LAYER, object, tags: capaTags });
+  } else {
     // What a tenant wrote names nothing here: the provenance is the AWSCluster itself.
     const object = `${describeObject(cluster)} spec.clusterAPI`;
     layers.push({ layer: CLUSTER_API_LAYER, object, tags: capaTags, untrusted: UNTRUSTED_CLUSTER_API });
@@ -98,16 +101,6 @@ const UNTRUSTED_CLUSTER_API =
 
 /** What to do about a conflict CAPA holds (its claim the winner): the two controllers must not both set the key. */
 export const CLUSTER_API_CONFLICT_FIX = 'CAPA writes the key and Keymaster leaves it: set it in one of them only';
-
-/**
- * How provenance names CAPA's object whose spec.additionalTags the ClusterAPI layer holds, as kubectl
- * names a kind of another group: `AWSCluster.infrastructure.cluster.x-k8s.io tenant-b/payments`.
- */
-function describeClusterAPIObject(cluster: AWSCluster): string {
-  const ref = cluster.spec.clusterAPI?.infrastructureRef;
-  if (ref === undefined) return `${describeObject(cluster)} spec.clusterAPI`;
-  return `${ref.kind}.${ref.apiGroup} ${cluster.metadata.namespace ?? ''}/${ref.name}`;
-}
 
 /** When a layer counts as standing: long enough after its object was created (default 10 minutes). */
 export const DEFAULT_LAYER_GRACE_PERIOD_MS = 10 * 60_000;

@@ -52,8 +52,7 @@ export function clusterLayerInputs(
 /**
  * What tagging a cluster's resources takes from Kubernetes: the effective tags of its layers (the
  * global policy, the policies that select it, its identity chain, itself, and CAPA's tags of a
- * companion), the layers that still
- * stand, its names, regions and removal policy. The controller and `keymaster plan` both start here,
+ * companion), the layers that still stand, its names, regions and removal policy. The controller and `keymaster plan` both start here,
  * so that a plan is what the controller would do.
  */
 export function clusterTagInput(

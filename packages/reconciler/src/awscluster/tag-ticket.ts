@@ -12,8 +12,7 @@ const versionOf = (object: Versioned | undefined) =>
  * Names the inputs of a cluster's tag work: its spec, who acts in which account, the identity chain's
  * and the tag policies' specs (their generations, not their resourceVersions, which every status write
  * moves; the selected ones as they select the cluster now, which labels decide), whether its ClusterAPI
- * layer is read, and how many rival
- * clusters claim its name. Work finished on the same ticket is what a reconcile now would do; any
+ * layer is read, and how many rival clusters claim its name. Work finished on the same ticket is what a reconcile now would do; any
  * change makes another ticket, and the work is done again.
  */
 export function tagTicket(input: {
