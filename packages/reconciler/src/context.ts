@@ -7,6 +7,7 @@ import {
   type StsRate,
 } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { AdoptionCaches } from './adoption/adoption-caches.js';
 import { IdentitySightings } from './awscluster/identity-sightings.js';
 import type { SyncTags } from './awscluster/tags.js';
 import { DEFAULT_PER_NAMESPACE, type PerNamespaceLimits } from './cli/flags.js';
@@ -36,6 +37,8 @@ export interface KeymasterOptions extends Pick<ManagerOptions, 'leaderElection' 
   /** Objects served per namespace, the oldest first (default DEFAULT_PER_NAMESPACE); the rest are parked. */
   perNamespace?: PerNamespaceLimits;
   autoControllerIdentity: boolean;
+  /** --adopt-cluster-api: Cluster API's CAPA clusters get companion AWSClusters (adoption/). */
+  adoptClusterAPI?: boolean;
   /** AWS endpoint and STS region for every session; the controller's credentials (default: the SDK's chain). */
   aws: { endpoint?: string; stsRegion: string };
   controllerCredentials?: AwsCredentialIdentityProvider;
@@ -63,6 +66,8 @@ export class ControllerContext {
   readonly manager: Manager;
   readonly clock: Clock;
   readonly caches: Caches;
+  /** Cluster API's and CAPA's clusters, cached with --adopt-cluster-api only. */
+  readonly adoption: AdoptionCaches | undefined;
   readonly writer: KubeWriter;
   readonly events: EventRecorder;
   readonly resolver: IdentityResolver;
@@ -92,6 +97,11 @@ export class ControllerContext {
       () => this.now(),
       (error) => logger.error('event not recorded', { error }),
     );
+    const watchFailed = (what: string, error: unknown, retryInMs: number) => {
+      const refused = kubeAccessError(error, `list and watch ${what}`, undefined, CONTROLLER_RBAC);
+      if (refused?.forbidden) manager.refuseStart(refused);
+      logger.warn('watch failed; restarting', { watch: what, retryInMs, error: refused?.message ?? error });
+    };
     this.caches = new Caches({
       kubeConfig,
       controllerNamespace,
@@ -101,13 +111,21 @@ export class ControllerContext {
       clustersPerNamespace: this.perNamespace.clusters,
       clustersParked: metrics.parkedObserver('AWSCluster'),
       clock: this.clock,
-      onError: (what, error, retryInMs) => {
-        const refused = kubeAccessError(error, `list and watch ${what}`, undefined, CONTROLLER_RBAC);
-        if (refused?.forbidden) manager.refuseStart(refused);
-        logger.warn('watch failed; restarting', { watch: what, retryInMs, error: refused?.message ?? error });
-      },
+      onError: watchFailed,
     });
     manager.addSource(this.caches);
+    this.adoption =
+      options.adoptClusterAPI === true
+        ? new AdoptionCaches({
+            kubeConfig,
+            namespaces: this.caches.namespaces,
+            resyncMs: options.syncPeriodMs,
+            clock: this.clock,
+            logger,
+            onError: watchFailed,
+          })
+        : undefined;
+    if (this.adoption) manager.addSource(this.adoption);
     this.chains = new ChainIndex((cluster) =>
       chainReach(this.caches.identityStore(), {
         namespace: cluster.metadata.namespace ?? '',

@@ -1,3 +1,4 @@
+import { setupAdoptionController } from './adoption/index.js';
 import { setupAWSClusterController } from './awscluster/setup.js';
 import { ControllerContext, type KeymasterOptions } from './context.js';
 import { setupCredentialsRequestController } from './credentials/setup.js';
@@ -39,6 +40,7 @@ export function createKeymaster(options: KeymasterOptions): Keymaster {
   setupAWSClusterController(context);
   setupIdentityControllers(context);
   const credentialRequests = setupCredentialsRequestController(context);
+  if (context.adoption) setupAdoptionController(context, context.adoption);
   // Last: the stop steps above (the status after tag work) still resolve.
   manager.onStop(() => {
     context.resolver.clear();

@@ -34,6 +34,8 @@ export interface RunFlags extends WebhookFlags {
   metricsBindAddress: { host: string; port: number } | undefined;
   healthProbeBindAddress: { host: string; port: number } | undefined;
   leaderElect: boolean;
+  /** --adopt-cluster-api: follow Cluster API's CAPA clusters in namespaces labelled keymaster.dev/adopt=cluster-api. */
+  adoptClusterAPI: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
   leaseDurationMs: number;
@@ -94,6 +96,11 @@ export const RUN_FLAGS = {
     type: 'string',
     default: ':8081',
     help: 'address of /healthz and /readyz; 0 turns it off',
+  },
+  'adopt-cluster-api': {
+    type: 'boolean',
+    default: false,
+    help: "follow Cluster API's CAPA clusters in namespaces labelled keymaster.dev/adopt=cluster-api (docs/capa.md)",
   },
   'leader-elect': {
     type: 'boolean',
@@ -410,6 +417,7 @@ export function parseRunFlags(args: string[]): RunFlags {
     metricsBindAddress: bind('metrics-bind-address'),
     healthProbeBindAddress: bind('health-probe-bind-address'),
     leaderElect: values['leader-elect'],
+    adoptClusterAPI: values['adopt-cluster-api'],
     leaderElectionNamespace: values['leader-election-namespace'] ?? values.namespace,
     leaderElectionId: values['leader-election-id'],
     leaseDurationMs,

@@ -62,6 +62,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     maxConcurrentReconciles: flags.maxConcurrentReconciles,
     perNamespace: flags.perNamespace,
     autoControllerIdentity: flags.featureGates.AutoControllerIdentityCreator,
+    adoptClusterAPI: flags.adoptClusterAPI,
     ...(flags.leaderElect
       ? {
           leaderElection: {
