@@ -1,4 +1,4 @@
-import { setupAdoptionController } from './adoption/index.js';
+import { setupAdoptionController } from './adoption/setup.js';
 import { setupAWSClusterController } from './awscluster/setup.js';
 import { ControllerContext, type KeymasterOptions } from './context.js';
 import { setupCredentialsRequestController } from './credentials/setup.js';

@@ -62,6 +62,7 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         },
         watch: { namespace: 'tenant-a', filter: 'shard-1' },
         featureGates: { AutoControllerIdentityCreator: true },
+        adoptClusterAPI: { enabled: true },
         webhooks: { enabled: true, tenantGroups: { 'tenant-a-developers': 'tenant-a' } },
         credentialVending: { allowedNamespaces: { list: ['tenant-a', 'tenant-b'] } },
         tenants: { namespaces: [{ name: 'tenant-a', groups: ['tenant-a-developers'] }] },
@@ -129,6 +130,22 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
           { kind: 'ServiceAccount', name: serviceAccount, namespace: NAMESPACE },
         ]);
       }
+    });
+
+    it("with adoptClusterAPI.enabled, passes --adopt-cluster-api and grants deploy/rbac/cluster-api-adoption.yaml's rules too", async () => {
+      const [kustomizeClusterRole] = readManifests('deploy/rbac/cluster-role.yaml');
+      const [adoptionRole] = readManifests('deploy/rbac/cluster-api-adoption.yaml');
+      const off = await render();
+      expect(container(off).args).not.to.include('--adopt-cluster-api');
+      const on = await render({
+        adoptClusterAPI: { enabled: true },
+        featureGates: { AutoControllerIdentityCreator: true },
+      });
+      expect(container(on).args).to.include('--adopt-cluster-api');
+      expect(rules(only(on, 'ClusterRole', 'keymaster-manager'))).to.deep.equal([
+        ...rules(kustomizeClusterRole!),
+        ...rules(adoptionRole!),
+      ]);
     });
 
     it("grants deploy/rbac's credential-vending Secret rule in the namespaces of credentialVending.allowedNamespaces.list only", async () => {
