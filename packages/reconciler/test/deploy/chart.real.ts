@@ -132,9 +132,9 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
       }
     });
 
-    it("with adoptClusterAPI.enabled, passes --adopt-cluster-api and grants deploy/rbac/cluster-api-adoption.yaml's rules too", async () => {
+    it("with adoptClusterAPI.enabled, passes --adopt-cluster-api and grants deploy/cluster-api/adoption-rbac.yaml's rules too", async () => {
       const [kustomizeClusterRole] = readManifests('deploy/rbac/cluster-role.yaml');
-      const [adoptionRole] = readManifests('deploy/rbac/cluster-api-adoption.yaml');
+      const [adoptionRole] = readManifests('deploy/cluster-api/adoption-rbac.yaml');
       const off = await render();
       expect(container(off).args).not.to.include('--adopt-cluster-api');
       const on = await render({
