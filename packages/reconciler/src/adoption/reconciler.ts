@@ -30,6 +30,11 @@ export interface AdoptionDeps {
   /** Keymaster's AWSClusters (the cache); `parked`: past their namespace's bound, not read whole. */
   companions: Lookup<AWSCluster> & { parked(name: string, namespace: string): AWSCluster | undefined };
   capa: CapaObjects;
+  /**
+   * --watch-namespace and --watch-filter: a Cluster outside them is not followed, since its companion
+   * would be outside the AWSCluster cache (never reconciled, and seen as missing here).
+   */
+  watched: (cluster: ClusterAPICluster) => boolean;
   writes: CompanionWrites;
   events: { record(target: EventTarget, type: EventType, reason: string, text: string): Promise<void> };
   logger: Logger;
@@ -73,13 +78,13 @@ export class AdoptionReconciler {
   }
 
   readonly reconcile = async ({ namespace = '', name }: Request): Promise<undefined> => {
-    const { clusters, namespaces, companions, capa, writes } = this.#deps;
+    const { clusters, namespaces, companions, capa, watched, writes } = this.#deps;
     const companion = companions.get(name, namespace);
     // Past the namespace's bound: not read whole, so not compared; the AWSCluster reconcile says it is parked.
     if (!companion && companions.parked(name, namespace)) return;
     const cluster = clusters.get(name, namespace);
     const followed =
-      cluster && !cluster.metadata.deletionTimestamp && isAdopted(namespaces.get(namespace))
+      cluster && !cluster.metadata.deletionTimestamp && watched(cluster) && isAdopted(namespaces.get(namespace))
         ? followedOf(cluster, capa)
         : undefined;
     const key = `${namespace}/${name}`;

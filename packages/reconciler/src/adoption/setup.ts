@@ -9,6 +9,9 @@ import type { CapaObject, ClusterAPICluster } from './capa-objects.js';
 import { CompanionWriter } from './companion-writer.js';
 import { AdoptionReconciler } from './reconciler.js';
 
+/** Cluster API's label --watch-filter selects by, on Clusters as on Keymaster's AWSClusters. */
+const WATCH_FILTER_LABEL = 'cluster.x-k8s.io/watch-filter';
+
 /**
  * The adoption controller (--adopt-cluster-api): one request per Cluster API Cluster, named as its
  * companion AWSCluster. It hears of the Clusters, CAPA's objects they name, the companions (an edit
@@ -20,6 +23,9 @@ export function setupAdoptionController(context: ControllerContext, adoption: Ad
     clusters: adoption.clusters,
     namespaces: adoption.namespaces,
     companions: caches.clusters,
+    watched: (cluster) =>
+      (!options.watchNamespace || cluster.metadata.namespace === options.watchNamespace) &&
+      (!options.watchFilter || cluster.metadata.labels?.[WATCH_FILTER_LABEL] === options.watchFilter),
     capa: {
       awsCluster: (name, namespace) => adoption.awsClusters.get(name, namespace),
       managedCluster: (name, namespace) => adoption.managedClusters.get(name, namespace),

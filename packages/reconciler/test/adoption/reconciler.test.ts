@@ -77,6 +77,7 @@ function world(
     managedClusters?: CapaObject[];
     controlPlanes?: CapaObject[];
     companions?: AWSCluster[];
+    watched?: (cluster: ClusterAPICluster) => boolean;
   } = {},
 ) {
   const clusters = new FakeInformer(options.clusters ?? [capiCluster()]);
@@ -98,6 +99,7 @@ function world(
       managedCluster: (name, namespace) => managedClusters.get(name, namespace),
       controlPlane: (name, namespace) => controlPlanes.get(name, namespace),
     },
+    watched: options.watched ?? (() => true),
     writes,
     events,
     logger: quietLogger(),
@@ -384,6 +386,16 @@ describe('adoption reconcile', () => {
       await w.reconcile();
       expect(w.writes.writes, JSON.stringify(infrastructureRef)).to.deep.equal([]);
     }
+  });
+
+  it('follows no Cluster outside --watch-namespace and --watch-filter, and releases its companion', async () => {
+    const companion = asStored(await created(world()));
+    const outside = world({ companions: [companion], watched: () => false });
+    await outside.reconcile();
+    expect(outside.writes.writes.map(({ op }) => op)).to.deep.equal(['delete']);
+    const fresh = world({ watched: () => false });
+    await fresh.reconcile();
+    expect(fresh.writes.writes).to.deep.equal([]);
   });
 
   it('labels a topology Cluster with its ClusterClass, and drops a class label the Cluster claims itself', async () => {
