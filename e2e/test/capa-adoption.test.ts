@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ADOPT_LABEL, ADOPT_LABEL_VALUE, PAUSED_ANNOTATION, type AWSCluster } from '@keymaster/api';
+import { ADOPT_LABEL, ADOPT_LABEL_VALUE, PAUSED_ANNOTATION } from '@keymaster/api';
 import { startAwsEmulator, type AwsEmulator } from '@keymaster/aws-emulator';
 import { installCapa, renderCapaCluster, type CapaFlavour } from '@keymaster/testenv';
 import { loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';

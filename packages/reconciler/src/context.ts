@@ -60,6 +60,10 @@ export interface KeymasterOptions extends Pick<ManagerOptions, 'leaderElection' 
 const CONTROLLER_RBAC =
   "keymaster run needs the rights of deploy/rbac (or the Helm chart's): run it as the ServiceAccount they bind, or bind them to the user it runs as";
 
+/** What a controller refused a list of Cluster API's or CAPA's kinds needs. */
+const ADOPTION_RBAC =
+  "keymaster run --adopt-cluster-api needs the rights of deploy/cluster-api/adoption-rbac.yaml too (the chart's adoptClusterAPI.enabled)";
+
 /** What the controllers share: the caches they read, what they write with, and the identity resolver. */
 export class ControllerContext {
   readonly options: KeymasterOptions;
@@ -97,8 +101,8 @@ export class ControllerContext {
       () => this.now(),
       (error) => logger.error('event not recorded', { error }),
     );
-    const watchFailed = (what: string, error: unknown, retryInMs: number) => {
-      const refused = kubeAccessError(error, `list and watch ${what}`, undefined, CONTROLLER_RBAC);
+    const watchFailed = (advice: string) => (what: string, error: unknown, retryInMs: number) => {
+      const refused = kubeAccessError(error, `list and watch ${what}`, undefined, advice);
       if (refused?.forbidden) manager.refuseStart(refused);
       logger.warn('watch failed; restarting', { watch: what, retryInMs, error: refused?.message ?? error });
     };
@@ -111,7 +115,7 @@ export class ControllerContext {
       clustersPerNamespace: this.perNamespace.clusters,
       clustersParked: metrics.parkedObserver('AWSCluster'),
       clock: this.clock,
-      onError: watchFailed,
+      onError: watchFailed(CONTROLLER_RBAC),
     });
     manager.addSource(this.caches);
     this.adoption =
@@ -122,7 +126,7 @@ export class ControllerContext {
             resyncMs: options.syncPeriodMs,
             clock: this.clock,
             logger,
-            onError: watchFailed,
+            onError: watchFailed(ADOPTION_RBAC),
           })
         : undefined;
     if (this.adoption) manager.addSource(this.adoption);
