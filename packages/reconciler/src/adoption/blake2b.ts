@@ -42,13 +42,13 @@ function compress(h: bigint[], block: Uint8Array, counter: bigint, last: boolean
   if (last) v[14] = v[14]! ^ MASK;
   const mix = (a: number, b: number, c: number, d: number, x: bigint, y: bigint) => {
     v[a] = (v[a]! + v[b]! + x) & MASK;
-    v[d] = rotr(v[d]! ^ v[a]!, 32n);
-    v[c] = (v[c]! + v[d]!) & MASK;
-    v[b] = rotr(v[b]! ^ v[c]!, 24n);
-    v[a] = (v[a]! + v[b]! + y) & MASK;
-    v[d] = rotr(v[d]! ^ v[a]!, 16n);
-    v[c] = (v[c]! + v[d]!) & MASK;
-    v[b] = rotr(v[b]! ^ v[c]!, 63n);
+    v[d] = rotr(v[d]! ^ v[a], 32n);
+    v[c] = (v[c]! + v[d]) & MASK;
+    v[b] = rotr(v[b]! ^ v[c], 24n);
+    v[a] = (v[a] + v[b] + y) & MASK;
+    v[d] = rotr(v[d] ^ v[a], 16n);
+    v[c] = (v[c] + v[d]) & MASK;
+    v[b] = rotr(v[b] ^ v[c], 63n);
   };
   for (let round = 0; round < 12; round++) {
     const s = SIGMA[round % 10]!;

@@ -49,7 +49,7 @@ export function setupAdoptionController(context: ControllerContext, adoption: Ad
   const ofNamespace = (namespace: V1Namespace): Request[] => {
     const name = namespace.metadata?.name ?? '';
     const named = [...adoption.clusters.list(name), ...caches.clusters.list(name)].map(
-      (object) => object.metadata?.name ?? '',
+      (object) => object.metadata.name ?? '',
     );
     return [...new Set(named)].map((cluster) => ({ namespace: name, name: cluster }));
   };
