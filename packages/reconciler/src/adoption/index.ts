@@ -4,9 +4,7 @@ import type { ClusterAPICluster } from './capa-objects.js';
 import { isCompanion } from './companion.js';
 import { isAdopted } from './reconciler.js';
 
-export { AdoptionCaches } from './adoption-caches.js';
 export type { ClusterAPICluster } from './capa-objects.js';
-export { setupAdoptionController } from './setup.js';
 
 /** What `adoptedFrom` reads: the adoption caches (`ControllerContext.adoption`), or a test's fakes. */
 export interface AdoptionLookup {
