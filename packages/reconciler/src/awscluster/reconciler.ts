@@ -45,6 +45,7 @@ import { clusterLayerInputs } from './tag-input.js';
 import { tagTicket } from './tag-ticket.js';
 import { claimedOutcome, type SyncTags, type TagOutcome, type TagWorkOptions } from './tags.js';
 import { objectKey } from '../runtime/object-key.js';
+import { adoptedFrom, type AdoptionLookup } from '../adoption/index.js';
 
 export const CLUSTER_FINALIZER: Finalizer = {
   name: 'infrastructure.keymaster.dev/awscluster',
@@ -92,6 +93,8 @@ export interface AWSClusterReconcilerDeps {
   tenantLabel: string;
   /** How many AWSClusters a namespace is served (`Caches`' bound): what a parked cluster is told. */
   namespaceLimit: NamespaceLimit;
+  /** With --adopt-cluster-api: the Cluster API Clusters whose companions' spec.clusterAPI is trusted. */
+  adoption?: AdoptionLookup | undefined;
 }
 
 /** The reconcile of one AWSCluster: identity, tags, status, events. */
@@ -356,7 +359,12 @@ export class AWSClusterReconciler {
       .map(({ kind, name }) => caches.identity(kind as IdentityObject['kind'], name))
       .filter((object) => object !== undefined);
     const namespace = caches.namespaces.get(cluster.metadata.namespace ?? '');
-    const policies = clusterLayerInputs(caches.tagPolicies.list(), cluster, namespace?.metadata?.labels ?? {});
+    const policies = clusterLayerInputs(
+      caches.tagPolicies.list(),
+      cluster,
+      namespace?.metadata?.labels ?? {},
+      adoptedFrom(cluster, this.deps.adoption) !== undefined,
+    );
     const work = { cluster, session, chain, policies, ledger: () => this.#ledgerOf(cluster), claim: claim.check };
     const sync = (options?: TagWorkOptions) => syncTags(work, log, options);
     if (cluster.spec.tagging?.paused) {

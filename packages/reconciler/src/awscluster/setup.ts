@@ -69,6 +69,7 @@ export function setupAWSClusterController(context: ControllerContext): void {
       limit: context.perNamespace.clusters,
       flag: 'max-clusters-per-namespace',
     },
+    adoption: context.adoption,
   });
   const cached = (requests: readonly Request[]) =>
     requests.map(({ namespace, name }) => caches.clusters.get(name, namespace)).filter((cluster) => !!cluster);

@@ -1,4 +1,4 @@
-import { ADOPT_LABEL, ADOPT_LABEL_VALUE, type AWSCluster, type AWSTagPolicy } from '@keymaster/api';
+import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
 import {
   resolveEffectiveTags,
@@ -17,36 +17,18 @@ export type ClusterTagInput = Omit<ReconcileTagsInput, 'session' | 'claim' | 'li
 /** The layers of a cluster besides its own and its identity chain's: its tag policies, and whether its ClusterAPI layer is read. */
 export type ClusterLayerInputs = TagPolicies & Required<Pick<LayerObjects, 'clusterAPICompanion'>>;
 
-/** Cluster API's core group, whose Cluster owns a companion AWSCluster. */
-const CLUSTER_API_CORE_GROUP = 'cluster.x-k8s.io';
-
 /**
- * Whether the AWSCluster is a companion Keymaster keeps for a Cluster API Cluster, so that its
- * spec.clusterAPI.additionalTags are CAPA's: it is owned by the Cluster of its own name (owner
- * references never leave the namespace) and its namespace carries the adopt label, which ops write
- * and tenants cannot. Anything else with a spec.clusterAPI is hand-made: its ClusterAPI layer is
- * ignored and reported, as a tenant could write it to exempt keys from the platform's layers.
+ * The layer inputs of a cluster out of every AWSTagPolicy, its namespace's labels, and whether it is
+ * the companion of a Cluster API Cluster (`adoptedFrom`): only then are its spec.clusterAPI tags CAPA's,
+ * since a tenant may write that field on any AWSCluster of its namespace.
  */
-export function isClusterAPICompanion(cluster: AWSCluster, namespaceLabels: Readonly<Record<string, string>>): boolean {
-  if (namespaceLabels[ADOPT_LABEL] !== ADOPT_LABEL_VALUE) return false;
-  const name = cluster.metadata.name;
-  const ownedByItsCluster = (cluster.metadata.ownerReferences ?? []).some(
-    (owner) =>
-      owner.kind === 'Cluster' && owner.apiVersion.split('/')[0] === CLUSTER_API_CORE_GROUP && owner.name === name,
-  );
-  return ownedByItsCluster && cluster.spec.clusterAPI?.clusterRef.name === name;
-}
-
-/** The layer inputs of a cluster out of every AWSTagPolicy and its namespace's labels. */
 export function clusterLayerInputs(
   policies: readonly AWSTagPolicy[],
   cluster: AWSCluster,
   namespaceLabels: Readonly<Record<string, string>>,
+  companion: boolean,
 ): ClusterLayerInputs {
-  return {
-    ...tagPoliciesOf(policies, cluster, namespaceLabels),
-    clusterAPICompanion: isClusterAPICompanion(cluster, namespaceLabels),
-  };
+  return { ...tagPoliciesOf(policies, cluster, namespaceLabels), clusterAPICompanion: companion };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AWSCluster } from '@keymaster/api';
 import type { RateLimiters } from '@keymaster/tagging';
 import type { ControllerContext } from '../context.js';
 import { planClusters, type ClusterPlanReport } from '../inspect/cluster-plan.js';
+import { adoptedFrom } from '../adoption/index.js';
 import type { InspectContext } from '../inspect/context.js';
 import { explainCluster, type Explanation } from '../inspect/explain.js';
 import { readLedgerEpoch } from '../kube/ledger-epoch.js';
@@ -50,6 +51,7 @@ export function controllerInspector(
     limiters,
     layerGracePeriodMs,
     now: () => context.now(),
+    companion: (cluster) => Promise.resolve(adoptedFrom(cluster, context.adoption) !== undefined),
   };
   return {
     cluster: (namespace, name) => caches.clusters.get(name, namespace),

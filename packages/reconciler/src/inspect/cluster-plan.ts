@@ -188,8 +188,13 @@ async function readablePlan(
     () => context.store.getNamespace(namespaceName),
     unchecked,
   );
+  const companion = await readable(
+    "whether the cluster is a Cluster API Cluster's companion (its Cluster), so that CAPA's tags are read",
+    () => context.companion(cluster),
+    unchecked,
+  );
   const layers = tagLayers({
-    ...clusterLayerInputs(all ?? [], cluster, namespace?.labels ?? {}),
+    ...clusterLayerInputs(all ?? [], cluster, namespace?.labels ?? {}, companion ?? false),
     identities: identities.filter((identity) => identity !== undefined),
     cluster,
   });
@@ -218,11 +223,12 @@ async function readablePlan(
 
 /** The cluster's layer inputs as the controller picks them: from every policy, and its namespace's labels. */
 async function layerInputsFor(context: InspectContext, cluster: AWSCluster): Promise<ClusterLayerInputs> {
-  const [policies, namespace] = await Promise.all([
+  const [policies, namespace, companion] = await Promise.all([
     context.tagPolicies(),
     context.store.getNamespace(cluster.metadata.namespace ?? ''),
+    context.companion(cluster),
   ]);
-  return clusterLayerInputs(policies, cluster, namespace?.labels ?? {});
+  return clusterLayerInputs(policies, cluster, namespace?.labels ?? {}, companion);
 }
 
 /**

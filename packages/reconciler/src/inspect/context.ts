@@ -11,6 +11,8 @@ import {
 import { IdentityResolver, isNamespacedKind, kubeIdentityStore, type IdentityStore } from '@keymaster/identity';
 import { RateLimiters } from '@keymaster/tagging';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { adoptedFrom } from '../adoption/index.js';
+import { FOLLOWED_KINDS, type ClusterAPICluster } from '../adoption/capa-objects.js';
 import { kubeRead } from '../kube/access-error.js';
 import { readLedgerEpoch } from '../kube/ledger-epoch.js';
 
@@ -42,6 +44,11 @@ export interface InspectContext {
   limiters: RateLimiters;
   layerGracePeriodMs: number;
   now(): Date;
+  /**
+   * Whether the cluster is the companion of a Cluster API Cluster (`adoptedFrom`): only then are its
+   * spec.clusterAPI tags CAPA's layer.
+   */
+  companion(cluster: AWSCluster): Promise<boolean>;
 }
 
 export interface InspectOptions {
@@ -73,6 +80,9 @@ const orUndefined = <T>(read: Promise<T>): Promise<T | undefined> =>
 
 const PLURALS = new Map(KINDS.map(({ kind, plural }) => [kind, plural]));
 /** A resource of our API group as RBAC names it. */
+/** Cluster API's Cluster: its companion AWSCluster's spec.clusterAPI is trusted (`companion`). */
+const CLUSTERS = FOLLOWED_KINDS.Cluster;
+
 const ours = (kind: string) => `${PLURALS.get(kind)!}.${GROUP}`;
 
 /** The API server's answers, each read once, a refusal told as a KubeAccessError. */
@@ -181,5 +191,26 @@ export function createInspectContext(options: InspectOptions): InspectContext {
     limiters: new RateLimiters(),
     layerGracePeriodMs: options.layerGracePeriodMs,
     now: () => new Date(),
+    companion: async (cluster) => {
+      // Only an AWSCluster with spec.clusterAPI may be one: no read for the others.
+      if (!cluster.spec.clusterAPI) return false;
+      const { namespace = '', name = '' } = cluster.metadata;
+      const [owner, labels] = await Promise.all([
+        kubeRead(
+          `read Cluster ${namespace}/${name} (whether the AWSCluster is its companion, so that CAPA's tags are read)`,
+          { verb: 'get', resource: `${CLUSTERS.plural}.${CLUSTERS.group}`, namespace, name },
+          () =>
+            orUndefined(
+              custom.getNamespacedCustomObject({ ...CLUSTERS, namespace, name }) as Promise<ClusterAPICluster>,
+            ),
+        ),
+        store.getNamespace(namespace),
+      ]);
+      const adoption = {
+        clusters: { get: () => owner },
+        namespaces: { get: () => labels && { metadata: { name: namespace, labels: labels.labels } } },
+      };
+      return adoptedFrom(cluster, adoption) !== undefined;
+    },
   };
 }

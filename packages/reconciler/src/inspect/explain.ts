@@ -190,7 +190,7 @@ export async function explainCluster(
   const namespaceName = cluster.metadata.namespace ?? '';
   const identityRef = cluster.spec.identityRef ?? CONTROLLER_IDENTITY;
   const unchecked: Unchecked[] = [];
-  const [namespace, policies, events, ledger] = await Promise.all([
+  const [namespace, policies, events, ledger, companion] = await Promise.all([
     readable(
       `the labels of namespace ${namespaceName} (what allowedNamespaces and tag policies' namespaceSelectors match)`,
       async () => (await context.store.getNamespace(namespaceName)) ?? { name: namespaceName, labels: {} },
@@ -202,6 +202,11 @@ export async function explainCluster(
     readable(
       "the cluster's AWSClusterLedger (what the controller remembers of it)",
       () => ledgerSummary(context, cluster),
+      unchecked,
+    ),
+    readable(
+      "whether the cluster is a Cluster API Cluster's companion (its Cluster), so that CAPA's tags are read",
+      () => context.companion(cluster),
       unchecked,
     ),
   ]);
@@ -218,9 +223,16 @@ export async function explainCluster(
     const why = failureOf(error);
     leaveOut(unchecked, 'the identity chain, link by link, and the account it resolves into', why);
     const { chain, identities } = await unverifiedChain(context, cluster, why, unchecked);
-    return explanation(context, cluster, { namespace, policies, events, ledger, unchecked }, chain, identities, {
-      failure: observedPrincipal(cluster, why),
-    });
+    return explanation(
+      context,
+      cluster,
+      { namespace, policies, events, ledger, companion, unchecked },
+      chain,
+      identities,
+      {
+        failure: observedPrincipal(cluster, why),
+      },
+    );
   }
   const chain = checks.map(verdictOf);
   const refusals = chain.reduce((sum, link) => sum + link.problems.length, 0);
@@ -260,7 +272,7 @@ export async function explainCluster(
   return explanation(
     context,
     cluster,
-    { namespace, policies, events, ledger, unchecked },
+    { namespace, policies, events, ledger, companion, unchecked },
     chain,
     identities,
     principal,
@@ -275,6 +287,7 @@ function explanation(
     namespace: { name: string; labels: Record<string, string> } | undefined;
     policies: AWSTagPolicy[] | undefined;
     events: EventSummary[] | undefined;
+    companion: boolean | undefined;
     ledger: Explanation['ledger'];
     unchecked: Unchecked[];
   },
@@ -282,7 +295,12 @@ function explanation(
   identities: IdentityObject[],
   principal: Explanation['principal'],
 ): Explanation {
-  const policies = clusterLayerInputs(read.policies ?? [], cluster, read.namespace?.labels ?? {});
+  const policies = clusterLayerInputs(
+    read.policies ?? [],
+    cluster,
+    read.namespace?.labels ?? {},
+    read.companion ?? false,
+  );
   const layers = tagLayers({ ...policies, identities, cluster });
   const standing = standingLayers(
     { ...policies, identities },

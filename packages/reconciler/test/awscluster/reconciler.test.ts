@@ -19,6 +19,7 @@ import {
   type AWSClusterReconcilerDeps,
 } from '../../src/awscluster/reconciler.js';
 import { createTagSync, type SyncTags, type TagOutcome } from '../../src/awscluster/tags.js';
+import type { ClusterAPICluster } from '../../src/adoption/index.js';
 import type { KeymasterObject } from '../../src/kube/resources.js';
 import type { Result } from '../../src/runtime/controller.js';
 import { FakeCaches } from '../support/fake-caches.js';
@@ -110,6 +111,8 @@ class ClusterWorld {
   readonly drifted = new Map<string, number>();
   syncTags: SyncTags = () => Promise.resolve(IN_SYNC);
   autoControllerIdentity = false;
+  /** With --adopt-cluster-api: the Cluster API Clusters the adoption caches hold (their namespaces are the caches'). */
+  adoptedClusters: ClusterAPICluster[] | undefined;
 
   constructor() {
     this.caches.withIdentities(roleIdentity());
@@ -143,6 +146,15 @@ class ClusterWorld {
       logger: quietLogger(),
       tenantLabel: TENANT_LABEL,
       namespaceLimit: { plural: 'AWSClusters', limit: 1, flag: 'max-clusters-per-namespace' },
+      adoption: this.adoptedClusters && {
+        clusters: {
+          get: (clusterName, namespace) =>
+            this.adoptedClusters?.find(
+              ({ metadata }) => metadata.name === clusterName && metadata.namespace === namespace,
+            ),
+        },
+        namespaces: { get: (namespace) => this.caches.namespaces.get(namespace) },
+      },
     };
     const reconciler = new AWSClusterReconciler(deps);
     const request = { namespace: 'tenant-a', name };
@@ -522,6 +534,14 @@ describe('the AWSCluster reconcile, branch by branch', () => {
       );
     const trustWorld = (ownerReferences: (typeof owner)[], labels: Record<string, string>) => {
       const world = new ClusterWorld();
+      world.adoptedClusters = [
+        {
+          apiVersion: owner.apiVersion,
+          kind: 'Cluster',
+          metadata: { name: 'prod', namespace: 'tenant-a', uid: owner.uid },
+          spec: {},
+        },
+      ];
       world.caches.clusters.put(capaCluster(ownerReferences));
       world.caches.namespaces.put({ metadata: { name: 'tenant-a', labels } });
       const seen: boolean[] = [];
@@ -535,6 +555,12 @@ describe('the AWSCluster reconcile, branch by branch', () => {
       { name: 'a companion: owned by its Cluster, namespace adopted', owners: [owner], adopted: true, read: true },
       { name: 'hand-made: no owner', owners: [], adopted: true, read: false },
       { name: 'a namespace not adopted', owners: [owner], adopted: false, read: false },
+      {
+        name: "an owner a tenant wrote: the Cluster's name, another uid",
+        owners: [{ ...owner, uid: 'forged' }],
+        adopted: true,
+        read: false,
+      },
     ];
     for (const { name, owners, adopted, read } of cases) {
       it(`${read ? 'reads' : 'ignores'} the layer of ${name}`, async () => {
@@ -543,6 +569,13 @@ describe('the AWSCluster reconcile, branch by branch', () => {
         expect(seen).to.deep.equal([read]);
       });
     }
+
+    it('reads no layer without --adopt-cluster-api (no adoption caches)', async () => {
+      const { world, seen } = trustWorld([owner], { [ADOPT_LABEL]: ADOPT_LABEL_VALUE });
+      world.adoptedClusters = undefined;
+      await world.reconcile();
+      expect(seen).to.deep.equal([false]);
+    });
 
     it('tags again once ops label the namespace: no generation moved, the verdict did', async () => {
       const { world, seen } = trustWorld([owner], {});

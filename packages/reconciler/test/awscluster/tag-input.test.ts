@@ -7,14 +7,36 @@ import {
   type AWSTagPolicy,
   type OwnerReference,
 } from '@keymaster/api';
-import { clusterTagInput, isClusterAPICompanion } from '../../src/awscluster/tag-input.js';
+import { adoptedFrom } from '../../src/adoption/index.js';
+import { clusterTagInput } from '../../src/awscluster/tag-input.js';
 
 const ADOPTED = { [ADOPT_LABEL]: ADOPT_LABEL_VALUE };
-const clusterOwner = (name = 'payments', apiVersion = 'cluster.x-k8s.io/v1beta2'): OwnerReference => ({
+const CLUSTER_UID = 'cluster-uid';
+
+/** What the adoption caches hold: the Cluster API Cluster payments (CLUSTER_UID) and its namespace's labels. */
+const adoption = (labels: Record<string, string>) => ({
+  clusters: {
+    get: (name: string) =>
+      name === 'payments'
+        ? {
+            apiVersion: 'cluster.x-k8s.io/v1beta2',
+            kind: 'Cluster',
+            metadata: { name, namespace: 'tenant-b', uid: CLUSTER_UID },
+            spec: {},
+          }
+        : undefined,
+  },
+  namespaces: { get: (name: string) => ({ metadata: { name, labels } }) },
+});
+const clusterOwner = (
+  name = 'payments',
+  apiVersion = 'cluster.x-k8s.io/v1beta2',
+  uid = CLUSTER_UID,
+): OwnerReference => ({
   apiVersion,
   kind: 'Cluster',
   name,
-  uid: 'cluster-uid',
+  uid,
   controller: true,
 });
 
@@ -73,6 +95,12 @@ describe('the ClusterAPI layer is read only for a companion', () => {
       companion: false,
     },
     {
+      name: "an ownerReference written by a tenant, to the Cluster's name but not its uid",
+      cluster: awsCluster([clusterOwner('payments', 'cluster.x-k8s.io/v1beta2', 'forged-uid')]),
+      labels: ADOPTED,
+      companion: false,
+    },
+    {
       name: 'spec.clusterAPI naming another Cluster than its owner',
       cluster: awsCluster([clusterOwner()], 'other'),
       labels: ADOPTED,
@@ -81,7 +109,8 @@ describe('the ClusterAPI layer is read only for a companion', () => {
   ];
   for (const { name, cluster, labels, companion } of cases) {
     it(`${companion ? 'reads' : 'ignores'} it: ${name}`, () => {
-      expect(isClusterAPICompanion(cluster, labels)).to.equal(companion);
+      const verdict = adoptedFrom(cluster, adoption(labels)) !== undefined;
+      expect(verdict).to.equal(companion);
       // What the reconcile and `keymaster plan` act on: a Deny of the platform holds unless CAPA holds the key.
       const policy: AWSTagPolicy = {
         apiVersion: API_VERSION,
@@ -92,7 +121,7 @@ describe('the ClusterAPI layer is read only for a companion', () => {
       const input = clusterTagInput(
         cluster,
         [],
-        { policy, selected: [], clusterAPICompanion: isClusterAPICompanion(cluster, labels) },
+        { policy, selected: [], clusterAPICompanion: verdict },
         { now: new Date('2026-11-28T00:00:00Z') },
       );
       const { tags, held, problems } = input.effective;
