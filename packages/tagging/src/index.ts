@@ -69,6 +69,8 @@ export type { TaggingSession } from './aws/tagging-api.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './aws/retry.js';
 export type { FailureKind } from './aws/codes.js';
 export type { GoneResource, TagFailure, WriteAction } from './apply/types.js';
+export { TAGGERS, Taggers } from './apply/taggers/registry.js';
+export type { Tagger, TaggerKind } from './apply/taggers/tagger.js';
 export type { TaggingStatus } from './report/status.js';
 export type { AppliedChange, TaggingEvent } from './report/events.js';
 export { systemClock, type TaggingClock } from './rate-limit/clock.js';

@@ -1,6 +1,7 @@
 import { compilePattern, REGION } from '@keymaster/api';
 import { applyWrites, planWrites } from './apply/apply.js';
-import type { GoneResource, TagFailure, Write } from './apply/types.js';
+import { TAGGERS, type Taggers } from './apply/taggers/registry.js';
+import { isRemoval, type GoneResource, type TagFailure, type Write } from './apply/types.js';
 import { verifyWrites } from './apply/verify.js';
 import { retryPolicy, type RetryPolicy } from './aws/retry.js';
 import type { TaggingSession } from './aws/tagging-api.js';
@@ -74,6 +75,11 @@ export interface ReconcileTagsInput {
    * the same content and read-backs per region. Default: a registry of this reconcile alone.
    */
   batchers?: SessionBatchers;
+  /**
+   * Which tagger writes each resource, by its ARN's service. Default: Keymaster's (`TAGGERS`: EC2's own
+   * actions for EC2 resources, the Resource Groups Tagging API for the rest).
+   */
+  taggers?: Taggers;
   /** Default: the system clock. */
   clock?: TaggingClock;
   retry?: Partial<RetryPolicy>;
@@ -122,6 +128,7 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     session: input.session,
     limiters: input.limiters,
     batchers: input.batchers ?? new SessionBatchers(),
+    taggers: input.taggers ?? TAGGERS,
     clock: input.clock ?? systemClock,
     retry: retryPolicy(input.retry),
     requests: {},
@@ -151,13 +158,13 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
   const dryRun = input.dryRun === true;
   const written = dryRun
     ? { accepted: [], failed: [], gone: [] }
-    : await applyWrites(context, planWrites(plan), concurrency);
+    : await applyWrites(context, planWrites(plan, context.taggers), concurrency);
   const checked = await verifyWrites(context, written.accepted, concurrency);
   const failed = [...written.failed, ...checked.failed].sort(byArn);
   const applied = appliedChanges(checked.verified);
   const gone = written.gone.sort(byArn);
   const resources = discovered.resources;
-  const untagFailed = new Set(failed.filter(({ action }) => action === 'tag:UntagResources').map(({ arn }) => arn));
+  const untagFailed = new Set(failed.filter(({ action }) => isRemoval(action)).map(({ arn }) => arn));
   return {
     dryRun,
     plan,

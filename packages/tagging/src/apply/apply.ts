@@ -1,13 +1,15 @@
-import { awsFailureOf, failureKind, isRetriable, type AwsFailure, type FailureKind } from '../aws/codes.js';
+import { awsFailureOf, failureKind, isRetriable, type AwsFailure } from '../aws/codes.js';
 import { backoffMs } from '../aws/retry.js';
-import { resourceFailure, TaggingApi } from '../aws/tagging-api.js';
 import type { CallContext } from '../batch/call-context.js';
 import type { WriteOutcome } from '../batch/session-batchers.js';
 import { mapConcurrently, perRegion } from '../concurrency.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
-import { chunks, MAX_ARNS_PER_CALL, writeGroups } from '../plan/batches.js';
+import { chunks, writeGroups } from '../plan/batches.js';
 import type { TagPlan } from '../plan/types.js';
 import { reportedKeys } from '../legacy.js';
+import { groupBy } from './group-by.js';
+import type { Taggers } from './taggers/registry.js';
+import type { Tagger, TaggerKind } from './taggers/tagger.js';
 import type { GoneResource, TagFailure, Write } from './types.js';
 
 export interface AppliedWrites {
@@ -17,18 +19,37 @@ export interface AppliedWrites {
   gone: GoneResource[];
 }
 
-/** The plan's writes: one per region and identical content, every ARN of it (cut into calls later). */
-export function planWrites(plan: TagPlan): Write[] {
+/**
+ * The plan's writes: one per region, tagger and identical content, every ARN of it (cut into calls
+ * later). A removal by a tagger that removes by value carries the values the plan saw, and resources
+ * whose values differ get writes apart.
+ */
+export function planWrites(plan: TagPlan, taggers: Taggers): Write[] {
   const { tag, untag } = writeGroups(plan);
+  const removals = new Map(plan.resources.map(({ arn, remove }) => [arn, remove]));
+  /** The values the plan saw of `keys` on `arn`, in the order of `keys` (legacy keys have none). */
+  const valuesOf = (arn: string, keys: readonly string[]): Record<string, string> => {
+    const seen = new Map((removals.get(arn) ?? []).map(({ key, value }) => [key, value]));
+    return Object.fromEntries(keys.flatMap((key) => (seen.has(key) ? [[key, seen.get(key)!]] : [])));
+  };
   return [
-    ...tag.map(({ region, tags, arns }) => ({
-      action: 'tag:TagResources' as const,
-      region,
-      tags,
-      keys: Object.keys(tags),
-      arns,
-    })),
-    ...untag.map(({ region, keys, arns }) => ({ action: 'tag:UntagResources' as const, region, keys, arns })),
+    ...tag.flatMap(({ region, tags, arns }) =>
+      taggers.group(arns).map(([tagger, own]): Write => {
+        return { action: tagger.actions.set, region, tags, keys: Object.keys(tags), arns: own };
+      }),
+    ),
+    ...untag.flatMap(({ region, keys, arns }) =>
+      taggers.group(arns).flatMap(([tagger, own]): Write[] => {
+        const action = tagger.actions.remove;
+        if (!tagger.removesByValue) return [{ action, region, keys, arns: own }];
+        const byValues = groupBy(
+          own,
+          (arn) => valuesOf(arn, keys),
+          (values) => JSON.stringify(values),
+        );
+        return byValues.map(([values, same]) => ({ action, region, keys, values, arns: same }));
+      }),
+    ),
   ];
 }
 
@@ -44,7 +65,7 @@ export async function applyWrites(
   concurrency: number,
 ): Promise<AppliedWrites> {
   const outcomes = await perRegion(writes, (region, inRegion) =>
-    applyInRegion(new TaggingApi(context, region), context, inRegion, concurrency),
+    applyInRegion(new RegionTaggers(context, region), context, inRegion, concurrency),
   );
   return {
     accepted: outcomes.flatMap(({ accepted }) => accepted),
@@ -53,8 +74,27 @@ export async function applyWrites(
   };
 }
 
+/** Each tagger's calls in one region, made on first use. */
+class RegionTaggers {
+  readonly #taggers = new Map<TaggerKind, Tagger>();
+
+  constructor(
+    private readonly context: CallContext,
+    readonly region: string,
+  ) {}
+
+  get(kind: TaggerKind): Tagger {
+    let tagger = this.#taggers.get(kind);
+    if (tagger === undefined) {
+      tagger = kind.create(this.context, this.region);
+      this.#taggers.set(kind, tagger);
+    }
+    return tagger;
+  }
+}
+
 async function applyInRegion(
-  api: TaggingApi,
+  taggers: RegionTaggers,
   context: CallContext,
   writes: readonly Write[],
   concurrency: number,
@@ -62,8 +102,10 @@ async function applyInRegion(
   const outcome: AppliedWrites = { accepted: [], failed: [], gone: [] };
   let pending = writes;
   for (let attempt = 1; pending.length > 0; attempt++) {
-    const calls = pending.flatMap((write) => chunks(write.arns, MAX_ARNS_PER_CALL).map((arns) => ({ ...write, arns })));
-    const answers = await mapConcurrently(calls, concurrency, (call) => send(api, context, call));
+    const calls = pending.flatMap((write) =>
+      chunks(write.arns, context.taggers.ofAction(write.action).writeCapacity).map((arns) => ({ ...write, arns })),
+    );
+    const answers = await mapConcurrently(calls, concurrency, (call) => send(taggers, context, call));
     const retry = new Map<string, Write>();
     calls.forEach((call, index) => {
       const { accepted, failures } = answers[index]!;
@@ -73,7 +115,7 @@ async function applyInRegion(
         if (kind === 'Gone') {
           outcome.gone.push({ arn, region: call.region, code: failure.code, message: failure.message });
         } else if (isRetriable(kind) && attempt < context.retry.maxAttempts) {
-          const key = JSON.stringify([call.action, call.tags ?? call.keys]);
+          const key = contentOf(call);
           const again = retry.get(key) ?? { ...call, arns: [] };
           again.arns.push(arn);
           retry.set(key, again);
@@ -90,20 +132,23 @@ async function applyInRegion(
   return outcome;
 }
 
+/** What makes two writes of one region the same call: the action and what it sets or removes. */
+const contentOf = (call: Write): string => JSON.stringify([call.action, call.tags ?? call.keys, call.values]);
+
 /**
  * One write's calls, shared with the writes of other clusters of the same credentials and content
  * that wait for the rate limiter at the same time (`SessionBatchers`); its failures, whole or per
  * ARN, come back as values, for its own ARNs only.
  */
-async function send(api: TaggingApi, context: CallContext, call: Write): Promise<CallAnswer> {
-  const content = JSON.stringify([
-    context.batchers.scope(context.session, call.region),
-    call.action,
-    call.tags ?? call.keys,
-  ]);
-  const answer = await context.batchers.writes.submit(content, call.arns, api.writes, (arns, grant, parts) =>
-    sendBatch(api, call, arns, grant, parts),
-  );
+async function send(taggers: RegionTaggers, context: CallContext, call: Write): Promise<CallAnswer> {
+  const kind = context.taggers.ofAction(call.action);
+  const tagger = taggers.get(kind);
+  const content = JSON.stringify([context.batchers.scope(context.session, call.region), contentOf(call)]);
+  const answer = await context.batchers
+    .writes(kind.writeCapacity)
+    .submit(content, call.arns, tagger.writes, (arns, grant, parts) =>
+      sendBatch(kind, tagger, call, arns, grant, parts),
+    );
   const failures = call.arns.flatMap((arn): [string, AwsFailure][] => {
     const failure = answer.get(arn);
     return failure === undefined ? [] : [[arn, failure]];
@@ -117,33 +162,26 @@ interface CallAnswer {
 }
 
 /**
- * One call for `arns`. A whole call refused for a reason that may lie in one ARN (a malformed ARN,
- * a refused value: not throttling, AWS inside or the credentials' access, which every part shares) is
- * sent again part by part, so that no cluster is told of another's failure.
+ * One call for `arns`. A whole call refused for a reason that may lie in one submission (a malformed
+ * ARN, a refused value: not what the tagger says every part shares) is sent again part by part, so
+ * that no cluster is told of another's failure.
  */
 async function sendBatch(
-  api: TaggingApi,
+  kind: TaggerKind,
+  tagger: Tagger,
   call: Write,
   arns: string[],
   grant: Grant | undefined,
   parts: readonly (readonly string[])[],
 ): Promise<Map<string, WriteOutcome>> {
   try {
-    const output =
-      call.action === 'tag:TagResources'
-        ? await api.tagResources({ ResourceARNList: arns, Tags: call.tags }, grant)
-        : await api.untagResources({ ResourceARNList: arns, TagKeys: call.keys }, grant);
-    const failed = output.FailedResourcesMap ?? {};
-    return new Map(arns.map((arn) => [arn, Object.hasOwn(failed, arn) ? resourceFailure(failed[arn]!) : undefined]));
+    return await tagger.write(call, arns, grant);
   } catch (error) {
     const failure = awsFailureOf(error);
-    if (parts.length > 1 && !SHARED_FAILURES.has(failureKind(failure))) {
-      const apart = await Promise.all(parts.map((part) => sendBatch(api, call, [...part], undefined, [part])));
+    if (parts.length > 1 && !kind.sharedFailures.has(failureKind(failure))) {
+      const apart = await Promise.all(parts.map((part) => sendBatch(kind, tagger, call, [...part], undefined, [part])));
       return new Map(apart.flatMap((answer) => [...answer]));
     }
     return new Map(arns.map((arn) => [arn, failure]));
   }
 }
-
-/** Failures of a whole call that every ARN of it shares: the account's throttling, AWS's inside, the credentials' access. */
-const SHARED_FAILURES: ReadonlySet<FailureKind> = new Set(['Throttled', 'Unavailable', 'AccessDenied']);

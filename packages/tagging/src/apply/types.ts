@@ -1,16 +1,27 @@
 import type { FailureKind } from '../aws/codes.js';
 
-/** The IAM actions of the writes. */
-export type WriteAction = 'tag:TagResources' | 'tag:UntagResources';
+/** The IAM actions of the writes: the Tagging API's, or the service's own (`taggers/registry.ts`). */
+export type WriteAction = 'tag:TagResources' | 'tag:UntagResources' | 'ec2:CreateTags' | 'ec2:DeleteTags';
 
-/** One write, the same for every ARN: tags to set (TagResources) or keys to remove (UntagResources). */
+/** The writes that remove keys. */
+const REMOVALS: ReadonlySet<WriteAction> = new Set(['tag:UntagResources', 'ec2:DeleteTags']);
+
+/** Whether `action` removes keys (else it sets tags). */
+export const isRemoval = (action: WriteAction): boolean => REMOVALS.has(action);
+
+/** One write, the same for every ARN: tags to set or keys to remove, with the action of the ARNs' tagger. */
 export interface Write {
   action: WriteAction;
   region: string;
-  /** The tags to set (TagResources only). */
+  /** The tags to set (writes that set only). */
   tags?: Record<string, string>;
   /** The keys set or removed. */
   keys: string[];
+  /**
+   * Removals whose tagger can make them conditional (EC2's DeleteTags): the value each removed key
+   * must still have to be removed. A key not named here (a legacy bookkeeping tag) goes whatever its value.
+   */
+  values?: Record<string, string>;
   arns: string[];
 }
 

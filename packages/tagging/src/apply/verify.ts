@@ -1,5 +1,3 @@
-import { getAllResources, MAX_RESOURCES_PER_PAGE } from '../aws/get-resources.js';
-import { TaggingApi } from '../aws/tagging-api.js';
 import type { CallContext } from '../batch/call-context.js';
 import type { ReadOutcome } from '../batch/session-batchers.js';
 import { mapConcurrently, perRegion } from '../concurrency.js';
@@ -8,6 +6,7 @@ import { chunks } from '../plan/batches.js';
 import { AwsCallError } from '../errors.js';
 import { reportedKeys } from '../legacy.js';
 import { entry } from '../records.js';
+import type { Tagger } from './taggers/tagger.js';
 import type { TagFailure, Write } from './types.js';
 
 export interface VerifiedWrites {
@@ -18,10 +17,10 @@ export interface VerifiedWrites {
 }
 
 /**
- * Reads back the tags of every resource AWS accepted a write for (GetResources with
- * `ResourceARNList`, 100 ARNs a call) and checks that each write took effect, so that a resource is
- * only ever reported in sync when its tags are seen to be. A read that keeps failing leaves its
- * resources unverified, which counts as failed: the next reconcile looks again.
+ * Reads back the tags of every resource AWS accepted a write for, with its tagger's read (GetResources
+ * by ARN, 100 a call; EC2's DescribeTags by resource ID, 200 a call), and checks that each write took
+ * effect, so that a resource is only ever reported in sync when its tags are seen to be. A read that
+ * keeps failing leaves its resources unverified, which counts as failed: the next reconcile looks again.
  */
 export async function verifyWrites(
   context: CallContext,
@@ -29,8 +28,8 @@ export async function verifyWrites(
   concurrency: number,
 ): Promise<VerifiedWrites> {
   const outcomes = await perRegion(accepted, async (region, writes) => {
-    const live = await readBack(new TaggingApi(context, region), context, writes, concurrency);
-    return writes.map((write) => check(write, live));
+    const live = await readBack(context, region, writes, concurrency);
+    return writes.map((write) => check(write, readerOf(context, write), live));
   });
   return {
     verified: outcomes.flat().flatMap(({ verified }) => (verified.arns.length > 0 ? [verified] : [])),
@@ -39,40 +38,46 @@ export async function verifyWrites(
 }
 
 /**
- * ARN -> what reading it back gave; ARNs that GetResources did not list are absent. The reads are
- * shared with other clusters of the same credentials reading back at the same time (`SessionBatchers`).
+ * ARN -> what reading it back gave; ARNs that the read did not list are absent. The reads are shared
+ * with other clusters of the same credentials reading back at the same time (`SessionBatchers`).
  */
-async function readBack(api: TaggingApi, context: CallContext, writes: readonly Write[], concurrency: number) {
+async function readBack(context: CallContext, region: string, writes: readonly Write[], concurrency: number) {
   const arns = [...new Set(writes.flatMap((write) => write.arns))];
-  const content = JSON.stringify([context.batchers.scope(context.session, api.region), 'read']);
+  const scope = context.batchers.scope(context.session, region);
+  const reads = context.taggers.group(arns).flatMap(([kind, own]) => {
+    const tagger = kind.create(context, region);
+    return chunks(own, kind.readCapacity).map((part) => ({ kind, tagger, part }));
+  });
   const live = new Map<string, ReadOutcome>();
-  await mapConcurrently(chunks(arns, MAX_RESOURCES_PER_PAGE), concurrency, async (part) => {
-    const answer = await context.batchers.reads.submit(content, part, api.reads, (batch, grant) =>
-      readBatch(api, context, batch, grant),
-    );
+  await mapConcurrently(reads, concurrency, async ({ kind, tagger, part }) => {
+    const content = JSON.stringify([scope, 'read', kind.name]);
+    const answer = await context.batchers
+      .reads(kind.readCapacity)
+      .submit(content, part, tagger.reads, (batch, grant) => readBatch(tagger, batch, grant));
     for (const [arn, read] of answer) live.set(arn, read);
   });
   return live;
 }
 
-/** One read by ARN; a read that keeps failing leaves every ARN of it with the failure. */
-async function readBatch(api: TaggingApi, context: CallContext, ResourceARNList: string[], grant: Grant) {
-  const read = new Map<string, ReadOutcome>();
+/** One read; a read that keeps failing leaves every ARN of it with the failure. */
+async function readBatch(tagger: Tagger, arns: string[], grant: Grant): Promise<Map<string, ReadOutcome>> {
   try {
-    for (const { arn, tags } of await getAllResources(api, context, { ResourceARNList }, grant))
-      read.set(arn, { tags });
+    return await tagger.read(arns, grant);
   } catch (error) {
     if (!(error instanceof AwsCallError)) throw error;
-    for (const arn of ResourceARNList) read.set(arn, { failure: { code: error.awsCode, message: error.message } });
+    return new Map(arns.map((arn) => [arn, { failure: { code: error.awsCode, message: error.message } }]));
   }
-  return read;
 }
 
-function check(write: Write, live: Map<string, ReadOutcome>) {
+/** The name of the call that reads back what `write` did (`GetResources`, `DescribeTags`). */
+const readerOf = (context: CallContext, write: Write): string =>
+  context.taggers.ofAction(write.action).readAction.split(':')[1]!;
+
+function check(write: Write, reader: string, live: Map<string, ReadOutcome>) {
   const verified: Write = { ...write, arns: [] };
   const failed: TagFailure[] = [];
   for (const arn of write.arns) {
-    const problem = mismatch(write, live.get(arn));
+    const problem = mismatch(write, reader, live.get(arn));
     if (problem === undefined) {
       verified.arns.push(arn);
     } else {
@@ -84,10 +89,14 @@ function check(write: Write, live: Map<string, ReadOutcome>) {
 }
 
 /** What reading back shows that the write did not do, as a failure's code and message. */
-function mismatch(write: Write, read: ReadOutcome | undefined): { code: string; message: string } | undefined {
-  const verb = write.action === 'tag:TagResources' ? 'TagResources' : 'UntagResources';
+function mismatch(
+  write: Write,
+  reader: string,
+  read: ReadOutcome | undefined,
+): { code: string; message: string } | undefined {
+  const verb = write.action.split(':')[1]!;
   if (read === undefined) {
-    return { code: 'NotVerified', message: `${verb} succeeded but GetResources no longer lists the resource` };
+    return { code: 'NotVerified', message: `${verb} succeeded but ${reader} no longer lists the resource` };
   }
   if ('failure' in read) {
     return {
@@ -106,5 +115,5 @@ function mismatch(write: Write, read: ReadOutcome | undefined): { code: string; 
     const value = entry(read.tags, key);
     return `${key} is ${value === undefined ? 'missing' : JSON.stringify(value)}, not ${JSON.stringify(write.tags[key])}`;
   });
-  return { code: 'NotVerified', message: `${verb} succeeded but GetResources shows ${wrong.join(', ')}` };
+  return { code: 'NotVerified', message: `${verb} succeeded but ${reader} shows ${wrong.join(', ')}` };
 }

@@ -8,11 +8,10 @@ import {
   type UntagResourcesCommandInput,
 } from '@aws-sdk/client-resource-groups-tagging-api';
 import type { IdentitySession } from '@keymaster/identity';
-import type { FinalizeRequestMiddleware, MiddlewareStack } from '@smithy/types';
 import type { TaggingClock } from '../rate-limit/clock.js';
 import type { Grant, RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { RateLimiters } from '../rate-limit/rate-limiters.js';
-import { awsFailureOf, failureKind, type AwsFailure } from './codes.js';
+import { limitRequests } from './limit-requests.js';
 import type { RetryPolicy } from './retry.js';
 
 /**
@@ -58,81 +57,19 @@ export class TaggingApi {
 
   getResources(input: GetResourcesCommandInput, grant?: Grant) {
     const command = new GetResourcesCommand(input);
-    this.#limit(command, 'tag:GetResources', this.reads, grant);
+    limitRequests(command, 'tag:GetResources', this.reads, grant, this.context.requests);
     return this.#client.send(command);
   }
 
   tagResources(input: TagResourcesCommandInput, grant?: Grant) {
     const command = new TagResourcesCommand(input);
-    this.#limit(command, 'tag:TagResources', this.writes, grant);
+    limitRequests(command, 'tag:TagResources', this.writes, grant, this.context.requests);
     return this.#client.send(command);
   }
 
   untagResources(input: UntagResourcesCommandInput, grant?: Grant) {
     const command = new UntagResourcesCommand(input);
-    this.#limit(command, 'tag:UntagResources', this.writes, grant);
+    limitRequests(command, 'tag:UntagResources', this.writes, grant, this.context.requests);
     return this.#client.send(command);
   }
-
-  /**
-   * Puts the rate limiter inside the SDK's retry loop, just before signing, so that every attempt
-   * waits for a token (a signature is fresh when the request leaves) and reports whether AWS
-   * throttled it, either the whole call or an ARN of `FailedResourcesMap`. `first` is a token already
-   * taken for the first attempt (a batch waited for it while other calls joined).
-   */
-  #limit<I extends object, O extends object>(
-    command: { middlewareStack: MiddlewareStack<I, O> },
-    action: string,
-    limiter: RateLimiter,
-    first: Grant | undefined,
-  ) {
-    const requests = this.context.requests;
-    let taken = first;
-    const middleware: FinalizeRequestMiddleware<I, O> = (next) => async (args) => {
-      const grant = taken ?? (await limiter.acquire());
-      taken = undefined;
-      requests[action] = (requests[action] ?? 0) + 1;
-      let result;
-      try {
-        result = await limiter.inFlight(next(args));
-      } catch (error) {
-        report(limiter, grant, [awsFailureOf(error)]);
-        throw error;
-      }
-      report(limiter, grant, failuresOf(result.output));
-      return result;
-    };
-    command.middlewareStack.addRelativeTo(middleware, {
-      relation: 'before',
-      toMiddleware: 'httpSigningMiddleware',
-      name: 'keymasterRateLimiter',
-    });
-  }
-}
-
-/** Tells the limiter how AWS answered: throttled (the whole call or any ARN), or not; no answer tells nothing. */
-function report(limiter: RateLimiter, grant: Grant, failures: readonly AwsFailure[]): void {
-  if (failures.some((failure) => failureKind(failure) === 'Throttled')) limiter.throttled(grant);
-  else if (failures.every(({ status }) => status !== undefined)) limiter.succeeded();
-}
-
-/** The per-ARN failures of a TagResources / UntagResources answer. */
-function failuresOf(output: unknown): AwsFailure[] {
-  const failed = (output as { FailedResourcesMap?: Record<string, FailedResource> }).FailedResourcesMap ?? {};
-  return Object.values(failed).map(resourceFailure);
-}
-
-interface FailedResource {
-  StatusCode?: number;
-  ErrorCode?: string;
-  ErrorMessage?: string;
-}
-
-/** One entry of `FailedResourcesMap` as an `AwsFailure`. */
-export function resourceFailure(entry: FailedResource): AwsFailure {
-  return {
-    code: entry.ErrorCode ?? 'Unknown',
-    message: entry.ErrorMessage ?? '',
-    ...(entry.StatusCode === undefined ? {} : { status: entry.StatusCode }),
-  };
 }

@@ -1,4 +1,5 @@
 import type { ApiContext } from '../aws/tagging-api.js';
+import type { Taggers } from '../apply/taggers/registry.js';
 import type { SessionBatchers } from './session-batchers.js';
 
 /**
@@ -7,4 +8,6 @@ import type { SessionBatchers } from './session-batchers.js';
  */
 export interface CallContext extends ApiContext {
   batchers: SessionBatchers;
+  /** Which tagger writes and reads each resource. */
+  taggers: Taggers;
 }

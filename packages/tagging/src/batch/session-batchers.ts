@@ -1,7 +1,5 @@
 import type { AwsFailure } from '../aws/codes.js';
-import { MAX_RESOURCES_PER_PAGE } from '../aws/get-resources.js';
 import type { TaggingSession } from '../aws/tagging-api.js';
-import { MAX_ARNS_PER_CALL } from '../plan/batches.js';
 import { Coalescer } from './coalescer.js';
 import { SharedDiscovery } from './shared-discovery.js';
 
@@ -14,17 +12,15 @@ export type ReadOutcome = { tags: Record<string, string> } | { failure: AwsFailu
 /**
  * The calls that clusters may share, for the whole controller: create one beside its `RateLimiters`
  * and pass it to every `reconcileTags`. Clusters that use the same credentials (an `IdentitySession`'s
- * `key`: the same identity chain) in one region then share TagResources, UntagResources and read-back
- * calls of the same content, up to AWS's limits per call, and discovery when a scan is cheaper. Clusters of other credentials never share a
+ * `key`: the same identity chain) in one region then share write and read-back calls of the same
+ * content, up to the limit per call of the resources' tagger, and discovery when a scan is cheaper. Clusters of other credentials never share a
  * call, even in the same account: a cluster's tags are only ever written with its own credentials. A
  * session without a `key` shares with itself only. Only batches waiting for a token are held: the
  * memory follows the calls in flight, not the fleet.
  */
 export class SessionBatchers {
-  /** TagResources / UntagResources: up to 20 ARNs a call. */
-  readonly writes = new Coalescer<WriteOutcome>(MAX_ARNS_PER_CALL);
-  /** GetResources by ARN (reading tags back): up to 100 ARNs a call. */
-  readonly reads = new Coalescer<ReadOutcome>(MAX_RESOURCES_PER_PAGE);
+  readonly #writes = new Map<number, Coalescer<WriteOutcome>>();
+  readonly #reads = new Map<number, Coalescer<ReadOutcome>>();
   /** Discovery: one scan for the clusters that want it, where it costs fewer calls than their queries. */
   readonly discovery: SharedDiscovery;
   readonly #keyless = new WeakMap<TaggingSession, number>();
@@ -33,6 +29,16 @@ export class SessionBatchers {
   /** `maxScanBytes`: what discovery's scans may keep in all (default `DEFAULT_SCAN_BYTES`, 64 MiB). */
   constructor(options: { maxScanBytes?: number } = {}) {
     this.discovery = new SharedDiscovery(options.maxScanBytes);
+  }
+
+  /** Write calls of up to `capacity` resources (a tagger's; the action is in each call's content). */
+  writes(capacity: number): Coalescer<WriteOutcome> {
+    return coalescerOf(this.#writes, capacity);
+  }
+
+  /** Reads of the tags of up to `capacity` resources a call. */
+  reads(capacity: number): Coalescer<ReadOutcome> {
+    return coalescerOf(this.#reads, capacity);
   }
 
   /** The scope of calls that may share: one credential set in one region. */
@@ -45,4 +51,13 @@ export class SessionBatchers {
     }
     return JSON.stringify([session.accountId, key, region]);
   }
+}
+
+function coalescerOf<Outcome>(coalescers: Map<number, Coalescer<Outcome>>, capacity: number): Coalescer<Outcome> {
+  let coalescer = coalescers.get(capacity);
+  if (coalescer === undefined) {
+    coalescer = new Coalescer<Outcome>(capacity);
+    coalescers.set(capacity, coalescer);
+  }
+  return coalescer;
 }

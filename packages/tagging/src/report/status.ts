@@ -1,5 +1,5 @@
 import type { ClusterTaggingStatus } from '@keymaster/api';
-import type { GoneResource, TagFailure } from '../apply/types.js';
+import { isRemoval, type GoneResource, type TagFailure } from '../apply/types.js';
 import { summarizePlan } from '../plan/summary.js';
 import type { TagPlan } from '../plan/types.js';
 import { entry } from '../records.js';
@@ -59,7 +59,7 @@ function nextManagedTags(
 ): Record<string, string> {
   const next = summarizePlan(plan).managedTags;
   for (const failure of failed) {
-    if (failure.action !== 'tag:UntagResources') continue;
+    if (!isRemoval(failure.action)) continue;
     for (const key of failure.keys) {
       const applied = entry(managedTags, key);
       if (applied !== undefined && !Object.hasOwn(next, key)) next[key] = applied;

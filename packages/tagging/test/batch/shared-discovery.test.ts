@@ -3,7 +3,7 @@ import type { ResourceSpec } from '@keymaster/aws-emulator';
 import { retryPolicy } from '../../src/aws/retry.js';
 import type { CallContext } from '../../src/batch/call-context.js';
 import { discoverResources, type DiscoveredResources } from '../../src/discovery.js';
-import { SessionBatchers } from '../../src/index.js';
+import { SessionBatchers, TAGGERS } from '../../src/index.js';
 import { owned } from '../fixtures.js';
 import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
 import { startHarness, staticSession, type Harness } from '../support/harness.js';
@@ -34,6 +34,7 @@ describe('SharedDiscovery: one scan for the clusters that wait together, where i
     session: { ...staticSession(h.aws.url, h.faults), key: 'chain-a' },
     limiters: h.limiters,
     batchers,
+    taggers: TAGGERS,
     clock: h.clock,
     retry: retryPolicy(),
     requests: {},

@@ -125,10 +125,17 @@ describe('RateLimiters', () => {
     const limiters = new RateLimiters();
     expect(limiters.get('111111111111', 'us-east-1', 'taggingReads')).to.include({ maxRatePerSecond: 15, burst: 12 });
     expect(limiters.get('111111111111', 'us-east-1', 'taggingWrites')).to.include({ maxRatePerSecond: 5, burst: 4 });
-    expect(AWS_BUDGETS).to.deep.equal({
+    expect(AWS_BUDGETS).to.deep.include({
       taggingReads: { ratePerSecond: 15, burst: 12 },
       taggingWrites: { ratePerSecond: 5, burst: 4 },
     });
+  });
+
+  it("keeps EC2's request buckets by default: CreateTags and DeleteTags 10 a second, DescribeTags 20, each a burst a fifth under the bucket of 100", () => {
+    const limiters = new RateLimiters();
+    expect(limiters.get('111111111111', 'us-east-1', 'ec2Writes')).to.include({ maxRatePerSecond: 10, burst: 80 });
+    expect(limiters.get('111111111111', 'us-east-1', 'ec2Reads')).to.include({ maxRatePerSecond: 20, burst: 80 });
+    expect(Object.keys(AWS_BUDGETS)).to.have.members(['taggingReads', 'taggingWrites', 'ec2Writes', 'ec2Reads']);
   });
 
   it('applies a family’s own budget to its limiters only', () => {
@@ -142,9 +149,9 @@ describe('RateLimiters', () => {
       TaggingInputError,
       /^burst: is 0/,
     );
-    expect(() => new RateLimiters({ budgets: { ec2Reads: { ratePerSecond: 1, burst: 1 } } as never })).to.throw(
+    expect(() => new RateLimiters({ budgets: { lambdaReads: { ratePerSecond: 1, burst: 1 } } as never })).to.throw(
       TaggingInputError,
-      /^budgets\.ec2Reads: is not an API family/,
+      /^budgets\.lambdaReads: is not an API family/,
     );
   });
 

@@ -9,7 +9,14 @@ import {
   type TagReconcileResult,
 } from '../../src/index.js';
 import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
-import { effectiveTags, emulatorClock, startHarness, staticSession, type Harness } from '../support/harness.js';
+import {
+  effectiveTags,
+  emulatorClock,
+  startHarness,
+  staticSession,
+  TAGGING_API_ONLY,
+  type Harness,
+} from '../support/harness.js';
 import { virtualClock } from '../support/virtual-clock.js';
 
 const [EAST] = REGIONS;
@@ -66,6 +73,7 @@ const pass = ({ clusters, costCenter, session, limiters, batchers }: Pass) =>
         ...(batchers ? { batchers } : {}),
         clock: virtualClock(),
         retry: { baseDelayMs: 0 },
+        taggers: TAGGING_API_ONLY,
       }),
     ),
   );

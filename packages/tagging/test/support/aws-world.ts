@@ -10,7 +10,7 @@ export const TAGGER_KEYS = {
 };
 
 /** What the tagger may do: everything tagging needs, unless a test takes some of it away. */
-export const FULL_ACCESS = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags'];
+export const FULL_ACCESS = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'ec2:DescribeTags'];
 
 export const instance = (region: string, index: number) =>
   `arn:aws:ec2:${region}:${ACCOUNT}:instance/i-${index.toString(16).padStart(17, '0')}`;

@@ -7,6 +7,7 @@ import {
   systemClock,
   resolveEffectiveTags,
   tagLayers,
+  Taggers,
   type EffectiveTags,
   type RateLimitersOptions,
   type ReconcileTagsInput,
@@ -50,7 +51,7 @@ export function emulatorClock(aws: AwsEmulator): TaggingClock {
 
 /**
  * A session from static keys: what tagging needs of an `IdentitySession`, its clients cached per
- * region. `maxAttempts` 1 leaves every retry to Keymaster (the SDK's own back off in real time).
+ * class and region. `maxAttempts` 1 leaves every retry to Keymaster (the SDK's own back off in real time).
  */
 export function staticSession(url: string, faults: ArnFaults, maxAttempts = 1): TaggingSession {
   const clients = new Map<string, SdkClient>();
@@ -58,12 +59,13 @@ export function staticSession(url: string, faults: ArnFaults, maxAttempts = 1): 
   return {
     accountId: ACCOUNT,
     client<C extends SdkClient>(Client: SdkClientClass<C>, region: string = REGIONS[0]): C {
-      let client = clients.get(region);
+      const key = `${Client.name}/${region}`;
+      let client = clients.get(key);
       if (client === undefined) {
         const config = { region, credentials, endpoint: url, maxAttempts };
         client = new Client(config);
         faults.install(client, region);
-        clients.set(region, client);
+        clients.set(key, client);
       }
       return client as C;
     },
@@ -101,7 +103,16 @@ export interface HarnessOptions {
    * left, a jitter of hundreds of milliseconds no real network has. Tests of throttling inject it.
    */
   realTime?: boolean;
+  /** Which tagger writes each resource: `TAGGING_API_ONLY` by default. */
+  taggers?: Taggers;
 }
+
+/**
+ * The Resource Groups Tagging API for every resource, EC2's too: the suites that specify that tagger
+ * (20 ARNs a call, `FailedResourcesMap`, GetResources read-back) run on this fixture's EC2 instances;
+ * EC2's own tagger has its suite (`ec2-tagger.test.ts`).
+ */
+export const TAGGING_API_ONLY = new Taggers([]);
 
 export async function startHarness(world: World, options: HarnessOptions = {}): Promise<Harness> {
   const aws = await startAwsEmulator({ world, quotas: options.realTime === true ? 'aws' : 'off' });
@@ -125,6 +136,7 @@ export async function startHarness(world: World, options: HarnessOptions = {}): 
         effective: EFFECTIVE,
         limiters,
         clock,
+        taggers: options.taggers ?? TAGGING_API_ONLY,
         ...input,
       }),
     calls,
