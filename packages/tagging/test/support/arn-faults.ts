@@ -11,6 +11,8 @@ interface FailedResource {
   ErrorMessage: string;
 }
 
+const TAGGING_API_WRITES = new Set(['TagResourcesCommand', 'UntagResourcesCommand']);
+
 type Args = { input: Record<string, unknown> };
 type Result = { output: Record<string, unknown> };
 type Handler = (args: Args) => Promise<Result>;
@@ -52,10 +54,13 @@ export class ArnFaults {
 
   /** Adds the middleware to an SDK client of `region`. */
   install(client: { middlewareStack: { add(middleware: unknown, options: object): void } }, region: string): void {
+    // The Tagging API's calls only: EC2's own go as they are.
     const middleware = (next: Handler, context: { commandName?: string }) => (args: Args) =>
       context.commandName === 'GetResourcesCommand'
         ? this.#listGhosts(next, args, region)
-        : this.#write(next, args, { command: context.commandName ?? '', region });
+        : TAGGING_API_WRITES.has(context.commandName ?? '')
+          ? this.#write(next, args, { command: context.commandName!, region })
+          : next(args);
     client.middlewareStack.add(middleware, { step: 'initialize', name: 'testArnFaults' });
   }
 

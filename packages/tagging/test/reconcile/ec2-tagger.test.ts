@@ -1,0 +1,163 @@
+import { expect } from 'chai';
+import type { ResourceSpec } from '@keymaster/aws-emulator';
+import { RateLimiters, reconcileTags, SessionBatchers, TAGGERS, type TaggingSession } from '../../src/index.js';
+import { memoryOf, owned } from '../fixtures.js';
+import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
+import {
+  EFFECTIVE_VALUES,
+  effectiveTags,
+  emulatorClock,
+  startHarness,
+  staticSession,
+  type Harness,
+} from '../support/harness.js';
+import { virtualClock } from '../support/virtual-clock.js';
+
+const [EAST] = REGIONS;
+/** Each cluster's EC2 resources, as in the benchmark's fleet. */
+const PER_CLUSTER = 20;
+const CLUSTERS = 60;
+const names = (count: number) => Array.from({ length: count }, (_, i) => `cluster-${String(i).padStart(2, '0')}`);
+const fleet = (clusters: readonly string[]): ResourceSpec[] =>
+  clusters.flatMap((clusterName, i) => clusterInstances(EAST, PER_CLUSTER, { clusterName, from: i * PER_CLUSTER }));
+const effective = (costCenter: string) =>
+  effectiveTags([{ key: 'cost-center', value: costCenter }], { team: 'analytics' });
+
+/** Every cluster reconciled at once with Keymaster's taggers, each owning its name. */
+const pass = (h: Harness, clusters: readonly string[], costCenter: string, shared: Shared) =>
+  Promise.all(
+    clusters.map((clusterName) =>
+      reconcileTags({
+        session: { ...shared.session },
+        clusterName,
+        regions: [EAST],
+        effective: effective(costCenter),
+        claim: { decide: () => Promise.resolve({ owner: true as const }) },
+        limiters: shared.limiters,
+        batchers: shared.batchers,
+        taggers: TAGGERS,
+        clock: virtualClock(),
+        retry: { baseDelayMs: 0 },
+      }),
+    ),
+  );
+
+interface Shared {
+  session: TaggingSession;
+  limiters: RateLimiters;
+  batchers: SessionBatchers;
+}
+
+describe("reconcileTags with EC2's own tagger", function () {
+  this.timeout(60_000);
+  let h: Harness;
+  afterEach(() => h.stop());
+
+  it('a global edit over 60 clusters of one account and region takes ⌈60 × 20 / 1,000⌉ CreateTags and ⌈1,200 / 200⌉ DescribeTags', async () => {
+    const clusters = names(CLUSTERS);
+    h = await startHarness(taggingWorld(fleet(clusters)));
+    const session = { ...staticSession(h.aws.url, h.faults), key: 'chain-a' };
+    const plenty = {
+      session,
+      limiters: new RateLimiters({ clock: emulatorClock(h.aws) }),
+      batchers: new SessionBatchers(),
+    };
+    await pass(h, clusters, '1000', plenty);
+    h.aws.calls.reset();
+
+    // EC2's writes wait a second for their token, the first taken already: every cluster's edit joins
+    // the calls waiting, as when a whole account syncs together.
+    const limiters = new RateLimiters({ budgets: { ec2Writes: { ratePerSecond: 1, burst: 1 } } });
+    await limiters.get(ACCOUNT, EAST, 'ec2Writes').acquire();
+    const results = await pass(h, clusters, '2000', { session, limiters, batchers: new SessionBatchers() });
+
+    expect(h.calls('ec2:CreateTags')).to.equal(Math.ceil((CLUSTERS * PER_CLUSTER) / 1000));
+    expect(h.calls('ec2:DescribeTags')).to.equal(Math.ceil((CLUSTERS * PER_CLUSTER) / 200));
+    expect(h.calls('tag:TagResources') + h.calls('ec2:DeleteTags')).to.equal(0);
+    for (const [arn, tags] of h.resources()) expect(tags, arn).to.include({ 'cost-center': '2000' });
+    for (const result of results) {
+      expect(result.synced).to.equal(true);
+      expect(result.applied).to.have.length(PER_CLUSTER);
+    }
+    const sent = results.reduce((sum, { requests }) => sum + (requests['ec2:CreateTags'] ?? 0), 0);
+    expect(sent).to.equal(h.calls('ec2:CreateTags'));
+  });
+
+  it('reports the resource EC2 names as not found gone, and writes the rest of the call', async () => {
+    h = await startHarness(taggingWorld(clusterInstances(EAST, 30)), { taggers: TAGGERS });
+    const ghost = instance(EAST, 0xdead);
+    h.faults.ghosts({ [ghost]: owned() });
+    const result = await h.reconcile({ regions: [EAST] });
+
+    expect(result.gone).to.deep.equal([
+      {
+        arn: ghost,
+        region: EAST,
+        code: 'InvalidInstanceID.NotFound',
+        message: "The instance ID 'i-0000000000000dead' does not exist",
+      },
+    ]);
+    expect(result.failed).to.deep.equal([]);
+    expect(result.synced).to.equal(true);
+    expect(result.applied).to.have.length(30);
+    // The call EC2 refused whole, then the same call without the ghost.
+    expect(h.calls('ec2:CreateTags')).to.equal(2);
+    expect(h.succeeded('ec2:CreateTags')).to.equal(1);
+  });
+
+  it('splits a call EC2 refuses whole without naming a resource, so that the refusal stays with its resource', async () => {
+    const resources = clusterInstances(EAST, 8);
+    h = await startHarness(taggingWorld(resources), { taggers: TAGGERS });
+    const crowded = instance(EAST, 5);
+    const result = await h.reconcile({
+      regions: [EAST],
+      // After discovery someone fills one instance up to EC2's 50 tags: EC2 refuses the whole call.
+      claim: {
+        decide: () => {
+          const tags = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`other-${i}`, 'x']));
+          h.aws.world.putResources({ arn: crowded, tags: { ...resources[5]!.tags, ...tags } });
+          return Promise.resolve({ owner: true as const });
+        },
+      },
+    });
+
+    expect(result.applied.map(({ arn }) => arn)).to.deep.equal(
+      resources.map(({ arn }) => arn).filter((arn) => arn !== crowded),
+    );
+    expect(result.failed.map(({ arn, action, kind, code }) => ({ arn, action, kind, code }))).to.deep.equal([
+      { arn: crowded, action: 'ec2:CreateTags', kind: 'Rejected', code: 'TagLimitExceeded' },
+    ]);
+    // Halves down to the crowded one (8 -> 4 + 4 -> 2 + 2 -> 1 + 1): 7 calls, 3 of them written, none retried.
+    expect(h.calls('ec2:CreateTags')).to.equal(7);
+    expect(h.succeeded('ec2:CreateTags')).to.equal(3);
+  });
+
+  it('Delete: names the applied value in DeleteTags, so a value changed since discovery stays', async () => {
+    const managed = { ...EFFECTIVE_VALUES, legacy: 'x' };
+    const resources = clusterInstances(EAST, 10, { tags: managed });
+    h = await startHarness(taggingWorld(resources), { taggers: TAGGERS });
+    const changed = instance(EAST, 3);
+    const result = await h.reconcile({
+      regions: [EAST],
+      memory: memoryOf(Object.fromEntries(resources.map(({ arn }) => [arn, { Cluster: { legacy: 'x' } }]))),
+      managedTags: managed,
+      removalPolicy: 'Delete',
+      // Someone sets legacy=y on one resource after discovery, before the removal is sent.
+      claim: {
+        decide: () => {
+          const spec = resources.find(({ arn }) => arn === changed)!;
+          h.aws.world.putResources({ arn: changed, tags: { ...spec.tags, legacy: 'y' } });
+          return Promise.resolve({ owner: true as const });
+        },
+      },
+    });
+
+    expect(h.calls('ec2:DeleteTags')).to.equal(1);
+    const legacy = [...h.resources()].flatMap(([arn, tags]) => (tags.legacy === undefined ? [] : [[arn, tags.legacy]]));
+    expect(legacy).to.deep.equal([[changed, 'y']]);
+    expect(result.failed.map(({ arn, action, kind }) => ({ arn, action, kind }))).to.deep.equal([
+      { arn: changed, action: 'ec2:DeleteTags', kind: 'NotVerified' },
+    ]);
+    expect(result.applied).to.have.length(9);
+  });
+});
