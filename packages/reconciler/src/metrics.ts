@@ -175,12 +175,12 @@ export class KeymasterMetrics {
     };
     this.awsBudgetRequests = budgetCounter(
       'keymaster_aws_budget_requests_total',
-      'AWS requests let through by the budget of an account, region and API family (taggingReads: GetResources; taggingWrites: TagResources, UntagResources)',
+      'AWS requests let through by the budget of an account, region and API family (taggingReads: GetResources; taggingWrites: TagResources, UntagResources; ec2Writes: CreateTags, DeleteTags; ec2Reads: DescribeTags)',
       (stats) => stats.granted,
     );
     this.awsBudgetWait = budgetCounter(
       'keymaster_aws_budget_wait_seconds_total',
-      "Time AWS requests waited for their account, region and API family's budget (--aws-tagging-read-rate, --aws-tagging-write-rate)",
+      "Time AWS requests waited for their account, region and API family's budget (--aws-tagging-read-rate, --aws-tagging-write-rate, --aws-ec2-write-rate, --aws-ec2-read-rate)",
       (stats) => stats.waitedMs / 1000,
     );
     this.awsBudgetThrottles = budgetCounter(

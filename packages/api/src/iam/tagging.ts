@@ -3,8 +3,9 @@ import { iamPolicy, type IamPolicy, type IamStatement } from './document.js';
 /**
  * The AWS services whose resources Keymaster tags, each with its own tagging actions: the Resource
  * Groups Tagging API (tag:TagResources, tag:UntagResources) calls them for every resource, and AWS
- * checks both. CAPA's clusters own EC2 resources and load balancers (Classic and v2 alike are
- * elasticloadbalancing). A service added here is added to every role that tags.
+ * checks both; EC2's are also what Keymaster calls itself for EC2 resources (its own tagger). CAPA's
+ * clusters own EC2 resources and load balancers (Classic and v2 alike are elasticloadbalancing). A
+ * service added here is added to every role that tags.
  */
 export const TAGGED_SERVICES = {
   ec2: {
@@ -26,7 +27,18 @@ const TAGGING_API: IamStatement = {
   Resource: '*',
 };
 
-/** What a role needs to tag a cluster's resources: the Tagging API and each service's tagging actions. */
+/** EC2's tagger reads the tags back with DescribeTags, which has no resource-level permissions. */
+const EC2_READS: IamStatement = {
+  Sid: 'Ec2TagReads',
+  Effect: 'Allow',
+  Action: ['ec2:DescribeTags'],
+  Resource: '*',
+};
+
+/**
+ * What a role needs to tag a cluster's resources: the Tagging API, each service's tagging actions,
+ * and EC2's read of tags.
+ */
 export function taggingPolicy(): IamPolicy {
   const services = Object.entries(TAGGED_SERVICES).map(([service, { actions, resource }]): IamStatement => ({
     Sid: `${service.replace(/^./, (letter) => letter.toUpperCase())}Tags`,
@@ -34,5 +46,5 @@ export function taggingPolicy(): IamPolicy {
     Action: [...actions],
     Resource: resource,
   }));
-  return iamPolicy(TAGGING_API, ...services);
+  return iamPolicy(TAGGING_API, ...services, EC2_READS);
 }

@@ -47,7 +47,10 @@ export interface RunFlags extends WebhookFlags {
   logLevel: LogLevel;
   logFormat: LogFormat;
   stsRegion: string;
-  /** --aws-tagging-read-rate, --aws-tagging-write-rate: each tagging API family's budget per AWS account and region. */
+  /**
+   * --aws-tagging-read-rate, --aws-tagging-write-rate, --aws-ec2-write-rate, --aws-ec2-read-rate: each
+   * tagging API family's budget per AWS account and region.
+   */
   awsTaggingBudgets: Record<ApiFamily, TaggingRate>;
   /** --max-credential-sets-per-namespace: distinct credential sets one namespace's AWSCredentialsRequests may use. */
   maxCredentialSetsPerNamespace: number;
@@ -156,6 +159,16 @@ export const RUN_FLAGS = {
   'aws-tagging-rate': {
     type: 'string',
     help: 'deprecated: the former budget of every tagging call, now --aws-tagging-write-rate (which wins when both are given)',
+  },
+  'aws-ec2-write-rate': {
+    type: 'string',
+    default: budgetText('ec2Writes'),
+    help: "EC2 CreateTags and DeleteTags requests per second and burst per AWS account and region (EC2's bucket of 100 refilled at 10/s; the burst a fifth under the bucket), e.g. 20,160; unlimited lifts it (benchmarks)",
+  },
+  'aws-ec2-read-rate': {
+    type: 'string',
+    default: budgetText('ec2Reads'),
+    help: "EC2 DescribeTags requests per second and burst per AWS account and region (EC2's non-mutating bucket of 100 refilled at 20/s; the burst a fifth under the bucket), e.g. 40,160; unlimited lifts it (benchmarks)",
   },
   'max-credential-sets-per-namespace': {
     type: 'string',
@@ -436,6 +449,18 @@ export function parseRunFlags(args: string[]): RunFlags {
         burstWithinQuota,
       ),
       taggingWrites: writeRate(values),
+      ec2Writes: rateOf(
+        'aws-ec2-write-rate',
+        values['aws-ec2-write-rate'],
+        `Write CreateTags and DeleteTags requests per second and optionally a burst: ${budgetText('ec2Writes')} (EC2's bucket, the default), 20, 20,160, or unlimited.`,
+        burstWithinQuota,
+      ),
+      ec2Reads: rateOf(
+        'aws-ec2-read-rate',
+        values['aws-ec2-read-rate'],
+        `Write DescribeTags requests per second and optionally a burst: ${budgetText('ec2Reads')} (EC2's bucket, the default), 40, 40,160, or unlimited.`,
+        burstWithinQuota,
+      ),
     },
     maxCredentialSetsPerNamespace: maxCredentialSets(values['max-credential-sets-per-namespace']),
     stsRatePerNamespace: rateOf(

@@ -75,11 +75,11 @@ describe('keymaster run flags', () => {
   });
 
   it("reads --aws-tagging-read-rate and --aws-tagging-write-rate: AWS's quotas by default, a rate with an optional burst, or unlimited", async () => {
-    expect(parseRunFlags([]).awsTaggingBudgets).to.deep.equal({
+    expect(parseRunFlags([]).awsTaggingBudgets).to.deep.include({
       taggingReads: { ratePerSecond: 15, burst: 12 },
       taggingWrites: { ratePerSecond: 5, burst: 4 },
     });
-    expect(parseRunFlags(['--aws-tagging-read-rate=50,80']).awsTaggingBudgets).to.deep.equal({
+    expect(parseRunFlags(['--aws-tagging-read-rate=50,80']).awsTaggingBudgets).to.deep.include({
       taggingReads: { ratePerSecond: 50, burst: 80 },
       taggingWrites: { ratePerSecond: 5, burst: 4 },
     });
@@ -118,8 +118,30 @@ describe('keymaster run flags', () => {
     }
   });
 
+  it("reads --aws-ec2-write-rate and --aws-ec2-read-rate: EC2's buckets by default, a rate with an optional burst, or unlimited", () => {
+    expect(parseRunFlags([]).awsTaggingBudgets).to.deep.include({
+      ec2Writes: { ratePerSecond: 10, burst: 80 },
+      ec2Reads: { ratePerSecond: 20, burst: 80 },
+    });
+    const set = parseRunFlags(['--aws-ec2-write-rate=20', '--aws-ec2-read-rate=40,160']).awsTaggingBudgets;
+    expect(set).to.deep.include({
+      ec2Writes: { ratePerSecond: 20, burst: 16 },
+      ec2Reads: { ratePerSecond: 40, burst: 160 },
+      taggingWrites: { ratePerSecond: 5, burst: 4 },
+    });
+    expect(parseRunFlags(['--aws-ec2-write-rate=unlimited']).awsTaggingBudgets.ec2Writes.ratePerSecond).to.be.above(
+      1e15,
+    );
+    for (const flag of ['aws-ec2-write-rate', 'aws-ec2-read-rate']) {
+      const error = refusal([`--${flag}=0`]);
+      expect(error.code).to.equal('ERR_KEYMASTER_INVALID_FLAG');
+      expect(error.message).to.match(new RegExp(`^--${flag}="0": the rate "0" is not a number above 0`));
+      expect(error.hint).to.include('unlimited');
+    }
+  });
+
   it('still reads the deprecated --aws-tagging-rate, as the writes’ budget, unless --aws-tagging-write-rate is given', () => {
-    expect(parseRunFlags(['--aws-tagging-rate=50,80']).awsTaggingBudgets).to.deep.equal({
+    expect(parseRunFlags(['--aws-tagging-rate=50,80']).awsTaggingBudgets).to.deep.include({
       taggingReads: { ratePerSecond: 15, burst: 12 },
       taggingWrites: { ratePerSecond: 50, burst: 80 },
     });
@@ -185,6 +207,8 @@ describe('keymaster run flags', () => {
       '--leader-elect-retry-period',
       '--aws-tagging-read-rate',
       '--aws-tagging-write-rate',
+      '--aws-ec2-write-rate',
+      '--aws-ec2-read-rate',
       '--max-credential-sets-per-namespace',
       '--sts-rate-per-namespace',
       '--min-renewal-interval',

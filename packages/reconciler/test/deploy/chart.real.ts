@@ -288,6 +288,8 @@ describe(`the Helm chart deploy/helm/keymaster, with the real helm`, function ()
         '--max-credentials-requests-per-namespace=100',
         '--aws-tagging-read-rate=15,12',
         '--aws-tagging-write-rate=5,4',
+        '--aws-ec2-write-rate=10,80',
+        '--aws-ec2-read-rate=20,80',
         '--sts-region=us-east-1',
         '--max-credential-sets-per-namespace=50',
         '--sts-rate-per-namespace=1,20',
