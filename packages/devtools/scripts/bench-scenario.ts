@@ -15,7 +15,14 @@ const API_VERSION = 'infrastructure.keymaster.dev/v1beta1';
 const PLATFORM = '111111111111';
 const CONTROLLER_ARN = `arn:aws:iam::${PLATFORM}:user/keymaster-controller`;
 const HUB_ARN = `arn:aws:iam::${PLATFORM}:role/keymaster-hub`;
-const TAGGING = ['tag:GetResources', 'tag:TagResources', 'tag:UntagResources', 'ec2:CreateTags', 'ec2:DeleteTags'];
+const TAGGING = [
+  'tag:GetResources',
+  'tag:TagResources',
+  'tag:UntagResources',
+  'ec2:CreateTags',
+  'ec2:DeleteTags',
+  'ec2:DescribeTags',
+];
 
 type TenantKind = 'static' | 'role' | 'chained';
 

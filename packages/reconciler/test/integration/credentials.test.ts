@@ -26,7 +26,7 @@ const world = (): World => ({
           name: 'workloads',
           trust: [{ principal: 'arn:aws:iam::111111111111:user/keymaster-controller' }],
           // The role may tag; the requests' session policies let their credentials only read tags.
-          allow: ['tag:*', 'ec2:CreateTags'],
+          allow: ['tag:*', 'ec2:CreateTags', 'ec2:DescribeTags'],
         },
       ],
       resources: [{ arn: 'arn:aws:ec2:us-west-2:111111111111:instance/i-0000000000000000a', tags: { team: 'a' } }],

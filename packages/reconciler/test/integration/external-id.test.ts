@@ -22,7 +22,7 @@ const world = (): World => ({
         {
           name: 'tenant',
           trust: [EXTERNAL_ID, ROTATED].map((externalId) => ({ principal: CONTROLLER_USER, externalId })),
-          allow: ['tag:*', 'ec2:CreateTags', 'sts:GetCallerIdentity'],
+          allow: ['tag:*', 'ec2:CreateTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'],
         },
       ],
       resources: [{ arn: 'arn:aws:ec2:us-west-2:111111111111:instance/i-0000000000000000a', tags: {} }],

@@ -54,7 +54,7 @@ export const TENANT_KEYS = {
   accessKeyId: 'AKIAEXAMPLETENANTA01',
   secretAccessKey: 'tenant-a-secret-key-111111111111111111',
 };
-const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'sts:GetCallerIdentity'];
+const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'];
 
 /** Account 111111111111 holds the controller's user, 222222222222 a tenant's user; each has resources of cluster `prod`. */
 export function world(): World {

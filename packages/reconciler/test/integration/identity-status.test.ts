@@ -19,7 +19,7 @@ const world = (): World => ({
         {
           name: 'tenant',
           trust: [{ principal: 'arn:aws:iam::111111111111:user/keymaster-controller' }],
-          allow: ['tag:*', 'ec2:CreateTags', 'sts:GetCallerIdentity'],
+          allow: ['tag:*', 'ec2:CreateTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'],
         },
       ],
       resources: [{ arn: 'arn:aws:ec2:us-west-2:111111111111:instance/i-0000000000000000a', tags: {} }],

@@ -27,7 +27,7 @@ function worldWith(tags: Record<string, string>): World {
           {
             name: 'keymaster-controller',
             accessKeys: [CONTROLLER_KEYS],
-            allow: ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'sts:GetCallerIdentity'],
+            allow: ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'],
           },
         ],
         resources: INSTANCES.map((arn) => ({ arn, tags: { ...OWNED, ...tags } })),

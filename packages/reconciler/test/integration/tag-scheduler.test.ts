@@ -8,7 +8,7 @@ const OTHER = '222222222222';
 /** Account 111111111111 has many clusters; 222222222222 two. Both tag in us-west-2. */
 const busyClusters = Array.from({ length: 12 }, (_, index) => `busy-${index}`);
 const otherClusters = ['other-0', 'other-1'];
-const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'sts:GetCallerIdentity'];
+const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'];
 
 function schedulerWorld(): World {
   const resources = (account: string, clusters: string[]) =>
