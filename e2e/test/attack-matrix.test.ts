@@ -629,7 +629,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       await ops.delete(tagPolicy([]));
       aws.emulator.calls.reset();
       await untilReconciledTwice();
-      expect(aws.count('tag:UntagResources'), 'UntagResources calls').to.equal(0);
+      expect(aws.count('tag:UntagResources') + aws.count('ec2:DeleteTags'), 'removal calls').to.equal(0);
       for (const { arn } of [...resources.a, ...resources.b]) expect(aws.tags(arn), arn).to.include(GLOBAL);
     });
 
@@ -638,7 +638,7 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       await ops.create(tagPolicy([{ key: 'cost-center', value: '1000' }]));
       aws.emulator.calls.reset();
       await untilReconciledTwice();
-      expect(aws.count('tag:UntagResources'), 'UntagResources calls').to.equal(0);
+      expect(aws.count('tag:UntagResources') + aws.count('ec2:DeleteTags'), 'removal calls').to.equal(0);
       for (const { arn } of [...resources.a, ...resources.b]) expect(aws.tags(arn), arn).to.include(GLOBAL);
     });
   });
@@ -1856,13 +1856,18 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(answer.FailedResourcesMap ?? {}, `tagged in ${account}`).to.deep.equal({});
     }
 
-    /** UntagResources calls Keymaster made with tenant A's keys on any of `arns`. */
+    /** Removals (UntagResources, DeleteTags) Keymaster made with tenant A's keys on any of `arns`. */
     const untagsOn = (arns: string[]) =>
       tenancy.aws.calls(
         ({ action, callerArn, detail }) =>
-          action === 'tag:UntagResources' &&
           callerArn === userArn(ACCOUNT, 'tenant-a-keymaster') &&
-          ((detail?.['resourceArns'] as string[] | undefined) ?? []).some((arn) => arns.includes(arn)),
+          ((action === 'tag:UntagResources' &&
+            ((detail?.['resourceArns'] as string[] | undefined) ?? []).some((arn) => arns.includes(arn))) ||
+            // EC2's DeleteTags names resource IDs.
+            (action === 'ec2:DeleteTags' &&
+              ((detail?.['resourceIds'] as string[] | undefined) ?? []).some((id) =>
+                arns.some((arn) => arn.endsWith(`/${id}`)),
+              ))),
       );
 
     before(async function () {

@@ -96,7 +96,7 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
 
   /** Slows tag writes, so that a stop finds some in flight; creates the clusters; waits for the first tag written. */
   async function startWork(clusters: Batch): Promise<void> {
-    scenario.aws.emulator.faults.add({ action: 'tag:TagResources', latencyMs: 200 });
+    scenario.aws.emulator.faults.add({ action: 'ec2:CreateTags', latencyMs: 200 });
     await scenario.kube.create(
       ...clusters.map(({ tenant, name, region }) =>
         awsCluster(tenant, name, {
@@ -114,11 +114,14 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
     aws.emulator.faults.clear();
     await management.startController({ awsUrl: aws.emulator.url });
     await kube.untilReady(clusters.length);
-    const writes = aws.calls(({ action, outcome }) => action === 'tag:TagResources' && outcome === 'success');
+    // The instances are written with EC2's CreateTags, which names resource IDs.
+    const writes = aws.calls(({ action, outcome }) => action === 'ec2:CreateTags' && outcome === 'success');
     const times = new Map<string, number>();
     for (const call of writes)
-      for (const arn of call.detail?.['resourceArns'] as string[]) times.set(arn, (times.get(arn) ?? 0) + 1);
-    expect([...times.keys()]).to.have.members(clusters.flatMap(({ resources }) => resources.map(({ arn }) => arn)));
+      for (const id of call.detail?.['resourceIds'] as string[]) times.set(id, (times.get(id) ?? 0) + 1);
+    expect([...times.keys()]).to.have.members(
+      clusters.flatMap(({ resources }) => resources.map(({ arn }) => arn.split('/').pop()!)),
+    );
     expect(
       [...times.entries()].filter(([, count]) => count > 1),
       'resources tagged more than once',

@@ -138,7 +138,7 @@ describe('multi-tenant: each cluster acts only with credentials its namespace ma
     });
     for (const { arn } of resources.payments) expect(aws.tags(arn)).to.include({ team: 'payments' });
     const calls = aws.calls(({ account }) => account === TENANT_A);
-    expect(calls.map(({ action }) => action)).to.include('tag:TagResources');
+    expect(calls.map(({ action }) => action)).to.include('ec2:CreateTags');
     expect(new Set(calls.map(({ accessKeyId }) => accessKeyId))).to.deep.equal(new Set([TENANT_A_KEY.accessKeyId]));
   });
 
@@ -172,7 +172,7 @@ describe('multi-tenant: each cluster acts only with credentials its namespace ma
       },
     ]);
     const calls = aws.calls(({ account }) => account === TENANT_B);
-    expect(calls.map(({ action }) => action)).to.include('tag:TagResources');
+    expect(calls.map(({ action }) => action)).to.include('ec2:CreateTags');
     for (const call of calls) expect(call.callerArn, call.action).to.equal(cluster.status?.principalARN);
   });
 

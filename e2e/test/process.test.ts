@@ -139,10 +139,10 @@ describe('the keymaster run process', function () {
     expect(
       await controller.metric('keymaster_sts_calls_total', { action: 'AssumeRole', outcome: 'success' }),
     ).to.be.greaterThan(0);
-    // The AWS calls the controller counted are the calls AWS saw: every GetResources and TagResources.
+    // The AWS calls the controller counted are the calls AWS saw: every GetResources and CreateTags.
     for (const [operation, action] of [
       ['GetResources', 'tag:GetResources'],
-      ['TagResources', 'tag:TagResources'],
+      ['CreateTags', 'ec2:CreateTags'],
     ] as const) {
       expect(await controller.metric('keymaster_aws_calls_total', { operation }), operation).to.be.greaterThan(0);
       expect(scenario.aws.count(action), action).to.be.greaterThan(0);

@@ -81,7 +81,7 @@ describe('rotation and revocation of credentials', function () {
     const cluster = await kube.cluster('tenant-a', 'payments');
     expect(isReady(cluster)).to.equal(true);
     expect(cluster.status?.principalARN).to.equal(TENANT_USER);
-    const writes = aws.calls(({ action, outcome }) => action === 'tag:TagResources' && outcome === 'success');
+    const writes = aws.calls(({ action, outcome }) => action === 'ec2:CreateTags' && outcome === 'success');
     expect(writes.at(-1)?.accessKeyId).to.equal(NEW_KEY.accessKeyId);
     expect(aws.emulator.calls.summary().errors).to.deep.equal({});
   });

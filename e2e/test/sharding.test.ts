@@ -160,7 +160,7 @@ describe('three `keymaster run --shards` processes on one API server', function 
     ];
     const victimShards = [...owned].filter(([, [held]]) => held === victim).map(([shard]) => shard);
     // Slow tag writes, so that the kill finds the victim's work in hand.
-    aws.emulator.faults.add({ action: 'tag:TagResources', latencyMs: 300 });
+    aws.emulator.faults.add({ action: 'ec2:CreateTags', latencyMs: 300 });
     await create(SECOND);
     await eventually(() => expect(SECOND.filter((cluster) => taggedBy([victim], cluster).length > 0)).not.to.be.empty, {
       intervalMs: 10,

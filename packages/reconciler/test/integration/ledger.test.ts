@@ -118,7 +118,8 @@ describe('the AWSClusterLedger (the controller, in-process, against both emulato
       await eventually(() => {
         for (const arn of INSTANCES) expect(tags(arn)).to.deep.equal({ ...OWNED, team: 'a' });
       });
-      expect(platform.aws.calls.summary().byAction['tag:UntagResources'], 'one call for both').to.equal(1);
+      // The instances' removals go through EC2's DeleteTags.
+      expect(platform.aws.calls.summary().byAction['ec2:DeleteTags'], 'one call for both').to.equal(1);
       await synced();
       const ledger = await platform.ledger('team-a', 'prod');
       expect(ledger.spec.legacyTagsConverted).to.be.a('string');

@@ -35,7 +35,7 @@ export const EC2_TAGGER: TaggerKind = {
 };
 
 /** The resource ID of an EC2 ARN: the last part of its resource path (`instance/i-0abc` -> `i-0abc`). */
-export const ec2ResourceId = (arn: string): string => arn.split(':').slice(5).join(':').split('/').pop()!;
+const ec2ResourceId = (arn: string): string => arn.split(':').slice(5).join(':').split('/').pop()!;
 
 class Ec2Tagger implements Tagger {
   readonly #api: Ec2Api;
