@@ -273,8 +273,9 @@ describe('tags: layers, precedence, edits, drift and removal', function () {
       for (const { arn } of untouched) expect(scenario.aws.tags(arn), arn).not.to.have.key('team');
     });
     expect(scenario.aws.tags(edited!.arn)).to.include({ team: 'hand-edited', owner: 'sre', compliance: 'pci' });
+    // The instances' removal goes through EC2's DeleteTags.
     expect(scenario.aws.emulator.calls.summary().byCaller[userArn(TEAM_ACCOUNT, 'team-x-automation')]).to.have.property(
-      'tag:UntagResources',
+      'ec2:DeleteTags',
     );
   });
 });

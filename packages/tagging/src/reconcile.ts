@@ -4,7 +4,7 @@ import { TAGGERS, type Taggers } from './apply/taggers/registry.js';
 import { isRemoval, type GoneResource, type TagFailure, type Write } from './apply/types.js';
 import { verifyWrites } from './apply/verify.js';
 import { retryPolicy, type RetryPolicy } from './aws/retry.js';
-import type { TaggingSession } from './aws/tagging-api.js';
+import type { TaggingSession } from './aws/region-api.js';
 import type { CallContext } from './batch/call-context.js';
 import { SessionBatchers } from './batch/session-batchers.js';
 import type { ClaimCheck } from './claim.js';

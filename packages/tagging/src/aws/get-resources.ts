@@ -3,7 +3,8 @@ import type { Grant } from '../rate-limit/rate-limiter.js';
 import { setEntry } from '../records.js';
 import { callError } from './call-error.js';
 import { retrying } from './retry.js';
-import type { ApiContext, TaggingApi } from './tagging-api.js';
+import type { ApiContext } from './region-api.js';
+import type { TaggingApi } from './tagging-api.js';
 
 /** GetResources returns at most 100 resources a page, and takes at most 100 ARNs in `ResourceARNList`. */
 export const MAX_RESOURCES_PER_PAGE = 100;

@@ -1,4 +1,4 @@
-import type { ApiContext } from '../aws/tagging-api.js';
+import type { ApiContext } from '../aws/region-api.js';
 import type { Taggers } from '../apply/taggers/registry.js';
 import type { SessionBatchers } from './session-batchers.js';
 

@@ -1,5 +1,5 @@
 import type { AwsFailure } from '../aws/codes.js';
-import type { TaggingSession } from '../aws/tagging-api.js';
+import type { TaggingSession } from '../aws/region-api.js';
 import { Coalescer } from './coalescer.js';
 import { SharedDiscovery } from './shared-discovery.js';
 

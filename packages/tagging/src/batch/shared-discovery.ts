@@ -1,5 +1,6 @@
 import { getAllResources, resourcePages, type ResourceTags } from '../aws/get-resources.js';
-import type { ApiContext, TaggingApi } from '../aws/tagging-api.js';
+import type { ApiContext } from '../aws/region-api.js';
+import type { TaggingApi } from '../aws/tagging-api.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { matchesAny, ownershipFilters } from '../ownership.js';
 import { ScanIndex } from './scan-index.js';

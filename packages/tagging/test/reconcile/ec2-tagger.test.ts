@@ -24,7 +24,7 @@ const effective = (costCenter: string) =>
   effectiveTags([{ key: 'cost-center', value: costCenter }], { team: 'analytics' });
 
 /** Every cluster reconciled at once with Keymaster's taggers, each owning its name. */
-const pass = (h: Harness, clusters: readonly string[], costCenter: string, shared: Shared) =>
+const pass = (clusters: readonly string[], costCenter: string, shared: Shared) =>
   Promise.all(
     clusters.map((clusterName) =>
       reconcileTags({
@@ -62,14 +62,14 @@ describe("reconcileTags with EC2's own tagger", function () {
       limiters: new RateLimiters({ clock: emulatorClock(h.aws) }),
       batchers: new SessionBatchers(),
     };
-    await pass(h, clusters, '1000', plenty);
+    await pass(clusters, '1000', plenty);
     h.aws.calls.reset();
 
     // EC2's writes wait a second for their token, the first taken already: every cluster's edit joins
     // the calls waiting, as when a whole account syncs together.
     const limiters = new RateLimiters({ budgets: { ec2Writes: { ratePerSecond: 1, burst: 1 } } });
     await limiters.get(ACCOUNT, EAST, 'ec2Writes').acquire();
-    const results = await pass(h, clusters, '2000', { session, limiters, batchers: new SessionBatchers() });
+    const results = await pass(clusters, '2000', { session, limiters, batchers: new SessionBatchers() });
 
     expect(h.calls('ec2:CreateTags')).to.equal(Math.ceil((CLUSTERS * PER_CLUSTER) / 1000));
     expect(h.calls('ec2:DescribeTags')).to.equal(Math.ceil((CLUSTERS * PER_CLUSTER) / 200));

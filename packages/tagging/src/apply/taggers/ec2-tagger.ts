@@ -3,7 +3,7 @@ import { callError } from '../../aws/call-error.js';
 import { awsFailureOf, failureKind } from '../../aws/codes.js';
 import { Ec2Api } from '../../aws/ec2-api.js';
 import { retrying } from '../../aws/retry.js';
-import type { ApiContext } from '../../aws/tagging-api.js';
+import type { ApiContext } from '../../aws/region-api.js';
 import type { ReadOutcome, WriteOutcome } from '../../batch/session-batchers.js';
 import type { Grant } from '../../rate-limit/rate-limiter.js';
 import { entry, setEntry } from '../../records.js';

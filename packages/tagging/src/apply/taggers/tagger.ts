@@ -1,5 +1,5 @@
 import type { FailureKind } from '../../aws/codes.js';
-import type { ApiContext } from '../../aws/tagging-api.js';
+import type { ApiContext } from '../../aws/region-api.js';
 import type { ReadOutcome, WriteOutcome } from '../../batch/session-batchers.js';
 import type { Grant, RateLimiter } from '../../rate-limit/rate-limiter.js';
 import type { Write, WriteAction } from '../types.js';

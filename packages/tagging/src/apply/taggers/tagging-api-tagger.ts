@@ -1,6 +1,7 @@
 import { resourceFailure } from '../../aws/failed-resources.js';
 import { getAllResources, MAX_RESOURCES_PER_PAGE } from '../../aws/get-resources.js';
-import { TaggingApi, type ApiContext } from '../../aws/tagging-api.js';
+import type { ApiContext } from '../../aws/region-api.js';
+import { TaggingApi } from '../../aws/tagging-api.js';
 import type { ReadOutcome, WriteOutcome } from '../../batch/session-batchers.js';
 import { MAX_ARNS_PER_CALL } from '../../plan/batches.js';
 import type { Grant } from '../../rate-limit/rate-limiter.js';
