@@ -1,4 +1,5 @@
 import type { GetResourcesCommandInput } from '@aws-sdk/client-resource-groups-tagging-api';
+import { firstGrant } from '../rate-limit/first-grant.js';
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { setEntry } from '../records.js';
 import { callError } from './call-error.js';
@@ -43,22 +44,14 @@ export async function* resourcePages(
   grant?: Grant,
 ): AsyncGenerator<{ resources: ResourceTags[]; last: boolean }> {
   let token: string | undefined;
-  let taken = grant;
+  const first = firstGrant(grant);
   // AWS refuses ResourceARNList with any pagination parameter: a list of ARNs is answered in one page.
   const perPage = input.ResourceARNList === undefined ? { ResourcesPerPage: MAX_RESOURCES_PER_PAGE } : {};
   do {
     const page = { ...input, ...perPage, ...(token ? { PaginationToken: token } : {}) };
     let answer;
     try {
-      answer = await retrying(
-        () => {
-          const first = taken;
-          taken = undefined;
-          return api.getResources(page, first);
-        },
-        context.retry,
-        context.clock,
-      );
+      answer = await retrying(() => api.getResources(page, first()), context.retry, context.clock);
     } catch (error) {
       throw callError({ action: 'tag:GetResources', accountId: api.accountId, region: api.region }, error);
     }

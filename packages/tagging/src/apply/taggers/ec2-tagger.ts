@@ -5,6 +5,7 @@ import { Ec2Api } from '../../aws/ec2-api.js';
 import { retrying } from '../../aws/retry.js';
 import type { ApiContext } from '../../aws/region-api.js';
 import type { ReadOutcome, WriteOutcome } from '../../batch/session-batchers.js';
+import { firstGrant } from '../../rate-limit/first-grant.js';
 import type { Grant } from '../../rate-limit/rate-limiter.js';
 import { entry, setEntry } from '../../records.js';
 import type { Write } from '../types.js';
@@ -107,21 +108,13 @@ class Ec2Tagger implements Tagger {
   async read(arns: string[], grant: Grant): Promise<Map<string, ReadOutcome>> {
     const tags = new Map(arns.map((arn) => [ec2ResourceId(arn), {} as Record<string, string>]));
     const Filters = [{ Name: 'resource-id', Values: [...tags.keys()] }];
-    let taken: Grant | undefined = grant;
+    const first = firstGrant(grant);
     let NextToken: string | undefined;
     do {
       const page = { Filters, MaxResults: MAX_TAGS_PER_PAGE, ...(NextToken ? { NextToken } : {}) };
       let answer;
       try {
-        answer = await retrying(
-          () => {
-            const first = taken;
-            taken = undefined;
-            return this.#api.describeTags(page, first);
-          },
-          this.context.retry,
-          this.context.clock,
-        );
+        answer = await retrying(() => this.#api.describeTags(page, first()), this.context.retry, this.context.clock);
       } catch (error) {
         const site = { action: EC2_TAGGER.readAction, accountId: this.#api.accountId, region: this.#api.region };
         throw callError(site, error);
