@@ -106,7 +106,7 @@ class Ec2Tagger implements Tagger {
    * nothing of resources that do not exist: every ARN asked for is answered, with the tags found.
    */
   async read(arns: string[], grant: Grant): Promise<Map<string, ReadOutcome>> {
-    const tags = new Map(arns.map((arn) => [ec2ResourceId(arn), {} as Record<string, string>]));
+    const tags = new Map<string, Record<string, string>>(arns.map((arn) => [ec2ResourceId(arn), {}]));
     const Filters = [{ Name: 'resource-id', Values: [...tags.keys()] }];
     const first = firstGrant(grant);
     let NextToken: string | undefined;
