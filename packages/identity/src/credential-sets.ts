@@ -15,6 +15,8 @@ export interface CredentialSetsOptions<S> {
   maxUnpinnedPerNamespace: number;
   /** A set left the store: drop what was built on it (its clients). */
   evicted(set: S): void;
+  /** `namespace`'s LRU dropped one of its unpinned sets for room (the bound is below what the namespace uses). */
+  evictedForRoom?(namespace: string): void;
   /** What `countsOf(namespace)` answers has changed. */
   changed?(namespace: string): void;
 }
@@ -42,6 +44,10 @@ export class CredentialSets<S extends ChainedSet<S>> {
 
   get size(): number {
     return this.#sets.size;
+  }
+
+  all(): IterableIterator<S> {
+    return this.#sets.values();
   }
 
   /** The set of `key`, used now by a resolve of `namespace` (an unpinned set moves to that namespace's LRU). */
@@ -130,6 +136,7 @@ export class CredentialSets<S extends ChainedSet<S>> {
     for (const oldest of lru) {
       if (lru.size <= this.options.maxUnpinnedPerNamespace) break;
       this.#drop(oldest);
+      this.options.evictedForRoom?.(namespace);
     }
     if (home !== undefined && home !== namespace) this.#forgetEmpty(home);
     this.options.changed?.(namespace);

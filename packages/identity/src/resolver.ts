@@ -11,7 +11,6 @@ import {
   type SessionPolicy,
 } from '@keymaster/api';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { LRUCache } from 'lru-cache';
 import { credentialKey, digest } from './cache-key.js';
 import { identityLink, MAX_CHAIN_LINKS, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
@@ -56,6 +55,8 @@ export interface ResolverObserver {
   credentialSets?(namespace: string, sets: NamespaceSets): void;
   /** Every lookup of a link's credential set in the cache. */
   cacheLookup?(hit: boolean): void;
+  /** A namespace's unpinned credential set was dropped for room (its next use assumes the role again). */
+  credentialSetEvicted?(namespace: string): void;
   /** Every AWS call made by a session's clients (STS included): service, operation, AWS's code or `OK`. */
   awsCall?(service: string, operation: string, code: string): void;
 }
@@ -76,8 +77,6 @@ export interface IdentityResolverOptions {
    * used first); pinned sets are never evicted for room.
    */
   maxUnpinnedSetsPerNamespace?: number;
-  /** Bound of the SDK client cache (LRU): clients are made again without an STS call. */
-  maxClients?: number;
   maxChainLinks?: number;
   /** Who used each identity being deleted when the controller first saw the deletion, if it remembers. */
   usersAtDeletion?: UsersAtDeletion;
@@ -175,6 +174,8 @@ interface CredentialSet {
   link: ChainLink;
   credentials: RefreshingCredentials;
   caller?: Promise<{ accountId: string; principalArn: string }>;
+  /** The set's SDK clients by region and class: they live and go with the set, so they follow the fleet. */
+  clients: Map<string, SdkClient>;
 }
 
 /** A link's `identityId`: a namespaced identity's namespace is in its object. */
@@ -204,7 +205,6 @@ export class IdentityResolver {
   readonly #stsRegion: string;
   readonly #controllerCredentials: AwsCredentialIdentityProvider;
   readonly #sets: CredentialSets<CredentialSet>;
-  readonly #clients: LRUCache<string, SdkClient>;
   readonly #budget: StsBudget | undefined;
   /** The key each link (`Kind/name`) last had, per namespace (a kind's credentials may depend on it). */
   readonly #currentKey = new Map<string, string>();
@@ -221,16 +221,11 @@ export class IdentityResolver {
         MAX_CHAIN_LINKS,
         options.maxUnpinnedSetsPerNamespace ?? DEFAULT_MAX_UNPINNED_SETS_PER_NAMESPACE,
       ),
-      evicted: (set) => this.#dropClients(set.key),
+      evicted: (set) => this.#dropClients(set),
+      evictedForRoom: (namespace) => options.observer?.credentialSetEvicted?.(namespace),
       changed: (namespace) => options.observer?.credentialSets?.(namespace, this.#sets.countsOf(namespace)),
     });
     this.#budget = options.stsRate && new StsBudget(options.stsRate, this.#clock);
-    this.#clients = new LRUCache({
-      max: options.maxClients ?? 4000,
-      dispose: (client) => {
-        client.destroy();
-      },
-    });
   }
 
   async resolve(request: ResolveRequest): Promise<IdentitySession> {
@@ -441,14 +436,13 @@ export class IdentityResolver {
   /** Drops every cached credential set and client. */
   clear(): void {
     this.#sets.clear();
-    this.#clients.clear();
     this.#unsignedSts?.destroy();
     this.#unsignedSts = undefined;
     this.#currentKey.clear();
   }
 
   get size(): { credentialSets: number; clients: number } {
-    return { credentialSets: this.#sets.size, clients: this.#clients.size };
+    return { credentialSets: this.#sets.size, clients: [...this.#sets.all()].reduce((sum, set) => sum + set.clients.size, 0) };
   }
 
   #credentialSet(
@@ -496,8 +490,8 @@ export class IdentityResolver {
    * to the namespace that used the set last, and only when its budget has the call now: until then the
    * still-valid credentials stay in use (the next resolve renews them, charged to its own namespace).
    */
-  #made(fields: Omit<CredentialSet, 'credentials'>, session?: SessionPolicy): CredentialSet {
-    const set = fields as CredentialSet;
+  #made(fields: Omit<CredentialSet, 'credentials' | 'clients'>, session?: SessionPolicy): CredentialSet {
+    const set = Object.assign(fields, { clients: new Map<string, SdkClient>() }) as CredentialSet;
     const budget = this.#budget;
     const admit =
       budget && providerOf(set.link.kind).callsSts
@@ -571,8 +565,8 @@ export class IdentityResolver {
   }
 
   #client<C extends SdkClient>(set: CredentialSet, Client: SdkClientClass<C>, region: string): C {
-    const cacheKey = `${set.key}|${region}|${Client.name}`;
-    let client = this.#clients.get(cacheKey) as C | undefined;
+    const cacheKey = `${region}|${Client.name}`;
+    let client = set.clients.get(cacheKey) as C | undefined;
     if (!client) {
       const observer = this.#options.observer;
       client = makeClient(
@@ -582,12 +576,13 @@ export class IdentityResolver {
         this.#options.aws?.endpoint,
         observer?.awsCall && ((...call) => observer.awsCall?.(...call)),
       );
-      this.#clients.set(cacheKey, client);
+      set.clients.set(cacheKey, client);
     }
     return client;
   }
 
-  #dropClients(setKey: string): void {
-    for (const key of [...this.#clients.keys()]) if (key.startsWith(`${setKey}|`)) this.#clients.delete(key);
+  #dropClients(set: CredentialSet): void {
+    for (const client of set.clients.values()) client.destroy();
+    set.clients.clear();
   }
 }

@@ -12,9 +12,11 @@ const chain = (...keys: string[]): FakeSet =>
 /** A store keeping 3 unpinned sets per namespace, recording what it evicted. */
 function store() {
   const evicted: string[] = [];
+  const crowded: string[] = [];
   const sets = new CredentialSets<FakeSet>({
     maxUnpinnedPerNamespace: 3,
     evicted: (set) => evicted.push(set.key),
+    evictedForRoom: (namespace) => crowded.push(namespace),
   });
   /** A set and its sources, as a resolve of `namespace` makes them (root first). */
   const resolve = (namespace: string, top: FakeSet) => {
@@ -23,7 +25,7 @@ function store() {
     for (const link of links) if (!sets.get(link.key, namespace)) sets.add(link, namespace);
     return top;
   };
-  return { sets, evicted, resolve };
+  return { sets, evicted, crowded, resolve };
 }
 
 describe('CredentialSets: kept by who pins them, each namespace bounded apart', () => {
@@ -49,6 +51,14 @@ describe('CredentialSets: kept by who pins them, each namespace bounded apart', 
     for (let i = 0; i < 10; i += 1) resolve('ns', chain(`more-${i}`));
     expect(evicted).not.to.include('kept');
     expect(sets.countsOf('ns')).to.deep.equal({ pinned: 1, unpinned: 3 });
+  });
+
+  it('tells each eviction for room, by namespace, and no drop of a changed set', () => {
+    const { sets, crowded, resolve } = store();
+    for (const key of ['a', 'b', 'c', 'd', 'e']) resolve('ns', chain(key));
+    for (const key of ['x', 'y']) resolve('other', chain(key));
+    sets.deleteWhere((set) => set.key === 'x');
+    expect(crowded).to.deep.equal(['ns', 'ns']);
   });
 
   it('keeps a shared set once, pinned while any holder of any namespace uses it', () => {

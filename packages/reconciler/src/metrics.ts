@@ -27,6 +27,7 @@ export class KeymasterMetrics {
   readonly stsBudgetWaits: Counter<'namespace'>;
   readonly stsBudgetWait: Histogram;
   readonly credentialSets: Gauge<'namespace' | 'state'>;
+  readonly credentialSetEvictions: Counter<'namespace'>;
   readonly requestsOverCap: Gauge<'namespace'>;
   readonly objectsParked: Gauge<'kind' | 'namespace'>;
   readonly bookkeepingIgnored: Counter;
@@ -134,6 +135,12 @@ export class KeymasterMetrics {
       labelNames: ['namespace', 'state'],
       registers,
     });
+    this.credentialSetEvictions = new Counter({
+      name: 'keymaster_credential_set_evictions_total',
+      help: "Unpinned credential sets dropped for room from their namespace's bound (20 a namespace): each is an AssumeRole again when next used; pinned sets are never evicted",
+      labelNames: ['namespace'],
+      registers,
+    });
     this.requestsOverCap = new Gauge({
       name: 'keymaster_credentials_requests_over_cap',
       help: "AWSCredentialsRequests refused because their namespace's distinct credential sets reached --max-credential-sets-per-namespace",
@@ -213,6 +220,7 @@ export class KeymasterMetrics {
       },
       credentialSets: (namespace, sets) => this.#setCredentialSets(namespace, sets),
       cacheLookup: (hit) => this.credentialCache.inc({ result: hit ? 'hit' : 'miss' }),
+      credentialSetEvicted: (namespace) => this.credentialSetEvictions.inc({ namespace }),
       awsCall: (service, operation, code) => this.awsCalls.inc({ service, operation, code }),
     };
   }
