@@ -6,9 +6,13 @@ import type { Manifest } from '@keymaster/testenv';
  * over 18 tenants and 3 regions, and 20 identities: the controller identity, a hub role, and per
  * tenant a static identity (6), a role assumed with the controller's keys (6) or a role chained
  * through the hub with an externalID (6). Every tenant has its own account and namespace.
+ * The many-identities fleet (`identities` > 0) has that many tenants instead, each with a role of its
+ * own: two in three assumed with the controller's keys, one in three chained through the hub.
  */
 export const RESOURCES_PER_CLUSTER = 20;
 const TENANTS = 18;
+const KINDS: readonly TenantKind[] = ['static', 'role', 'chained'];
+const FLEET_KINDS: readonly TenantKind[] = ['role', 'role', 'chained'];
 const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-2'];
 const NAMESPACE = 'keymaster-system';
 const API_VERSION = 'infrastructure.keymaster.dev/v1beta1';
@@ -32,11 +36,12 @@ interface Tenant {
   kind: TenantKind;
 }
 
-const tenants: Tenant[] = Array.from({ length: TENANTS }, (_, index) => ({
-  name: `tenant-${String(index).padStart(2, '0')}`,
-  account: String(200_000_000_000 + index),
-  kind: (['static', 'role', 'chained'] as const)[index % 3]!,
-}));
+const tenantsOf = (count: number, kinds: readonly TenantKind[]): Tenant[] =>
+  Array.from({ length: count }, (_, index) => ({
+    name: `tenant-${String(index).padStart(String(count - 1).length, '0')}`,
+    account: String(200_000_000_000 + index),
+    kind: kinds[index % kinds.length]!,
+  }));
 
 const object = (kind: string, name: string, spec: Record<string, unknown>, namespace?: string): Manifest => ({
   apiVersion: API_VERSION,
@@ -106,11 +111,12 @@ function account(tenant: Tenant, clusters: readonly { name: string; tenant: Tena
   return { id: tenant.account, roles: [{ name: 'keymaster', trust: [trust], allow: TAGGING }], resources };
 }
 
-export function benchScenario(clusterCount: number): { world: World; objects: Manifest[] } {
+export function benchScenario(clusterCount: number, identities = 0): { world: World; objects: Manifest[] } {
+  const tenants = identities > 0 ? tenantsOf(identities, FLEET_KINDS) : tenantsOf(TENANTS, KINDS);
   const clusters = Array.from({ length: clusterCount }, (_, index) => ({
     name: `cluster-${String(index).padStart(5, '0')}`,
-    tenant: tenants[index % TENANTS]!,
-    region: REGIONS[Math.floor(index / TENANTS) % REGIONS.length]!,
+    tenant: tenants[index % tenants.length]!,
+    region: REGIONS[Math.floor(index / tenants.length) % REGIONS.length]!,
   }));
   const roleTenants = tenants.filter(({ kind }) => kind !== 'static').map(({ name }) => name);
   const chainedTenants = tenants.filter(({ kind }) => kind === 'chained').map(({ name }) => name);

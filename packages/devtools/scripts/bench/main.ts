@@ -26,11 +26,12 @@ const PHASES = ['cold', 'edits', 'resync', 'sts', 'flood'] as const;
 /** The flood (a tenant at the per-namespace bounds with the largest objects) runs when asked for. */
 const DEFAULT_PHASES = PHASES.filter((phase) => phase !== 'flood');
 const KUBES = ['emulator', 'real'] as const;
-const USAGE = `pnpm bench [--clusters N] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H]`;
+const USAGE = `pnpm bench [--clusters N] [--identities N] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H]`;
 
 const { values } = parseArgs({
   options: {
     clusters: { type: 'string', default: '1000' },
+    identities: { type: 'string', default: '0' },
     shards: { type: 'string', default: '0' },
     replicas: { type: 'string', default: '3' },
     'latency-ms': { type: 'string', default: '0' },
@@ -48,6 +49,7 @@ function whole(flag: string, text: string, least: number): number {
   process.exit(2);
 }
 const clusterCount = whole('clusters', values.clusters, 1);
+const identityCount = whole('identities', values.identities, 0);
 const shards = whole('shards', values.shards, 0);
 const latencyMs = whole('latency-ms', values['latency-ms'], 0);
 const stsHours = whole('sts-hours', values['sts-hours'], 1);
@@ -84,7 +86,7 @@ buildController();
 const dir = await mkdtemp(join(tmpdir(), 'keymaster-bench-'));
 const logDir = join(ROOT, '.bench', 'logs');
 await mkdir(logDir, { recursive: true });
-const { world, objects } = benchScenario(clusterCount);
+const { world, objects } = benchScenario(clusterCount, identityCount);
 // A lifted budget lifts the aws-emulator's quotas too: it would throttle what the controller no longer holds back.
 await writeFile(join(dir, 'world.json'), JSON.stringify(budget ? world : { ...world, quotas: 'off' }));
 const kubeconfig = join(dir, 'kubeconfig');

@@ -96,13 +96,18 @@ function kubeWrites(writes: Record<string, number>): string {
   return `${sum(writes) - leases}${leases ? ` (+${leases} Lease)` : ''}`;
 }
 
-/** AssumeRole per role against the sessions needed; the total when the call log missed some calls. */
+/**
+ * AssumeRole per role against the sessions needed (the total when the call log missed some calls),
+ * then the total against the fewest: `roles × ceil(hours / session lifetime)`, and their ratio.
+ */
 function stsCell(sts: StsResult): string {
   const roles = Object.values(sts.assumeRoleByRole);
   const needed = `${sts.needed.least}-${sts.needed.most}`;
-  return sts.complete
+  const made = sts.complete
     ? `${roles.length} roles: ${Math.min(...roles)}-${Math.max(...roles)} each (${needed})`
-    : `${sts.assumeRoleTotal} for ${roles.length} roles (${needed} each; per role not logged)`;
+    : `${sts.assumeRoleTotal} for ${sts.roles} roles (${needed} each; per role not logged)`;
+  const ratio = (sts.assumeRoleTotal / sts.minimum).toFixed(2);
+  return `${made}; ${sts.assumeRoleTotal} of min ${sts.minimum} = ${sts.roles} × ${sts.needed.least} (${ratio} ×)`;
 }
 
 export function steadyRow(result: BenchResult): string {
