@@ -442,7 +442,10 @@ export class IdentityResolver {
   }
 
   get size(): { credentialSets: number; clients: number } {
-    return { credentialSets: this.#sets.size, clients: [...this.#sets.all()].reduce((sum, set) => sum + set.clients.size, 0) };
+    return {
+      credentialSets: this.#sets.size,
+      clients: [...this.#sets.all()].reduce((sum, set) => sum + set.clients.size, 0),
+    };
   }
 
   #credentialSet(
