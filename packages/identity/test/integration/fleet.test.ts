@@ -16,9 +16,11 @@ const account = (index: number) => String(400_000_000_000 + index);
 
 /**
  * A fleet of `identities` tenants, each with its own role in its own account (trusting the controller,
- * or the hub with an externalID), and one AWSCluster per tenant and region.
+ * or the hub with an externalID), and one AWSCluster per tenant and region. Every identity allows
+ * `sharedNamespace` too, if given.
  */
-function fleet(identities: number) {
+function fleet(identities: number, sharedNamespace?: string) {
+  const also = sharedNamespace ? [sharedNamespace] : [];
   const platform = new Platform();
   const accounts: AccountSpec[] = [];
   const clusters = [];
@@ -30,7 +32,7 @@ function fleet(identities: number) {
     platform.put(
       role(name, {
         roleARN,
-        allowedNamespaces: { list: [name] },
+        allowedNamespaces: { list: [name, ...also] },
         ...(chained(index)
           ? { externalID, sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'keymaster-hub' } }
           : {}),
@@ -56,8 +58,9 @@ function fleet(identities: number) {
         holder: `AWSCluster/${name}/${region}`,
       });
   }
-  platform.put(role('keymaster-hub', { roleARN: HUB_ARN, allowedNamespaces: { list: chainedTenants } }));
-  platform.put(controller({ list: [...platform.namespaces.keys()] }));
+  platform.put(role('keymaster-hub', { roleARN: HUB_ARN, allowedNamespaces: { list: [...chainedTenants, ...also] } }));
+  platform.put(controller({ list: [...platform.namespaces.keys(), ...also] }));
+  for (const namespace of also) platform.namespaces.set(namespace, { name: namespace, labels: {} });
   const base = world();
   // Resolves come faster than a controller's here: STS's 600 calls/s per account would throttle what this test counts.
   return { platform, clusters, world: { ...base, accounts: [...base.accounts, ...accounts], quotas: 'off' as const } };
@@ -114,17 +117,10 @@ describe('IdentityResolver: a fleet of role identities, against the aws-emulator
   }
 
   it('counts the sets a namespace drops for room once nothing pins them, and no others', async () => {
-    const { platform, clusters, world } = fleet(25);
+    const { platform, clusters, world } = fleet(25, 'crowd');
     const crowd = clusters
       .filter(({ region }) => region === REGIONS[0])
       .map((cluster) => ({ ...cluster, namespace: 'crowd' }));
-    for (const [kind, name] of [
-      ...crowd.map(({ identityRef }) => [identityRef.kind, identityRef.name] as const),
-      ['AWSClusterRoleIdentity', 'keymaster-hub'] as const,
-      ['AWSClusterControllerIdentity', 'default'] as const,
-    ])
-      platform.edit(kind, name, (identity) => identity.spec.allowedNamespaces!.list!.push('crowd'));
-    platform.namespaces.set('crowd', { name: 'crowd', labels: {} });
     const aws = await startAwsEmulator({ world });
     const evicted: string[] = [];
     const resolver = resolverOn(aws, platform, {
