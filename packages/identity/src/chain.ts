@@ -1,6 +1,9 @@
 import {
+  API_VERSION,
+  CAPA_GROUP,
   formatCause,
   validateObject,
+  type ClusterIdentityReference,
   type IdentityKind,
   type IdentityLink,
   type IdentityObject,
@@ -13,11 +16,12 @@ import {
   IdentityError,
   IdentityNotFoundError,
   InvalidIdentityError,
-  NamespaceNotAllowedError,
+  linkName,
   type LinkName,
 } from './errors.js';
+import { DEFAULT_CAPA_OPTIONS, isCapaIdentity, namespaceRefusal } from './capa.js';
 import { servesCluster, type ClusterUser, type UsersAtDeletion } from './deletion.js';
-import { identityId } from './identity-id.js';
+import { groupOf, identityId, refGroup } from './identity-id.js';
 import { identityAllows, type NamespaceInfo } from './namespaces.js';
 import { CONTROLLER_IDENTITY } from './providers/controller.js';
 import { providerOf } from './providers/index.js';
@@ -28,11 +32,13 @@ import { vendingProblems } from './vending.js';
 export { CONTROLLER_IDENTITY, type ChainLink };
 
 // Informer caches hand out the same object until it changes, so its schema check is done once.
+// CAPA's identities, adapted to Keymaster's fields, are held to the schema of Keymaster's kind.
 const checked = new WeakMap<IdentityObject, string[]>();
 function schemaCauses(identity: IdentityObject): string[] {
   let causes = checked.get(identity);
   if (!causes) {
-    causes = validateObject(identity, { unknownFields: 'ignore' }).map(formatCause);
+    const asKeymaster = isCapaIdentity(identity) ? { ...identity, apiVersion: API_VERSION } : identity;
+    causes = validateObject(asKeymaster, { unknownFields: 'ignore' }).map(formatCause);
     checked.set(identity, causes);
   }
   return causes;
@@ -44,8 +50,11 @@ export const MAX_CHAIN_LINKS = 5;
 export interface ChainRequest {
   /** The namespace of the AWSCluster: every link must allow it. */
   namespace: string;
-  identityRef?: IdentityReference | undefined;
+  /** With `apiGroup` CAPA's, one of CAPA's identities (and so are its sources). */
+  identityRef?: ClusterIdentityReference | undefined;
   controllerNamespace: string;
+  /** Where CAPA's static identities' Secrets are (default capa-system). */
+  capaNamespace?: string | undefined;
   maxLinks?: number;
   /** The AWSCluster asking: an identity being deleted serves it only if it used it before (`servesCluster`). */
   cluster?: ClusterUser | undefined;
@@ -57,8 +66,9 @@ export interface ChainRequest {
   vending?: boolean;
 }
 
-/** A link as status shows it: kind, name and what its provider adds (a role's ARN). */
+/** A link as status shows it: CAPA's group for CAPA's, kind, name and what its provider adds (a role's ARN). */
 export const identityLink = ({ kind, name, identity }: ChainLink): IdentityLink => ({
+  ...(isCapaIdentity(identity) ? { apiGroup: CAPA_GROUP } : {}),
   kind,
   name,
   ...providerOf(kind).linkDetails(identity),
@@ -79,14 +89,14 @@ export async function resolveChain(
   touched = new Set<string>(),
 ): Promise<ChainLink[]> {
   return resolveVisiting(store, request, {
-    identity: ({ kind, name }) => touched.add(identityId(kind, name, request.namespace)),
+    identity: (ref) => touched.add(identityId(ref.kind, ref.name, request.namespace, refGroup(ref))),
     secret: (name) => touched.add(`Secret/${name}`),
   });
 }
 
 /** What a walk looks up, told as it goes: each identity (before it is read) and each Secret. */
 interface Visitor {
-  identity(ref: IdentityReference): void;
+  identity(ref: GroupedRef): void;
   secret(name: string): void;
 }
 
@@ -100,11 +110,25 @@ async function resolveVisiting(store: IdentityStore, request: ChainRequest, visi
   }
 }
 
+/** A reference as the walk holds it: `apiGroup` only for another group's (CAPA's) identity. */
+type GroupedRef = LinkName & { kind: IdentityKind };
+
+/** `ref` in `apiGroup` (Keymaster's when absent), as the walk holds it. */
+const inGroup = ({ kind, name }: IdentityReference, apiGroup: string | undefined): GroupedRef =>
+  apiGroup === CAPA_GROUP ? { apiGroup, kind, name } : { kind, name };
+
+/** Whether a link is the identity a reference names: kind, name and group alike. */
+const isRef = (link: ChainLink, ref: LinkName): boolean =>
+  link.kind === ref.kind && link.name === ref.name && groupOf(link.identity) === refGroup(ref);
+
+/** A link by name: its group too when it is CAPA's. */
+export const nameOf = (link: ChainLink): LinkName => inGroup(link, groupOf(link.identity));
+
 /** The links that allowed the namespace, then the one at fault unless it is one of them. */
 function checkedChain(links: readonly ChainLink[], atFault: LinkName | undefined): IdentityLink[] {
   const walked = links.map(identityLink);
-  if (!atFault || links.some(({ kind, name }) => kind === atFault.kind && name === atFault.name)) return walked;
-  return [...walked, { kind: atFault.kind, name: atFault.name }];
+  if (!atFault || links.some((link) => isRef(link, atFault))) return walked;
+  return [...walked, { ...atFault }];
 }
 
 /**
@@ -112,6 +136,8 @@ function checkedChain(links: readonly ChainLink[], atFault: LinkName | undefined
  * refuses it or breaks it, each an IdentityError with its fix in `hint`. Never holds keys.
  */
 export interface LinkCheck {
+  /** CAPA's group for one of CAPA's identities. */
+  apiGroup?: string;
   kind: IdentityKind;
   name: string;
   identity?: IdentityObject;
@@ -160,27 +186,36 @@ async function walkLinks(
   checks?: LinkCheck[],
 ): Promise<void> {
   const limit = request.maxLinks ?? MAX_CHAIN_LINKS;
-  let ref = request.identityRef ?? CONTROLLER_IDENTITY;
+  const first: ClusterIdentityReference = request.identityRef ?? CONTROLLER_IDENTITY;
+  let ref = inGroup(first, refGroup(first));
   let referencedBy = `${request.vending ? 'AWSCredentialsRequests' : 'AWSClusters'} in namespace ${request.namespace}`;
   for (;;) {
-    const check: LinkCheck = { kind: ref.kind, name: ref.name, problems: [] };
+    const check: LinkCheck = { ...ref, problems: [] };
     checks?.push(check);
     const refuse = (problem: IdentityError): void => {
       if (!checks) throw problem;
       check.problems.push(problem);
     };
-    const seenAt = links.findIndex((link) => link.kind === ref.kind && link.name === ref.name);
+    const seenAt = links.findIndex((link) => isRef(link, ref));
     if (seenAt >= 0) {
-      refuse(new IdentityCycleError([...links.slice(seenAt), ref]));
+      refuse(new IdentityCycleError([...links.slice(seenAt).map(nameOf), ref]));
       return;
     }
     if (links.length === limit) {
-      refuse(new ChainTooDeepError(links, limit));
+      refuse(new ChainTooDeepError(links.map(nameOf), limit));
       return;
     }
 
     visit.identity(ref);
-    const identity = await store.getIdentity(ref.kind, ref.name, request.namespace);
+    let identity;
+    try {
+      identity = await store.getIdentity(ref.kind, ref.name, request.namespace, refGroup(ref));
+    } catch (error) {
+      // A store that reads no identity of the ref's group (CAPA's) says why.
+      if (!(error instanceof IdentityError)) throw error;
+      refuse(error);
+      return;
+    }
     if (!identity) {
       refuse(new IdentityNotFoundError(ref, referencedBy));
       return;
@@ -193,7 +228,7 @@ async function walkLinks(
       return;
     }
     if (!identityAllows(identity, namespace)) {
-      refuse(new NamespaceNotAllowedError(ref, request.namespace, links.length));
+      refuse(namespaceRefusal(ref, identity, request.namespace, links.length));
     }
     if (request.cluster && !servesCluster(identity, request.cluster, request.usersAtDeletion?.(identity))) {
       refuse(new IdentityDeletingError(ref, request.namespace, links.length));
@@ -204,7 +239,15 @@ async function walkLinks(
     const provider = providerOf(identity.kind);
     for (const secret of provider.secrets(identity)) visit.secret(secret);
     if (provider.load) {
-      const context = { ref, store, controllerNamespace: request.controllerNamespace };
+      const context = {
+        ref,
+        store,
+        controllerNamespace: request.controllerNamespace,
+        // CAPA's static identities read their Secret where CAPA does: in CAPA's namespace.
+        secretNamespace: ref.apiGroup
+          ? (request.capaNamespace ?? DEFAULT_CAPA_OPTIONS.namespace)
+          : request.controllerNamespace,
+      };
       const loadLink = async () => {
         try {
           link.material = await provider.load!(identity, context);
@@ -218,8 +261,9 @@ async function walkLinks(
     }
     const source = provider.source(identity);
     if (!source) return;
-    referencedBy = `${ref.kind}/${ref.name}`;
-    ref = source;
+    referencedBy = linkName(ref);
+    // A source is of its identity's group: CAPA's chains stay among CAPA's identities.
+    ref = inGroup(source, ref.apiGroup);
   }
 }
 
@@ -250,7 +294,8 @@ export async function chainDependencies(store: IdentityStore, request: ChainRequ
 
 /** What a cluster's chain reaches, typed: the identities (in chain order) and the Secrets' names. */
 export interface ChainReach {
-  identities: IdentityReference[];
+  /** With `apiGroup` for CAPA's identities. */
+  identities: LinkName[];
   secrets: string[];
 }
 
@@ -258,7 +303,7 @@ export interface ChainReach {
 export async function chainReach(store: IdentityStore, request: ChainRequest): Promise<ChainReach> {
   const reach: ChainReach = { identities: [], secrets: [] };
   await resolveVisiting(store, request, {
-    identity: (ref) => reach.identities.push({ kind: ref.kind, name: ref.name }),
+    identity: (ref) => reach.identities.push({ ...ref }),
     secret: (name) => reach.secrets.push(name),
   }).catch(() => undefined);
   return reach;

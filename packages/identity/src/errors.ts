@@ -3,11 +3,14 @@ import { refusesInput } from './aws-codes.js';
 
 /** Which identity in a chain, for messages: `AWSClusterRoleIdentity/tenant-b`. */
 export interface LinkName {
+  /** Set for another group's identity (CAPA's): `AWSClusterRoleIdentity.infrastructure.cluster.x-k8s.io/x`. */
+  apiGroup?: string;
   kind: string;
   name: string;
 }
 
-const linkName = (link: LinkName) => `${link.kind}/${link.name}`;
+export const linkName = (link: LinkName) =>
+  link.apiGroup ? `${link.kind}.${link.apiGroup}/${link.name}` : `${link.kind}/${link.name}`;
 /** Where a link at `depth` is, for a message: nothing for the cluster's own identity. */
 const linkPosition = (depth: number) =>
   depth === 0 ? '' : ` (link ${depth + 1} of the chain, a source of the cluster's identity)`;
@@ -70,12 +73,15 @@ export class NamespaceNotAllowedError extends IdentityError {
   readonly depth: number;
   readonly namespace: string;
 
-  constructor(link: LinkName, namespace: string, depth: number) {
+  /** `why`: words of a refusal more particular than the usual (CAPA's `{selector: {}}`). */
+  constructor(link: LinkName, namespace: string, depth: number, why?: { message: string; hint: string }) {
     super(
       'ERR_KEYMASTER_NAMESPACE_NOT_ALLOWED',
-      `namespace "${namespace}" may not use ${linkName(link)}${linkPosition(depth)}`,
+      (why?.message ?? `namespace "${namespace}" may not use ${linkName(link)}`) + linkPosition(depth),
       {
-        hint: `Add "${namespace}" to spec.allowedNamespaces of ${linkName(link)} (list or selector), or use another identity. Every link of a chain must allow the namespace.`,
+        hint:
+          why?.hint ??
+          `Add "${namespace}" to spec.allowedNamespaces of ${linkName(link)} (list or selector), or use another identity. Every link of a chain must allow the namespace.`,
         link,
         reason:
           depth === 0

@@ -20,7 +20,19 @@ export {
 } from './vending-errors.js';
 export { kubeIdentityStore, type IdentityStore, type IdentityObject, type SecretData } from './store.js';
 export { identityAllows, namespaceAllowed, selectorMatches, type NamespaceInfo } from './namespaces.js';
-export { identityId, isNamespacedKind } from './identity-id.js';
+export { groupOf, identityId, isNamespacedKind, refGroup } from './identity-id.js';
+export {
+  CAPA_API_VERSION,
+  CAPA_EMPTY_SELECTOR_MODES,
+  CAPA_VERSION,
+  DEFAULT_CAPA_OPTIONS,
+  CapaIdentitiesNotReadError,
+  capaIdentity,
+  isCapaIdentity,
+  type CapaEmptySelector,
+  type CapaNotRead,
+  type CapaOptions,
+} from './capa.js';
 export {
   CONTROLLER_IDENTITY,
   MAX_CHAIN_LINKS,
@@ -74,5 +86,6 @@ export {
   NamespaceNotAllowedError,
   SecretInvalidError,
   SecretNotFoundError,
+  linkName,
   type LinkName,
 } from './errors.js';

@@ -6,16 +6,16 @@ import {
   InvalidCredentialsRequestError,
   sessionPolicyOf,
   type AWSCredentialsRequestSpec,
+  type ClusterIdentityReference,
   type IdentityLink,
-  type IdentityReference,
   type SessionPolicy,
 } from '@keymaster/api';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { credentialKey, digest } from './cache-key.js';
-import { identityLink, MAX_CHAIN_LINKS, resolveChain, type ChainLink } from './chain.js';
+import { identityLink, MAX_CHAIN_LINKS, nameOf, resolveChain, type ChainLink } from './chain.js';
 import { makeClient, type SdkClient, type SdkClientClass } from './clients.js';
 import { CredentialSets, type NamespaceSets } from './credential-sets.js';
-import { identityId } from './identity-id.js';
+import { groupOf, identityId } from './identity-id.js';
 import { providerOf } from './providers/index.js';
 import type { CredentialContext, CredentialSource, ServiceAccountTokens } from './providers/provider.js';
 import type { ClusterUser, UsersAtDeletion } from './deletion.js';
@@ -63,8 +63,10 @@ export interface ResolverObserver {
 
 export interface IdentityResolverOptions {
   store: IdentityStore;
-  /** The controller's namespace: the only one static identities' Secrets are read from. */
+  /** The controller's namespace: the only one static identities' Secrets are read from (CAPA's aside). */
   controllerNamespace: string;
+  /** Where CAPA's static identities' Secrets are (`--capa-namespace`, default capa-system). */
+  capaNamespace?: string;
   /** The controller's own credentials. Default: the AWS SDK's default chain. */
   controllerCredentials?: AwsCredentialIdentityProvider;
   /** The TokenRequest API, for web identities (the reconciler's is its API server's). */
@@ -93,8 +95,8 @@ export interface IdentityResolverOptions {
 export interface ResolveRequest {
   /** The AWSCluster's namespace. */
   namespace: string;
-  /** The AWSCluster's spec.identityRef; absent means the controller identity "default". */
-  identityRef?: IdentityReference | undefined;
+  /** The AWSCluster's spec.identityRef (apiGroup CAPA's: CAPA's identity); absent means the controller identity "default". */
+  identityRef?: ClusterIdentityReference | undefined;
   /** The default region of the session's clients. */
   region: string;
   /** The AWSCluster asking: identities being deleted serve only the clusters that used them before. */
@@ -178,8 +180,9 @@ interface CredentialSet {
   clients: Map<string, SdkClient>;
 }
 
-/** A link's `identityId`: a namespaced identity's namespace is in its object. */
-const linkIdOf = ({ kind, name, identity }: ChainLink): string => identityId(kind, name, identity.metadata.namespace);
+/** A link's `identityId`: a namespaced identity's namespace, and a CAPA identity's group, are in its object. */
+const linkIdOf = ({ kind, name, identity }: ChainLink): string =>
+  identityId(kind, name, identity.metadata.namespace, groupOf(identity));
 
 const DEFAULT_STS_REGION = 'us-east-1';
 const DEFAULT_MAX_UNPINNED_SETS_PER_NAMESPACE = 20;
@@ -245,6 +248,7 @@ export class IdentityResolver {
         namespace: request.namespace,
         identityRef: request.identityRef,
         controllerNamespace: this.#options.controllerNamespace,
+        capaNamespace: this.#options.capaNamespace,
         ...(this.#options.maxChainLinks ? { maxLinks: this.#options.maxChainLinks } : {}),
         cluster: request.cluster,
         usersAtDeletion: this.#options.usersAtDeletion,
@@ -269,9 +273,7 @@ export class IdentityResolver {
       accountId,
       principalArn,
       chain,
-      deleting: links
-        .filter(({ identity }) => identity.metadata.deletionTimestamp)
-        .map(({ kind, name }) => ({ kind, name })),
+      deleting: links.filter(({ identity }) => identity.metadata.deletionTimestamp).map(nameOf),
       credentials: session.credentials.provider,
       renewedAt: () => session.credentials.renewedAt,
       client: (Client, region = request.region) => this.#client(session, Client, region),
@@ -412,9 +414,12 @@ export class IdentityResolver {
     return this.#callerIdentity(top);
   }
 
-  /** Drops every credential set that depends on an identity (deleted, or no longer used); `namespace`: a namespaced one's. */
-  forgetIdentity(kind: string, name: string, namespace?: string): void {
-    const id = identityId(kind, name, namespace);
+  /**
+   * Drops every credential set that depends on an identity (deleted, or no longer used); `namespace`:
+   * a namespaced one's, `apiGroup`: CAPA's for CAPA's.
+   */
+  forgetIdentity(kind: string, name: string, namespace?: string, apiGroup?: string): void {
+    const id = identityId(kind, name, namespace, apiGroup);
     this.#sets.deleteWhere((set) => set.dependsOn.has(id));
     for (const current of [...this.#currentKey.keys()])
       if (current.startsWith(`${id}|`)) this.#currentKey.delete(current);

@@ -1,5 +1,15 @@
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, IDENTITY_KINDS, KINDS, VERSION, type IdentityKind, type IdentityObject } from '@keymaster/api';
+import {
+  CAPA_GROUP,
+  CAPA_IDENTITY_KINDS,
+  GROUP,
+  IDENTITY_KINDS,
+  KINDS,
+  VERSION,
+  type IdentityKind,
+  type IdentityObject,
+} from '@keymaster/api';
+import { CAPA_VERSION, CapaIdentitiesNotReadError, capaIdentity, type CapaOptions } from './capa.js';
 import { isNamespacedKind } from './identity-id.js';
 import type { NamespaceInfo } from './namespaces.js';
 
@@ -15,9 +25,18 @@ export interface SecretData {
  * informer caches; `kubeIdentityStore` reads the API server directly.
  */
 export interface IdentityStore {
-  /** `namespace` is the asking one: where a namespaced kind is looked up (cluster-scoped kinds ignore it). */
-  getIdentity(kind: IdentityKind, name: string, namespace: string): Promise<IdentityObject | undefined>;
-  /** Every identity of every kind, of every namespace (which identities are made from which: a source is never vended). */
+  /**
+   * `namespace` is the asking one: where a namespaced kind is looked up (cluster-scoped kinds ignore it).
+   * `apiGroup` CAPA's: CAPA's identity of that kind, adapted (`capaIdentity`); Keymaster's otherwise.
+   * Throws CapaIdentitiesNotReadError for CAPA's when the store reads none of them.
+   */
+  getIdentity(
+    kind: IdentityKind,
+    name: string,
+    namespace: string,
+    apiGroup?: string,
+  ): Promise<IdentityObject | undefined>;
+  /** Every Keymaster identity of every kind, of every namespace (which are made from which: a source is never vended). */
   listIdentities(): Promise<IdentityObject[]>;
   getSecret(namespace: string, name: string): Promise<SecretData | undefined>;
   getNamespace(name: string): Promise<NamespaceInfo | undefined>;
@@ -34,12 +53,27 @@ async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** An IdentityStore that reads every object from the API server (GET, and a LIST per identity kind). */
-export function kubeIdentityStore(kubeConfig: KubeConfig): IdentityStore {
+const CAPA_PLURALS = new Map(CAPA_IDENTITY_KINDS.map((kind) => [kind, `${kind.toLowerCase()}s`]));
+
+/**
+ * An IdentityStore that reads every object from the API server (GET, and a LIST per identity kind);
+ * CAPA's identities only with `capa` (else none are found).
+ */
+export function kubeIdentityStore(kubeConfig: KubeConfig, capa?: CapaOptions): IdentityStore {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   return {
-    getIdentity: (kind, name, namespace) => {
+    getIdentity: async (kind, name, namespace, apiGroup = GROUP) => {
+      if (apiGroup === CAPA_GROUP) {
+        const plural = CAPA_PLURALS.get(kind);
+        if (!capa) throw new CapaIdentitiesNotReadError({ apiGroup, kind, name }, 'off');
+        if (!plural) return undefined;
+        const object = await orUndefined(
+          custom.getClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural, name }),
+        );
+        return object && capaIdentity(object as Record<string, unknown>, capa);
+      }
+      if (apiGroup !== GROUP) return undefined;
       const object = { group: GROUP, version: VERSION, plural: PLURALS.get(kind)!, name };
       return orUndefined(
         (isNamespacedKind(kind)

@@ -1,10 +1,12 @@
 import {
   API_VERSION,
+  GROUP,
   type AWSClusterRoleIdentitySpec,
   type AllowedNamespaces,
   type IdentityKind,
 } from '@keymaster/api';
 import {
+  groupOf,
   isNamespacedKind,
   type IdentityObject,
   type IdentityStore,
@@ -51,12 +53,16 @@ export function memoryStore(
 ) {
   const reads = { identities: 0, secrets: [] as string[] };
   const store: IdentityStore = {
-    getIdentity: (kind, name, namespace) => {
+    getIdentity: (kind, name, namespace, apiGroup = GROUP) => {
       reads.identities += 1;
       const where = isNamespacedKind(kind) ? namespace : undefined;
       return Promise.resolve(
         objects.find(
-          ({ metadata, ...object }) => object.kind === kind && metadata.name === name && metadata.namespace === where,
+          (object) =>
+            groupOf(object) === apiGroup &&
+            object.kind === kind &&
+            object.metadata.name === name &&
+            object.metadata.namespace === where,
         ),
       );
     },

@@ -4,6 +4,7 @@ import {
   defaultControllerCredentials,
   IdentityResolver,
   kubeServiceAccountTokens,
+  type CapaOptions,
   type StsRate,
 } from '@keymaster/identity';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
@@ -32,6 +33,8 @@ export interface KeymasterOptions extends Pick<ManagerOptions, 'leaderElection' 
   controllerNamespace: string;
   watchNamespace?: string;
   watchFilter?: string;
+  /** How CAPA's identities are read (--capa-namespace, --capa-empty-selector); used with adoptClusterAPI. */
+  capa?: CapaOptions;
   syncPeriodMs: number;
   maxConcurrentReconciles: number;
   /** Objects served per namespace, the oldest first (default DEFAULT_PER_NAMESPACE); the rest are parked. */
@@ -115,6 +118,9 @@ export class ControllerContext {
       clustersPerNamespace: this.perNamespace.clusters,
       clustersParked: metrics.parkedObserver('AWSCluster'),
       clock: this.clock,
+      ...(options.adoptClusterAPI && options.capa
+        ? { capa: { options: options.capa, crdsMissing: (message: string) => logger.error(message) } }
+        : {}),
       onError: watchFailed(CONTROLLER_RBAC),
     });
     manager.addSource(this.caches);
@@ -135,12 +141,14 @@ export class ControllerContext {
         namespace: cluster.metadata.namespace ?? '',
         identityRef: cluster.spec.identityRef,
         controllerNamespace,
+        capaNamespace: options.capa?.namespace,
       }),
     );
     // Resolves read the informer caches: checking a chain costs no API call.
     this.resolver = new IdentityResolver({
       store: this.caches.identityStore(),
       controllerNamespace,
+      ...(options.capa ? { capaNamespace: options.capa.namespace } : {}),
       aws: options.aws,
       controllerCredentials: this.controllerCredentials,
       // Web identities' tokens: the one write the controller makes to ServiceAccounts (serviceaccounts/token).

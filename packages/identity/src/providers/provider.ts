@@ -29,6 +29,8 @@ export interface LoadContext {
   ref: LinkName;
   store: IdentityStore;
   controllerNamespace: string;
+  /** Where the link's Secrets are: the controller's namespace, or CAPA's for CAPA's identities. */
+  secretNamespace: string;
 }
 
 /** What a link's credentials may be made with. */

@@ -5,15 +5,15 @@ import { SecretNotFoundError } from '../errors.js';
 import { credentialsFromSecret, STATIC_KEYS } from '../secret.js';
 import type { KindProvider } from './provider.js';
 
-/** Long-lived keys from a Secret of the controller's namespace, read when the chain is walked. */
+/** Long-lived keys from a Secret of the controller's namespace (CAPA's: of CAPA's), read when the chain is walked. */
 export const staticProvider: KindProvider<AWSClusterStaticIdentity, AwsCredentialIdentity> = {
   kind: 'AWSClusterStaticIdentity',
   callsSts: false,
   source: () => undefined,
   secrets: (identity) => [identity.spec.secretRef],
-  load: async (identity, { ref, store, controllerNamespace }) => {
-    const secretKey = `${controllerNamespace}/${identity.spec.secretRef}`;
-    const secret = await store.getSecret(controllerNamespace, identity.spec.secretRef);
+  load: async (identity, { ref, store, secretNamespace }) => {
+    const secretKey = `${secretNamespace}/${identity.spec.secretRef}`;
+    const secret = await store.getSecret(secretNamespace, identity.spec.secretRef);
     if (!secret) throw new SecretNotFoundError(ref, secretKey, STATIC_KEYS);
     return credentialsFromSecret(ref, secretKey, secret.data);
   },

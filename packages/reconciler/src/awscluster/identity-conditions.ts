@@ -8,6 +8,7 @@ import {
 import {
   IdentityDeletingError,
   IdentityError,
+  linkName,
   NamespaceNotAllowedError,
   type IdentitySession,
 } from '@keymaster/identity';
@@ -52,7 +53,7 @@ export function usageAllowed(session: Pick<IdentitySession, 'deleting'>): Condit
   return {
     ...IDENTITY_OK.allowed,
     reason: PrincipalUsageAllowedReason.IdentityDeleting,
-    message: `${IDENTITY_OK.allowed.message}. ${deletingNotice(session.deleting.map(({ kind, name }) => `${kind}/${name}`))}`,
+    message: `${IDENTITY_OK.allowed.message}. ${deletingNotice(session.deleting.map(linkName))}`,
   };
 }
 

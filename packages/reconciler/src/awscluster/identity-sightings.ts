@@ -22,10 +22,13 @@ export class IdentitySightings {
    */
   constructor(private readonly sightingChanged: (identity: IdentityAt) => void) {}
 
-  /** A cluster of `namespace` acts with `session`: its own identity's sighting is updated. */
+  /**
+   * A cluster of `namespace` acts with `session`: its own identity's sighting is updated. CAPA's
+   * identities have no status here (read, never written): their sightings are not kept.
+   */
   saw(session: IdentitySession, namespace: string): void {
     const own = session.chain[0];
-    if (own) this.#sight({ kind: own.kind, name: own.name, namespace }, session);
+    if (own && !own.apiGroup) this.#sight({ kind: own.kind, name: own.name, namespace }, session);
   }
 
   /** The sighting of an identity by its `identityId`. */

@@ -1,5 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AWSAccountBinding, AWSCluster, AWSClusterLedger, AWSTagPolicy } from '@keymaster/api';
+import {
+  CAPA_GROUP,
+  type AWSAccountBinding,
+  type AWSCluster,
+  type AWSClusterLedger,
+  type AWSTagPolicy,
+} from '@keymaster/api';
 import type { IdentityObject } from '@keymaster/identity';
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { ControllerContext } from '../context.js';
@@ -106,22 +112,29 @@ export function setupAWSClusterController(context: ControllerContext): void {
       specOrMetadataChanged,
     )
     // Secrets the clusters' chains reach; namespaces (allowedNamespaces and tag policies' namespaceSelectors).
-    .watches<V1Secret>(caches.secrets, (secret) =>
-      cached(chains.clustersReachingSecret(secret.metadata?.name ?? '')).map(requestFor),
-    )
     .watches<V1Namespace>(
       caches.namespaces,
       (namespace) => (namespace.metadata?.name ? caches.clusters.list(namespace.metadata.name).map(requestFor) : []),
       labelsChanged,
     );
-  // The clusters reaching an identity: its edit may move them past it (a source replaced).
+  for (const secrets of [caches.secrets, caches.capaSecrets])
+    if (secrets)
+      builder.watches<V1Secret>(secrets, (secret) =>
+        cached(chains.clustersReachingSecret(secret.metadata?.name ?? '')).map(requestFor),
+      );
+  // The clusters reaching an identity (Keymaster's or CAPA's): its edit may move them past it (a source replaced).
+  const reachingIdentity = (apiGroup: string | undefined) => (identity: IdentityObject) =>
+    cached(
+      chains.clustersReaching({
+        ...(apiGroup ? { apiGroup } : {}),
+        kind: identity.kind,
+        name: identity.metadata.name ?? '',
+      }),
+    ).map(requestFor);
   for (const identities of Object.values(caches.identities))
-    builder.watches<IdentityObject>(
-      identities,
-      (identity) =>
-        cached(chains.clustersReaching({ kind: identity.kind, name: identity.metadata.name ?? '' })).map(requestFor),
-      specOrMetadataChanged,
-    );
+    builder.watches<IdentityObject>(identities, reachingIdentity(undefined), specOrMetadataChanged);
+  for (const identities of Object.values(caches.capaIdentities))
+    builder.watches<IdentityObject>(identities, reachingIdentity(CAPA_GROUP), specOrMetadataChanged);
   const clusters = builder.complete(reconciler.reconcile);
   // Running tag work ends before the Lease goes. What it wrote before the stop reached it gets its
   // status now: no tags are left written without their status (the rest the next leader redoes).

@@ -1,5 +1,5 @@
-import type { AWSCluster, IdentityKind, IdentityReference } from '@keymaster/api';
-import type { ChainReach } from '@keymaster/identity';
+import type { AWSCluster } from '@keymaster/api';
+import { identityId, refGroup, type ChainReach, type LinkName } from '@keymaster/identity';
 import { keyOf, type Request } from '../runtime/controller.js';
 import { clusterRequest } from './dependents.js';
 
@@ -7,6 +7,9 @@ import { clusterRequest } from './dependents.js';
 type Clusters = Map<string, Request>;
 
 const NOTHING: ChainReach = { identities: [], secrets: [] };
+
+/** An identity's entry: kind, name and group (CAPA's and Keymaster's of one name are two), any namespace. */
+const entryOf = (identity: LinkName): string => identityId(identity.kind, identity.name, undefined, refGroup(identity));
 
 /**
  * Which AWSClusters' chains reach each identity and each Secret (a chain that stops at a missing
@@ -18,7 +21,7 @@ const NOTHING: ChainReach = { identities: [], secrets: [] };
 export class ChainIndex {
   readonly #reachOf: (cluster: AWSCluster) => Promise<ChainReach>;
   readonly #reach = new Map<string, ChainReach>();
-  readonly #byIdentity = new Map<IdentityKind, Map<string, Clusters>>();
+  readonly #byIdentity = new Map<string, Clusters>();
   readonly #bySecret = new Map<string, Clusters>();
   /** The latest walk of each cluster: an older walk still under way when a newer starts is dropped. */
   readonly #walks = new Map<string, number>();
@@ -33,7 +36,7 @@ export class ChainIndex {
    * Walks the cluster's chain again and files it under what it reaches now. Resolves to the
    * identities it reached before or reaches now but not both: their users changed.
    */
-  async index(cluster: AWSCluster): Promise<IdentityReference[]> {
+  async index(cluster: AWSCluster): Promise<LinkName[]> {
     const request = clusterRequest(cluster);
     const key = keyOf(request);
     const walk = ++this.#walked;
@@ -45,19 +48,19 @@ export class ChainIndex {
   }
 
   /** Forgets a deleted cluster; returns the identities it reached. */
-  remove(cluster: AWSCluster): IdentityReference[] {
+  remove(cluster: AWSCluster): LinkName[] {
     const request = clusterRequest(cluster);
     const key = keyOf(request);
     this.#walks.delete(key);
     return this.#file(key, request, NOTHING);
   }
 
-  /** The clusters whose chain reaches the identity. */
-  clustersReaching({ kind, name }: IdentityReference): Request[] {
-    return [...(this.#byIdentity.get(kind)?.get(name)?.values() ?? [])];
+  /** The clusters whose chain reaches the identity (`apiGroup` CAPA's for CAPA's). */
+  clustersReaching(identity: LinkName): Request[] {
+    return [...(this.#byIdentity.get(entryOf(identity))?.values() ?? [])];
   }
 
-  /** The clusters whose chain reaches the Secret (of the controller's namespace). */
+  /** The clusters whose chain reaches the Secret (of the controller's namespace, or CAPA's). */
   clustersReachingSecret(name: string): Request[] {
     return [...(this.#bySecret.get(name)?.values() ?? [])];
   }
@@ -67,17 +70,13 @@ export class ChainIndex {
     return this.#reach.get(keyOf(request)) ?? NOTHING;
   }
 
-  #file(key: string, request: Request, reach: ChainReach): IdentityReference[] {
+  #file(key: string, request: Request, reach: ChainReach): LinkName[] {
     const before = this.#reach.get(key) ?? NOTHING;
-    for (const { kind, name } of before.identities) removeFrom(this.#byIdentity.get(kind), name, key);
+    for (const identity of before.identities) removeFrom(this.#byIdentity, entryOf(identity), key);
     for (const secret of before.secrets) removeFrom(this.#bySecret, secret, key);
     if (reach === NOTHING) this.#reach.delete(key);
     else this.#reach.set(key, reach);
-    for (const { kind, name } of reach.identities) {
-      let names = this.#byIdentity.get(kind);
-      if (!names) this.#byIdentity.set(kind, (names = new Map<string, Clusters>()));
-      addTo(names, name, key, request);
-    }
+    for (const identity of reach.identities) addTo(this.#byIdentity, entryOf(identity), key, request);
     for (const secret of reach.secrets) addTo(this.#bySecret, secret, key, request);
     // An identity the cluster reaches before and after keeps its users: enqueueing it again would only
     // repeat its reconcile (and its DeletionBlocked event) for every cluster an edit walks again.
@@ -92,18 +91,17 @@ function addTo(entries: Map<string, Clusters>, name: string, key: string, reques
 }
 
 /** An entry left empty is dropped: names deleted long ago hold no memory. */
-function removeFrom(entries: Map<string, Clusters> | undefined, name: string, key: string): void {
-  const clusters = entries?.get(name);
+function removeFrom(entries: Map<string, Clusters>, name: string, key: string): void {
+  const clusters = entries.get(name);
   if (!clusters) return;
   clusters.delete(key);
-  if (clusters.size === 0) entries!.delete(name);
+  if (clusters.size === 0) entries.delete(name);
 }
 
 /** The identities `from` reaches that `other` does not. */
-const missingFrom = (other: ChainReach, from: ChainReach): IdentityReference[] =>
-  from.identities.filter(({ kind, name }) => !other.identities.some((b) => b.kind === kind && b.name === name));
+const missingFrom = (other: ChainReach, from: ChainReach): LinkName[] =>
+  from.identities.filter((identity) => !other.identities.some((b) => entryOf(b) === entryOf(identity)));
 
-function unique(identities: IdentityReference[]): IdentityReference[] {
-  const seen = new Map(identities.map((identity) => [`${identity.kind}\0${identity.name}`, identity]));
-  return [...seen.values()];
+function unique(identities: LinkName[]): LinkName[] {
+  return [...new Map(identities.map((identity) => [entryOf(identity), identity])).values()];
 }

@@ -1,4 +1,4 @@
-import type { AWSCluster } from '@keymaster/api';
+import { CAPA_GROUP, type AWSCluster } from '@keymaster/api';
 import type { IdentityObject, LinkName } from '@keymaster/identity';
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { ControllerContext } from '../context.js';
@@ -13,9 +13,10 @@ import { labelsChanged, specOrMetadataChanged } from '../runtime/predicates.js';
 export function watchChains(context: ControllerContext): void {
   const { caches, chains, identityChanges } = context;
   // A namespaced identity a cluster reaches is of the cluster's namespace: the only one that can name it.
+  // CAPA's identities have no controller here (read, never written): their users are not told.
   const sendAll = (identities: readonly LinkName[], cluster: AWSCluster) => {
-    for (const identity of identities)
-      identityChanges.send({ ...identity, namespace: cluster.metadata.namespace ?? '' });
+    for (const { apiGroup, ...identity } of identities)
+      if (!apiGroup) identityChanges.send({ ...identity, namespace: cluster.metadata.namespace ?? '' });
   };
   const walk = (clusters: readonly AWSCluster[]) => {
     for (const cluster of clusters) void chains.index(cluster).then((identities) => sendAll(identities, cluster));
@@ -34,9 +35,26 @@ export function watchChains(context: ControllerContext): void {
         [specOrMetadataChanged],
       ),
     );
-  caches.secrets.addHandlers(
-    onChange((secret) => walk(cached(chains.clustersReachingSecret(secret.metadata?.name ?? '')))),
-  );
+  for (const identities of Object.values(caches.capaIdentities))
+    identities.addHandlers(
+      onChange(
+        (identity: IdentityObject) =>
+          walk(
+            cached(
+              chains.clustersReaching({
+                apiGroup: CAPA_GROUP,
+                kind: identity.kind,
+                name: identity.metadata.name ?? '',
+              }),
+            ),
+          ),
+        [specOrMetadataChanged],
+      ),
+    );
+  for (const secrets of [caches.secrets, caches.capaSecrets])
+    secrets?.addHandlers(
+      onChange((secret) => walk(cached(chains.clustersReachingSecret(secret.metadata?.name ?? '')))),
+    );
   caches.namespaces.addHandlers(
     onChange<V1Namespace>(
       (namespace) => {

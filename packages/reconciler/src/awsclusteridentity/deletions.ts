@@ -1,5 +1,5 @@
 import type { AWSCluster } from '@keymaster/api';
-import { identityId, type ClusterUser, type IdentityObject } from '@keymaster/identity';
+import { groupOf, identityId, type ClusterUser, type IdentityObject } from '@keymaster/identity';
 import { clusterKey } from './dependents.js';
 
 /** An AWSCluster as an identity being deleted judges it. */
@@ -35,8 +35,9 @@ export class DeletingIdentities {
   }
 }
 
+// CAPA's identity of a Keymaster identity's name is another identity: its deletion is not this one's.
 const idOf = (identity: IdentityObject) =>
-  identityId(identity.kind, identity.metadata.name ?? '', identity.metadata.namespace);
+  identityId(identity.kind, identity.metadata.name ?? '', identity.metadata.namespace, groupOf(identity));
 
 /** What a current user of identities being deleted (`Kind/name`) is told, in a condition and an event. */
 export const deletingNotice = (ids: readonly string[]): string =>

@@ -7,6 +7,7 @@ import {
   KeymasterError,
   type ApiFamily,
 } from '@keymaster/api';
+import { CAPA_EMPTY_SELECTOR_MODES, DEFAULT_CAPA_OPTIONS, type CapaOptions } from '@keymaster/identity';
 import { DEFAULT_MAX_CREDENTIAL_SETS_PER_NAMESPACE } from '../credentials/set-cap.js';
 import { parseDuration } from '../runtime/duration.js';
 import { parseBindAddress } from '../servers.js';
@@ -60,6 +61,8 @@ export interface RunFlags extends WebhookFlags {
   minRenewalIntervalMs: number;
   /** --max-clusters-per-namespace, --max-credentials-requests-per-namespace: what one namespace may hold of the controller. */
   perNamespace: PerNamespaceLimits;
+  /** --capa-namespace, --capa-empty-selector: how CAPA's identities are read. */
+  capa: CapaOptions;
 }
 
 /** --sts-rate-per-namespace's default: a call a second, 20 at once (see docs/operations.md, sizing). */
@@ -103,7 +106,7 @@ export const RUN_FLAGS = {
   'adopt-cluster-api': {
     type: 'boolean',
     default: false,
-    help: "follow Cluster API's CAPA clusters in namespaces labelled keymaster.dev/adopt=cluster-api (docs/capa.md)",
+    help: "follow Cluster API's CAPA clusters in namespaces labelled keymaster.dev/adopt=cluster-api, and read CAPA's identities AWSClusters name (docs/capa.md)",
   },
   'leader-elect': {
     type: 'boolean',
@@ -111,6 +114,16 @@ export const RUN_FLAGS = {
     help: 'elect a leader among replicas on a Lease (run more than one replica)',
   },
   'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: --namespace)' },
+  'capa-namespace': {
+    type: 'string',
+    default: DEFAULT_CAPA_OPTIONS.namespace,
+    help: "CAPA's namespace: its static identities' Secrets live here",
+  },
+  'capa-empty-selector': {
+    type: 'string',
+    default: DEFAULT_CAPA_OPTIONS.emptySelector,
+    help: "what a CAPA identity's allowedNamespaces {selector: {}} allows: none (Keymaster's reading) or all-namespaces (CAPA's)",
+  },
   'leader-election-id': { type: 'string', default: 'keymaster', help: 'name of the Lease' },
   'leader-elect-lease-duration': {
     type: 'string',
@@ -424,6 +437,10 @@ export function parseRunFlags(args: string[]): RunFlags {
     namespace: values.namespace,
     watchNamespace: values['watch-namespace'] || undefined,
     watchFilter: values['watch-filter'] || undefined,
+    capa: {
+      namespace: values['capa-namespace'],
+      emptySelector: oneOf('capa-empty-selector', values['capa-empty-selector'], CAPA_EMPTY_SELECTOR_MODES),
+    },
     syncPeriodMs,
     tagLayerGracePeriodMs,
     maxConcurrentReconciles: workers,

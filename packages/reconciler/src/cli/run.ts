@@ -58,6 +58,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
     tenantLabel: flags.tenancy.label,
     ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
     ...(flags.watchFilter ? { watchFilter: flags.watchFilter } : {}),
+    capa: flags.capa,
     syncPeriodMs: flags.syncPeriodMs,
     maxConcurrentReconciles: flags.maxConcurrentReconciles,
     perNamespace: flags.perNamespace,

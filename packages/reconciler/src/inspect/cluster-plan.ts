@@ -122,8 +122,8 @@ async function planAgainstAws(
   }
   Object.assign(report, { accountId: session.accountId, principalArn: session.principalArn, chain: session.chain });
   const chain = await Promise.all(
-    session.chain.map(({ kind, name }) =>
-      context.store.getIdentity(kind as IdentityKind, name, cluster.metadata.namespace ?? ''),
+    session.chain.map(({ apiGroup, kind, name }) =>
+      context.store.getIdentity(kind as IdentityKind, name, cluster.metadata.namespace ?? '', apiGroup),
     ),
   );
   const refused = await accountRefusal(context, chain[0], session.accountId);

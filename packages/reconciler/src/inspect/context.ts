@@ -8,7 +8,16 @@ import {
   type AWSClusterLedger,
   type AWSTagPolicy,
 } from '@keymaster/api';
-import { IdentityResolver, isNamespacedKind, kubeIdentityStore, type IdentityStore } from '@keymaster/identity';
+import {
+  DEFAULT_CAPA_OPTIONS,
+  IdentityResolver,
+  isNamespacedKind,
+  kubeIdentityStore,
+  linkName,
+  refGroup,
+  type CapaOptions,
+  type IdentityStore,
+} from '@keymaster/identity';
 import { RateLimiters } from '@keymaster/tagging';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { adoptedFrom } from '../adoption/index.js';
@@ -59,6 +68,8 @@ export interface InspectOptions {
   tenantLabel: string;
   /** Default: AWS_ENDPOINT_URL, and the SDK's default credential chain, as `keymaster run`. */
   aws?: { endpoint?: string; credentials?: AwsCredentialIdentityProvider };
+  /** How CAPA's identities are read (default: as `keymaster run --adopt-cluster-api` with its defaults). */
+  capa?: CapaOptions;
 }
 
 /** Reads each object once: a command sees one state of the cluster, and a chain shared by many clusters costs one read. */
@@ -79,20 +90,25 @@ const orUndefined = <T>(read: Promise<T>): Promise<T | undefined> =>
   });
 
 const PLURALS = new Map(KINDS.map(({ kind, plural }) => [kind, plural]));
-/** A resource of our API group as RBAC names it. */
 /** Cluster API's Cluster: its companion AWSCluster's spec.clusterAPI is trusted (`companion`). */
 const CLUSTERS = FOLLOWED_KINDS.Cluster;
 
-const ours = (kind: string) => `${PLURALS.get(kind)!}.${GROUP}`;
+/** A resource of our API group (or an identity kind of CAPA's) as RBAC names it. */
+const ours = (kind: string, apiGroup = GROUP) => `${PLURALS.get(kind)!}.${apiGroup}`;
 
 /** The API server's answers, each read once, a refusal told as a KubeAccessError. */
 function checkedStore(direct: IdentityStore): IdentityStore {
   return {
-    getIdentity: memoize((kind, name, namespace) =>
+    getIdentity: memoize((kind, name, namespace, apiGroup) =>
       kubeRead(
-        `read ${kind}/${name}`,
-        { verb: 'get', resource: ours(kind), ...(isNamespacedKind(kind) ? { namespace } : {}), name },
-        () => direct.getIdentity(kind, name, namespace),
+        `read ${linkName({ ...(apiGroup && apiGroup !== GROUP ? { apiGroup } : {}), kind, name })}`,
+        {
+          verb: 'get',
+          resource: ours(kind, refGroup({ apiGroup })),
+          ...(isNamespacedKind(kind) ? { namespace } : {}),
+          name,
+        },
+        () => direct.getIdentity(kind, name, namespace, apiGroup),
       ),
     ),
     listIdentities: memoize(() =>
@@ -119,7 +135,7 @@ function checkedStore(direct: IdentityStore): IdentityStore {
 export function createInspectContext(options: InspectOptions): InspectContext {
   const { kubeConfig, controllerNamespace } = options;
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const store = checkedStore(kubeIdentityStore(kubeConfig));
+  const store = checkedStore(kubeIdentityStore(kubeConfig, options.capa ?? DEFAULT_CAPA_OPTIONS));
   const endpoint = options.aws?.endpoint ?? process.env['AWS_ENDPOINT_URL'];
   const resolver = new IdentityResolver({
     store,

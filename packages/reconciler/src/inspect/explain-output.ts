@@ -1,5 +1,6 @@
 import { displayText, quoteText, type TagSource } from '@keymaster/api';
 import { dumpYaml } from '@kubernetes/client-node';
+import { linkName } from '@keymaster/identity';
 import type { LayerName } from '@keymaster/tagging';
 import { columns } from './columns.js';
 import { heldLines } from './plan-why.js';
@@ -34,7 +35,7 @@ export function chainTree(explanation: Explanation): string[] {
         ? ['? not checked here (see "Not checked"): the conditions above are the controller\'s verdict']
         : []),
     ];
-    lines.push(`${indent}└─ ${mark(link)} ${link.kind}/${link.name}${link.actsWith ? `  ${link.actsWith}` : ''}`);
+    lines.push(`${indent}└─ ${mark(link)} ${linkName(link)}${link.actsWith ? `  ${link.actsWith}` : ''}`);
     for (const detail of details) lines.push(`${indent}${last ? '      ' : '   │  '}${detail}`);
   });
   return lines;

@@ -14,6 +14,7 @@ import {
   CONTROLLER_IDENTITY,
   checkChain,
   isNamespacedKind,
+  linkName,
   providerOf,
   type IdentityObject,
   type LinkCheck,
@@ -39,6 +40,8 @@ import {
 
 /** One link of the chain with its verdict: every reason it refuses, each with its fix. */
 export interface LinkVerdict {
+  /** CAPA's group for one of CAPA's identities. */
+  apiGroup?: string;
   kind: string;
   name: string;
   exists: boolean;
@@ -115,6 +118,7 @@ const actsWith = ({ identity }: LinkCheck): string | undefined =>
   identity && providerOf(identity.kind).actsWith(identity);
 
 const verdictOf = (check: LinkCheck): LinkVerdict => ({
+  ...(check.apiGroup ? { apiGroup: check.apiGroup } : {}),
   kind: check.kind,
   name: check.name,
   exists: check.identity !== undefined,
@@ -146,9 +150,10 @@ async function unverifiedChain(
   unchecked: Unchecked[],
 ): Promise<{ chain: LinkVerdict[]; identities: IdentityObject[] }> {
   const { links, identities } = await readableChain(context, cluster, unchecked);
-  const chain = links.map(({ kind, name }, index): LinkVerdict => {
+  const chain = links.map(({ apiGroup, kind, name }, index): LinkVerdict => {
     const identity = identities[index];
     return {
+      ...(apiGroup ? { apiGroup } : {}),
       kind,
       name,
       exists: true,
@@ -307,8 +312,8 @@ function explanation(
     { now: context.now(), gracePeriodMs: context.layerGracePeriodMs },
   );
   const effective = resolveEffectiveTags(layers);
-  const fixes = chain.flatMap(({ kind, name, problems }) =>
-    problems.map((problem) => `${kind}/${name}: ${problem.hint ?? problem.message}`),
+  const fixes = chain.flatMap((link) =>
+    link.problems.map((problem) => `${linkName(link)}: ${problem.hint ?? problem.message}`),
   );
   const refusals = chain.some(({ problems, unchecked }) => problems.length > 0 || unchecked);
   if ('failure' in principal && !refusals && !fixes.length)

@@ -1,5 +1,5 @@
 import { KeymasterError, type AWSCluster, type IdentityKind, type IdentityLink } from '@keymaster/api';
-import { CONTROLLER_IDENTITY, type IdentityObject } from '@keymaster/identity';
+import { CONTROLLER_IDENTITY, linkName, type IdentityObject } from '@keymaster/identity';
 import { accountVerdict, boundTenants } from '../awscluster/account-binding.js';
 import { KubeAccessError } from '../kube/access-error.js';
 import { describeKubeError } from '../kube/errors.js';
@@ -60,13 +60,19 @@ export async function readableChain(
   unchecked: Unchecked[],
 ): Promise<{ links: IdentityLink[]; identities: (IdentityObject | undefined)[] }> {
   const observed = cluster.status?.identityChain ?? [];
-  const links = observed.length > 0 ? observed : [cluster.spec.identityRef ?? CONTROLLER_IDENTITY];
+  const links: IdentityLink[] = observed.length > 0 ? observed : [cluster.spec.identityRef ?? CONTROLLER_IDENTITY];
   const identities = [];
-  for (const { kind, name } of links)
+  for (const link of links)
     identities.push(
       await readable(
-        `${kind}/${name}: its tag layer and whom it allows`,
-        () => context.store.getIdentity(kind as IdentityKind, name, cluster.metadata.namespace ?? ''),
+        `${linkName(link)}: its tag layer and whom it allows`,
+        () =>
+          context.store.getIdentity(
+            link.kind as IdentityKind,
+            link.name,
+            cluster.metadata.namespace ?? '',
+            link.apiGroup,
+          ),
         unchecked,
       ),
     );

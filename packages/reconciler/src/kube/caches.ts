@@ -1,5 +1,14 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Namespace, type V1Secret } from '@kubernetes/client-node';
 import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1Namespace,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import {
+  CAPA_GROUP,
+  CAPA_IDENTITY_KINDS,
   GROUP,
   IDENTITY_KINDS,
   VERSION,
@@ -9,7 +18,17 @@ import {
   type AWSTagPolicy,
   type IdentityKind,
 } from '@keymaster/api';
-import { isNamespacedKind, providerOf, type IdentityObject, type IdentityStore } from '@keymaster/identity';
+import {
+  CAPA_VERSION,
+  CapaIdentitiesNotReadError,
+  capaIdentity,
+  isNamespacedKind,
+  providerOf,
+  type CapaNotRead,
+  type CapaOptions,
+  type IdentityObject,
+  type IdentityStore,
+} from '@keymaster/identity';
 import { clusterNameOf } from '../awscluster/name-claim.js';
 import type { Clock } from '../runtime/clock.js';
 import { Informer, type CachedObject, type InformerOptions } from '../runtime/informer.js';
@@ -41,7 +60,15 @@ export interface CacheOptions {
   clustersParked?: (namespace: string, parked: number) => void;
   clock?: Clock;
   onError: (what: string, error: unknown, retryInMs: number) => void;
+  /**
+   * --adopt-cluster-api's: CAPA's identities and the Secrets of CAPA's namespace are cached too, when
+   * CAPA's CRDs exist at start; `crdsMissing` is told once when they do not.
+   */
+  capa?: { options: CapaOptions; crdsMissing: (message: string) => void };
 }
+
+/** CAPA's plural of each of its identity kinds. */
+const CAPA_PLURAL = (kind: string) => `${kind.toLowerCase()}s`;
 
 /** Informer indexes (`Informer.index`): AWSClusters by clusterName, identities by the Secrets they read. */
 const CLUSTER_NAME_INDEX = 'clusterName';
@@ -63,6 +90,14 @@ export class Caches {
   readonly accountBindings: Informer<AWSAccountBinding>;
   readonly secrets: Informer<V1Secret>;
   readonly namespaces: Informer<V1Namespace>;
+  /** CAPA's identities, adapted (`capaIdentity`), by kind; none unless --adopt-cluster-api. */
+  readonly capaIdentities: Partial<Record<IdentityKind, Informer<IdentityObject>>> = {};
+  /** Secrets of CAPA's namespace (CAPA's static identities' keys), when it is not the controller's. */
+  readonly capaSecrets: Informer<V1Secret> | undefined;
+  /** Why CAPA's identities are not read, or undefined once they are. */
+  #capaNotRead: CapaNotRead | undefined = 'off';
+  readonly #capa: CacheOptions['capa'];
+  readonly #custom: CustomObjectsApi;
   readonly #all: Informer<CachedObject>[];
   readonly #controllerNamespace: string;
 
@@ -72,6 +107,8 @@ export class Caches {
     this.#controllerNamespace = controllerNamespace;
     const custom = kubeConfig.makeApiClient(CustomObjectsApi);
     const core = kubeConfig.makeApiClient(CoreV1Api);
+    this.#custom = custom;
+    this.#capa = options.capa;
     const informer = <T extends CachedObject>(
       what: string,
       path: string,
@@ -160,9 +197,29 @@ export class Caches {
       () => core.listNamespace(),
       namespaceAsRead,
     );
+    const capa = options.capa?.options;
+    if (capa) {
+      for (const kind of CAPA_IDENTITY_KINDS as IdentityKind[]) {
+        const plural = CAPA_PLURAL(kind);
+        this.capaIdentities[kind] = informer<IdentityObject>(
+          `${kind}.${CAPA_GROUP}`,
+          `/apis/${CAPA_GROUP}/${CAPA_VERSION}/${plural}`,
+          () => custom.listClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural }),
+          // Read only: kept in Keymaster's shape, CAPA's apiVersion and fields (`capaIdentity`).
+          (object) => capaIdentity({ ...withoutUnread(object), kind }, capa)!,
+        );
+      }
+      if (capa.namespace !== controllerNamespace)
+        this.capaSecrets = informer<V1Secret>(
+          `Secrets of ${capa.namespace}`,
+          `/api/v1/namespaces/${capa.namespace}/secrets`,
+          () => core.listNamespacedSecret({ namespace: capa.namespace }),
+          secretAsRead,
+        );
+    }
     // What reads these sees them current: indexes and claims are kept before any handler hears of a change.
     this.clusters.index(CLUSTER_NAME_INDEX, (cluster) => [clusterNameOf(cluster)]);
-    for (const [kind, identities] of Object.entries(this.identities))
+    for (const [kind, identities] of [...Object.entries(this.identities), ...Object.entries(this.capaIdentities)])
       identities.index(SECRET_INDEX, (identity) => providerOf(kind as IdentityKind).secrets(identity));
     this.ledgers.addHandlers({
       add: (ledger) => this.ledgerClaims.set(ledger),
@@ -181,7 +238,42 @@ export class Caches {
   }
 
   async start(): Promise<void> {
+    if (this.#capa) await this.#startCapa(this.#capa.crdsMissing);
     await Promise.all(this.#all.map((informer) => informer.start()));
+  }
+
+  /**
+   * CAPA's informers join the others when CAPA's three identity kinds are served: otherwise their
+   * watches would fail for ever and the caches never sync. Absent CRDs are told once, and AWSClusters
+   * naming CAPA's identities are refused saying so (CapaIdentitiesNotReadError).
+   */
+  async #startCapa(crdsMissing: (message: string) => void): Promise<void> {
+    const served = await Promise.all(
+      Object.keys(this.capaIdentities).map((kind) =>
+        this.#custom
+          .listClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural: CAPA_PLURAL(kind), limit: 1 })
+          .then(
+            () => true,
+            (error: unknown) => {
+              if (error instanceof ApiException && error.code === 404) return false;
+              throw error;
+            },
+          ),
+      ),
+    );
+    if (served.includes(false)) {
+      this.#capaNotRead = 'crds-missing';
+      crdsMissing(
+        `CAPA's identity CRDs (${CAPA_GROUP}/${CAPA_VERSION}: ${CAPA_IDENTITY_KINDS.join(', ')}) are not installed: ` +
+          "AWSClusters naming CAPA's identities are refused. Install CAPA (or its CRDs), then restart Keymaster",
+      );
+      return;
+    }
+    this.#capaNotRead = undefined;
+    this.#all.push(
+      ...(Object.values(this.capaIdentities) as unknown as Informer<CachedObject>[]),
+      ...(this.capaSecrets ? [this.capaSecrets as Informer<CachedObject>] : []),
+    );
   }
 
   async stop(): Promise<void> {
@@ -201,14 +293,22 @@ export class Caches {
     return this.clusters.byIndex(CLUSTER_NAME_INDEX, clusterName);
   }
 
-  /** The cached identities that read a Secret of the controller's namespace. */
+  /** The cached identities that read a Secret of the controller's namespace (CAPA's: of CAPA's). */
   identitiesUsingSecret(name: string): IdentityObject[] {
-    return Object.values(this.identities).flatMap((identities) => identities.byIndex(SECRET_INDEX, name));
+    return [...Object.values(this.identities), ...Object.values(this.capaIdentities)].flatMap((identities) =>
+      identities.byIndex(SECRET_INDEX, name),
+    );
   }
 
-  /** `namespace`: a namespaced kind's (cluster-scoped kinds ignore it). */
-  identity(kind: IdentityKind, name: string, namespace?: string): IdentityObject | undefined {
-    return this.identities[kind].get(name, isNamespacedKind(kind) ? namespace : undefined);
+  /**
+   * `namespace`: a namespaced kind's (cluster-scoped kinds ignore it); `apiGroup` CAPA's: CAPA's
+   * identity (CapaIdentitiesNotReadError when they are not read).
+   */
+  identity(kind: IdentityKind, name: string, namespace?: string, apiGroup = GROUP): IdentityObject | undefined {
+    if (apiGroup === GROUP) return this.identities[kind].get(name, isNamespacedKind(kind) ? namespace : undefined);
+    if (apiGroup !== CAPA_GROUP) return undefined;
+    if (this.#capaNotRead) throw new CapaIdentitiesNotReadError({ apiGroup, kind, name }, this.#capaNotRead);
+    return this.capaIdentities[kind]?.get(name);
   }
 
   /** Every cached identity, of every kind. */
@@ -219,10 +319,18 @@ export class Caches {
   /** The identity store the resolver reads, answered from these caches (no API call per resolve). */
   identityStore(): IdentityStore {
     return {
-      getIdentity: (kind, name, namespace) => Promise.resolve(this.identity(kind, name, namespace)),
+      // A refusal to read CAPA's identities rejects: the chain walk tells it on the cluster.
+      getIdentity: (kind, name, namespace, apiGroup) =>
+        new Promise((resolve) => resolve(this.identity(kind, name, namespace, apiGroup))),
       listIdentities: () => Promise.resolve(this.allIdentities()),
       getSecret: (namespace, name) => {
-        const secret = namespace === this.#controllerNamespace ? this.secrets.get(name, namespace) : undefined;
+        const secrets =
+          namespace === this.#controllerNamespace
+            ? this.secrets
+            : namespace === this.#capa?.options.namespace
+              ? this.capaSecrets
+              : undefined;
+        const secret = secrets?.get(name, namespace);
         return Promise.resolve(secret && { data: secret.data ?? {} });
       },
       getNamespace: (name) => {

@@ -20,13 +20,13 @@ import { allow, deny, type AdmissionRequest, type Verdict } from './review.js';
 const linkOf = (identity: IdentityObject): string =>
   identityId(identity.kind, identity.metadata.name ?? '', identity.metadata.namespace);
 
-/** The caches, with the identity being written in place of the stored one. */
+/** The caches, with the identity being written (Keymaster's: CAPA's of its name stays CAPA's) in place of the stored one. */
 const withIdentity = (store: IdentityStore, written: IdentityObject): IdentityStore => ({
   ...store,
-  getIdentity: (kind: IdentityKind, name: string, namespace: string) =>
-    identityId(kind, name, namespace) === linkOf(written)
+  getIdentity: (kind: IdentityKind, name: string, namespace: string, apiGroup?: string) =>
+    identityId(kind, name, namespace, apiGroup) === linkOf(written)
       ? Promise.resolve(written)
-      : store.getIdentity(kind, name, namespace),
+      : store.getIdentity(kind, name, namespace, apiGroup),
 });
 
 const breaksChain = (problem: IdentityError): boolean =>
@@ -50,8 +50,10 @@ async function chainProblems(written: IdentityObject, context: WebhookContext) {
       identityRef: { kind: start.kind, name: start.metadata.name ?? '' },
       controllerNamespace: context.controllerNamespace,
     });
-    if (start !== written && !links.some((link) => identityId(link.kind, link.name, start.metadata.namespace) === self))
-      continue;
+    const reachesWritten = links.some(
+      (link) => identityId(link.kind, link.name, start.metadata.namespace, link.apiGroup) === self,
+    );
+    if (start !== written && !reachesWritten) continue;
     for (const problem of links.flatMap((link) => link.problems)) {
       if (breaksChain(problem)) refusals.add(explain(problem));
       else if (start === written && !(problem instanceof NamespaceNotAllowedError)) warnings.push(explain(problem));
