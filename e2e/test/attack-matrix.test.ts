@@ -41,6 +41,7 @@ import {
   type AccessKey,
 } from './support/aws-world.js';
 import { BACKEND } from './support/api-server.js';
+import { CAPA_NAMESPACE, capaIdentity, capaRef, installCapaWith } from './support/capa-world.js';
 import { clusterctlMove, initClusterApi } from './support/clusterctl.js';
 import { REPO_ROOT, type ControllerProcess } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
@@ -2611,6 +2612,103 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
       expect(plan.kind).to.equal('AWSClusterPlan');
       expect(plan.report.cluster).to.equal('tenant-b/b-prod');
       expect(plan.report.notes.join(' ')).to.include('paused');
+    });
+  });
+  describe("27. another tenant's CAPA identity, named with CAPA's apiGroup", function () {
+    after(stopTenancies);
+    const ACCOUNT_A = '888888888888';
+    const ROLE_A = roleArn(ACCOUNT_A, 'tenant-a-capa');
+    const ROLE_B = roleArn(ACCOUNT_A, 'tenant-b-keymaster');
+    const resourcesA = clusterResources(ACCOUNT_A, REGION, 'payments', 2);
+    const borrowed = clusterResources(ACCOUNT_A, REGION, 'borrowed', 2);
+    const assumed = (role: string) =>
+      tenancy.aws.calls((call) => call.action === 'sts:AssumeRole' && call.detail?.['roleArn'] === role);
+    let tenancy: Tenancy;
+
+    before(async function () {
+      tenancy = await startTenancy({
+        world: {
+          accounts: [
+            { id: MANAGEMENT, users: [controllerUser()] },
+            {
+              id: ACCOUNT_A,
+              roles: [tenantRole('tenant-a-capa', CONTROLLER_USER), tenantRole('tenant-b-keymaster', CONTROLLER_USER)],
+              resources: [...resourcesA, ...borrowed],
+            },
+          ],
+        },
+        tenants: [{ name: 'tenant-a' }, { name: 'tenant-b' }],
+        // Keymaster's AWSClusterRoleIdentity of the very name of CAPA's allows tenant B: were the
+        // group dropped from a lookup, tenant B's reference to CAPA's would find this one and act.
+        objects: [
+          namespace('tenant-a'),
+          namespace('tenant-b'),
+          namespace(CAPA_NAMESPACE),
+          controllerIdentity({}),
+          roleIdentity('tenant-a', { roleARN: ROLE_B, allowedNamespaces: { list: ['tenant-b'] } }),
+        ],
+        // Ops run CAPA: its CRDs, and CAPA's identities for tenant A (CAPA's controller identity allows all).
+        beforeController: (management) =>
+          installCapaWith(management, [
+            capaIdentity('AWSClusterControllerIdentity', 'default', { allowedNamespaces: {} }),
+            capaIdentity('AWSClusterRoleIdentity', 'tenant-a', {
+              roleARN: ROLE_A,
+              sourceIdentityRef: { kind: 'AWSClusterControllerIdentity', name: 'default' },
+              allowedNamespaces: { list: ['tenant-a'] },
+            }),
+          ]),
+        args: ['--adopt-cluster-api'],
+        syncPeriod: '2s',
+      });
+      await create(tenancy.tenant('tenant-a'), 'payments', {
+        region: REGION,
+        identityRef: capaRef('AWSClusterRoleIdentity', 'tenant-a'),
+        additionalTags: { team: 'a' },
+      });
+      await untilReady(tenancy.ops, 'tenant-a', 'payments');
+    });
+
+    it("27. tenant A's cluster naming CAPA's role identity with apiGroup acts through that role, and status names CAPA's group", async function () {
+      await untilTagged(tenancy.aws, resourcesA, { team: 'a' });
+      const payments = await tenancy.ops.cluster('tenant-a', 'payments');
+      expect(payments.status?.accountID).to.equal(ACCOUNT_A);
+      expect(payments.status?.identityChain).to.deep.equal([
+        {
+          apiGroup: 'infrastructure.cluster.x-k8s.io',
+          kind: 'AWSClusterRoleIdentity',
+          name: 'tenant-a',
+          roleARN: ROLE_A,
+        },
+        { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AWSClusterControllerIdentity', name: 'default' },
+      ]);
+      expect(assumed(ROLE_A).map(({ outcome }) => outcome)).to.include('success');
+      expect(assumed(ROLE_B), "Keymaster's identity of the same name").to.deep.equal([]);
+    });
+
+    it("27. tenant B naming tenant A's CAPA identity is refused, though Keymaster's identity of that name allows B: no AssumeRole, no tag", async function () {
+      const before = assumed(ROLE_A).length;
+      await create(tenancy.tenant('tenant-b'), 'borrowed', {
+        region: REGION,
+        identityRef: capaRef('AWSClusterRoleIdentity', 'tenant-a'),
+        additionalTags: { team: 'b' },
+      });
+      const refused = await eventually(async () => {
+        const cluster = await tenancy.ops.cluster('tenant-b', 'borrowed');
+        expect(condition(cluster, 'PrincipalUsageAllowed')).to.include({
+          status: 'False',
+          reason: 'PrincipalUsageUnauthorized',
+        });
+        return cluster;
+      });
+      expect(condition(refused, 'PrincipalUsageAllowed')?.message).to.include(
+        'namespace "tenant-b" may not use AWSClusterRoleIdentity.infrastructure.cluster.x-k8s.io/tenant-a',
+      );
+      expect(ready(refused)?.status).to.equal('False');
+      expect(refused.status?.accountID, "tenant A's account told to B").to.equal(undefined);
+      expect(assumed(ROLE_A).length - before, "AssumeRole of tenant A's role for B").to.equal(0);
+      expect(assumed(ROLE_B), "Keymaster's identity of the same name").to.deep.equal([]);
+      for (const { arn } of [...resourcesA, ...borrowed])
+        expect(tenancy.aws.tags(arn), arn).to.not.include({ team: 'b' });
     });
   });
 });

@@ -18,6 +18,8 @@ export interface TenancyOptions {
   preload?: string[];
   /** Options of the controller's node, e.g. the Deployment's heap limit. */
   nodeOptions?: string[];
+  /** What ops do after `objects` and before the controller starts (e.g. install CRDs, then objects of theirs). */
+  beforeController?: (management: RbacManagementCluster) => Promise<void>;
 }
 
 /** A multi-tenant management cluster under RBAC, an emulated AWS, and the controller: what attacks run on. */
@@ -55,6 +57,7 @@ export async function startTenancy(options: TenancyOptions): Promise<Tenancy> {
     ...(options.nodeOptions ? { nodeOptions: options.nodeOptions } : {}),
   });
   try {
+    await options.beforeController?.(management);
     let controller = await management.startController(controllerOptions());
     const tenancy: Tenancy = {
       aws: new AwsFacts(emulator),

@@ -53,7 +53,6 @@ async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
-const CAPA_PLURALS = new Map(CAPA_IDENTITY_KINDS.map((kind) => [kind, `${kind.toLowerCase()}s`]));
 
 /**
  * An IdentityStore that reads every object from the API server (GET, and a LIST per identity kind);
@@ -65,9 +64,10 @@ export function kubeIdentityStore(kubeConfig: KubeConfig, capa?: CapaOptions): I
   return {
     getIdentity: async (kind, name, namespace, apiGroup = GROUP) => {
       if (apiGroup === CAPA_GROUP) {
-        const plural = CAPA_PLURALS.get(kind);
         if (!capa) throw new CapaIdentitiesNotReadError({ apiGroup, kind, name }, 'off');
-        if (!plural) return undefined;
+        // CAPA's kinds have Keymaster's names, and so their plurals.
+        if (!CAPA_IDENTITY_KINDS.includes(kind)) return undefined;
+        const plural = PLURALS.get(kind)!;
         const object = await orUndefined(
           custom.getClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural, name }),
         );

@@ -67,8 +67,6 @@ export interface CacheOptions {
   capa?: { options: CapaOptions; crdsMissing: (message: string) => void };
 }
 
-/** CAPA's plural of each of its identity kinds. */
-const CAPA_PLURAL = (kind: string) => `${kind.toLowerCase()}s`;
 
 /** Informer indexes (`Informer.index`): AWSClusters by clusterName, identities by the Secrets they read. */
 const CLUSTER_NAME_INDEX = 'clusterName';
@@ -200,7 +198,8 @@ export class Caches {
     const capa = options.capa?.options;
     if (capa) {
       for (const kind of CAPA_IDENTITY_KINDS as IdentityKind[]) {
-        const plural = CAPA_PLURAL(kind);
+        // CAPA's kinds have Keymaster's names, and so their plurals.
+        const plural = PLURAL[kind]!;
         this.capaIdentities[kind] = informer<IdentityObject>(
           `${kind}.${CAPA_GROUP}`,
           `/apis/${CAPA_GROUP}/${CAPA_VERSION}/${plural}`,
@@ -251,7 +250,7 @@ export class Caches {
     const served = await Promise.all(
       Object.keys(this.capaIdentities).map((kind) =>
         this.#custom
-          .listClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural: CAPA_PLURAL(kind), limit: 1 })
+          .listClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural: PLURAL[kind]!, limit: 1 })
           .then(
             () => true,
             (error: unknown) => {

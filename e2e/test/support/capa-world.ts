@@ -1,0 +1,25 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { CAPA_GROUP } from '@keymaster/api';
+import { installCapa } from '@keymaster/testenv';
+import type { RbacManagementCluster } from './rbac-management-cluster.js';
+import { manifests } from './rbac-manifests.js';
+
+/** CAPA's namespace, where its static identities' Secrets are (`--capa-namespace`'s default). */
+export const CAPA_NAMESPACE = 'capa-system';
+
+/** One of CAPA's identities (infrastructure.cluster.x-k8s.io/v1beta2), as ops write it for CAPA. */
+export const capaIdentity = (kind: string, name: string, spec: Record<string, unknown>): KubernetesObject =>
+  ({ apiVersion: `${CAPA_GROUP}/v1beta2`, kind, metadata: { name }, spec }) as KubernetesObject;
+
+/** A Keymaster AWSCluster's identityRef naming one of CAPA's identities. */
+export const capaRef = (kind: 'AWSClusterRoleIdentity' | 'AWSClusterStaticIdentity', name: string) =>
+  ({ apiGroup: CAPA_GROUP, kind, name }) as const;
+
+/**
+ * What ops do on a management cluster that runs CAPA, before Keymaster starts with --adopt-cluster-api:
+ * install Cluster API's and CAPA's CRDs, deploy/capa's RBAC (CAPA's namespace must exist), then `identities`.
+ */
+export async function installCapaWith(management: RbacManagementCluster, identities: KubernetesObject[]) {
+  await installCapa(management.opsKubeConfig());
+  await management.install([...(await manifests('deploy/capa')), ...identities]);
+}
