@@ -1,4 +1,7 @@
-import { CAPA_GROUP, type AllowedNamespaces } from '@keymaster/api';
+import { type AllowedNamespaces } from '@keymaster/api';
+
+/** CAPA's group, as a reference's apiGroup types it. */
+const CAPA_GROUP = 'infrastructure.cluster.x-k8s.io' as const;
 import { expect } from 'chai';
 import { resolveChain } from '../src/chain.js';
 import {
@@ -15,7 +18,6 @@ import {
 import { controller, keys, memoryStore, role } from './fixtures.js';
 
 const NONE = { emptySelector: 'none', namespace: 'capa-system' } as const;
-const ALL = { emptySelector: 'all-namespaces', namespace: 'capa-system' } as const;
 
 /** One of CAPA's identities as the API server serves it. */
 const capaObject = (kind: string, name: string, spec: Record<string, unknown>) => ({

@@ -23,7 +23,15 @@ async function load(identity: IdentityObject, secrets: Record<string, SecretData
   const { store, reads } = memoryStore([identity], secrets);
   const ref = { kind: identity.kind, name: identity.metadata.name! };
   try {
-    return { material: await provider.load!(identity, { ref, store, controllerNamespace: 'keymaster-system' }), reads };
+    return {
+      material: await provider.load!(identity, {
+        ref,
+        store,
+        controllerNamespace: 'keymaster-system',
+        secretNamespace: 'keymaster-system',
+      }),
+      reads,
+    };
   } catch (error) {
     return { refusal: error as IdentityError, reads };
   }

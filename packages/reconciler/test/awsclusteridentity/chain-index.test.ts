@@ -1,5 +1,21 @@
-import { API_VERSION, type AWSCluster, type IdentityKind, type IdentityReference } from '@keymaster/api';
-import { chainReach, type IdentityObject, type IdentityStore, type NamespaceInfo } from '@keymaster/identity';
+import {
+  API_VERSION,
+  CAPA_GROUP,
+  GROUP,
+  type AWSCluster,
+  type ClusterIdentityReference,
+  type IdentityKind,
+  type IdentityReference,
+} from '@keymaster/api';
+import {
+  CAPA_API_VERSION,
+  chainReach,
+  groupOf,
+  type IdentityObject,
+  type IdentityStore,
+  type LinkName,
+  type NamespaceInfo,
+} from '@keymaster/identity';
 import { expect } from 'chai';
 import { ChainIndex } from '../../src/awsclusteridentity/chain-index.js';
 
@@ -17,7 +33,7 @@ const role = (name: string, source?: IdentityReference, spec: Record<string, unk
   });
 const staticIdentity = (name: string, secretRef: string) => identity(STATIC, name, { secretRef });
 
-const cluster = (namespace: string, name: string, identityRef?: IdentityReference): AWSCluster => ({
+const cluster = (namespace: string, name: string, identityRef?: ClusterIdentityReference): AWSCluster => ({
   apiVersion: API_VERSION,
   kind: 'AWSCluster',
   metadata: { namespace, name },
@@ -54,9 +70,45 @@ function world() {
 
 const names = (requests: { namespace?: string; name: string }[]) =>
   requests.map(({ namespace, name }) => `${namespace}/${name}`).sort();
-const ids = (identities: IdentityReference[]) => identities.map(({ kind, name }) => `${kind}/${name}`).sort();
+const ids = (identities: LinkName[]) => identities.map(({ kind, name }) => `${kind}/${name}`).sort();
 
 describe('ChainIndex', () => {
+  it("files a CAPA identity apart from Keymaster's of the same kind and name", async () => {
+    const capa = (object: IdentityObject) => ({ ...object, apiVersion: CAPA_API_VERSION }) as unknown as IdentityObject;
+    const identities = [
+      role('x'),
+      capa(role('x')),
+      identity(CONTROLLER, 'default', {}),
+      capa(identity(CONTROLLER, 'default', {})),
+    ];
+    // A store keyed by group, as the caches are.
+    const store: IdentityStore = {
+      getIdentity: (kind, name, _namespace, apiGroup = GROUP) =>
+        Promise.resolve(
+          identities.find(
+            (object) => object.kind === kind && object.metadata.name === name && groupOf(object) === apiGroup,
+          ),
+        ),
+      listIdentities: () => Promise.resolve(identities),
+      getSecret: () => Promise.resolve(undefined),
+      getNamespace: (name) => Promise.resolve({ name, labels: {} }),
+    };
+    const index = new ChainIndex((object) =>
+      chainReach(store, {
+        namespace: object.metadata.namespace ?? '',
+        identityRef: object.spec.identityRef,
+        controllerNamespace: 'keymaster-system',
+      }),
+    );
+    await index.index(cluster('a', 'keymaster', { kind: ROLE, name: 'x' }));
+    await index.index(cluster('b', 'capa', { apiGroup: CAPA_GROUP, kind: ROLE, name: 'x' }));
+    expect(names(index.clustersReaching({ kind: ROLE, name: 'x' }))).to.deep.equal(['a/keymaster']);
+    expect(names(index.clustersReaching({ apiGroup: CAPA_GROUP, kind: ROLE, name: 'x' }))).to.deep.equal(['b/capa']);
+    expect(names(index.clustersReaching({ apiGroup: CAPA_GROUP, kind: CONTROLLER, name: 'default' }))).to.deep.equal([
+      'b/capa',
+    ]);
+  });
+
   it('files each cluster under every identity and Secret its chain reaches, the root included', async () => {
     const { index, put } = world();
     put(role('hub'));

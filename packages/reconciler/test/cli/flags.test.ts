@@ -188,6 +188,18 @@ describe('keymaster run flags', () => {
     }
   });
 
+  it('reads --adopt-cluster-api (off), --capa-namespace (capa-system) and --capa-empty-selector (none), refusing another mode', () => {
+    expect(parseRunFlags([])).to.deep.include({
+      adoptClusterAPI: false,
+      capa: { namespace: 'capa-system', emptySelector: 'none' },
+    });
+    expect(
+      parseRunFlags(['--adopt-cluster-api', '--capa-namespace=capi', '--capa-empty-selector=all-namespaces']),
+    ).to.deep.include({ adoptClusterAPI: true, capa: { namespace: 'capi', emptySelector: 'all-namespaces' } });
+    const refused = refusal(['--capa-empty-selector=all']);
+    expect(refused.message).to.equal('--capa-empty-selector="all": must be one of none, all-namespaces');
+  });
+
   it('documents every flag in --help', () => {
     for (const flag of [
       '--kubeconfig',
