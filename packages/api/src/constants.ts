@@ -19,6 +19,16 @@ export const CAPA_IDENTITY_KINDS: readonly string[] = [
   'AWSClusterStaticIdentity',
 ];
 
+/**
+ * What `allowedNamespaces: {selector: {}}` of a CAPA identity means to Keymaster (`--capa-empty-selector`):
+ * CAPA's code reads it as every namespace, Keymaster as none; `none` (the first, the default) refuses it.
+ */
+export const CAPA_EMPTY_SELECTOR_MODES = ['none', 'all-namespaces'] as const;
+export type CapaEmptySelector = (typeof CAPA_EMPTY_SELECTOR_MODES)[number];
+
+/** CAPA's namespace by default (`--capa-namespace`): where its static identities' Secrets are. */
+export const DEFAULT_CAPA_NAMESPACE = 'capa-system';
+
 export { IDENTITY_KIND_FACTS, IDENTITY_KINDS, type IdentityKindFacts } from './schema/identity-kinds.js';
 
 /** The only valid name of the singletons AWSClusterControllerIdentity and AWSTagPolicy. */

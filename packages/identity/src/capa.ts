@@ -2,27 +2,22 @@ import {
   CAPA_GROUP,
   CAPA_IDENTITY_KINDS,
   CredentialFailureReason,
+  DEFAULT_CAPA_NAMESPACE,
+  type CapaEmptySelector,
   type AllowedNamespaces,
   type IdentityObject,
 } from '@keymaster/api';
 import { IdentityError, linkName, NamespaceNotAllowedError, type LinkName } from './errors.js';
 import { groupOf } from './identity-id.js';
 
-/**
- * What `allowedNamespaces: {selector: {}}` of a CAPA identity means here. CAPA's code reads it as
- * every namespace (it equals Go's zero value), Keymaster as none: `none` (the default) refuses it and
- * says why on the cluster, `all-namespaces` follows CAPA (`--capa-empty-selector`).
- */
-export type CapaEmptySelector = 'none' | 'all-namespaces';
-export const CAPA_EMPTY_SELECTOR_MODES: readonly CapaEmptySelector[] = ['none', 'all-namespaces'];
-
 export interface CapaOptions {
+  /** `allowedNamespaces: {selector: {}}`: refused (`none`, with the reason on the cluster), or CAPA's every namespace. */
   emptySelector: CapaEmptySelector;
   /** CAPA's namespace, where its static identities' Secrets are (`--capa-namespace`). */
   namespace: string;
 }
 
-export const DEFAULT_CAPA_OPTIONS: CapaOptions = { emptySelector: 'none', namespace: 'capa-system' };
+export const DEFAULT_CAPA_OPTIONS: CapaOptions = { emptySelector: 'none', namespace: DEFAULT_CAPA_NAMESPACE };
 
 /** CAPA's identities are served at this version; CAPA_GROUP's identities are read at it. */
 export const CAPA_VERSION = 'v1beta2';

@@ -23,13 +23,11 @@ export { identityAllows, namespaceAllowed, selectorMatches, type NamespaceInfo }
 export { groupOf, identityId, isNamespacedKind, refGroup } from './identity-id.js';
 export {
   CAPA_API_VERSION,
-  CAPA_EMPTY_SELECTOR_MODES,
   CAPA_VERSION,
   DEFAULT_CAPA_OPTIONS,
   CapaIdentitiesNotReadError,
   capaIdentity,
   isCapaIdentity,
-  type CapaEmptySelector,
   type CapaNotRead,
   type CapaOptions,
 } from './capa.js';

@@ -1,4 +1,4 @@
-import { type AllowedNamespaces } from '@keymaster/api';
+import { type AllowedNamespaces, type CapaEmptySelector } from '@keymaster/api';
 
 /** CAPA's group, as a reference's apiGroup types it. */
 const CAPA_GROUP = 'infrastructure.cluster.x-k8s.io' as const;
@@ -12,7 +12,6 @@ import {
   NamespaceNotAllowedError,
   vendingProblems,
   VendingNotEnabledError,
-  type CapaEmptySelector,
   type IdentityObject,
 } from '../src/index.js';
 import { controller, keys, memoryStore, role } from './fixtures.js';

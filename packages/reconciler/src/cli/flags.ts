@@ -3,11 +3,13 @@ import { parseArgs } from 'node:util';
 import {
   AWS_BUDGETS,
   burstWithinQuota,
+  CAPA_EMPTY_SELECTOR_MODES,
+  DEFAULT_CAPA_NAMESPACE,
   DEFAULT_MIN_RENEWAL_INTERVAL_MS,
   KeymasterError,
   type ApiFamily,
 } from '@keymaster/api';
-import { CAPA_EMPTY_SELECTOR_MODES, DEFAULT_CAPA_OPTIONS, type CapaOptions } from '@keymaster/identity';
+import type { CapaOptions } from '@keymaster/identity';
 import { DEFAULT_MAX_CREDENTIAL_SETS_PER_NAMESPACE } from '../credentials/set-cap.js';
 import { parseDuration } from '../runtime/duration.js';
 import { parseBindAddress } from '../servers.js';
@@ -116,12 +118,12 @@ export const RUN_FLAGS = {
   'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: --namespace)' },
   'capa-namespace': {
     type: 'string',
-    default: DEFAULT_CAPA_OPTIONS.namespace,
+    default: DEFAULT_CAPA_NAMESPACE,
     help: "CAPA's namespace: its static identities' Secrets live here",
   },
   'capa-empty-selector': {
     type: 'string',
-    default: DEFAULT_CAPA_OPTIONS.emptySelector,
+    default: CAPA_EMPTY_SELECTOR_MODES[0],
     help: "what a CAPA identity's allowedNamespaces {selector: {}} allows: none (Keymaster's reading) or all-namespaces (CAPA's)",
   },
   'leader-election-id': { type: 'string', default: 'keymaster', help: 'name of the Lease' },
