@@ -56,7 +56,7 @@ import {
   untilGone,
   untilObserved,
 } from './support/isolation-facts.js';
-import { clusterKey, condition, type Kube } from './support/kube.js';
+import { clusterKey, condition, untilCondition, type Kube } from './support/kube.js';
 import { kubectl } from './support/kubectl.js';
 import {
   CONTROLLER_NAMESPACE,
@@ -2692,13 +2692,9 @@ describe('attack matrix: hostile tenants under the tenant RBAC of docs/security.
         identityRef: capaRef('AWSClusterRoleIdentity', 'tenant-a'),
         additionalTags: { team: 'b' },
       });
-      const refused = await eventually(async () => {
-        const cluster = await tenancy.ops.cluster('tenant-b', 'borrowed');
-        expect(condition(cluster, 'PrincipalUsageAllowed')).to.include({
-          status: 'False',
-          reason: 'PrincipalUsageUnauthorized',
-        });
-        return cluster;
+      const refused = await untilCondition(tenancy.ops, 'tenant-b', 'borrowed', 'PrincipalUsageAllowed', {
+        status: 'False',
+        reason: 'PrincipalUsageUnauthorized',
       });
       expect(condition(refused, 'PrincipalUsageAllowed')?.message).to.include(
         'namespace "tenant-b" may not use AWSClusterRoleIdentity.infrastructure.cluster.x-k8s.io/tenant-a',

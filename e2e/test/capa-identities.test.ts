@@ -10,7 +10,7 @@ import {
 } from './support/aws-world.js';
 import { CAPA_NAMESPACE, capaIdentity, capaRef } from './support/capa-world.js';
 import { eventually } from './support/eventually.js';
-import { condition } from './support/kube.js';
+import { condition, untilCondition } from './support/kube.js';
 import { awsCluster, namespace } from './support/objects.js';
 import { manifests } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
@@ -66,13 +66,9 @@ describe("CAPA's identities: read, never written, checked link by link", functio
   after(stopTenancies);
 
   it("without CAPA's CRDs: one log line naming the fix, no crash, and the cluster told CAPA's identities are not read", async function () {
-    const refused = await eventually(async () => {
-      const cluster = await payments();
-      expect(condition(cluster, 'PrincipalCredentialRetrieved')).to.include({
-        status: 'False',
-        reason: 'IdentityNotFound',
-      });
-      return cluster;
+    const refused = await untilCondition(tenancy.ops, 'tenant-a', 'payments', 'PrincipalCredentialRetrieved', {
+      status: 'False',
+      reason: 'IdentityNotFound',
     });
     expect(condition(refused, 'PrincipalCredentialRetrieved')?.message).to.include(
       "AWSClusterRoleIdentity.infrastructure.cluster.x-k8s.io/tenant-a is one of CAPA's identities, which Keymaster does not read: CAPA's CRDs (infrastructure.cluster.x-k8s.io) were not installed when it started",
@@ -86,13 +82,9 @@ describe("CAPA's identities: read, never written, checked link by link", functio
     await installCapa(tenancy.management.opsKubeConfig());
     await tenancy.management.install(capaIdentities);
     await tenancy.restart();
-    const refused = await eventually(async () => {
-      const cluster = await payments();
-      expect(condition(cluster, 'PrincipalUsageAllowed')).to.include({
-        status: 'False',
-        reason: 'SourcePrincipalUsageUnauthorized',
-      });
-      return cluster;
+    const refused = await untilCondition(tenancy.ops, 'tenant-a', 'payments', 'PrincipalUsageAllowed', {
+      status: 'False',
+      reason: 'SourcePrincipalUsageUnauthorized',
     });
     const message = condition(refused, 'PrincipalUsageAllowed')!.message;
     expect(message).to.include(

@@ -105,3 +105,18 @@ export const condition = (cluster: { status?: { conditions?: Condition[] } }, ty
   cluster.status?.conditions?.find((item) => item.type === type);
 
 export const isReady = (cluster: AWSCluster): boolean => condition(cluster, 'Ready')?.status === 'True';
+
+/** Waits until the cluster's condition `type` has `expected` (status and reason); returns the cluster then. */
+export async function untilCondition(
+  kube: Kube,
+  namespace: string,
+  name: string,
+  type: string,
+  expected: Pick<Condition, 'status' | 'reason'>,
+): Promise<AWSCluster> {
+  return eventually(async () => {
+    const cluster = await kube.cluster(namespace, name);
+    expect(condition(cluster, type), `${namespace}/${name} ${type}`).to.include(expected);
+    return cluster;
+  });
+}
