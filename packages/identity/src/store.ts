@@ -53,7 +53,6 @@ async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
-
 /**
  * An IdentityStore that reads every object from the API server (GET, and a LIST per identity kind);
  * CAPA's identities only with `capa` (else none are found).
@@ -68,10 +67,12 @@ export function kubeIdentityStore(kubeConfig: KubeConfig, capa?: CapaOptions): I
         // CAPA's kinds have Keymaster's names, and so their plurals.
         if (!CAPA_IDENTITY_KINDS.includes(kind)) return undefined;
         const plural = PLURALS.get(kind)!;
-        const object = await orUndefined(
-          custom.getClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural, name }),
+        const object = await orUndefined<Record<string, unknown>>(
+          custom.getClusterCustomObject({ group: CAPA_GROUP, version: CAPA_VERSION, plural, name }) as Promise<
+            Record<string, unknown>
+          >,
         );
-        return object && capaIdentity(object as Record<string, unknown>, capa);
+        return object && capaIdentity(object, capa);
       }
       if (apiGroup !== GROUP) return undefined;
       const object = { group: GROUP, version: VERSION, plural: PLURALS.get(kind)!, name };

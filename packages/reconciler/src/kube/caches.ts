@@ -67,7 +67,6 @@ export interface CacheOptions {
   capa?: { options: CapaOptions; crdsMissing: (message: string) => void };
 }
 
-
 /** Informer indexes (`Informer.index`): AWSClusters by clusterName, identities by the Secrets they read. */
 const CLUSTER_NAME_INDEX = 'clusterName';
 const SECRET_INDEX = 'secret';
