@@ -8,11 +8,10 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { CAPA_NAMESPACE, capaIdentity, capaRef } from './support/capa-world.js';
+import { CAPA_NAMESPACE, adoptionRbac, capaIdentity, capaRef } from './support/capa-world.js';
 import { eventually } from './support/eventually.js';
 import { condition, untilCondition } from './support/kube.js';
 import { awsCluster, namespace } from './support/objects.js';
-import { manifests } from './support/rbac-manifests.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 
 const ACCOUNT = '999999999999';
@@ -50,7 +49,7 @@ describe("CAPA's identities: read, never written, checked link by link", functio
       tenants: [{ name: 'tenant-a' }],
       objects: [namespace('tenant-a'), namespace(CAPA_NAMESPACE)],
       // deploy/capa's RBAC, but CAPA is not installed yet.
-      beforeController: async (management) => management.install(await manifests('deploy/capa')),
+      beforeController: async (management) => management.install(await adoptionRbac()),
       args: ['--adopt-cluster-api'],
       syncPeriod: '2s',
     });

@@ -15,11 +15,17 @@ export const capaIdentity = (kind: string, name: string, spec: Record<string, un
 export const capaRef = (kind: 'AWSClusterRoleIdentity' | 'AWSClusterStaticIdentity', name: string) =>
   ({ apiGroup: CAPA_GROUP, kind, name }) as const;
 
+/** What --adopt-cluster-api needs besides deploy/rbac: the adoption's rights and the reads of CAPA's identities. */
+export const adoptionRbac = async (): Promise<KubernetesObject[]> => [
+  ...(await manifests('deploy/cluster-api')),
+  ...(await manifests('deploy/capa')),
+];
+
 /**
  * What ops do on a management cluster that runs CAPA, before Keymaster starts with --adopt-cluster-api:
- * install Cluster API's and CAPA's CRDs, deploy/capa's RBAC (CAPA's namespace must exist), then `identities`.
+ * install Cluster API's and CAPA's CRDs, `adoptionRbac` (CAPA's namespace must exist), then `identities`.
  */
 export async function installCapaWith(management: RbacManagementCluster, identities: KubernetesObject[]) {
   await installCapa(management.opsKubeConfig());
-  await management.install([...(await manifests('deploy/capa')), ...identities]);
+  await management.install([...(await adoptionRbac()), ...identities]);
 }
