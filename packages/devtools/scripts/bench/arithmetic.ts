@@ -52,9 +52,9 @@ export function discoveryPages(resources: readonly TaggedResource[]): Map<string
 }
 
 /**
- * The fewest tag writes that turn `before` into `after`, per account and region: one TagResources
- * per identical set of tags (one UntagResources per identical set of removed keys) for every 20
- * resources, whichever clusters own them.
+ * The fewest tag writes that turn `before` into `after`, per account and region: one write per
+ * identical set of tags (one removal per identical set of removed keys) for every 20 resources of the
+ * Tagging API, every 1,000 of EC2's CreateTags/DeleteTags, whichever clusters own them.
  */
 export function batchedTagWrites(
   before: readonly TaggedResource[],
@@ -62,7 +62,7 @@ export function batchedTagWrites(
 ): { resources: number; writes: Map<string, number> } {
   const { resources, groups } = tagChangeGroups(before, after, scopeOf);
   const writes = new Map<string, number>();
-  for (const group of groups) add(writes, group.scope, writesFor(group.resources));
+  for (const group of groups) add(writes, group.scope, writesFor(group));
   return { resources, writes };
 }
 

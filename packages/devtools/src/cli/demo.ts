@@ -8,7 +8,7 @@ import {
   parseRunFlags,
   type FlagSpecs,
 } from '@keymaster/reconciler';
-import { DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
+import { CLUSTER_API_DEMO_WORLD, CLUSTER_API_EXAMPLES_DIR, DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
 import { EMULATOR_FLAGS } from './emulator-flags.js';
 
 const DEMO_FLAGS = {
@@ -19,8 +19,15 @@ const DEMO_FLAGS = {
     default: '15s',
     help: "how often the controller reconciles every cluster again, so that drift made by hand shows (keymaster run's flag)",
   },
+  'cluster-api': {
+    type: 'boolean',
+    help: "a management cluster where Cluster API's AWS provider (CAPA) runs the tenants' clusters: Keymaster governs them with --adopt-cluster-api, no Keymaster object per cluster (deploy/examples/cluster-api/; provisions Cluster API's and CAPA's CRDs once, with Go)",
+  },
   ...EMULATOR_FLAGS,
-  examples: { type: 'string', help: 'the manifests to apply (default deploy/examples/)' },
+  examples: {
+    type: 'string',
+    help: 'the manifests to apply (default deploy/examples/, or deploy/examples/cluster-api/)',
+  },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } satisfies FlagSpecs;
 
@@ -31,6 +38,7 @@ export interface DemoFlags {
   world: string;
   examples: string;
   kubeconfig: string | undefined;
+  clusterApi: boolean;
   help: boolean;
 }
 
@@ -41,13 +49,15 @@ export function parseDemoFlags(args: string[]): DemoFlags {
     throw new FlagError('timeout', values.timeout, 'is not a Go duration of at least 1s', 'Write it like 90s or 2m.');
   // Checked as `keymaster run` checks it, before anything starts.
   parseRunFlags(['--sync-period', values['sync-period']]);
+  const clusterApi = values['cluster-api'] ?? false;
   return {
     once: values.once ?? false,
     timeoutMs,
     syncPeriod: values['sync-period'],
-    world: resolve(values.world ?? DEMO_WORLD),
-    examples: resolve(values.examples ?? EXAMPLES_DIR),
+    world: resolve(values.world ?? (clusterApi ? CLUSTER_API_DEMO_WORLD : DEMO_WORLD)),
+    examples: resolve(values.examples ?? (clusterApi ? CLUSTER_API_EXAMPLES_DIR : EXAMPLES_DIR)),
     kubeconfig: values.kubeconfig === undefined ? undefined : resolve(values.kubeconfig),
+    clusterApi,
     help: values.help ?? false,
   };
 }

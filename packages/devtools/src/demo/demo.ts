@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,7 +14,14 @@ import {
   startController,
   type RunningController,
 } from '@keymaster/reconciler';
-import { createObjects, readManifests, startEmulators, type Emulators } from '@keymaster/testenv';
+import {
+  createObjects,
+  installCapa,
+  readManifests,
+  startEmulators,
+  type Emulators,
+  type Manifest,
+} from '@keymaster/testenv';
 import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
 import { listRequests, requestSettled } from './credentials.js';
 import { driftCorrected, makeDrift, renderDrift, type Drift } from './drift.js';
@@ -29,6 +36,8 @@ export interface DemoOptions {
   world: string;
   /** The folder of manifests applied to the emulated cluster. */
   examples: string;
+  /** Cluster API's and CAPA's CRDs installed first, and the controller run with --adopt-cluster-api. */
+  clusterApi?: boolean;
   /** Where to write the kubeconfig (default: a temporary folder, removed at the end). */
   kubeconfig?: string;
   /** Stop once converged (or once `timeoutMs` has passed without converging). */
@@ -88,6 +97,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     emulators = await startEmulators({ world: options.world, kubeconfig, namespace: RUN_FLAGS.namespace.default });
     const manifests = await readManifests(options.examples);
+    if (options.clusterApi) {
+      options.out.write("Installing Cluster API's and CAPA's CRDs ...\n");
+      await installCapa(await readFile(kubeconfig, 'utf8'));
+    }
     const before = emulators.aws.world.listResources();
     await createObjects(emulators.kubeConfig, manifests);
     const started = performance.now();
@@ -101,6 +114,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         '--health-probe-bind-address',
         '0',
         ...(options.syncPeriod ? ['--sync-period', options.syncPeriod] : []),
+        ...(options.clusterApi ? ['--adopt-cluster-api'] : []),
       ]),
       {
         logger: createControllerLogger('info', 'text', logStream),
@@ -130,6 +144,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       const requests = await listRequests(emulators);
       const elapsedMs = performance.now() - started;
       const justConverged = !summary && converged(rows) && requests.every(requestSettled);
+      // The clusters as the API server holds them, after the examples: an adopted cluster's AWSCluster
+      // (its identity, its EKS name) exists only there.
+      const objects = [...manifests, ...(items as unknown as Manifest[])];
       if (justConverged)
         summary = {
           elapsedMs,
@@ -137,12 +154,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           requests,
           calls: awsCallCounts(emulators.aws.calls.summary().byAction),
           stsMinimum: minimumStsCalls(
-            manifests,
+            objects,
             rows.filter(isReady),
             requests.filter((request) => request.ready?.status === 'True'),
           ),
           tagChange: minimumTagWrites(before, emulators.aws.world.listResources(), (clusterName) =>
-            clusterIdentities(manifests).get(clusterName),
+            clusterIdentities(objects).get(clusterName),
           ),
         };
       view.update(rows, summary ? 'Converged.' : `Converging… ${(elapsedMs / 1000).toFixed(1)} s`);

@@ -1,9 +1,6 @@
 import type { AWSCredentialsRequestSpec, IdentityReference } from '@keymaster/api';
-import { ownersOf } from '@keymaster/tagging';
+import { ownersOf, TAGGERS } from '@keymaster/tagging';
 import type { Manifest } from '@keymaster/testenv';
-
-/** TagResources and UntagResources take at most 20 ARNs per call. */
-const ARNS_PER_CALL = 20;
 
 const CONTROLLER_IDENTITY: IdentityReference = { kind: 'AWSClusterControllerIdentity', name: 'default' };
 
@@ -79,19 +76,22 @@ export interface TagChange {
 }
 
 /**
- * The resources `after` changes from `before`, grouped by `scope` and identical change (the tags set,
- * or the keys removed): one group is what one write may carry, 20 resources at a time.
+ * The resources `after` changes from `before`, grouped by `scope`, the API that writes them (their
+ * tagger: EC2's CreateTags for EC2's, the Resource Groups Tagging API for the rest) and identical
+ * change (the tags set, or the keys removed): one group is what one write may carry, `capacity`
+ * resources at a time.
  */
 export function tagChangeGroups(
   before: readonly TaggedResource[],
   after: readonly TaggedResource[],
   scopeOf: (arn: string, tags: Record<string, string>) => string,
-): { resources: number; groups: { scope: string; resources: number }[] } {
+): { resources: number; groups: { scope: string; resources: number; capacity: number }[] } {
   const previous = new Map(before.map(({ arn, tags }) => [arn, tags]));
-  const groups = new Map<string, { scope: string; resources: number }>();
-  const count = (scope: string, change: string) => {
-    const key = `${scope}\0${change}`;
-    const group = groups.get(key) ?? { scope, resources: 0 };
+  const groups = new Map<string, { scope: string; resources: number; capacity: number }>();
+  const count = (scope: string, arn: string, change: string) => {
+    const tagger = TAGGERS.of(arn);
+    const key = `${scope}\0${tagger.name}\0${change}`;
+    const group = groups.get(key) ?? { scope, resources: 0, capacity: tagger.writeCapacity };
     group.resources++;
     groups.set(key, group);
   };
@@ -108,14 +108,15 @@ export function tagChangeGroups(
     if (set.length === 0 && removed.length === 0) continue;
     resources++;
     const scope = scopeOf(arn, tags);
-    if (set.length > 0) count(scope, `set ${JSON.stringify(set)}`);
-    if (removed.length > 0) count(scope, `remove ${JSON.stringify(removed)}`);
+    if (set.length > 0) count(scope, arn, `set ${JSON.stringify(set)}`);
+    if (removed.length > 0) count(scope, arn, `remove ${JSON.stringify(removed)}`);
   }
   return { resources, groups: [...groups.values()] };
 }
 
-/** Writes for `resources` resources of one identical change: at most 20 ARNs a call. */
-export const writesFor = (resources: number): number => Math.ceil(resources / ARNS_PER_CALL);
+/** Writes for a group of resources of one identical change: at most `capacity` a call (20 ARNs, or EC2's 1,000 IDs). */
+export const writesFor = ({ resources, capacity }: { resources: number; capacity: number }): number =>
+  Math.ceil(resources / capacity);
 
 /**
  * The identity each cluster name's AWSCluster acts with (`kind/name`; the controller identity by
@@ -136,7 +137,7 @@ export function clusterIdentities(objects: readonly Manifest[]): Map<string, str
  * The fewest tag writes that turn `before` into `after` for a controller that tags each cluster with
  * its own credentials: a write covers one account and region, one credential set (`identityOf` the
  * clusters owning the resource; clusters of one identity may share a write, since Keymaster's writes
- * carry nothing of a cluster's own), one set of tags (or of removed keys), and at most 20 resources.
+ * carry nothing of a cluster's own), one set of tags (or of removed keys), and at most 20 resources (EC2's: 1,000).
  */
 export function minimumTagWrites(
   before: readonly TaggedResource[],
@@ -147,6 +148,6 @@ export function minimumTagWrites(
     const [, , , region, account] = arn.split(':');
     return JSON.stringify([account, region, ownersOf(tags).map(identityOf)]);
   });
-  const minimumCalls = groups.reduce((sum, group) => sum + writesFor(group.resources), 0);
+  const minimumCalls = groups.reduce((sum, group) => sum + writesFor(group), 0);
   return { resources, minimumCalls };
 }

@@ -32,13 +32,20 @@ describe('bench arithmetic', () => {
     expect(Object.fromEntries(pages)).to.deep.equal({ '1/us-east-1': 3, '2/us-east-1': 1 });
   });
 
-  it('tag writes: the same change on several clusters of one account and region shares calls, 20 resources each', () => {
-    const before = [...resources('1', 'us-east-1', 50, 5), ...resources('1', 'eu-west-1', 10)];
+  it("tag writes: the same change on several clusters of one account and region shares calls, 1,000 of EC2's resources each, 20 of others", () => {
+    const before = [
+      ...resources('1', 'us-east-1', 1050, 5),
+      ...resources('1', 'eu-west-1', 10),
+      ...Array.from({ length: 50 }, (_, index) => ({
+        arn: `arn:aws:elasticloadbalancing:eu-west-1:1:loadbalancer/net/lb-${index}/0`,
+        tags: owned(`c${index % 10}`),
+      })),
+    ];
     const after = before.map(({ arn: resource, tags }) => ({ arn: resource, tags: { ...tags, team: 'a' } }));
     const { resources: changed, writes } = batchedTagWrites(before, after);
-    expect(changed).to.equal(60);
-    // 50 resources of 10 clusters: 3 calls, not 10.
-    expect(Object.fromEntries(writes)).to.deep.equal({ '1/us-east-1': 3, '1/eu-west-1': 1 });
+    expect(changed).to.equal(1110);
+    // 1,050 instances of 210 clusters: 2 CreateTags, not 210; 50 load balancers: 3 TagResources.
+    expect(Object.fromEntries(writes)).to.deep.equal({ '1/us-east-1': 2, '1/eu-west-1': 4 });
   });
 
   it('tag writes: different changes and removals are separate calls; unchanged resources cost nothing', () => {

@@ -7,7 +7,13 @@ import { expect } from 'chai';
 import { isReady, isRefused } from '../../src/demo/clusters.js';
 import { runDemo, type DemoOptions } from '../../src/demo/demo.js';
 import { GROUP, VERSION } from '@keymaster/api';
-import { DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
+import {
+  CLUSTER_API_DEMO_WORLD,
+  CLUSTER_API_EXAMPLES_DIR,
+  DEMO_WORLD,
+  EXAMPLES_DIR,
+  readManifests,
+} from '@keymaster/testenv';
 
 function capture() {
   const text: string[] = [];
@@ -82,6 +88,40 @@ describe('keymaster demo (in-process)', function () {
       /tenant-b\/reports -> Secret tenant-b-reports-aws \(CredentialsFile: credentials\): a session of arn:aws:sts::333333333333:assumed-role\/tenant-b-admin\/\S+ that may only tag:GetResources, until /,
     );
     expect(text()).not.to.match(/aws_secret_access_key|ASIA[A-Z0-9]{12,}/);
+  });
+
+  it("--cluster-api: governs CAPA's clusters with no Keymaster object written per cluster, CAPA's own tags kept", async function () {
+    this.timeout(300_000);
+    const examples = await readManifests(CLUSTER_API_EXAMPLES_DIR);
+    // What a user applies: Cluster API's and CAPA's objects, and Keymaster's policies; no AWSCluster.
+    expect(examples.filter(({ kind }) => kind === 'AWSCluster').map(({ apiVersion }) => apiVersion)).to.deep.equal([
+      'infrastructure.cluster.x-k8s.io/v1beta2',
+      'infrastructure.cluster.x-k8s.io/v1beta2',
+    ]);
+    const { out, text } = capture();
+    const result = await runDemo(
+      demoOptions({ out, clusterApi: true, world: CLUSTER_API_DEMO_WORLD, examples: CLUSTER_API_EXAMPLES_DIR }),
+    );
+    expect(result.converged, text()).to.equal(true);
+    const { rows, calls, stsMinimum, tagChange } = result.summary!;
+    // Each Cluster's companion, the EKS one under CAPA's default EKS name, through CAPA's identities.
+    expect(rows.filter(isReady).map(({ namespace, name }) => `${namespace}/${name}`)).to.deep.equal([
+      'tenant-a/payments-prod',
+      'tenant-b/analytics-eks',
+      'tenant-b/analytics-prod',
+    ]);
+    expect(
+      rows.every(({ inSync }) => inSync !== undefined && inSync > 0),
+      text(),
+    ).to.equal(true);
+    // tenant-a's role, the hub and tenant-b's role: each assumed once.
+    expect(stsMinimum).to.deep.equal({ assumeRole: 3, getCallerIdentity: 2 });
+    expect({ assumeRole: calls.assumeRole, getCallerIdentity: calls.getCallerIdentity }).to.deep.equal(stsMinimum);
+    expect(calls.tagWrites).to.equal(tagChange.minimumCalls);
+    // CAPA's team=payments stays on AWS; the policy's team=platform is reported, never written.
+    expect(text()).to.include(
+      'tenant-a/payments-prod: team="payments" from AWSCluster.infrastructure.cluster.x-k8s.io tenant-a/payments-prod wins over "platform" from AWSTagPolicy/default',
+    );
   });
 
   it('prints the kubeconfig to explore with, and removes its temporary files at the end', async () => {

@@ -90,6 +90,10 @@ describe('demo: minimums', () => {
       arn: `arn:aws:ec2:${region}:${account}:instance/i-${String(id).padStart(17, '0')}`,
       tags,
     });
+    const loadBalancer = (id: number, tags: Record<string, string>): TaggedResource => ({
+      arn: `arn:aws:elasticloadbalancing:eu-west-1:333333333333:loadbalancer/net/lb-${id}/${String(id).padStart(16, '0')}`,
+      tags,
+    });
     const tagAll = (resources: TaggedResource[], extra: Record<string, string>) =>
       resources.map(({ arn, tags }) => ({ arn, tags: { ...tags, ...extra } }));
 
@@ -106,13 +110,21 @@ describe('demo: minimums', () => {
         cluster('z', 'c'),
       ]).get(clusterName);
 
-    it('fits 20 resources needing the same tags in one write', () => {
-      const before = Array.from({ length: 41 }, (_, id) => instance('eu-west-1', '333333333333', id, owned('a')));
-      expect(minimumTagWrites(before, tagAll(before, { team: 'x' }), identityOf)).to.deep.equal({
+    it("fits 20 resources needing the same tags in one Tagging API write, 1,000 in one of EC2's", () => {
+      const balancers = Array.from({ length: 41 }, (_, id) => loadBalancer(id, owned('a')));
+      expect(minimumTagWrites(balancers, tagAll(balancers, { team: 'x' }), identityOf)).to.deep.equal({
         resources: 41,
         minimumCalls: 3,
       });
-      expect(minimumTagWrites(before, before, identityOf)).to.deep.equal({ resources: 0, minimumCalls: 0 });
+      const instances = Array.from({ length: 1001 }, (_, id) => instance('eu-west-1', '333333333333', id, owned('a')));
+      expect(minimumTagWrites(instances, tagAll(instances, { team: 'x' }), identityOf)).to.deep.equal({
+        resources: 1001,
+        minimumCalls: 2,
+      });
+      // Both kinds at once: each API its own calls.
+      const both = [...balancers, ...instances];
+      expect(minimumTagWrites(both, tagAll(both, { team: 'x' }), identityOf).minimumCalls).to.equal(5);
+      expect(minimumTagWrites(balancers, balancers, identityOf)).to.deep.equal({ resources: 0, minimumCalls: 0 });
     });
 
     it('lets clusters of one identity share a write (nothing of a cluster rides along), and no others', () => {
