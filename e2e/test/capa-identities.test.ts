@@ -48,7 +48,7 @@ describe("CAPA's identities: read, never written, checked link by link", functio
       },
       tenants: [{ name: 'tenant-a' }],
       objects: [namespace('tenant-a'), namespace(CAPA_NAMESPACE)],
-      // deploy/capa's RBAC, but CAPA is not installed yet.
+      // deploy/cluster-api's RBAC, but CAPA is not installed yet.
       beforeController: async (management) => management.install(await adoptionRbac()),
       args: ['--adopt-cluster-api'],
       syncPeriod: '2s',

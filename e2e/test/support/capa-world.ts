@@ -16,10 +16,7 @@ export const capaRef = (kind: 'AWSClusterRoleIdentity' | 'AWSClusterStaticIdenti
   ({ apiGroup: CAPA_GROUP, kind, name }) as const;
 
 /** What --adopt-cluster-api needs besides deploy/rbac: the adoption's rights and the reads of CAPA's identities. */
-export const adoptionRbac = async (): Promise<KubernetesObject[]> => [
-  ...(await manifests('deploy/cluster-api')),
-  ...(await manifests('deploy/capa')),
-];
+export const adoptionRbac = (): Promise<KubernetesObject[]> => manifests('deploy/cluster-api');
 
 /**
  * What ops do on a management cluster that runs CAPA, before Keymaster starts with --adopt-cluster-api:

@@ -65,7 +65,7 @@ const CONTROLLER_RBAC =
 
 /** What a controller refused a list of Cluster API's or CAPA's kinds needs. */
 const ADOPTION_RBAC =
-  "keymaster run --adopt-cluster-api needs the rights of deploy/cluster-api/adoption-rbac.yaml too (the chart's adoptClusterAPI.enabled)";
+  "keymaster run --adopt-cluster-api needs the rights of deploy/cluster-api too (kubectl apply -k deploy/cluster-api; the chart's adoptClusterAPI.enabled)";
 
 /** What the controllers share: the caches they read, what they write with, and the identity resolver. */
 export class ControllerContext {
