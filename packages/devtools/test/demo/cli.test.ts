@@ -49,6 +49,14 @@ describe('keymaster demo and emulate (the CLI)', function () {
     expect(stdout).not.to.include('\x1b');
   });
 
+  it('`pnpm keymaster demo --cluster-api --once` governs the CAPA fleet of deploy/examples/cluster-api', async function () {
+    this.timeout(300_000);
+    const { code, stdout, stderr } = await run(PNPM, ['--silent', 'keymaster', 'demo', '--cluster-api', '--once']);
+    expect(code, stderr).to.equal(0);
+    expect(stdout).to.match(/^Converged in [\d.]+ s: 3 of 3 clusters Ready, 0 refused\.$/m);
+    expect(stdout).to.match(/^Conflicts: {2}1$/m);
+  });
+
   it("`pnpm demo` on a terminal: shows drift made and corrected; Ctrl-C stops it, says where the log is, exits 0 without pnpm's ELIFECYCLE", async () => {
     // A terminal of 200 columns (script(1) gives the demo a pseudo-terminal); Ctrl-C is typed into it.
     const child = spawn('script', ['-qfec', `stty cols 200 rows 60; ${PNPM} demo --sync-period 1s`, '/dev/null'], {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { expect } from 'chai';
 import { portFlag } from '@keymaster/reconciler';
 import { parseDemoFlags } from '../../src/cli/demo.js';
-import { DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
+import { CLUSTER_API_DEMO_WORLD, CLUSTER_API_EXAMPLES_DIR, DEMO_WORLD, EXAMPLES_DIR } from '@keymaster/testenv';
 
 function refusal(parse: () => unknown): Error & { code: string; hint?: string } {
   try {
@@ -22,8 +22,18 @@ describe('keymaster demo and emulate flags', () => {
       world: DEMO_WORLD,
       examples: resolve(EXAMPLES_DIR),
       kubeconfig: undefined,
+      clusterApi: false,
       help: false,
     });
+  });
+
+  it("demo --cluster-api: the Cluster API fleet's world and deploy/examples/cluster-api unless given", () => {
+    expect(parseDemoFlags(['--cluster-api'])).to.deep.include({
+      clusterApi: true,
+      world: CLUSTER_API_DEMO_WORLD,
+      examples: resolve(CLUSTER_API_EXAMPLES_DIR),
+    });
+    expect(parseDemoFlags(['--cluster-api', '--world=w.yaml'])).to.deep.include({ world: resolve('w.yaml') });
   });
 
   it('demo: reads every flag, paths relative to the working directory', () => {
@@ -45,6 +55,7 @@ describe('keymaster demo and emulate flags', () => {
       world: resolve('w.yaml'),
       examples: resolve('ex'),
       kubeconfig: resolve('kc'),
+      clusterApi: false,
       help: false,
     });
   });
