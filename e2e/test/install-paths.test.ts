@@ -109,6 +109,7 @@ describe('every documented Kustomize path applies with kubectl as written', func
     'deploy/webhooks',
     'my-cluster-cert-manager',
     'deploy/monitoring',
+    'deploy/cluster-api',
   ];
 
   it('the docs write no other kubectl apply -k path, and show the overlays this suite applies', async () => {
@@ -190,6 +191,20 @@ describe('every documented Kustomize path applies with kubectl as written', func
       'servicemonitor.monitoring.coreos.com/keymaster-controller',
       'prometheusrule.monitoring.coreos.com/keymaster',
       'configmap/keymaster-dashboard',
+    ]);
+  });
+
+  it("deploy/cluster-api (--adopt-cluster-api): the adoption's rights and the reads of CAPA's identities and Secrets", async () => {
+    // CAPA's namespace exists wherever CAPA runs: its static identities' Secrets are read there.
+    await kubectl('create', 'namespace', 'capa-system');
+    const rendered = await apply('deploy/cluster-api');
+    expect(rendered.map(kubectlName)).to.have.members([
+      'clusterrole.rbac.authorization.k8s.io/keymaster-cluster-api-adoption',
+      'clusterrolebinding.rbac.authorization.k8s.io/keymaster-cluster-api-adoption',
+      'clusterrole.rbac.authorization.k8s.io/keymaster-capa-identities',
+      'clusterrolebinding.rbac.authorization.k8s.io/keymaster-capa-identities',
+      'role.rbac.authorization.k8s.io/keymaster-capa-secrets',
+      'rolebinding.rbac.authorization.k8s.io/keymaster-capa-secrets',
     ]);
   });
 
