@@ -69,7 +69,9 @@ describe("Keymaster's tagging against moto's resources", () => {
       regions: [REGION],
       effective: EFFECTIVE,
       // moto throttles nothing: budgets to spare, so the calls are what is compared, not the wait.
-      limiters: new RateLimiters({ budgets: { taggingReads: PLENTY, taggingWrites: PLENTY } }),
+      limiters: new RateLimiters({
+        budgets: { taggingReads: PLENTY, taggingWrites: PLENTY, ec2Reads: PLENTY, ec2Writes: PLENTY },
+      }),
       ...input,
     });
 
@@ -109,9 +111,13 @@ describe("Keymaster's tagging against moto's resources", () => {
     expect(result.synced).to.equal(true);
     expect(result.applied.map(({ arn }) => arn).sort()).to.deep.equal([...owned].sort());
     expect(result.status).to.include({ resourcesDiscovered: 4, resourcesInSync: 4, resourcesFailed: 0 });
-    // The discovery queries, then one read-back of the written ARNs; the instances need one change, the
-    // volume and the group another.
-    expect(result.requests).to.deep.equal({ 'tag:GetResources': DISCOVERY_QUERIES + 1, 'tag:TagResources': 2 });
+    // The discovery queries, then EC2's own calls: a CreateTags for the instances' change and one for the
+    // volume's and the group's, and one DescribeTags reading all four back.
+    expect(result.requests).to.deep.equal({
+      'tag:GetResources': DISCOVERY_QUERIES,
+      'ec2:CreateTags': 2,
+      'ec2:DescribeTags': 1,
+    });
     // What EC2 itself now reports: the layers' tags, and no tag of Keymaster's own.
     const live = await ec2Tags(clients, [...owned, shared, otherCluster]);
     for (const arn of instances) {
@@ -177,7 +183,7 @@ describe("Keymaster's tagging against moto's resources", () => {
     expect((await ec2Tags(clients, [volume]))[volume]).to.include({ team: 'analytics' });
   });
 
-  it('under Delete, a key no layer sets any more is removed with UntagResources; a key edited since is kept', async () => {
+  it("under Delete, a key no layer sets any more is removed with EC2's DeleteTags (by value); a key edited since is kept", async () => {
     const { instances, volume } = await clusterResources();
     const first = await reconcile({ removalPolicy: 'Delete' });
     expect(first.synced).to.equal(true);
@@ -194,7 +200,7 @@ describe("Keymaster's tagging against moto's resources", () => {
     });
 
     expect(result.failed).to.deep.equal([]);
-    expect(result.requests['tag:UntagResources']).to.be.at.least(1);
+    expect(result.requests['ec2:DeleteTags']).to.be.at.least(1);
     const live = await ec2Tags(clients, [...instances, volume]);
     for (const arn of instances) expect(live[arn]).to.not.have.property('cost-center');
     expect(live[volume]).to.include({ 'cost-center': '7', team: 'analytics' });
@@ -211,17 +217,18 @@ describe("Keymaster's tagging against moto's resources", () => {
     expect((await ec2Tags(clients, instances))[instances[0]!]).to.not.have.property('cost-center');
   });
 
-  it('230 instances: discovery reads every page, writes go 20 ARNs a call, read-back 100 a call', async () => {
+  it("230 instances: discovery reads every page, EC2's writes go 1,000 IDs a call, read-back 200 a call", async () => {
     const instances = await runInstances(clients, 230, { [CAPA_KEY]: 'owned' });
 
     const result = await reconcile();
 
     expect(result.plan.resources).to.have.length(230);
     expect(result.synced).to.equal(true);
-    expect(result.requests['tag:TagResources']).to.equal(Math.ceil(230 / 20));
+    expect(result.requests['ec2:CreateTags']).to.equal(Math.ceil(230 / 1000));
+    expect(result.requests['ec2:DescribeTags']).to.equal(Math.ceil(230 / 200));
     // Each page holds at most 100 resources (moto also ends a page at 100 tags, so it takes more): at
-    // least 3 pages for the first ownership key, 1 for the second (none found), 3 for the read-back.
-    expect(result.requests['tag:GetResources']).to.be.at.least(3 + 1 + 3);
+    // least 3 pages for the first ownership key, 1 for the second (none found).
+    expect(result.requests['tag:GetResources']).to.be.at.least(3 + 1);
     const live = await ec2Tags(clients, instances);
     expect(instances.filter((arn) => live[arn]!.team !== 'analytics')).to.deep.equal([]);
   });
