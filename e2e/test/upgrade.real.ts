@@ -40,8 +40,10 @@ import {
 const FROM = '0.2.0';
 /** Both controllers resync often, so that "never again" is seen over several syncs. */
 const SYNC = ['--sync-period=3s'];
-/** Tag writes besides UntagResources: the upgrade makes none (nothing in the fleet changed). */
-const WRITES = ['tag:TagResources', 'ec2:CreateTags', 'ec2:DeleteTags'];
+/** Tag writes besides removals: the upgrade makes none (nothing in the fleet changed). */
+const WRITES = ['tag:TagResources', 'ec2:CreateTags'];
+/** Removals of tags: the Tagging API's, and EC2's own for EC2 resources. */
+const REMOVALS = ['tag:UntagResources', 'ec2:DeleteTags'];
 
 /** The upgrade under test: the fleet, and what it was when the previous release had converged it. */
 interface Upgrade {
@@ -168,7 +170,7 @@ function pausedUntouched({ fleet, converged }: Upgrade): void {
 /** No AWS write beyond the conversion's own: no tag written, and what is removed is 0.2.0's bookkeeping only. */
 function noOtherWrite({ fleet }: Upgrade): void {
   expect(tagCalls(fleet, WRITES), 'tag writes').to.deep.equal([]);
-  for (const call of tagCalls(fleet, ['tag:UntagResources']))
+  for (const call of tagCalls(fleet, REMOVALS))
     expect(LEGACY_KEYS, `keys removed by ${call.requestId}`).to.include.members(call.detail!['tagKeys'] as string[]);
 }
 
@@ -267,9 +269,9 @@ for (const installerOf of [kustomize, helmChart] as ((ops: Ops) => Installer)[])
 
     it('converts nothing again and writes nothing at later syncs', async function () {
       const { fleet } = upgrade;
-      const removals = tagCalls(fleet, ['tag:UntagResources']).length;
+      const removals = tagCalls(fleet, REMOVALS).length;
       await syncs(fleet, 2);
-      expect(tagCalls(fleet, ['tag:UntagResources']), 'bookkeeping removed again').to.have.length(removals);
+      expect(tagCalls(fleet, REMOVALS), 'bookkeeping removed again').to.have.length(removals);
       expect(tagCalls(fleet, WRITES), 'tag writes').to.deep.equal([]);
     });
 
