@@ -144,10 +144,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       const requests = await listRequests(emulators);
       const elapsedMs = performance.now() - started;
       const justConverged = !summary && converged(rows) && requests.every(requestSettled);
-      // The clusters as the API server holds them, after the examples: an adopted cluster's AWSCluster
-      // (its identity, its EKS name) exists only there.
-      const objects = [...manifests, ...(items as unknown as Manifest[])];
-      if (justConverged)
+      if (justConverged) {
+        // The clusters as the API server holds them, after the examples: an adopted cluster's AWSCluster
+        // (its identity, its EKS name) exists only there.
+        const objects = [...manifests, ...(items as unknown as Manifest[])];
+        const identities = clusterIdentities(objects);
         summary = {
           elapsedMs,
           rows,
@@ -159,9 +160,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
             requests.filter((request) => request.ready?.status === 'True'),
           ),
           tagChange: minimumTagWrites(before, emulators.aws.world.listResources(), (clusterName) =>
-            clusterIdentities(objects).get(clusterName),
+            identities.get(clusterName),
           ),
         };
+      }
       view.update(rows, summary ? 'Converged.' : `Converging… ${(elapsedMs / 1000).toFixed(1)} s`);
       if (summary && !driftTried) {
         driftTried = true;
