@@ -215,6 +215,8 @@ export async function explainCluster(
       unchecked,
     ),
   ]);
+  /** What was read for the explanation, whichever way the chain is checked. */
+  const read = { namespace, policies, events, ledger, companion, unchecked };
   let checks: LinkCheck[];
   try {
     checks = await checkChain(context.store, {
@@ -228,16 +230,7 @@ export async function explainCluster(
     const why = failureOf(error);
     leaveOut(unchecked, 'the identity chain, link by link, and the account it resolves into', why);
     const { chain, identities } = await unverifiedChain(context, cluster, why, unchecked);
-    return explanation(
-      context,
-      cluster,
-      { namespace, policies, events, ledger, companion, unchecked },
-      chain,
-      identities,
-      {
-        failure: observedPrincipal(cluster, why),
-      },
-    );
+    return explanation(context, cluster, read, chain, identities, { failure: observedPrincipal(cluster, why) });
   }
   const chain = checks.map(verdictOf);
   const refusals = chain.reduce((sum, link) => sum + link.problems.length, 0);
@@ -274,14 +267,7 @@ export async function explainCluster(
     }
   }
   const identities = checks.flatMap(({ identity }) => (identity ? [identity] : []));
-  return explanation(
-    context,
-    cluster,
-    { namespace, policies, events, ledger, companion, unchecked },
-    chain,
-    identities,
-    principal,
-  );
+  return explanation(context, cluster, read, chain, identities, principal);
 }
 
 /** The explanation from what was read and checked: the layers, the fixes. */
