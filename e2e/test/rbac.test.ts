@@ -214,7 +214,7 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
     const lease = () => leases.readNamespacedLease({ namespace: 'keymaster-system', name: 'keymaster' });
     const first = await lease();
     await eventually(async () => expect((await lease()).spec?.renewTime).to.not.deep.equal(first.spec?.renewTime));
-    // An event recorded again is patched (count 2): delete an identity in use, then touch it.
+    // An event recorded again is patched (one Event, its count up): delete an identity in use, then touch it.
     await custom.deleteClusterCustomObject({
       group: GROUP,
       version: VERSION,
@@ -226,7 +226,8 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
       expect(events.items).to.have.length(1);
       return events.items[0]!;
     };
-    await eventually(blocked);
+    // Reconciles of the identity that its clusters cause record it again too: count from what is there.
+    const recorded = (await eventually(blocked)).count ?? 1;
     await custom.patchClusterCustomObject(
       {
         group: GROUP,
@@ -237,7 +238,7 @@ describe('deploy/rbac: the controller runs as its ServiceAccount under RBAC', fu
       },
       merge,
     );
-    await eventually(async () => expect((await blocked()).count).to.equal(2));
+    await eventually(async () => expect((await blocked()).count).to.be.greaterThan(recorded));
   });
 
   it('a --shards replica lists, takes, renews and releases its shard Leases, and deletes its own at SIGTERM', async () => {
