@@ -133,6 +133,23 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     retry: retryPolicy(input.retry),
     requests: {},
   };
+  // Until this cluster's writes go, identical writes of its credentials wait for them to join.
+  const arrived = context.batchers.coming(context.session, regions);
+  try {
+    return await reconcileWith(input, context, regions, concurrency, arrived);
+  } finally {
+    arrived();
+  }
+}
+
+/** `reconcileTags` once its input is checked; `arrived` is called right before the writes are submitted. */
+async function reconcileWith(
+  input: ReconcileTagsInput,
+  context: CallContext,
+  regions: string[],
+  concurrency: number,
+  arrived: () => void,
+): Promise<TagReconcileResult> {
   const { clusterName, effective, managedTags, removalPolicy, includeShared, standingLayers, claim } = input;
   const { askedAt, expectedClusters: expected } = input;
   const memory = input.memory ?? new ClusterMemory();
@@ -156,6 +173,7 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     convertLegacy,
   });
   const dryRun = input.dryRun === true;
+  arrived();
   const written = dryRun
     ? { accepted: [], failed: [], gone: [] }
     : await applyWrites(context, planWrites(plan, context.taggers), concurrency);

@@ -137,18 +137,21 @@ const contentOf = (call: Write): string => JSON.stringify([call.action, call.tag
 
 /**
  * One write's calls, shared with the writes of other clusters of the same credentials and content
- * that wait for the rate limiter at the same time (`SessionBatchers`); its failures, whole or per
- * ARN, come back as values, for its own ARNs only.
+ * that wait for the rate limiter at the same time, or that are on their way (`SessionBatchers.joined`);
+ * its failures, whole or per ARN, come back as values, for its own ARNs only.
  */
 async function send(taggers: RegionTaggers, context: CallContext, call: Write): Promise<CallAnswer> {
   const kind = context.taggers.ofAction(call.action);
   const tagger = taggers.get(kind);
-  const content = JSON.stringify([context.batchers.scope(context.session, call.region), contentOf(call)]);
-  const answer = await context.batchers
-    .writes(kind.writeCapacity)
-    .submit(content, call.arns, tagger.writes, (arns, grant, parts) =>
-      sendBatch(kind, tagger, call, arns, grant, parts),
-    );
+  const scope = context.batchers.scope(context.session, call.region);
+  const content = JSON.stringify([scope, contentOf(call)]);
+  const answer = await context.batchers.writes(kind.writeCapacity).submit(
+    content,
+    call.arns,
+    tagger.writes,
+    (arns, grant, parts) => sendBatch(kind, tagger, call, arns, grant, parts),
+    () => context.batchers.joined(scope, context.clock),
+  );
   const failures = call.arns.flatMap((arn): [string, AwsFailure][] => {
     const failure = answer.get(arn);
     return failure === undefined ? [] : [[arn, failure]];

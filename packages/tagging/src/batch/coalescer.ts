@@ -11,10 +11,15 @@ export type SendBatch<Outcome> = (
   parts: readonly (readonly string[])[],
 ) => Promise<Map<string, Outcome>>;
 
+/** What a batch waits for before it takes its token, while more submissions may join it. */
+export type Hold = () => Promise<void>;
+
 interface Batch<Outcome> {
   arns: Set<string>;
   parts: string[][];
   answer: Promise<Map<string, Outcome>>;
+  /** Ends the hold: the batch is full. */
+  full: () => void;
 }
 
 /**
@@ -22,8 +27,9 @@ interface Batch<Outcome> {
  * its content still waiting for its token joins it (up to `capacity` ARNs), else opens a new one,
  * which takes a token and then goes with every ARN that joined meanwhile. When the limiter has a
  * token at once, a batch goes on the next microtask: merging never makes a call wait longer than it
- * would alone. `SessionBatchers` puts the credential set and the region in the content, so a call only
- * ever carries ARNs that the same credentials would have sent alone.
+ * would alone, unless the opener passes a `hold`: the batch then waits for it, or until it is full,
+ * before it asks for its token. `SessionBatchers` puts the credential set and the region in the
+ * content, so a call only ever carries ARNs that the same credentials would have sent alone.
  */
 export class Coalescer<Outcome> {
   readonly #open = new Map<string, Batch<Outcome>>();
@@ -32,18 +38,19 @@ export class Coalescer<Outcome> {
 
   /**
    * The answer for `arns`, sent in the batches of `content` they join. `send` is used when this call
-   * opens a batch (the opener's client sends it); `limiter` gives the opener's token.
+   * opens a batch (the opener's client sends it); `limiter` gives the opener's token, after `hold`.
    */
   async submit(
     content: string,
     arns: readonly string[],
     limiter: RateLimiter,
     send: SendBatch<Outcome>,
+    hold?: Hold,
   ): Promise<Map<string, Outcome>> {
     const pieces: Promise<[string, Outcome][]>[] = [];
     let rest = [...new Set(arns)];
     while (rest.length > 0) {
-      const batch = this.#open.get(content) ?? this.#openBatch(content, limiter, send);
+      const batch = this.#open.get(content) ?? this.#openBatch(content, limiter, send, hold);
       const part: string[] = [];
       const later: string[] = [];
       for (const arn of rest) {
@@ -56,7 +63,10 @@ export class Coalescer<Outcome> {
         }
       }
       batch.parts.push(part);
-      if (batch.arns.size >= this.capacity) this.#close(content, batch);
+      if (batch.arns.size >= this.capacity) {
+        this.#close(content, batch);
+        batch.full();
+      }
       pieces.push(
         batch.answer.then((answer) => part.flatMap((arn) => (answer.has(arn) ? [[arn, answer.get(arn)!]] : []))),
       );
@@ -65,14 +75,18 @@ export class Coalescer<Outcome> {
     return new Map((await Promise.all(pieces)).flat());
   }
 
-  #openBatch(content: string, limiter: RateLimiter, send: SendBatch<Outcome>): Batch<Outcome> {
+  #openBatch(content: string, limiter: RateLimiter, send: SendBatch<Outcome>, hold?: Hold): Batch<Outcome> {
     const arns = new Set<string>();
     const parts: string[][] = [];
-    const answer = limiter.acquire().then((grant) => {
+    let full = () => {};
+    const granted = hold
+      ? Promise.race([hold(), new Promise<void>((resolve) => (full = resolve))]).then(() => limiter.acquire())
+      : limiter.acquire();
+    const answer = granted.then((grant) => {
       this.#close(content, batch);
       return send([...arns], grant, parts);
     });
-    const batch = { arns, parts, answer };
+    const batch = { arns, parts, answer, full: () => full() };
     this.#open.set(content, batch);
     return batch;
   }

@@ -1,5 +1,7 @@
 import type { AwsFailure } from '../aws/codes.js';
 import type { TaggingSession } from '../aws/region-api.js';
+import type { TaggingClock } from '../rate-limit/clock.js';
+import { Arrivals } from './arrivals.js';
 import { Coalescer } from './coalescer.js';
 import { SharedDiscovery } from './shared-discovery.js';
 
@@ -10,13 +12,22 @@ export type WriteOutcome = AwsFailure | undefined;
 export type ReadOutcome = { tags: Record<string, string> } | { failure: AwsFailure };
 
 /**
+ * The longest a write waits for the clusters on their way to it (`joined`): their discovery and
+ * planning, a few calls at most; a cluster that takes longer costs the others no more than this.
+ */
+export const DEFAULT_MAX_HOLD_MS = 1000;
+
+/**
  * The calls that clusters may share, for the whole controller: create one beside its `RateLimiters`
  * and pass it to every `reconcileTags`. Clusters that use the same credentials (an `IdentitySession`'s
  * `key`: the same identity chain) in one region then share write and read-back calls of the same
- * content, up to the limit per call of the resources' tagger, and discovery when a scan is cheaper. Clusters of other credentials never share a
- * call, even in the same account: a cluster's tags are only ever written with its own credentials. A
- * session without a `key` shares with itself only. Only batches waiting for a token are held: the
- * memory follows the calls in flight, not the fleet.
+ * content, up to the limit per call of the resources' tagger, and discovery when a scan is cheaper.
+ * A write waits to be joined while other clusters of its scope are on their way to theirs
+ * (`coming`), at most `maxHoldMs`: the clusters an edit runs together make one call of the change.
+ * Clusters of other credentials never share a call, even in the same account: a cluster's tags are
+ * only ever written with its own credentials. A session without a `key` shares with itself only.
+ * Only batches held or waiting for a token are kept: the memory follows the calls in flight, not the
+ * fleet.
  */
 export class SessionBatchers {
   readonly #writes = new Map<number, Coalescer<WriteOutcome>>();
@@ -25,10 +36,33 @@ export class SessionBatchers {
   readonly discovery: SharedDiscovery;
   readonly #keyless = new WeakMap<TaggingSession, number>();
   #nextKeyless = 0;
+  readonly #arrivals = new Arrivals();
+  readonly #maxHoldMs: number;
 
-  /** `maxScanBytes`: what discovery's scans may keep in all (default `DEFAULT_SCAN_BYTES`, 64 MiB). */
-  constructor(options: { maxScanBytes?: number } = {}) {
+  /**
+   * `maxScanBytes`: what discovery's scans may keep in all (default `DEFAULT_SCAN_BYTES`, 64 MiB);
+   * `maxHoldMs`: the longest a write waits to be joined (default `DEFAULT_MAX_HOLD_MS`).
+   */
+  constructor(options: { maxScanBytes?: number; maxHoldMs?: number } = {}) {
     this.discovery = new SharedDiscovery(options.maxScanBytes);
+    this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
+  }
+
+  /**
+   * One cluster of `session` on its way to its writes in `regions`: until the function returned is
+   * called (right before it submits them, or when it ends without), writes of its scopes wait for it.
+   */
+  coming(session: TaggingSession, regions: readonly string[]): () => void {
+    return this.#arrivals.coming(regions.map((region) => this.scope(session, region)));
+  }
+
+  /**
+   * How long a write of `scope` waits to be joined (a `Coalescer` hold): until no cluster is on its
+   * way there, `maxHoldMs` at most. No wait when none is.
+   */
+  joined(scope: string, clock: TaggingClock): Promise<void> {
+    if (!this.#arrivals.pending(scope)) return Promise.resolve();
+    return Promise.race([this.#arrivals.none(scope), clock.sleep(this.#maxHoldMs)]);
   }
 
   /** Write calls of up to `capacity` resources (a tagger's; the action is in each call's content). */

@@ -28,6 +28,7 @@ export const EC2_TAGGER: TaggerKind = {
   actions: { set: 'ec2:CreateTags', remove: 'ec2:DeleteTags' },
   readAction: 'ec2:DescribeTags',
   writeCapacity: MAX_IDS_PER_WRITE,
+  writeFamily: 'ec2Writes',
   readCapacity: MAX_IDS_PER_READ,
   removesByValue: true,
   // EC2 refuses a whole call for one resource's access too (a tag-conditioned policy): not shared.

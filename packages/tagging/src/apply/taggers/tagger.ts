@@ -1,3 +1,4 @@
+import type { ApiFamily } from '@keymaster/api';
 import type { FailureKind } from '../../aws/codes.js';
 import type { ApiContext } from '../../aws/region-api.js';
 import type { ReadOutcome, WriteOutcome } from '../../batch/session-batchers.js';
@@ -17,6 +18,8 @@ export interface TaggerKind {
   readonly readAction: string;
   /** The most resources one write call takes. */
   readonly writeCapacity: number;
+  /** The budget its writes spend (the benchmark prices them with it). */
+  readonly writeFamily: ApiFamily;
   /** The most resources one read call asks for. */
   readonly readCapacity: number;
   /**

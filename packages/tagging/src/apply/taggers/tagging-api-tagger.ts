@@ -18,6 +18,7 @@ export const TAGGING_API_TAGGER: TaggerKind = {
   actions: { set: 'tag:TagResources', remove: 'tag:UntagResources' },
   readAction: 'tag:GetResources',
   writeCapacity: MAX_ARNS_PER_CALL,
+  writeFamily: 'taggingWrites',
   readCapacity: MAX_RESOURCES_PER_PAGE,
   removesByValue: false,
   // A whole call's refusal: the credentials' access, which every ARN shares (a resource's own comes per ARN).

@@ -1,0 +1,158 @@
+import { expect } from 'chai';
+import type { SendBatch } from '../../src/batch/coalescer.js';
+import { RateLimiter, SessionBatchers, type TaggingClock, type TaggingSession } from '../../src/index.js';
+
+/** A clock that moves only when the test says: a sleep ends once `advance` has passed its end. */
+function manualClock() {
+  let now = 0;
+  const sleeping: { until: number; wake: () => void }[] = [];
+  const clock: TaggingClock = {
+    now: () => now,
+    sleep: (ms) => new Promise<void>((wake) => sleeping.push({ until: now + ms, wake })),
+  };
+  const advance = (ms: number) => {
+    now += ms;
+    for (const sleeper of sleeping.filter(({ until }) => until <= now)) {
+      sleeping.splice(sleeping.indexOf(sleeper), 1);
+      sleeper.wake();
+    }
+  };
+  return { clock, advance };
+}
+
+const session = (key: string): TaggingSession => ({
+  accountId: '111111111111',
+  key,
+  client: () => {
+    throw new Error('no calls in this test');
+  },
+});
+const REGION = 'eu-west-1';
+const arns = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+/** Lets pending callbacks run, `setImmediate`s included. */
+const settle = async () => {
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/**
+ * The writes of one credential set as apply makes them (`apply.ts` send): the scope in the content and
+ * `joined` as the hold; a limiter with tokens to spare, so that only the hold makes a write wait.
+ */
+function writer(options: { capacity?: number; maxHoldMs?: number; failing?: string } = {}) {
+  const { clock, advance } = manualClock();
+  const batchers = new SessionBatchers({ maxHoldMs: options.maxHoldMs ?? 1000 });
+  const limiter = new RateLimiter({ ratePerSecond: 10, burst: 80, clock });
+  const calls: { arns: string[]; parts: string[][] }[] = [];
+  const send: SendBatch<string | undefined> = (batch, _grant, parts) => {
+    calls.push({ arns: batch, parts: parts.map((part) => [...part]) });
+    return Promise.resolve(new Map(batch.map((arn) => [arn, arn === options.failing ? 'Rejected' : undefined])));
+  };
+  const submit = (key: string, own: readonly string[]) => {
+    const scope = batchers.scope(session(key), REGION);
+    return batchers
+      .writes(options.capacity ?? 1000)
+      .submit(JSON.stringify([scope, 'cost-center=2']), own, limiter, send, () => batchers.joined(scope, clock));
+  };
+  const coming = (key: string) => batchers.coming(session(key), [REGION]);
+  return { calls, submit, coming, advance };
+}
+
+describe('writes held for the clusters on their way (SessionBatchers.joined)', () => {
+  it('holds a write until the last cluster on its way has submitted: one call, each answered for its own ARNs', async () => {
+    const { calls, submit, coming } = writer({ failing: 'b1' });
+    const clusters = [coming('a'), coming('a'), coming('a')];
+
+    clusters[0]!();
+    const first = submit('a', arns('a', 3));
+    clusters[1]!();
+    const second = submit('a', arns('b', 3));
+    await settle();
+    expect(calls).to.deep.equal([]);
+
+    clusters[2]!();
+    const third = submit('a', arns('c', 3));
+    const answers = await Promise.all([first, second, third]);
+
+    expect(calls).to.deep.equal([
+      { arns: [...arns('a', 3), ...arns('b', 3), ...arns('c', 3)], parts: [arns('a', 3), arns('b', 3), arns('c', 3)] },
+    ]);
+    expect(answers.map((answer) => [...answer.entries()].filter(([, failure]) => failure))).to.deep.equal([
+      [],
+      [['b1', 'Rejected']],
+      [],
+    ]);
+  });
+
+  it('sends a full call at once, though clusters are still on their way', async () => {
+    const { calls, submit, coming } = writer({ capacity: 10 });
+    const clusters = [coming('a'), coming('a'), coming('a')];
+
+    clusters[0]!();
+    const first = submit('a', arns('a', 6));
+    clusters[1]!();
+    const second = submit('a', arns('b', 6));
+    await first;
+    expect(calls.map((call) => call.arns)).to.deep.equal([[...arns('a', 6), ...arns('b', 4)]]);
+
+    clusters[2]!();
+    await Promise.all([second, submit('a', arns('c', 1))]);
+    expect(calls.map((call) => call.arns)).to.deep.equal([
+      [...arns('a', 6), ...arns('b', 4)],
+      [...arns('b', 6).slice(4), 'c0'],
+    ]);
+  });
+
+  it('holds no write for longer than maxHoldMs: a cluster that never arrives delays the others by that much', async () => {
+    const { calls, submit, coming, advance } = writer({ maxHoldMs: 1000 });
+    coming('a'); // never arrives
+    const arrived = coming('a');
+
+    arrived();
+    const held = submit('a', ['r1']);
+    advance(999);
+    await settle();
+    expect(calls).to.deep.equal([]);
+
+    advance(1);
+    await held;
+    expect(calls.map((call) => call.arns)).to.deep.equal([['r1']]);
+  });
+
+  it('holds nothing when no cluster is on its way, and a write reached after the hold goes with its own call', async () => {
+    const { calls, submit } = writer();
+
+    await submit('a', ['r1']);
+    await submit('a', ['r2']);
+
+    expect(calls.map((call) => call.arns)).to.deep.equal([['r1'], ['r2']]);
+  });
+
+  it('never holds or merges across credential sets: another set on its way does not hold this one, nor joins its call', async () => {
+    const { calls, submit, coming } = writer();
+    const other = coming('b');
+    const own = coming('a');
+
+    own();
+    await submit('a', ['a1']);
+    expect(calls.map((call) => call.arns)).to.deep.equal([['a1']]);
+
+    other();
+    await submit('b', ['b1']);
+    expect(calls.map((call) => call.arns)).to.deep.equal([['a1'], ['b1']]);
+  });
+
+  it('counts a cluster once whatever it calls, and forgets the scope when all arrived', async () => {
+    const { calls, submit, coming } = writer();
+    const twice = coming('a');
+    twice();
+    twice();
+    const waiting = coming('a');
+
+    const held = submit('a', ['r1']);
+    await settle();
+    expect(calls).to.deep.equal([]);
+    waiting();
+    await held;
+    expect(calls.map((call) => call.arns)).to.deep.equal([['r1']]);
+  });
+});
