@@ -3,7 +3,7 @@
  * time a tagging budget allows for them, and the share of reconciles that were requeue bounces.
  */
 
-import { AWS_BUDGETS } from '@keymaster/api';
+import { AWS_BUDGETS, type ApiFamily } from '@keymaster/api';
 import { tagChangeGroups, writesFor } from '../../src/demo/minimums.js';
 
 /** An AWS resource and its tags, as the aws-emulator lists them. */
@@ -18,14 +18,11 @@ export interface Budget {
   burst: number;
 }
 
-/** The budgets of an account and region: GetResources (reads) and TagResources/UntagResources (writes) apart. */
-export interface Budgets {
-  reads: Budget;
-  writes: Budget;
-}
+/** The budgets of an account and region, one per API family (GetResources; TagResources; EC2's CreateTags; ...). */
+export type Budgets = Readonly<Record<ApiFamily, Budget>>;
 
-/** `keymaster run`'s default budgets: AWS's quotas (--aws-tagging-read-rate, --aws-tagging-write-rate). */
-export const DEFAULT_BUDGETS: Budgets = { reads: AWS_BUDGETS.taggingReads, writes: AWS_BUDGETS.taggingWrites };
+/** `keymaster run`'s default budgets: AWS's quotas (--aws-tagging-read-rate, --aws-ec2-write-rate, ...). */
+export const DEFAULT_BUDGETS: Budgets = AWS_BUDGETS;
 
 /** No budget: the time the calls take is not bounded by one. */
 export const NO_BUDGET: Budget = { ratePerSecond: Infinity, burst: 0 };
@@ -52,18 +49,25 @@ export function discoveryPages(resources: readonly TaggedResource[]): Map<string
 }
 
 /**
- * The fewest tag writes that turn `before` into `after`, per account and region: one write per
- * identical set of tags (one removal per identical set of removed keys) for every 20 resources of the
- * Tagging API, every 1,000 of EC2's CreateTags/DeleteTags, whichever clusters own them.
+ * The fewest tag writes that turn `before` into `after`, per account and region (`writes`), and per
+ * API family and account and region (`byFamily`): one write per identical set of tags (one removal
+ * per identical set of removed keys) for every 20 resources of the Tagging API, every 1,000 of EC2's
+ * CreateTags/DeleteTags, whichever clusters own them.
  */
 export function batchedTagWrites(
   before: readonly TaggedResource[],
   after: readonly TaggedResource[],
-): { resources: number; writes: Map<string, number> } {
+): { resources: number; writes: Map<string, number>; byFamily: Map<ApiFamily, Map<string, number>> } {
   const { resources, groups } = tagChangeGroups(before, after, scopeOf);
   const writes = new Map<string, number>();
-  for (const group of groups) add(writes, group.scope, writesFor(group));
-  return { resources, writes };
+  const byFamily = new Map<ApiFamily, Map<string, number>>();
+  for (const group of groups) {
+    add(writes, group.scope, writesFor(group));
+    const family = byFamily.get(group.family) ?? new Map<string, number>();
+    add(family, group.scope, writesFor(group));
+    byFamily.set(group.family, family);
+  }
+  return { resources, writes, byFamily };
 }
 
 /** Per scope, the sum of several per-scope counts. */
@@ -89,6 +93,23 @@ export function busiest(
   let top = { scope: '', calls: 0 };
   for (const [scope, count] of calls) if (count > top.calls) top = { scope, calls: count };
   return { ...top, seconds: budgetSeconds(top.calls, budget) };
+}
+
+/**
+ * What bounds the run: each family's busiest account and region at that family's budget (`NO_BUDGET`
+ * without budgets), the slowest of them. The families' budgets are spent side by side.
+ */
+export function slowest(
+  calls: ReadonlyMap<ApiFamily, ReadonlyMap<string, number>>,
+  budgets: Budgets | undefined,
+): { family: ApiFamily | undefined; scope: string; calls: number; seconds: number } {
+  let bound: ReturnType<typeof slowest> = { family: undefined, scope: '', calls: 0, seconds: 0 };
+  for (const [family, counts] of calls) {
+    const top = busiest(counts, budgets?.[family] ?? NO_BUDGET);
+    if (top.seconds > bound.seconds || (top.seconds === bound.seconds && top.calls > bound.calls))
+      bound = { family, ...top };
+  }
+  return bound;
 }
 
 /** `part` as a percentage of `whole`, one decimal (0 when there is no whole). */

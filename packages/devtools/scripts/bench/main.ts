@@ -14,7 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { deployedMemory } from '@keymaster/testenv';
 import type { AWSClusterRoleIdentity, AWSTagPolicy } from '@keymaster/api';
 import { benchScenario, RESOURCES_PER_CLUSTER } from '../bench-scenario.js';
-import { DEFAULT_BUDGETS, scopeOf, type Budget } from './arithmetic.js';
+import { DEFAULT_BUDGETS, scopeOf, type Budget, type Budgets } from './arithmetic.js';
 import { EmulatorApi } from './emulator-api.js';
 import { createFleet, edit, watchReadiness } from './fleet.js';
 import { coldStart, dayTwoEdit, restart, resync, stsDay, tenantFlood, type Bench } from './phases.js';
@@ -79,7 +79,9 @@ const times = ({ ratePerSecond, burst }: Budget) => ({
 });
 const budget = values['unlimited-budget']
   ? undefined
-  : { reads: times(DEFAULT_BUDGETS.reads), writes: times(DEFAULT_BUDGETS.writes) };
+  : (Object.fromEntries(
+      Object.entries(DEFAULT_BUDGETS).map(([family, familyBudget]) => [family, times(familyBudget)]),
+    ) as Budgets);
 
 process.stdout.write('building the controller (tsc -b) ...\n');
 buildController();
@@ -122,7 +124,7 @@ const result: BenchResult = {
   options: {
     shards,
     replicas,
-    budget: budget ? "default (AWS's quotas: reads 15/s, writes 5/s)" : 'lifted',
+    budget: budget ? "default (AWS's quotas: reads 15/s, writes 5/s, EC2 writes 10/s)" : 'lifted',
     latencyMs,
     kube,
   },

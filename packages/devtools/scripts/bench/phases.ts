@@ -11,12 +11,11 @@ import { createObjects, largestCluster, largestRequest, type Manifest } from '@k
 import { minimumStsCalls, type StsMinimum } from '../../src/demo/minimums.js';
 import {
   batchedTagWrites,
-  busiest,
   discoveryPages,
   percent,
   sessionsNeeded,
+  slowest,
   total,
-  NO_BUDGET,
   type Budgets,
   type TaggedResource,
 } from './arithmetic.js';
@@ -175,12 +174,9 @@ export async function coldStart(
   const kubeWrites = await api.kubeWrites();
 
   const pages = discoveryPages(before);
-  const writes = batchedTagWrites(before, after).writes;
-  // Reads and writes spend budgets of their own, side by side: the slower sets the pace.
-  const bound = [
-    busiest(pages, bench.budget?.reads ?? NO_BUDGET),
-    busiest(writes, bench.budget?.writes ?? NO_BUDGET),
-  ].sort((a, b) => b.seconds - a.seconds || b.calls - a.calls)[0]!;
+  const { writes, byFamily } = batchedTagWrites(before, after);
+  // Each API family spends a budget of its own, side by side: the slowest sets the pace.
+  const bound = slowest(new Map([['taggingReads', pages], ...byFamily]), bench.budget);
   const reconcilesByResult = Object.fromEntries(
     Object.entries(end.reconciles).map(([result, count]) => [result, count - (start.reconciles[result] ?? 0)]),
   );
@@ -231,7 +227,7 @@ export async function coldStart(
 export interface EditResult {
   /** Resources whose tags changed. */
   resources: number;
-  /** Tag writes made, and the fewest: per account, region and identical change, 20 resources a call. */
+  /** Tag writes made, and the fewest: per account, region and identical change, 20 resources a call (EC2's: 1,000). */
   tagWrites: number;
   minimumTagWrites: number;
   /** GetResources made on the way (discovery, read-backs): the minimum needs none, the resources being known. */
@@ -273,8 +269,8 @@ export async function dayTwoEdit(
     () => `${name}: ${seconds(startedAt)} s, last AWS call at ${seconds(startedAt, quiet.lastCallAt)} s`,
   );
   const summary = await api.calls();
-  const { resources, writes } = batchedTagWrites(before, after);
-  const bound = busiest(writes, bench.budget?.writes ?? NO_BUDGET);
+  const { resources, writes, byFamily } = batchedTagWrites(before, after);
+  const bound = slowest(byFamily, bench.budget);
   return {
     resources,
     tagWrites: tagWritesOf(summary.byAction),

@@ -1,4 +1,4 @@
-import type { AWSCredentialsRequestSpec, IdentityReference } from '@keymaster/api';
+import type { ApiFamily, AWSCredentialsRequestSpec, IdentityReference } from '@keymaster/api';
 import { ownersOf, TAGGERS } from '@keymaster/tagging';
 import type { Manifest } from '@keymaster/testenv';
 
@@ -75,6 +75,14 @@ export interface TagChange {
   minimumCalls: number;
 }
 
+/** Resources of one scope with the same change, written by one tagger: `capacity` a call, from the budget of `family`. */
+export interface ChangeGroup {
+  scope: string;
+  resources: number;
+  capacity: number;
+  family: ApiFamily;
+}
+
 /**
  * The resources `after` changes from `before`, grouped by `scope`, the API that writes them (their
  * tagger: EC2's CreateTags for EC2's, the Resource Groups Tagging API for the rest) and identical
@@ -85,13 +93,18 @@ export function tagChangeGroups(
   before: readonly TaggedResource[],
   after: readonly TaggedResource[],
   scopeOf: (arn: string, tags: Record<string, string>) => string,
-): { resources: number; groups: { scope: string; resources: number; capacity: number }[] } {
+): { resources: number; groups: ChangeGroup[] } {
   const previous = new Map(before.map(({ arn, tags }) => [arn, tags]));
-  const groups = new Map<string, { scope: string; resources: number; capacity: number }>();
+  const groups = new Map<string, ChangeGroup>();
   const count = (scope: string, arn: string, change: string) => {
     const tagger = TAGGERS.of(arn);
     const key = `${scope}\0${tagger.name}\0${change}`;
-    const group = groups.get(key) ?? { scope, resources: 0, capacity: tagger.writeCapacity };
+    const group = groups.get(key) ?? {
+      scope,
+      resources: 0,
+      capacity: tagger.writeCapacity,
+      family: tagger.writeFamily,
+    };
     group.resources++;
     groups.set(key, group);
   };

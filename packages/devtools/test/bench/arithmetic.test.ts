@@ -7,6 +7,7 @@ import {
   percent,
   scopeOf,
   sessionsNeeded,
+  slowest,
   sumByScope,
   total,
 } from '../../scripts/bench/arithmetic.js';
@@ -77,6 +78,40 @@ describe('bench arithmetic', () => {
     );
     expect(busiest(calls, budget)).to.deep.equal({ scope: '1/us-east-1', calls: 223, seconds: 42.6 });
     expect(busiest(calls, { ratePerSecond: Infinity, burst: 0 }).seconds).to.equal(0);
+  });
+
+  it("least time: each API family's writes at its own budget, the slowest family and scope bound the run", () => {
+    // 3,700 EC2 resources and 60 load balancers of one account and region: 4 CreateTags, 3 TagResources.
+    const before = [
+      ...resources('1', 'us-east-1', 3700),
+      ...Array.from({ length: 60 }, (_, index) => ({
+        arn: `arn:aws:elasticloadbalancing:us-east-1:1:loadbalancer/net/lb-${index}/0`,
+        tags: owned(`c${index}`),
+      })),
+    ];
+    const after = before.map(({ arn: resource, tags }) => ({ arn: resource, tags: { ...tags, team: 'a' } }));
+    const { byFamily } = batchedTagWrites(before, after);
+    expect(
+      Object.fromEntries([...byFamily].map(([family, calls]) => [family, Object.fromEntries(calls)])),
+    ).to.deep.equal({ ec2Writes: { '1/us-east-1': 4 }, taggingWrites: { '1/us-east-1': 3 } });
+    const budgets = {
+      taggingReads: { ratePerSecond: 15, burst: 12 },
+      taggingWrites: { ratePerSecond: 5, burst: 1 },
+      ec2Writes: { ratePerSecond: 10, burst: 2 },
+      ec2Reads: { ratePerSecond: 20, burst: 80 },
+    };
+    // TagResources: (3 - 1) / 5 = 0.4 s; CreateTags: (4 - 2) / 10 = 0.2 s.
+    expect(slowest(byFamily, budgets)).to.deep.equal({
+      family: 'taggingWrites',
+      scope: '1/us-east-1',
+      calls: 3,
+      seconds: 0.4,
+    });
+    expect(slowest(byFamily, { ...budgets, ec2Writes: { ratePerSecond: 1, burst: 2 } })).to.include({
+      family: 'ec2Writes',
+      seconds: 2,
+    });
+    expect(slowest(byFamily, undefined).seconds).to.equal(0);
   });
 
   it('percentages and sessions needed', () => {
