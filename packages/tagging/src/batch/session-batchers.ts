@@ -16,6 +16,8 @@ export type ReadOutcome = { tags: Record<string, string> } | { failure: AwsFailu
  * planning, a few calls at most; a cluster that takes longer costs the others no more than this.
  */
 export const DEFAULT_MAX_HOLD_MS = 1000;
+/** How long a write waits for a cluster to start once none is on its way (`joined`). */
+export const DEFAULT_LINGER_MS = 200;
 
 /**
  * The calls that clusters may share, for the whole controller: create one beside its `RateLimiters`
@@ -38,14 +40,16 @@ export class SessionBatchers {
   #nextKeyless = 0;
   readonly #arrivals = new Arrivals();
   readonly #maxHoldMs: number;
+  readonly #lingerMs: number;
 
   /**
    * `maxScanBytes`: what discovery's scans may keep in all (default `DEFAULT_SCAN_BYTES`, 64 MiB);
    * `maxHoldMs`: the longest a write waits to be joined (default `DEFAULT_MAX_HOLD_MS`).
    */
-  constructor(options: { maxScanBytes?: number; maxHoldMs?: number } = {}) {
+  constructor(options: { maxScanBytes?: number; maxHoldMs?: number; lingerMs?: number } = {}) {
     this.discovery = new SharedDiscovery(options.maxScanBytes);
     this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
+    this.#lingerMs = options.lingerMs ?? DEFAULT_LINGER_MS;
   }
 
   /**
@@ -57,12 +61,20 @@ export class SessionBatchers {
   }
 
   /**
-   * How long a write of `scope` waits to be joined (a `Coalescer` hold): until no cluster is on its
-   * way there, `maxHoldMs` at most. No wait when none is.
+   * How long a write of `scope` waits to be joined (a `Coalescer` hold): until no cluster has been on
+   * its way there for `lingerMs` (an edit's clusters start one reconcile after the other, the next
+   * may be about to), `maxHoldMs` at most.
    */
-  joined(scope: string, clock: TaggingClock): Promise<void> {
-    if (!this.#arrivals.pending(scope)) return Promise.resolve();
-    return Promise.race([this.#arrivals.none(scope), clock.sleep(this.#maxHoldMs)]);
+  async joined(scope: string, clock: TaggingClock): Promise<void> {
+    const deadline = clock.now() + this.#maxHoldMs;
+    for (let left = this.#maxHoldMs; left > 0; left = deadline - clock.now()) {
+      if (this.#arrivals.pending(scope)) {
+        await Promise.race([this.#arrivals.none(scope), clock.sleep(left)]);
+      } else {
+        await clock.sleep(Math.min(this.#lingerMs, left));
+        if (!this.#arrivals.pending(scope)) return;
+      }
+    }
   }
 
   /** Write calls of up to `capacity` resources (a tagger's; the action is in each call's content). */

@@ -38,9 +38,9 @@ const settle = async () => {
  * The writes of one credential set as apply makes them (`apply.ts` send): the scope in the content and
  * `joined` as the hold; a limiter with tokens to spare, so that only the hold makes a write wait.
  */
-function writer(options: { capacity?: number; maxHoldMs?: number; failing?: string } = {}) {
+function writer(options: { capacity?: number; failing?: string } = {}) {
   const { clock, advance } = manualClock();
-  const batchers = new SessionBatchers({ maxHoldMs: options.maxHoldMs ?? 1000 });
+  const batchers = new SessionBatchers({ maxHoldMs: 1000, lingerMs: 200 });
   const limiter = new RateLimiter({ ratePerSecond: 10, burst: 80, clock });
   const calls: { arns: string[]; parts: string[][] }[] = [];
   const send: SendBatch<string | undefined> = (batch, _grant, parts) => {
@@ -54,23 +54,32 @@ function writer(options: { capacity?: number; maxHoldMs?: number; failing?: stri
       .submit(JSON.stringify([scope, 'cost-center=2']), own, limiter, send, () => batchers.joined(scope, clock));
   };
   const coming = (key: string) => batchers.coming(session(key), [REGION]);
-  return { calls, submit, coming, advance };
+  /** Moves the clock on by `ms`, then lets what that woke run. */
+  const after = async (ms: number) => {
+    await settle();
+    advance(ms);
+    await settle();
+  };
+  return { calls, submit, coming, after };
 }
 
 describe('writes held for the clusters on their way (SessionBatchers.joined)', () => {
-  it('holds a write until the last cluster on its way has submitted: one call, each answered for its own ARNs', async () => {
-    const { calls, submit, coming } = writer({ failing: 'b1' });
+  it('holds a write until the last cluster on its way has submitted, and lingerMs more: one call, each answered for its own ARNs', async () => {
+    const { calls, submit, coming, after } = writer({ failing: 'b1' });
     const clusters = [coming('a'), coming('a'), coming('a')];
 
     clusters[0]!();
     const first = submit('a', arns('a', 3));
     clusters[1]!();
     const second = submit('a', arns('b', 3));
-    await settle();
+    await after(500);
     expect(calls).to.deep.equal([]);
 
     clusters[2]!();
     const third = submit('a', arns('c', 3));
+    await after(199);
+    expect(calls).to.deep.equal([]);
+    await after(1);
     const answers = await Promise.all([first, second, third]);
 
     expect(calls).to.deep.equal([
@@ -83,8 +92,24 @@ describe('writes held for the clusters on their way (SessionBatchers.joined)', (
     ]);
   });
 
+  it('waits for a cluster that starts within lingerMs of the write', async () => {
+    const { calls, submit, coming, after } = writer();
+
+    const first = submit('a', ['r1']);
+    await after(150);
+    const late = coming('a');
+    await after(600);
+    expect(calls).to.deep.equal([]);
+    late();
+    const second = submit('a', ['r2']);
+    await after(200);
+    await Promise.all([first, second]);
+
+    expect(calls.map((call) => call.arns)).to.deep.equal([['r1', 'r2']]);
+  });
+
   it('sends a full call at once, though clusters are still on their way', async () => {
-    const { calls, submit, coming } = writer({ capacity: 10 });
+    const { calls, submit, coming, after } = writer({ capacity: 10 });
     const clusters = [coming('a'), coming('a'), coming('a')];
 
     clusters[0]!();
@@ -95,7 +120,9 @@ describe('writes held for the clusters on their way (SessionBatchers.joined)', (
     expect(calls.map((call) => call.arns)).to.deep.equal([[...arns('a', 6), ...arns('b', 4)]]);
 
     clusters[2]!();
-    await Promise.all([second, submit('a', arns('c', 1))]);
+    const third = submit('a', arns('c', 1));
+    await after(200);
+    await Promise.all([second, third]);
     expect(calls.map((call) => call.arns)).to.deep.equal([
       [...arns('a', 6), ...arns('b', 4)],
       [...arns('b', 6).slice(4), 'c0'],
@@ -103,55 +130,65 @@ describe('writes held for the clusters on their way (SessionBatchers.joined)', (
   });
 
   it('holds no write for longer than maxHoldMs: a cluster that never arrives delays the others by that much', async () => {
-    const { calls, submit, coming, advance } = writer({ maxHoldMs: 1000 });
+    const { calls, submit, coming, after } = writer();
     coming('a'); // never arrives
     const arrived = coming('a');
 
     arrived();
     const held = submit('a', ['r1']);
-    advance(999);
-    await settle();
+    await after(999);
     expect(calls).to.deep.equal([]);
 
-    advance(1);
+    await after(1);
     await held;
     expect(calls.map((call) => call.arns)).to.deep.equal([['r1']]);
   });
 
-  it('holds nothing when no cluster is on its way, and a write reached after the hold goes with its own call', async () => {
-    const { calls, submit } = writer();
+  it('sends a lone write after lingerMs, and a write that comes after it in a call of its own', async () => {
+    const { calls, submit, after } = writer();
 
-    await submit('a', ['r1']);
-    await submit('a', ['r2']);
+    const first = submit('a', ['r1']);
+    await after(199);
+    expect(calls).to.deep.equal([]);
+    await after(1);
+    await first;
+    const second = submit('a', ['r2']);
+    await after(200);
+    await second;
 
     expect(calls.map((call) => call.arns)).to.deep.equal([['r1'], ['r2']]);
   });
 
   it('never holds or merges across credential sets: another set on its way does not hold this one, nor joins its call', async () => {
-    const { calls, submit, coming } = writer();
+    const { calls, submit, coming, after } = writer();
     const other = coming('b');
     const own = coming('a');
 
     own();
-    await submit('a', ['a1']);
+    const mine = submit('a', ['a1']);
+    await after(200);
+    await mine;
     expect(calls.map((call) => call.arns)).to.deep.equal([['a1']]);
 
     other();
-    await submit('b', ['b1']);
+    const theirs = submit('b', ['b1']);
+    await after(200);
+    await theirs;
     expect(calls.map((call) => call.arns)).to.deep.equal([['a1'], ['b1']]);
   });
 
-  it('counts a cluster once whatever it calls, and forgets the scope when all arrived', async () => {
-    const { calls, submit, coming } = writer();
+  it('counts a cluster once whatever it calls', async () => {
+    const { calls, submit, coming, after } = writer();
     const twice = coming('a');
     twice();
     twice();
     const waiting = coming('a');
 
     const held = submit('a', ['r1']);
-    await settle();
+    await after(900);
     expect(calls).to.deep.equal([]);
     waiting();
+    await after(200);
     await held;
     expect(calls.map((call) => call.arns)).to.deep.equal([['r1']]);
   });
