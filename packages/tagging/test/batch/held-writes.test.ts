@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { SendBatch } from '../../src/batch/coalescer.js';
+import type { WriteOutcome } from '../../src/batch/session-batchers.js';
 import { RateLimiter, SessionBatchers, type TaggingClock, type TaggingSession } from '../../src/index.js';
 
 /** A clock that moves only when the test says: a sleep ends once `advance` has passed its end. */
@@ -28,6 +29,7 @@ const session = (key: string): TaggingSession => ({
   },
 });
 const REGION = 'eu-west-1';
+const REJECTED = { code: 'InvalidParameterValue', message: 'refused' };
 const arns = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 /** Lets pending callbacks run, `setImmediate`s included. */
 const settle = async () => {
@@ -43,9 +45,9 @@ function writer(options: { capacity?: number; failing?: string } = {}) {
   const batchers = new SessionBatchers({ maxHoldMs: 1000, lingerMs: 200 });
   const limiter = new RateLimiter({ ratePerSecond: 10, burst: 80, clock });
   const calls: { arns: string[]; parts: string[][] }[] = [];
-  const send: SendBatch<string | undefined> = (batch, _grant, parts) => {
+  const send: SendBatch<WriteOutcome> = (batch, _grant, parts) => {
     calls.push({ arns: batch, parts: parts.map((part) => [...part]) });
-    return Promise.resolve(new Map(batch.map((arn) => [arn, arn === options.failing ? 'Rejected' : undefined])));
+    return Promise.resolve(new Map(batch.map((arn) => [arn, arn === options.failing ? REJECTED : undefined])));
   };
   const submit = (key: string, own: readonly string[]) => {
     const scope = batchers.scope(session(key), REGION);
@@ -87,7 +89,7 @@ describe('writes held for the clusters on their way (SessionBatchers.joined)', (
     ]);
     expect(answers.map((answer) => [...answer.entries()].filter(([, failure]) => failure))).to.deep.equal([
       [],
-      [['b1', 'Rejected']],
+      [['b1', REJECTED]],
       [],
     ]);
   });
