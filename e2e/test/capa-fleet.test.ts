@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { ADOPT_LABEL, ADOPT_LABEL_VALUE, PAUSED_ANNOTATION, type AWSCluster } from '@keymaster/api';
+import {
+  ADOPT_LABEL,
+  ADOPT_LABEL_VALUE,
+  CLUSTER_CLASS_LABEL,
+  PAUSED_ANNOTATION,
+  type AWSCluster,
+} from '@keymaster/api';
 import { installCapa, renderCapaCluster, type CapaFlavour } from '@keymaster/testenv';
 import { dumpYaml, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
 import {
@@ -12,9 +18,9 @@ import {
 } from './support/aws-world.js';
 import { CAPA_NAMESPACE, adoptionRbac, capaIdentity } from './support/capa-world.js';
 import { eventually } from './support/eventually.js';
-import { condition, isReady } from './support/kube.js';
+import { condition, isReady, type Kube } from './support/kube.js';
 import { kubectl } from './support/kubectl.js';
-import { namespace, tagPolicy } from './support/objects.js';
+import { namespace, selectedTagPolicy, tagPolicy } from './support/objects.js';
 import { startTenancy, stopTenancies, type Tenancy } from './support/tenancy.js';
 
 const REGION = 'eu-west-1';
@@ -246,5 +252,276 @@ describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
     for (const cluster of [paused, deleted])
       for (const { arn } of resourcesOf(cluster))
         expect(tenancy.aws.tags(arn), `${cluster.name} ${arn}`).to.include({ platform: 'keymaster' });
+  });
+});
+
+/** Two tenants of CAPA's multitenancy-clusterclass template, their own AWS accounts, and one plain cluster each. */
+const CLASS_TENANTS = [
+  { name: 'class-a', account: '220000000001' },
+  { name: 'class-b', account: '220000000002' },
+];
+/** The ClusterClass CAPA's template defines. */
+const CLASS = 'multi-tenancy';
+const CLASS_PER_TENANT = 2;
+/** The template's chain: its nested role identity, sourced from its jump role identity, from CAPA's controller identity. */
+const jumpRole = (tenant: string) => `${tenant}-jump`;
+const nestedRole = (tenant: string) => `${tenant}-nested`;
+
+const CLASS_FLEET: FleetCluster[] = CLASS_TENANTS.flatMap((tenant) => [
+  ...Array.from({ length: CLASS_PER_TENANT }, (_, index) => {
+    const name = `${tenant.name}-${index}`;
+    return { tenant, name, flavour: 'multitenancy-clusterclass' as const, clusterName: name };
+  }),
+  { tenant, name: `${tenant.name}-plain`, flavour: 'plain' as const, clusterName: `${tenant.name}-plain` },
+]);
+const ofClass = CLASS_FLEET.filter(({ flavour }) => flavour === 'multitenancy-clusterclass');
+
+type Unstructured = KubernetesObject & { spec?: Record<string, unknown> };
+
+/** Sets `value` at a JSON pointer, making the objects on the way, as the ClusterClass's patches end up. */
+function setAt(object: Record<string, unknown>, pointer: string, value: unknown): void {
+  const keys = pointer.split('/').slice(1);
+  const last = keys.pop()!;
+  let at = object;
+  for (const key of keys) at = (at[key] ??= {}) as Record<string, unknown>;
+  at[last] = value;
+}
+
+/**
+ * A v1beta1 Cluster of CAPA's clusterclass templates as Cluster API's conversion webhook stores it at
+ * v1beta2 (`topology.class` becomes `topology.classRef.name`). The e2e runs no webhook, and the API
+ * server would drop the class (kept only at v1beta1) when it stores the Cluster at v1beta2.
+ */
+function asStoredAtV1beta2(cluster: Unstructured): Unstructured {
+  const { class: className, ...topology } = cluster.spec!['topology'] as { class: string };
+  return {
+    ...cluster,
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    spec: { ...cluster.spec, topology: { ...topology, classRef: { name: className } } },
+  };
+}
+
+/** What the topology controller reads of a v1beta1 ClusterClass (its infrastructure's template and its patches). */
+interface ClusterClassSpec {
+  infrastructure: { ref: { apiVersion: string; kind: string; name: string } };
+  patches: {
+    definitions: {
+      selector: { kind: string; matchResources: { infrastructureCluster?: boolean } };
+      jsonPatches: { path: string; valueFrom: { variable: string } }[];
+    }[];
+  }[];
+}
+
+/**
+ * Plays Cluster API's topology controller (v1.14, which the e2e does not run) for a topology Cluster,
+ * as its desiredstate.computeInfrastructureCluster and templateToObject do: from the ClusterClass's
+ * AWSClusterTemplate, an AWSCluster named `<cluster>-<5 random>`, labelled with the Cluster's name and
+ * `topology.cluster.x-k8s.io/owned`, annotated with the template it was cloned from, its spec the
+ * template's with the class's patches of the infrastructure cluster applied from the Cluster's
+ * variables, owned by the Cluster as its controller (what the Cluster controller's ensureOwnerRefAndLabel
+ * sets once the Cluster names it); then the Cluster's `spec.infrastructureRef` as v1beta2 keeps it. The
+ * ClusterClass is the tenant's rendered one: with no conversion webhook its stored v1beta2 lost the refs.
+ */
+async function playTopologyController(ops: Kube, clusterClass: Unstructured, namespace: string, name: string) {
+  const cluster = await ops.read<Unstructured>({
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'Cluster',
+    metadata: { name, namespace },
+  });
+  const topology = cluster.spec!['topology'] as { variables: { name: string; value: unknown }[] };
+  const classSpec = clusterClass.spec as unknown as ClusterClassSpec;
+  const templateRef = classSpec.infrastructure.ref;
+  const template = await ops.read<Unstructured>({ ...templateRef, metadata: { name: templateRef.name, namespace } });
+  const spec = structuredClone((template.spec as { template: { spec: Record<string, unknown> } }).template.spec);
+  const variables = new Map(topology.variables.map(({ name: variable, value }) => [variable, value]));
+  for (const { definitions } of classSpec.patches)
+    for (const { selector, jsonPatches } of definitions)
+      if (selector.kind === templateRef.kind && selector.matchResources.infrastructureCluster)
+        for (const { path, valueFrom } of jsonPatches)
+          if (variables.has(valueFrom.variable))
+            setAt({ spec: { template: { spec } } }, path, variables.get(valueFrom.variable));
+  const infrastructureName = `${name}-${Math.random().toString(36).slice(2, 7)}`;
+  await ops.create({
+    apiVersion: templateRef.apiVersion,
+    kind: 'AWSCluster',
+    metadata: {
+      name: infrastructureName,
+      namespace,
+      labels: { 'cluster.x-k8s.io/cluster-name': name, 'topology.cluster.x-k8s.io/owned': '' },
+      annotations: {
+        'cluster.x-k8s.io/cloned-from-name': templateRef.name,
+        'cluster.x-k8s.io/cloned-from-groupkind': `${templateRef.kind}.${CAPA}`,
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          name,
+          uid: cluster.metadata!.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec,
+  } as KubernetesObject);
+  await ops.patch(
+    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name, namespace } },
+    { spec: { infrastructureRef: { apiGroup: CAPA, kind: 'AWSCluster', name: infrastructureName } } },
+  );
+  return infrastructureName;
+}
+
+/**
+ * Issue 26's ClusterClass flavour: clusters written as CAPA's multitenancy-clusterclass template (its
+ * ClusterClass, templates and topology Cluster applied by the tenants; its chained role identities,
+ * cluster-scoped, by ops for them), beside a plain cluster each, are governed through the template's
+ * chain, labelled with their class, and a policy selecting the class reaches them alone.
+ */
+describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", function () {
+  this.timeout(600_000);
+  let tenancy: Tenancy;
+  const infrastructure = new Map<string, string>();
+  const asTenant = async (tenant: string, args: string[], stdin?: string) => {
+    const result = await kubectl(
+      tenancy.management.dir,
+      tenancy.management.tenantKubeConfig(tenant),
+      ['-n', tenant, ...args],
+      stdin,
+    );
+    expect(result.code, `kubectl ${args.join(' ')} as ${tenant}: ${result.stderr}`).to.equal(0);
+  };
+  const companions = async (): Promise<AWSCluster[]> =>
+    (await tenancy.ops.clusters()).filter(({ metadata }) => metadata.namespace?.startsWith('class-'));
+
+  before(async function () {
+    tenancy = await startTenancy({
+      world: {
+        accounts: [
+          { id: MANAGEMENT, users: [controllerUser()] },
+          ...CLASS_TENANTS.map(({ name, account }) => ({
+            id: account,
+            roles: [
+              // The jump role may only assume the nested one, which tags.
+              { ...tenantRole(jumpRole(name), CONTROLLER_USER), allow: ['sts:AssumeRole'] },
+              tenantRole(nestedRole(name), roleArn(account, jumpRole(name))),
+            ],
+            resources: CLASS_FLEET.filter((cluster) => cluster.tenant.name === name).flatMap(resourcesOf),
+          })),
+        ],
+      },
+      tenants: CLASS_TENANTS.map(({ name }) => ({ name })),
+      objects: [
+        ...CLASS_TENANTS.map(({ name }) => namespace(name, { [ADOPT_LABEL]: ADOPT_LABEL_VALUE })),
+        namespace(CAPA_NAMESPACE),
+        tagPolicy([{ key: 'platform', value: 'keymaster' }]),
+        selectedTagPolicy('by-class', { clusterSelector: { matchLabels: { [CLUSTER_CLASS_LABEL]: CLASS } } }, [
+          { key: 'cluster-class', value: CLASS },
+        ]),
+      ],
+      beforeController: async (management) => {
+        await installCapa(management.opsKubeConfig());
+        await management.install([
+          ...(await adoptionRbac()),
+          ...CLASS_TENANTS.flatMap(({ name }) => clusterApiEditor(name)),
+          capaIdentity('AWSClusterControllerIdentity', 'default', {
+            allowedNamespaces: { list: CLASS_TENANTS.map(({ name }) => name) },
+          }),
+        ]);
+      },
+      args: ['--adopt-cluster-api'],
+      syncPeriod: '10s',
+    });
+    for (const tenant of CLASS_TENANTS) {
+      const own = CLASS_FLEET.filter((cluster) => cluster.tenant === tenant);
+      const objects: Unstructured[] = [];
+      for (const cluster of own) {
+        if (cluster.flavour === 'plain') {
+          // On the nested identity of the tenant's first class cluster: the same chain, no new session.
+          objects.push(...(loadAllYaml(await renderedCluster(cluster, `nested-${tenant.name}-0`)) as Unstructured[]));
+          continue;
+        }
+        const text = await renderCapaCluster({
+          flavour: cluster.flavour,
+          name: cluster.name,
+          namespace: tenant.name,
+          variables: {
+            AWS_REGION: REGION,
+            MULTI_TENANCY_JUMP_ROLE_ARN: roleArn(tenant.account, jumpRole(tenant.name)),
+            MULTI_TENANCY_NESTED_ROLE_ARN: roleArn(tenant.account, nestedRole(tenant.name)),
+          },
+        });
+        for (const object of loadAllYaml(text) as Unstructured[])
+          objects.push(object.kind === 'Cluster' ? asStoredAtV1beta2(object) : object);
+      }
+      // The role identities are cluster-scoped, beyond a tenant's rights: ops create them, for its namespace
+      // alone (the template's `{}` would allow every namespace).
+      const identities = objects.filter(({ kind }) => kind === 'AWSClusterRoleIdentity');
+      await tenancy.ops.create(
+        ...identities.map(({ metadata, spec, ...rest }) => ({
+          ...rest,
+          metadata: { name: metadata!.name },
+          spec: { ...spec, allowedNamespaces: { list: [tenant.name] } },
+        })),
+      );
+      const tenantObjects = objects.filter(({ kind }) => kind !== 'AWSClusterRoleIdentity');
+      await asTenant(tenant.name, ['apply', '-f', '-'], tenantObjects.map((object) => dumpYaml(object)).join('---\n'));
+      const clusterClass = objects.find(({ kind }) => kind === 'ClusterClass')!;
+      for (const { name } of ofClass.filter((cluster) => cluster.tenant === tenant))
+        infrastructure.set(name, await playTopologyController(tenancy.ops, clusterClass, tenant.name, name));
+    }
+  });
+
+  after(stopTenancies);
+
+  it('labels the topology clusters’ companions with their ClusterClass, and the plain ones not', async () => {
+    await eventually(
+      async () => {
+        const all = await companions();
+        expect(all, 'companions').to.have.length(CLASS_FLEET.length);
+        expect(all.filter(isReady), 'Ready').to.have.length(CLASS_FLEET.length);
+      },
+      { timeoutMs: 300_000 },
+    );
+    for (const companion of await companions()) {
+      const { name = '' } = companion.metadata;
+      const topology = infrastructure.get(name);
+      expect(companion.metadata.labels?.[CLUSTER_CLASS_LABEL], name).to.equal(topology ? CLASS : undefined);
+      if (topology) {
+        expect(companion.spec.clusterAPI?.infrastructureRef.name, name).to.equal(topology);
+        expect(companion.spec.identityRef?.name, name).to.equal(`nested-${name}`);
+      }
+    }
+  });
+
+  it('tags the class’s clusters alone by the policy selecting their ClusterClass', async () => {
+    await eventually(
+      () => {
+        for (const cluster of CLASS_FLEET)
+          for (const { arn } of resourcesOf(cluster))
+            expect(tenancy.aws.tags(arn), `${cluster.name} ${arn}`).to.include({ platform: 'keymaster' });
+      },
+      { timeoutMs: 300_000 },
+    );
+    for (const cluster of CLASS_FLEET)
+      for (const { arn } of resourcesOf(cluster)) {
+        const tags = tenancy.aws.tags(arn);
+        if (cluster.flavour === 'plain') expect(tags, `${cluster.name} ${arn}`).to.not.have.property('cluster-class');
+        else expect(tags, `${cluster.name} ${arn}`).to.include({ 'cluster-class': CLASS });
+      }
+  });
+
+  it('follows the template’s chain, jump then nested role, with one AssumeRole per role identity', () => {
+    const callers = tenancy.aws
+      .calls(({ action }) => action === 'sts:AssumeRole')
+      .map(({ callerArn }) => callerArn)
+      .sort();
+    const expected = ofClass
+      .flatMap(({ tenant, name }) => [
+        CONTROLLER_USER,
+        `arn:aws:sts::${tenant.account}:assumed-role/${jumpRole(tenant.name)}/jump-${name}`,
+      ])
+      .sort();
+    expect(callers).to.deep.equal(expected);
   });
 });
