@@ -381,6 +381,7 @@ async function playTopologyController(ops: Kube, clusterClass: Unstructured, nam
 describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", function () {
   this.timeout(600_000);
   let tenancy: Tenancy;
+  /** The AWSCluster stamped for each topology Cluster, by name. */
   const infrastructure = new Map<string, string>();
   const asTenant = async (tenant: string, args: string[], stdin?: string) => {
     const result = await kubectl(
@@ -485,10 +486,10 @@ describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", fu
     );
     for (const companion of await companions()) {
       const { name = '' } = companion.metadata;
-      const topology = infrastructure.get(name);
-      expect(companion.metadata.labels?.[CLUSTER_CLASS_LABEL], name).to.equal(topology ? CLASS : undefined);
-      if (topology) {
-        expect(companion.spec.clusterAPI?.infrastructureRef.name, name).to.equal(topology);
+      const stamped = infrastructure.get(name);
+      expect(companion.metadata.labels?.[CLUSTER_CLASS_LABEL], name).to.equal(stamped ? CLASS : undefined);
+      if (stamped) {
+        expect(companion.spec.clusterAPI?.infrastructureRef.name, name).to.equal(stamped);
         expect(companion.spec.identityRef?.name, name).to.equal(`nested-${name}`);
       }
     }
@@ -498,30 +499,30 @@ describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", fu
     await eventually(
       () => {
         for (const cluster of CLASS_FLEET)
-          for (const { arn } of resourcesOf(cluster))
-            expect(tenancy.aws.tags(arn), `${cluster.name} ${arn}`).to.include({ platform: 'keymaster' });
+          for (const { arn } of resourcesOf(cluster)) {
+            const tags = tenancy.aws.tags(arn);
+            expect(tags, `${cluster.name} ${arn}`).to.include({ platform: 'keymaster' });
+            if (cluster.flavour === 'plain')
+              expect(tags, `${cluster.name} ${arn}`).to.not.have.property('cluster-class');
+            else expect(tags, `${cluster.name} ${arn}`).to.include({ 'cluster-class': CLASS });
+          }
       },
       { timeoutMs: 300_000 },
     );
-    for (const cluster of CLASS_FLEET)
-      for (const { arn } of resourcesOf(cluster)) {
-        const tags = tenancy.aws.tags(arn);
-        if (cluster.flavour === 'plain') expect(tags, `${cluster.name} ${arn}`).to.not.have.property('cluster-class');
-        else expect(tags, `${cluster.name} ${arn}`).to.include({ 'cluster-class': CLASS });
-      }
   });
 
-  it('follows the template’s chain, jump then nested role, with one AssumeRole per role identity', () => {
-    const callers = tenancy.aws
-      .calls(({ action }) => action === 'sts:AssumeRole')
-      .map(({ callerArn }) => callerArn)
-      .sort();
+  it('follows the template’s chain, jump then nested role, with one AssumeRole per role identity', async () => {
     const expected = ofClass
       .flatMap(({ tenant, name }) => [
         CONTROLLER_USER,
         `arn:aws:sts::${tenant.account}:assumed-role/${jumpRole(tenant.name)}/jump-${name}`,
       ])
       .sort();
-    expect(callers).to.deep.equal(expected);
+    // Every companion Ready has its session: the chain's calls are all made.
+    await eventually(async () => expect((await companions()).filter(isReady)).to.have.length(CLASS_FLEET.length), {
+      timeoutMs: 300_000,
+    });
+    const callers = tenancy.aws.calls(({ action }) => action === 'sts:AssumeRole').map(({ callerArn }) => callerArn);
+    expect(callers.sort()).to.deep.equal(expected);
   });
 });
