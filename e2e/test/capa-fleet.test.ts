@@ -6,7 +6,7 @@ import {
   PAUSED_ANNOTATION,
   type AWSCluster,
 } from '@keymaster/api';
-import { installCapa, renderCapaCluster, type CapaFlavour } from '@keymaster/testenv';
+import { renderCapaCluster, type CapaFlavour } from '@keymaster/testenv';
 import { dumpYaml, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
 import {
   CONTROLLER_USER,
@@ -16,7 +16,7 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { CAPA_NAMESPACE, adoptionRbac, capaIdentity } from './support/capa-world.js';
+import { CAPA_NAMESPACE, capaIdentity, installCapaWith } from './support/capa-world.js';
 import { eventually } from './support/eventually.js';
 import { condition, isReady, type Kube } from './support/kube.js';
 import { kubectl } from './support/kubectl.js';
@@ -108,6 +108,17 @@ async function renderedCluster(cluster: FleetCluster, identity = cluster.tenant.
   return objects.map((object) => dumpYaml(object)).join('---\n');
 }
 
+/** kubectl as a tenant's developers, in its namespace, as they apply and edit their clusters; a refusal fails the test. */
+async function asTenant(tenancy: Tenancy, tenant: string, args: string[], stdin?: string): Promise<void> {
+  const { management } = tenancy;
+  const result = await kubectl(management.dir, management.tenantKubeConfig(tenant), ['-n', tenant, ...args], stdin);
+  expect(result.code, `kubectl ${args.join(' ')} as ${tenant}: ${result.stderr}`).to.equal(0);
+}
+
+/** The companions of the tenants whose namespaces start with `prefix`. */
+const companionsOf = async (tenancy: Tenancy, prefix: string): Promise<AWSCluster[]> =>
+  (await tenancy.ops.clusters()).filter(({ metadata }) => metadata.namespace?.startsWith(prefix));
+
 /**
  * Issue 26's proof: 100 clusters of four tenants written as CAPA's plain and EKS templates, applied by the
  * tenants themselves under real RBAC after Keymaster started with --adopt-cluster-api, are governed with
@@ -118,17 +129,7 @@ async function renderedCluster(cluster: FleetCluster, identity = cluster.tenant.
 describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
   this.timeout(600_000);
   let tenancy: Tenancy;
-  const asTenant = async (tenant: string, args: string[], stdin?: string) => {
-    const result = await kubectl(
-      tenancy.management.dir,
-      tenancy.management.tenantKubeConfig(tenant),
-      ['-n', tenant, ...args],
-      stdin,
-    );
-    expect(result.code, `kubectl ${args.join(' ')} as ${tenant}: ${result.stderr}`).to.equal(0);
-  };
-  const companions = async (): Promise<AWSCluster[]> =>
-    (await tenancy.ops.clusters()).filter(({ metadata }) => metadata.namespace?.startsWith('fleet-'));
+  const companions = () => companionsOf(tenancy, 'fleet-');
 
   before(async function () {
     tenancy = await startTenancy({
@@ -148,12 +149,10 @@ describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
         namespace(CAPA_NAMESPACE),
         tagPolicy([{ key: 'platform', value: 'keymaster' }]),
       ],
-      // As a platform running CAPA has it before Keymaster comes: the CRDs, CAPA's identities, and the
-      // tenants' rights on Cluster API's objects; then Keymaster's deploy/cluster-api.
-      beforeController: async (management) => {
-        await installCapa(management.opsKubeConfig());
-        await management.install([
-          ...(await adoptionRbac()),
+      // As a platform running CAPA has it before Keymaster comes: the CRDs, Keymaster's deploy/cluster-api,
+      // the tenants' rights on Cluster API's objects and CAPA's identities.
+      beforeController: (management) =>
+        installCapaWith(management, [
           ...TENANTS.flatMap(({ name }) => clusterApiEditor(name)),
           capaIdentity('AWSClusterControllerIdentity', 'default', {
             allowedNamespaces: { list: TENANTS.map(({ name }) => name) },
@@ -165,8 +164,7 @@ describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
               allowedNamespaces: { list: [name] },
             }),
           ),
-        ]);
-      },
+        ]),
       args: ['--adopt-cluster-api'],
       syncPeriod: '10s',
     });
@@ -176,7 +174,7 @@ describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
       const texts = await Promise.all(
         own.map((cluster) => renderedCluster(cluster, cluster.name === ROGUE.name ? TENANTS[0]!.name : tenant.name)),
       );
-      await asTenant(tenant.name, ['apply', '-f', '-'], texts.join('---\n'));
+      await asTenant(tenancy, tenant.name, ['apply', '-f', '-'], texts.join('---\n'));
     }
   });
 
@@ -221,7 +219,7 @@ describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
   it('leaves a paused Cluster alone and releases a deleted one, while the rest follow a policy edit', async () => {
     const paused = find('fleet-b', 'fleet-b-10');
     const deleted = find('fleet-c', 'fleet-c-10');
-    await asTenant(paused.tenant.name, [
+    await asTenant(tenancy, paused.tenant.name, [
       'patch',
       'clusters.cluster.x-k8s.io',
       paused.name,
@@ -234,7 +232,7 @@ describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
         PAUSED_ANNOTATION,
       ),
     );
-    await asTenant(deleted.tenant.name, ['delete', 'clusters.cluster.x-k8s.io', deleted.name]);
+    await asTenant(tenancy, deleted.tenant.name, ['delete', 'clusters.cluster.x-k8s.io', deleted.name]);
     await eventually(async () =>
       expect((await companions()).map(({ metadata }) => metadata.name)).to.not.include(deleted.name),
     );
@@ -383,17 +381,7 @@ describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", fu
   let tenancy: Tenancy;
   /** The AWSCluster stamped for each topology Cluster, by name. */
   const infrastructure = new Map<string, string>();
-  const asTenant = async (tenant: string, args: string[], stdin?: string) => {
-    const result = await kubectl(
-      tenancy.management.dir,
-      tenancy.management.tenantKubeConfig(tenant),
-      ['-n', tenant, ...args],
-      stdin,
-    );
-    expect(result.code, `kubectl ${args.join(' ')} as ${tenant}: ${result.stderr}`).to.equal(0);
-  };
-  const companions = async (): Promise<AWSCluster[]> =>
-    (await tenancy.ops.clusters()).filter(({ metadata }) => metadata.namespace?.startsWith('class-'));
+  const companions = () => companionsOf(tenancy, 'class-');
 
   before(async function () {
     tenancy = await startTenancy({
@@ -420,16 +408,13 @@ describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", fu
           { key: 'cluster-class', value: CLASS },
         ]),
       ],
-      beforeController: async (management) => {
-        await installCapa(management.opsKubeConfig());
-        await management.install([
-          ...(await adoptionRbac()),
+      beforeController: (management) =>
+        installCapaWith(management, [
           ...CLASS_TENANTS.flatMap(({ name }) => clusterApiEditor(name)),
           capaIdentity('AWSClusterControllerIdentity', 'default', {
             allowedNamespaces: { list: CLASS_TENANTS.map(({ name }) => name) },
           }),
-        ]);
-      },
+        ]),
       args: ['--adopt-cluster-api'],
       syncPeriod: '10s',
     });
@@ -466,7 +451,12 @@ describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", fu
         })),
       );
       const tenantObjects = objects.filter(({ kind }) => kind !== 'AWSClusterRoleIdentity');
-      await asTenant(tenant.name, ['apply', '-f', '-'], tenantObjects.map((object) => dumpYaml(object)).join('---\n'));
+      await asTenant(
+        tenancy,
+        tenant.name,
+        ['apply', '-f', '-'],
+        tenantObjects.map((object) => dumpYaml(object)).join('---\n'),
+      );
       const clusterClass = objects.find(({ kind }) => kind === 'ClusterClass')!;
       for (const { name } of ofClass.filter((cluster) => cluster.tenant === tenant))
         infrastructure.set(name, await playTopologyController(tenancy.ops, clusterClass, tenant.name, name));
