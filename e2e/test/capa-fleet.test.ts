@@ -362,7 +362,7 @@ async function playTopologyController(ops: Kube, clusterClass: Unstructured, nam
       ],
     },
     spec,
-  } as KubernetesObject);
+  });
   await ops.patch(
     { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name, namespace } },
     { spec: { infrastructureRef: { apiGroup: CAPA, kind: 'AWSCluster', name: infrastructureName } } },
