@@ -9,9 +9,10 @@ import type { CallContext } from './batch/call-context.js';
 import { SessionBatchers } from './batch/session-batchers.js';
 import type { ClaimCheck } from './claim.js';
 import { ClusterMemory } from './cluster-memory.js';
-import { discoverResources } from './discovery.js';
+import { discoverResources, type DiscoveredResources } from './discovery.js';
 import type { EffectiveTags } from './effective.js';
 import { ClusterNameClaimedError, TaggingInputError } from './errors.js';
+import { knownAfter } from './known-resources.js';
 import { LEGACY_KEYS, legacyClaimsFound } from './legacy.js';
 import { memoryAfter } from './memory-after.js';
 import type { LayerName } from './problems.js';
@@ -46,6 +47,12 @@ export interface ReconcileTagsInput {
   claim?: ClaimCheck;
   /** What Keymaster wrote on the cluster's resources (its ledger's memory): what Delete may remove. */
   memory?: ClusterMemory;
+  /**
+   * The resources this cluster's last reconcile left (`TagReconcileResult.known`), passed when only its
+   * layers changed since: the writes are planned from it, without discovery. A plan that would remove
+   * a tag, or convert legacy bookkeeping, discovers anyway: removals go by the live tags and the ledger.
+   */
+  known?: DiscoveredResources;
   /**
    * Convert the cluster's legacy bookkeeping tags (`PlanInput.convertLegacy`): their claims go to
    * `claim.decide`, their memory counts, and they are removed with the cluster's other removals.
@@ -109,6 +116,13 @@ export interface TagReconcileResult {
   memory: ClusterMemory;
   /** The legacy bookkeeping tags were converted: every one the plan removes was removed (not in a dry run). */
   legacyConverted: boolean;
+  /** Whether discovery ran (else the plan was made from `ReconcileTagsInput.known`). */
+  discovered: boolean;
+  /**
+   * The resources and their tags as this reconcile left them (`knownAfter`), when it is synced and
+   * converted no legacy bookkeeping: what the next reconcile may plan from (`ReconcileTagsInput.known`).
+   */
+  known?: DiscoveredResources;
 }
 
 /**
@@ -154,24 +168,31 @@ async function reconcileWith(
   const { askedAt, expectedClusters: expected } = input;
   const memory = input.memory ?? new ClusterMemory();
   const convertLegacy = input.convertLegacy === true;
-  const discovered = await discoverResources(context, { clusterName, regions, includeShared, askedAt, expected });
+  const planFrom = (found: DiscoveredResources) =>
+    planTags({
+      clusterName,
+      effective,
+      resources: found.resources,
+      regions: found.regions,
+      managedTags,
+      removalPolicy,
+      includeShared,
+      standingLayers,
+      memory,
+      convertLegacy,
+    });
+  const fromKnown = convertLegacy || input.known === undefined ? undefined : planFrom(input.known);
+  const discovery =
+    fromKnown === undefined || fromKnown.resources.some(({ remove }) => remove.length > 0)
+      ? await discoverResources(context, { clusterName, regions, includeShared, askedAt, expected })
+      : undefined;
+  const discovered = discovery ?? input.known!;
   input.signal?.throwIfAborted();
   const legacyClaims = convertLegacy ? legacyClaimsFound(discovered.resources, clusterName) : new Set<string>();
   const verdict = await claim?.decide(legacyClaims);
   if (verdict?.owner === false) throw new ClusterNameClaimedError(verdict.message);
   input.signal?.throwIfAborted();
-  const plan = planTags({
-    clusterName,
-    effective,
-    resources: discovered.resources,
-    regions: discovered.regions,
-    managedTags,
-    removalPolicy,
-    includeShared,
-    standingLayers,
-    memory,
-    convertLegacy,
-  });
+  const plan = discovery === undefined ? fromKnown! : planFrom(discovery);
   const dryRun = input.dryRun === true;
   arrived();
   const written = dryRun
@@ -183,6 +204,7 @@ async function reconcileWith(
   const gone = written.gone.sort(byArn);
   const resources = discovered.resources;
   const untagFailed = new Set(failed.filter(({ action }) => isRemoval(action)).map(({ arn }) => arn));
+  const synced = !dryRun && failedArns(plan, failed, gone).size === 0;
   return {
     dryRun,
     plan,
@@ -191,11 +213,13 @@ async function reconcileWith(
     gone,
     status: taggingStatus(plan, { failed, gone, dryRun }, managedTags),
     events: dryRun ? [] : taggingEvents(plan, { accountId: input.session.accountId, applied, failed }),
-    synced: !dryRun && failedArns(plan, failed, gone).size === 0,
+    synced,
     requests: context.requests,
     memory: memoryAfter({ memory, plan, resources, applied, gone, convertLegacy, dryRun }),
     legacyConverted:
       convertLegacy && !dryRun && plan.resources.every(({ arn, legacyTags }) => !legacyTags || !untagFailed.has(arn)),
+    discovered: discovery !== undefined,
+    ...(synced && !convertLegacy ? { known: knownAfter(discovered, applied, gone) } : {}),
   };
 }
 

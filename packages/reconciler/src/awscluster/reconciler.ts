@@ -42,7 +42,8 @@ import { clusterNameOf, nameClaim, nameCondition, regionsOf, type NameClaim } fr
 import type { IdentitySightings } from './identity-sightings.js';
 import type { TagScheduler } from './tag-scheduler.js';
 import { clusterLayerInputs } from './tag-input.js';
-import { tagTicket } from './tag-ticket.js';
+import { KnownResources } from './known-resources.js';
+import { tagTicket, tagTicketParts } from './tag-ticket.js';
 import { claimedOutcome, type SyncTags, type TagOutcome, type TagWorkOptions } from './tags.js';
 import { objectKey } from '../runtime/object-key.js';
 import { adoptedFrom, type AdoptionLookup } from '../adoption/index.js';
@@ -101,6 +102,8 @@ export interface AWSClusterReconcilerDeps {
 export class AWSClusterReconciler {
   /** The keymaster.dev/ keys last reported ignored, per cluster: reported once per key set and controller run. */
   readonly #reportedIgnored = new Map<string, string>();
+  /** What each cluster's last synced tag work left: a layer edit plans from it, without discovery. */
+  readonly #known = new KnownResources();
 
   constructor(private readonly deps: AWSClusterReconcilerDeps) {}
 
@@ -366,12 +369,18 @@ export class AWSClusterReconciler {
       adoptedFrom(cluster, this.deps.adoption) !== undefined,
     );
     const work = { cluster, session, chain, policies, ledger: () => this.#ledgerOf(cluster), claim: claim.check };
-    const sync = (options?: TagWorkOptions) => syncTags(work, log, options);
     if (cluster.spec.tagging?.paused) {
       tagWork.cancel(key);
-      return sync();
+      return syncTags(work, log);
     }
-    const ticket = tagTicket({ cluster, session, chain, policies, rivals: claim.rivals });
+    const inputs = tagTicketParts({ cluster, session, chain, policies, rivals: claim.rivals });
+    const ticket = tagTicket(inputs);
+    const sync = async (options: TagWorkOptions) => {
+      const known = this.#known.take(key, inputs);
+      const outcome = await syncTags({ ...work, ...(known ? { known } : {}) }, log, options);
+      if (outcome.known) this.#known.record(key, inputs, outcome.known);
+      return outcome;
+    };
     const done = tagWork.take(key, ticket);
     if (done && 'error' in done) throw done.error;
     if (done) return done.outcome;
@@ -420,6 +429,7 @@ export class AWSClusterReconciler {
 
   #forget(key: string): void {
     this.deps.tagWork.cancel(key);
+    this.#known.forget(key);
     this.#reportedIgnored.delete(key);
     this.deps.metrics.setDrifted(key, 0);
     this.deps.resolver.release(holderOf(key));

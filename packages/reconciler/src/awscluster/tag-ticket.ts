@@ -8,6 +8,22 @@ type Versioned = { metadata: { uid?: string; generation?: number } };
 const versionOf = (object: Versioned | undefined) =>
   object ? `${object.metadata.uid ?? ''}@${object.metadata.generation ?? 0}` : '-';
 
+/** The inputs of a cluster's tag work, in two parts. */
+export interface TagTicketParts {
+  /** Where discovery looks and who acts: the cluster's spec, account, principal, credential set, rivals. */
+  discovery: string;
+  /** The layers' tags: the identity chain's and the tag policies' specs, whether CAPA's layer is read. */
+  layers: string;
+}
+
+type TicketInput = {
+  cluster: AWSCluster;
+  session: IdentitySession;
+  chain: readonly IdentityObject[];
+  policies: ClusterLayerInputs;
+  rivals: number;
+};
+
 /**
  * Names the inputs of a cluster's tag work: its spec, who acts in which account, the identity chain's
  * and the tag policies' specs (their generations, not their resourceVersions, which every status write
@@ -15,23 +31,19 @@ const versionOf = (object: Versioned | undefined) =>
  * layer is read, and how many rival clusters claim its name. Work finished on the same ticket is what a reconcile now would do; any
  * change makes another ticket, and the work is done again.
  */
-export function tagTicket(input: {
-  cluster: AWSCluster;
-  session: IdentitySession;
-  chain: readonly IdentityObject[];
-  policies: ClusterLayerInputs;
-  rivals: number;
-}): string {
+export const tagTicket = ({ discovery, layers }: TagTicketParts): string => JSON.stringify([discovery, layers]);
+
+/** The parts `tagTicket` names: a change of `layers` alone is a policy or identity edit (`KnownResources`). */
+export function tagTicketParts(input: TicketInput): TagTicketParts {
   const { cluster, session, chain, policies, rivals } = input;
-  return JSON.stringify([
-    versionOf(cluster),
-    session.accountId,
-    session.principalArn,
-    chain.map(versionOf),
-    versionOf(policies.policy),
-    (policies.selected ?? []).map(versionOf),
-    // Owner references and the namespace's labels move no generation.
-    policies.clusterAPICompanion,
-    rivals,
-  ]);
+  return {
+    discovery: JSON.stringify([versionOf(cluster), session.accountId, session.principalArn, session.key, rivals]),
+    layers: JSON.stringify([
+      chain.map(versionOf),
+      versionOf(policies.policy),
+      (policies.selected ?? []).map(versionOf),
+      // Owner references and the namespace's labels move no generation.
+      policies.clusterAPICompanion,
+    ]),
+  };
 }

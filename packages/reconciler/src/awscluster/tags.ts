@@ -19,6 +19,7 @@ import {
   TaggingAccessDeniedError,
   reconcileTags,
   type ClaimCheck,
+  type DiscoveredResources,
   type TagFailure,
   type TagReconcileResult,
 } from '@keymaster/tagging';
@@ -39,6 +40,8 @@ export interface TagWork {
   ledger: () => ClusterLedger;
   /** Who owns the cluster name, asked once discovery has run; an owner records its claim in `ledger`. */
   claim: (ledger: ClusterLedger) => ClaimCheck;
+  /** What the cluster's last synced work left, when only its layers changed since (`KnownResources`). */
+  known?: DiscoveredResources;
 }
 
 /** A cluster's tag work on the inputs given. */
@@ -55,6 +58,8 @@ export interface TagOutcome {
   wrote: boolean;
   /** Keys under keymaster.dev/ on the cluster's resources that Keymaster ignores (it writes none); absent when not looked at. */
   ignoredBookkeepingKeys?: string[];
+  /** The resources as a synced work left them (`TagReconcileResult.known`): what a layer edit may plan from. */
+  known?: DiscoveredResources;
 }
 
 export type SyncTags = (work: TagWork, log: Logger, options?: TagWorkOptions) => Promise<TagOutcome>;
@@ -216,6 +221,7 @@ export function createTagSync(deps: {
         limiters,
         batchers,
         dryRun: cluster.spec.tagging?.dryRun === true,
+        ...(work.known ? { known: work.known } : {}),
         ...(askedAt === undefined ? {} : { askedAt }),
         ...(expectedClusters === undefined ? {} : { expectedClusters }),
         ...(signal ? { signal } : {}),
@@ -286,6 +292,7 @@ export function createTagSync(deps: {
       claimRefused: false,
       wrote: result.applied.length > 0,
       ignoredBookkeepingKeys: result.plan.ignoredBookkeepingKeys,
+      ...(result.known ? { known: result.known } : {}),
     };
   };
 }

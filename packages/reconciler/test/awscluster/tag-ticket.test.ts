@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
-import { tagTicket } from '../../src/awscluster/tag-ticket.js';
+import { tagTicket as ticketOf, tagTicketParts } from '../../src/awscluster/tag-ticket.js';
 
 const cluster = (generation: number, resourceVersion = '1') =>
   ({
@@ -18,6 +18,8 @@ const policy = (generation: number, name = 'default') =>
   ({ metadata: { name, uid: `p-${name}`, generation }, spec: {} }) as unknown as AWSTagPolicy;
 const session = (accountId = '111111111111') =>
   ({ accountId, principalArn: `arn:aws:iam::${accountId}:user/u`, chain: [] }) as unknown as IdentitySession;
+
+const tagTicket = (input: Parameters<typeof tagTicketParts>[0]) => ticketOf(tagTicketParts(input));
 
 describe('tagTicket', () => {
   const base = {
@@ -52,5 +54,27 @@ describe('tagTicket', () => {
     ].map((input) => tagTicket(input));
     for (const other of changed) expect(other).to.not.equal(ticket);
     expect(new Set(changed).size).to.equal(changed.length);
+  });
+
+  it('puts layer edits in the layers part, and what discovery depends on in the discovery part', () => {
+    const parts = tagTicketParts(base);
+    const layerEdits = [
+      { ...base, chain: [identity(2)] },
+      { ...base, policies: { ...base.policies, policy: policy(2) } },
+      { ...base, policies: { ...base.policies, selected: [] } },
+      { ...base, policies: { ...base.policies, clusterAPICompanion: true } },
+    ].map(tagTicketParts);
+    for (const edited of layerEdits) {
+      expect(edited.discovery).to.equal(parts.discovery);
+      expect(edited.layers).to.not.equal(parts.layers);
+    }
+    const otherCredentials = { ...session(), key: 'other-credential-set' } as IdentitySession;
+    const discoveryChanges = [
+      { ...base, cluster: cluster(2) },
+      { ...base, session: session('222222222222') },
+      { ...base, session: otherCredentials },
+      { ...base, rivals: 1 },
+    ].map(tagTicketParts);
+    for (const changed of discoveryChanges) expect(changed.discovery).to.not.equal(parts.discovery);
   });
 });
