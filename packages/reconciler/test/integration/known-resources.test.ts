@@ -1,0 +1,75 @@
+import { API_VERSION, type AWSTagPolicy } from '@keymaster/api';
+import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+
+const INSTANCE = 'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b';
+const policy = (costCenter: string): AWSTagPolicy => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSTagPolicy',
+  metadata: { name: 'default' },
+  spec: { resourceTags: [{ key: 'cost-center', value: costCenter }] },
+});
+
+describe('known resources (the controller, in-process, against both emulators)', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  const discoveries = () => platform.aws.calls.summary().byAction['tag:GetResources'] ?? 0;
+  const tagsOnAws = () => platform.aws.world.listResources().find(({ arn }) => arn === INSTANCE)?.tags ?? {};
+
+  before(async () => {
+    platform = await startPlatform([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
+        stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
+      },
+      {
+        apiVersion: API_VERSION,
+        kind: 'AWSClusterStaticIdentity',
+        metadata: { name: 'tenant-a' },
+        spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
+      },
+      {
+        apiVersion: API_VERSION,
+        kind: 'AWSCluster',
+        metadata: { name: 'prod', namespace: 'team-a' },
+        spec: {
+          region: 'us-west-2',
+          identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' },
+          additionalTags: { team: 'a' },
+        },
+      },
+    ]);
+  });
+  after(() => platform.stop());
+
+  it('a tag policy edit reaches the resources with no GetResources; an edit of the cluster discovers', async () => {
+    await eventually(async () => {
+      expect(condition(await platform.cluster('team-a', 'prod'), 'TagsInSync')?.status).to.equal('True');
+      expect(tagsOnAws()).to.include({ team: 'a' });
+    });
+    const before = discoveries();
+    expect(before).to.be.greaterThan(0);
+
+    await platform.objects.create(policy('1000') as unknown as KubernetesObject);
+    await eventually(() => expect(tagsOnAws()).to.include({ 'cost-center': '1000', team: 'a' }));
+    await platform.objects.patch(
+      policy('2000') as unknown as KubernetesObject,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
+    await eventually(() => expect(tagsOnAws()).to.include({ 'cost-center': '2000', team: 'a' }));
+    // EC2 reads its writes back with DescribeTags: any GetResources would be a discovery.
+    expect(discoveries()).to.equal(before);
+
+    await platform.patchCluster('team-a', 'prod', { additionalTags: { team: 'b' } });
+    await eventually(() => expect(tagsOnAws()).to.include({ 'cost-center': '2000', team: 'b' }));
+    expect(discoveries()).to.be.greaterThan(before);
+  });
+});
