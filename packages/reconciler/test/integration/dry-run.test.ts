@@ -1,6 +1,6 @@
 import { API_VERSION, type AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
-import { TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { STATIC_TENANT_A, condition, eventually, startPlatform, type Platform } from './harness.js';
 
 const TAG_WRITES = ['tag:TagResources', 'tag:UntagResources', 'ec2:CreateTags', 'ec2:DeleteTags'];
 const INSTANCE = 'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b';
@@ -21,19 +21,7 @@ describe('spec.tagging.dryRun (the controller, in-process, against both emulator
 
   before(async () => {
     platform = await startPlatform([
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
-        stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
-      },
-      {
-        apiVersion: API_VERSION,
-        kind: 'AWSClusterStaticIdentity',
-        metadata: { name: 'tenant-a' },
-        spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
-      },
+      ...STATIC_TENANT_A,
       {
         apiVersion: API_VERSION,
         kind: 'AWSCluster',

@@ -54,6 +54,24 @@ export const TENANT_KEYS = {
   accessKeyId: 'AKIAEXAMPLETENANTA01',
   secretAccessKey: 'tenant-a-secret-key-111111111111111111',
 };
+
+/** Namespace team-a, tenant-a's keys and the static identity using them, allowing every namespace. */
+export const STATIC_TENANT_A = [
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
+  {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
+    stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
+  },
+  {
+    apiVersion: API_VERSION,
+    kind: 'AWSClusterStaticIdentity',
+    metadata: { name: 'tenant-a' },
+    spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
+  },
+];
+
 const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'];
 
 /** Account 111111111111 holds the controller's user, 222222222222 a tenant's user; each has resources of cluster `prod`. */

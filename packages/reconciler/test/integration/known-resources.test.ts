@@ -1,7 +1,7 @@
 import { API_VERSION, type AWSTagPolicy } from '@keymaster/api';
 import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { STATIC_TENANT_A, condition, eventually, startPlatform, type Platform } from './harness.js';
 
 const INSTANCE = 'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b';
 const policy = (costCenter: string): AWSTagPolicy => ({
@@ -19,19 +19,7 @@ describe('known resources (the controller, in-process, against both emulators)',
 
   before(async () => {
     platform = await startPlatform([
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
-        stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
-      },
-      {
-        apiVersion: API_VERSION,
-        kind: 'AWSClusterStaticIdentity',
-        metadata: { name: 'tenant-a' },
-        spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
-      },
+      ...STATIC_TENANT_A,
       {
         apiVersion: API_VERSION,
         kind: 'AWSCluster',
