@@ -11,16 +11,16 @@ export function knownAfter(
   applied: readonly AppliedChange[],
   gone: readonly { arn: string }[],
 ): DiscoveredResources {
-  const resources: Record<string, Record<string, string>> = { ...planned.resources };
-  const regions: Record<string, string> = { ...planned.regions };
-  for (const { arn } of gone) {
-    delete resources[arn];
-    delete regions[arn];
-  }
-  for (const { arn, set, removed } of applied) {
-    const tags = { ...resources[arn], ...set };
-    for (const key of removed) delete tags[key];
-    resources[arn] = tags;
-  }
-  return { resources, regions };
+  const left = new Set(gone.map(({ arn }) => arn));
+  const changes = new Map(applied.map((change) => [change.arn, change]));
+  const resources = Object.entries(planned.resources)
+    .filter(([arn]) => !left.has(arn))
+    .map(([arn, tags]): [string, Record<string, string>] => {
+      const change = changes.get(arn);
+      if (change === undefined) return [arn, tags];
+      const removed = new Set(change.removed);
+      return [arn, Object.fromEntries(Object.entries({ ...tags, ...change.set }).filter(([key]) => !removed.has(key)))];
+    });
+  const regions = Object.entries(planned.regions).filter(([arn]) => !left.has(arn));
+  return { resources: Object.fromEntries(resources), regions: Object.fromEntries(regions) };
 }

@@ -68,7 +68,7 @@ describe('tagTicket', () => {
       expect(edited.discovery).to.equal(parts.discovery);
       expect(edited.layers).to.not.equal(parts.layers);
     }
-    const otherCredentials = { ...session(), key: 'other-credential-set' } as IdentitySession;
+    const otherCredentials = { ...session(), key: 'other-credential-set' };
     const discoveryChanges = [
       { ...base, cluster: cluster(2) },
       { ...base, session: session('222222222222') },
