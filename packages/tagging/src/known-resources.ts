@@ -1,3 +1,4 @@
+import { resourceBytes } from './batch/scan-index.js';
 import type { DiscoveredResources } from './discovery.js';
 import type { AppliedChange } from './report/events.js';
 
@@ -23,4 +24,11 @@ export function knownAfter(
     });
   const regions = Object.entries(planned.regions).filter(([arn]) => !left.has(arn));
   return { resources: Object.fromEntries(resources), regions: Object.fromEntries(regions) };
+}
+
+/** About what a known set takes in memory: its resources as read, and their regions. */
+export function knownBytes({ resources, regions }: DiscoveredResources): number {
+  let bytes = 0;
+  for (const arn in resources) bytes += resourceBytes({ arn, tags: resources[arn]! }) + (regions[arn]?.length ?? 0);
+  return bytes;
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { knownBytes } from '@keymaster/tagging';
 import { KnownResources } from '../../src/awscluster/known-resources.js';
 
 const CLUSTER = 'team-a/prod';
@@ -66,4 +67,43 @@ describe('KnownResources: which tag work plans from the known set', () => {
       prepare(known);
       expect(known.take(CLUSTER, inputs)).to.equal(plans ? FOUND : undefined);
     });
+});
+
+describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold', () => {
+  const found = (count: number) => {
+    const arns = Array.from({ length: count }, (_, index) => `arn:aws:ec2:us-east-1:111111111111:instance/i-${index}`);
+    return {
+      resources: Object.fromEntries(arns.map((arn) => [arn, { team: 'a' }])),
+      regions: Object.fromEntries(arns.map((arn) => [arn, 'us-east-1'])),
+    };
+  };
+  const EDIT = { ...LAST, layers: 'policy@2' };
+
+  it('drops the sets used longest ago to keep a new one within the bound', () => {
+    const one = knownBytes(found(10));
+    const known = new KnownResources(2 * one);
+    for (const cluster of ['a/one', 'a/two', 'a/three']) known.record(cluster, LAST, found(10));
+    expect(known.bytes).to.equal(2 * one);
+    expect(known.take('a/one', EDIT), 'the oldest, dropped').to.equal(undefined);
+    expect(known.take('a/two', EDIT)).to.deep.equal(found(10));
+    expect(known.take('a/three', EDIT)).to.deep.equal(found(10));
+    expect(known.bytes, 'taken sets are no longer held').to.equal(0);
+  });
+
+  it('keeps no set larger than the bound, and leaves the others', () => {
+    const known = new KnownResources(knownBytes(found(10)));
+    known.record('a/small', LAST, found(10));
+    known.record('b/huge', LAST, found(1000));
+    expect(known.take('b/huge', EDIT)).to.equal(undefined);
+    expect(known.take('a/small', EDIT)).to.deep.equal(found(10));
+  });
+
+  it('counts a cluster recorded again once', () => {
+    const known = new KnownResources();
+    known.record(CLUSTER, LAST, found(10));
+    known.record(CLUSTER, LAST, found(10));
+    expect(known.bytes).to.equal(knownBytes(found(10)));
+    known.forget(CLUSTER);
+    expect(known.bytes).to.equal(0);
+  });
 });

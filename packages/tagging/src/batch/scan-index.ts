@@ -6,7 +6,7 @@ import { setEntry } from '../records.js';
 const SEPARATOR = '\u0000';
 
 /** About what a resource found by a scan takes in memory as read: its strings and the objects around them. */
-function resourceBytes({ arn, tags }: ResourceTags): number {
+export function resourceBytes({ arn, tags }: ResourceTags): number {
   let bytes = 100 + arn.length;
   for (const key in tags) bytes += 40 + key.length + tags[key]!.length;
   return bytes;
