@@ -70,7 +70,9 @@ const replicas = shards ? whole('replicas', values.replicas, 1) : 1;
 // deploy/manager/deployment.yaml's flags; --shards replaces --leader-elect.
 const flags = [
   ...(shards ? [`--shards=${shards}`] : ['--leader-elect']),
-  ...(values['unlimited-budget'] ? ['--aws-tagging-read-rate=unlimited', '--aws-tagging-write-rate=unlimited'] : []),
+  ...(values['unlimited-budget']
+    ? ['tagging-read', 'tagging-write', 'ec2-read', 'ec2-write'].map((family) => `--aws-${family}-rate=unlimited`)
+    : []),
 ];
 // Each replica has its own budget per account and region: together they allow `replicas` times as much.
 const times = ({ ratePerSecond, burst }: Budget) => ({
