@@ -4,7 +4,14 @@ import { expect } from 'chai';
 import { planCluster, planClusters } from '../../src/inspect/cluster-plan.js';
 import { explainCluster } from '../../src/inspect/explain.js';
 import { createInspectContext, type InspectContext } from '../../src/inspect/context.js';
-import { CONTROLLER_KEYS, TENANT_KEYS, eventually, startPlatform, type Platform } from '../integration/harness.js';
+import {
+  CONTROLLER_KEYS,
+  TENANT_A_KEYS_SECRET,
+  eventually,
+  startPlatform,
+  staticTenantA,
+  type Platform,
+} from '../integration/harness.js';
 
 const STATIC_REF = { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' };
 const cluster = (namespace: string, spec: Record<string, unknown> = {}) => ({
@@ -24,18 +31,8 @@ describe('planCluster: the claim of a cluster name and the binding of the accoun
     platform = await startPlatform([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
-        stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
-      },
-      {
-        apiVersion: API_VERSION,
-        kind: 'AWSClusterStaticIdentity',
-        metadata: { name: 'tenant-a' },
-        spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
-      },
+      TENANT_A_KEYS_SECRET,
+      staticTenantA(),
       cluster('team-a', { additionalTags: { team: 'a' } }),
       cluster('team-b', { additionalTags: { team: 'b' }, tagging: { removalPolicy: 'Delete' } }),
     ]);

@@ -55,21 +55,27 @@ export const TENANT_KEYS = {
   secretAccessKey: 'tenant-a-secret-key-111111111111111111',
 };
 
+/** tenant-a's keys, in the controller's namespace. */
+export const TENANT_A_KEYS_SECRET = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
+  stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
+};
+
+/** The static identity tenant-a of tenant-a's keys, allowing `allowedNamespaces` (every namespace). */
+export const staticTenantA = (allowedNamespaces: object = {}) => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSClusterStaticIdentity',
+  metadata: { name: 'tenant-a' },
+  spec: { secretRef: 'tenant-a-keys', allowedNamespaces },
+});
+
 /** Namespace team-a, tenant-a's keys and the static identity using them, allowing every namespace. */
 export const STATIC_TENANT_A = [
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-  {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
-    stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
-  },
-  {
-    apiVersion: API_VERSION,
-    kind: 'AWSClusterStaticIdentity',
-    metadata: { name: 'tenant-a' },
-    spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
-  },
+  TENANT_A_KEYS_SECRET,
+  staticTenantA(),
 ];
 
 const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'];

@@ -1,7 +1,7 @@
 import { API_VERSION, GROUP, VERSION } from '@keymaster/api';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { TENANT_A_KEYS_SECRET, condition, eventually, startPlatform, staticTenantA, type Platform } from './harness.js';
 
 const STATIC = 'AWSClusterStaticIdentity';
 const ROLE = 'AWSClusterRoleIdentity';
@@ -13,18 +13,8 @@ describe('status after a refused chain, against both emulators', function () {
   before(async () => {
     platform = await startPlatform([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
-        stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
-      },
-      {
-        apiVersion: API_VERSION,
-        kind: STATIC,
-        metadata: { name: 'tenant-a' },
-        spec: { secretRef: 'tenant-a-keys', allowedNamespaces: {} },
-      },
+      TENANT_A_KEYS_SECRET,
+      staticTenantA(),
       {
         apiVersion: API_VERSION,
         kind: ROLE,

@@ -1,7 +1,7 @@
 import { API_VERSION, GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { TENANT_A_KEYS_SECRET, condition, eventually, startPlatform, staticTenantA, type Platform } from './harness.js';
 
 const INSTANCE = 'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b';
 const OWNED = { 'sigs.k8s.io/cluster-api-provider-aws/cluster/prod': 'owned' };
@@ -13,18 +13,8 @@ describe('drift metric, lastSyncTime and error counts, against both emulators', 
   before(async () => {
     platform = await startPlatform([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
-        stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
-      },
-      {
-        apiVersion: API_VERSION,
-        kind: 'AWSClusterStaticIdentity',
-        metadata: { name: 'tenant-a' },
-        spec: { secretRef: 'tenant-a-keys', allowedNamespaces: { list: ['team-a'] } },
-      },
+      TENANT_A_KEYS_SECRET,
+      staticTenantA({ list: ['team-a'] }),
       {
         apiVersion: API_VERSION,
         kind: 'AWSCluster',

@@ -1,7 +1,16 @@
 import { API_VERSION, type AWSCluster } from '@keymaster/api';
 import type { World } from '@keymaster/aws-emulator';
 import { expect } from 'chai';
-import { CONTROLLER_KEYS, TENANT_KEYS, condition, eventually, startPlatform, type Platform } from './harness.js';
+import {
+  CONTROLLER_KEYS,
+  TENANT_A_KEYS_SECRET,
+  TENANT_KEYS,
+  condition,
+  eventually,
+  startPlatform,
+  staticTenantA,
+  type Platform,
+} from './harness.js';
 
 const BUSY = '111111111111';
 const OTHER = '222222222222';
@@ -68,18 +77,8 @@ describe('the tag scheduler, against both emulators', function () {
           metadata: { name: 'default' },
           spec: { allowedNamespaces: { list: ['a-busy'] } },
         },
-        {
-          apiVersion: 'v1',
-          kind: 'Secret',
-          metadata: { name: 'tenant-a-keys', namespace: 'keymaster-system' },
-          stringData: { AccessKeyID: TENANT_KEYS.accessKeyId, SecretAccessKey: TENANT_KEYS.secretAccessKey },
-        },
-        {
-          apiVersion: API_VERSION,
-          kind: 'AWSClusterStaticIdentity',
-          metadata: { name: 'tenant-a' },
-          spec: { secretRef: 'tenant-a-keys', allowedNamespaces: { list: ['b-other'] } },
-        },
+        TENANT_A_KEYS_SECRET,
+        staticTenantA({ list: ['b-other'] }),
         // Listed first (namespaces sort), the busy account's clusters reach the one worker first.
         ...busyClusters.map((name) => cluster('a-busy', name)),
         ...otherClusters.map((name) =>
