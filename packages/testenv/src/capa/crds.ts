@@ -61,8 +61,11 @@ export function capaCrds(installation: CapaInstallation = requireCapa()): V1Cust
 
 /**
  * Cluster API's CRDs that CAPA's templates need besides CAPA's: the core's and clusterctl's inventory,
- * and the kubeadm bootstrap and control-plane providers' (all from provision-capa.sh).
+ * and the kubeadm bootstrap and control-plane providers' (all from provision-capa.sh), labelled as
+ * `clusterctl init` labels them: `clusterctl move` finds the objects of labelled kinds alone.
  */
 export function clusterApiCrds(installation: CapaInstallation = requireCapa()): V1CustomResourceDefinition[] {
-  return [...crdsOf(installation.clusterApiCrds), ...crdsOf(installation.kubeadmCrds)];
+  const crds = [...crdsOf(installation.clusterApiCrds), ...crdsOf(installation.kubeadmCrds)];
+  for (const crd of crds) crd.metadata!.labels = { ...crd.metadata!.labels, [CLUSTERCTL_LABEL]: '' };
+  return crds;
 }

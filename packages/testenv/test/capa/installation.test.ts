@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { capaCrds } from '../../src/capa/crds.js';
+import { capaCrds, clusterApiCrds } from '../../src/capa/crds.js';
 import {
   CAPA_FLAVOURS,
   CAPA_PROVISION_SCRIPT,
@@ -88,6 +88,18 @@ describe("CAPA's CRDs and templates", () => {
     expect(capaCrds(installation).map(({ metadata }) => metadata?.name)).to.include(
       'awsclusterroleidentities.infrastructure.cluster.x-k8s.io',
     );
+  });
+
+  it("labels Cluster API's CRDs as clusterctl init does, so that clusterctl move finds their objects", async () => {
+    const installation = capaInstallation(cache);
+    await mkdir(installation.clusterApiCrds, { recursive: true });
+    await mkdir(installation.kubeadmCrds, { recursive: true });
+    await writeFile(join(installation.clusterApiCrds, 'clusters.yaml'), base('clusters'));
+    await writeFile(join(installation.kubeadmCrds, 'configs.yaml'), base('configs'));
+    expect(clusterApiCrds(installation).map(({ metadata }) => metadata?.labels)).to.deep.equal([
+      { 'clusterctl.cluster.x-k8s.io': '' },
+      { 'clusterctl.cluster.x-k8s.io': '' },
+    ]);
   });
 
   it("are installed as clusterctl installs CAPA's release: its kustomizations' labels and conversion webhook", async () => {
