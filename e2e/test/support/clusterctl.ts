@@ -24,11 +24,11 @@ export interface ClusterctlTarget {
 /**
  * What `clusterctl init` leaves on a management cluster, written as it writes it (the internet,
  * where it would fetch the providers' components, is out of reach): Cluster API's core CRDs and
- * clusterctl's inventory CRD from the pinned release (provision-clusterctl.sh), and the inventory's
- * `Provider` of the core provider in its namespace. Waits until the CRDs are served.
+ * clusterctl's inventory CRD from the pinned release (provision-clusterctl.sh), and the inventory
+ * (writeInventory). Waits until the CRDs are served.
  */
 export async function initClusterApi(cluster: ClusterctlTarget): Promise<void> {
-  const { crds: folder, version } = requireClusterctl();
+  const { crds: folder } = requireClusterctl();
   const crds: V1CustomResourceDefinition[] = [];
   for (const file of (await readdir(folder)).filter((name) => name.endsWith('.yaml')).sort())
     crds.push(...(loadAllYaml(await readFile(join(folder, file), 'utf8')) as V1CustomResourceDefinition[]));
@@ -37,6 +37,18 @@ export async function initClusterApi(cluster: ClusterctlTarget): Promise<void> {
   const objects = KubernetesObjectApi.makeApiClient(config);
   for (const crd of crds) await objects.create(crd);
   await untilServed(cluster.opsKubeConfig(), crds);
+  await writeInventory(cluster);
+}
+
+/**
+ * The inventory's `Provider` of the core provider in its namespace, as `clusterctl init` writes it,
+ * on a cluster whose Cluster API CRDs are installed already (initClusterApi, or testenv's installCapa).
+ */
+export async function writeInventory(cluster: ClusterctlTarget): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromString(cluster.opsKubeConfig());
+  const objects = KubernetesObjectApi.makeApiClient(config);
+  const { version } = requireClusterctl();
   const provider = 'cluster-api';
   const inventory: KubernetesObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-system' } },
