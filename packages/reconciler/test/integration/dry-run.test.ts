@@ -1,6 +1,6 @@
-import { API_VERSION, type AWSCluster } from '@keymaster/api';
+import type { AWSCluster } from '@keymaster/api';
 import { expect } from 'chai';
-import { STATIC_TENANT_A, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { STATIC_TENANT_A, condition, eventually, startPlatform, teamAProd, type Platform } from './harness.js';
 
 const TAG_WRITES = ['tag:TagResources', 'tag:UntagResources', 'ec2:CreateTags', 'ec2:DeleteTags'];
 const INSTANCE = 'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b';
@@ -22,17 +22,7 @@ describe('spec.tagging.dryRun (the controller, in-process, against both emulator
   before(async () => {
     platform = await startPlatform([
       ...STATIC_TENANT_A,
-      {
-        apiVersion: API_VERSION,
-        kind: 'AWSCluster',
-        metadata: { name: 'prod', namespace: 'team-a' },
-        spec: {
-          region: 'us-west-2',
-          identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' },
-          additionalTags: { team: 'a', env: 'prod' },
-          tagging: { dryRun: true },
-        },
-      },
+      teamAProd({ additionalTags: { team: 'a', env: 'prod' }, tagging: { dryRun: true } }),
     ]);
   });
   after(() => platform.stop());

@@ -71,6 +71,14 @@ export const staticTenantA = (allowedNamespaces: object = {}) => ({
   spec: { secretRef: 'tenant-a-keys', allowedNamespaces },
 });
 
+/** AWSCluster team-a/prod in us-west-2 through the static identity tenant-a, with `spec` added. */
+export const teamAProd = (spec: Record<string, unknown>) => ({
+  apiVersion: API_VERSION,
+  kind: 'AWSCluster',
+  metadata: { name: 'prod', namespace: 'team-a' },
+  spec: { region: 'us-west-2', identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' }, ...spec },
+});
+
 /** Namespace team-a, tenant-a's keys and the static identity using them, allowing every namespace. */
 export const STATIC_TENANT_A = [
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },

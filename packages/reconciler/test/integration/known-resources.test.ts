@@ -1,7 +1,7 @@
 import { API_VERSION, type AWSTagPolicy } from '@keymaster/api';
 import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { STATIC_TENANT_A, condition, eventually, startPlatform, type Platform } from './harness.js';
+import { STATIC_TENANT_A, condition, eventually, startPlatform, teamAProd, type Platform } from './harness.js';
 
 const INSTANCE = 'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b';
 const policy = (costCenter: string): AWSTagPolicy => ({
@@ -18,19 +18,7 @@ describe('known resources (the controller, in-process, against both emulators)',
   const tagsOnAws = () => platform.aws.world.listResources().find(({ arn }) => arn === INSTANCE)?.tags ?? {};
 
   before(async () => {
-    platform = await startPlatform([
-      ...STATIC_TENANT_A,
-      {
-        apiVersion: API_VERSION,
-        kind: 'AWSCluster',
-        metadata: { name: 'prod', namespace: 'team-a' },
-        spec: {
-          region: 'us-west-2',
-          identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' },
-          additionalTags: { team: 'a' },
-        },
-      },
-    ]);
+    platform = await startPlatform([...STATIC_TENANT_A, teamAProd({ additionalTags: { team: 'a' } })]);
   });
   after(() => platform.stop());
 

@@ -1,7 +1,15 @@
-import { API_VERSION, GROUP, VERSION, type AWSCluster } from '@keymaster/api';
+import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { TENANT_A_KEYS_SECRET, condition, eventually, startPlatform, staticTenantA, type Platform } from './harness.js';
+import {
+  TENANT_A_KEYS_SECRET,
+  condition,
+  eventually,
+  startPlatform,
+  teamAProd,
+  staticTenantA,
+  type Platform,
+} from './harness.js';
 
 const INSTANCE = 'arn:aws:ec2:us-west-2:222222222222:instance/i-0000000000000000b';
 const OWNED = { 'sigs.k8s.io/cluster-api-provider-aws/cluster/prod': 'owned' };
@@ -15,16 +23,7 @@ describe('drift metric, lastSyncTime and error counts, against both emulators', 
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
       TENANT_A_KEYS_SECRET,
       staticTenantA({ list: ['team-a'] }),
-      {
-        apiVersion: API_VERSION,
-        kind: 'AWSCluster',
-        metadata: { name: 'prod', namespace: 'team-a' },
-        spec: {
-          region: 'us-west-2',
-          identityRef: { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' },
-          additionalTags: { team: 'a' },
-        },
-      },
+      teamAProd({ additionalTags: { team: 'a' } }),
     ]);
   });
   after(() => platform.stop());
