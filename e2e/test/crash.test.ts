@@ -160,9 +160,15 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
   it('on SIGTERM mid-work, finishes the reconciles in hand (no tags written without their status) and exits 0', async function () {
     const { kube, management } = scenario;
     await startWork(TERMINATED);
+    // Work in hand at the stop. Not "some resources still untagged after it": the reconciles in hand
+    // finish, and identical writes of one credential set and region go as one call (held writes).
+    const names = new Set(TERMINATED.map(({ name }) => name));
+    const inHand = (await kube.clusters())
+      .filter(({ metadata }) => names.has(metadata.name!))
+      .filter((c) => !isReady(c));
     expect(await management.controllers.at(-1)!.stop('SIGTERM')).to.deep.equal({ code: 0, signal: null });
 
-    expect(tagged(TERMINATED).length, 'resources tagged before the stop').to.be.lessThan(TERMINATED.length * 3);
+    expect(inHand.length, 'clusters not yet Ready at the stop').to.be.greaterThan(0);
     for (const item of TERMINATED) {
       const cluster = await kube.cluster(item.tenant, item.name);
       if (tagged([item]).length > 0) expect(cluster.status?.tagging?.managedTags, item.name).to.deep.equal(WANTED);
