@@ -16,7 +16,13 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { CAPA_NAMESPACE, capaIdentity, installCapaWith } from './support/capa-world.js';
+import {
+  CAPA_NAMESPACE,
+  capaIdentity,
+  clusterAsStoredAtV1beta2,
+  installCapaWith,
+  type Unstructured,
+} from './support/capa-world.js';
 import { eventually } from './support/eventually.js';
 import { condition, isReady, type Kube } from './support/kube.js';
 import { kubectl } from './support/kubectl.js';
@@ -274,8 +280,6 @@ const CLASS_FLEET: FleetCluster[] = CLASS_TENANTS.flatMap((tenant) => [
 ]);
 const ofClass = CLASS_FLEET.filter(({ flavour }) => flavour === 'multitenancy-clusterclass');
 
-type Unstructured = KubernetesObject & { spec?: Record<string, unknown> };
-
 /** Sets `value` at a JSON pointer, making the objects on the way, as the ClusterClass's patches end up. */
 function setAt(object: Record<string, unknown>, pointer: string, value: unknown): void {
   const keys = pointer.split('/').slice(1);
@@ -283,20 +287,6 @@ function setAt(object: Record<string, unknown>, pointer: string, value: unknown)
   let at = object;
   for (const key of keys) at = (at[key] ??= {}) as Record<string, unknown>;
   at[last] = value;
-}
-
-/**
- * A v1beta1 Cluster of CAPA's clusterclass templates as Cluster API's conversion webhook stores it at
- * v1beta2 (`topology.class` becomes `topology.classRef.name`). The e2e runs no webhook, and the API
- * server would drop the class (kept only at v1beta1) when it stores the Cluster at v1beta2.
- */
-function asStoredAtV1beta2(cluster: Unstructured): Unstructured {
-  const { class: className, ...topology } = cluster.spec!['topology'] as { class: string };
-  return {
-    ...cluster,
-    apiVersion: 'cluster.x-k8s.io/v1beta2',
-    spec: { ...cluster.spec, topology: { ...topology, classRef: { name: className } } },
-  };
 }
 
 /** What the topology controller reads of a v1beta1 ClusterClass (its infrastructure's template and its patches). */
@@ -438,7 +428,7 @@ describe("CAPA's multitenancy-clusterclass clusters of two tenants, adopted", fu
           },
         });
         for (const object of loadAllYaml(text) as Unstructured[])
-          objects.push(object.kind === 'Cluster' ? asStoredAtV1beta2(object) : object);
+          objects.push(object.kind === 'Cluster' ? clusterAsStoredAtV1beta2(object) : object);
       }
       // The role identities are cluster-scoped, beyond a tenant's rights: ops create them, for its namespace
       // alone (the template's `{}` would allow every namespace).

@@ -12,7 +12,13 @@ import {
   roleArn,
   tenantRole,
 } from './support/aws-world.js';
-import { CAPA_NAMESPACE, capaIdentity, installCapaWith } from './support/capa-world.js';
+import {
+  CAPA_NAMESPACE,
+  capaIdentity,
+  clusterAsStoredAtV1beta2,
+  installCapaWith,
+  type Unstructured,
+} from './support/capa-world.js';
 import { clusterctlMove, writeInventory } from './support/clusterctl.js';
 import type { ControllerProcess } from './support/controller-process.js';
 import { eventually } from './support/eventually.js';
@@ -64,29 +70,8 @@ const PROVISIONED = {
   ],
 };
 
-type Unstructured = KubernetesObject & { spec?: Record<string, unknown> };
-
 /** CAPA's own kinds, served at v1beta2 as the templates write them. */
 const CAPA_KINDS = ['AWSCluster', 'AWSManagedCluster', 'AWSManagedControlPlane'];
-
-/**
- * A v1beta1 Cluster as Cluster API's conversion webhook, which no test runs, stores it at v1beta2: its
- * references name their API group. Stored as written, they would lack it, and clusterctl's create on
- * the target, which validates them, would be refused.
- */
-function asStoredAtV1beta2(cluster: Unstructured): Unstructured {
-  const ref = ({ apiVersion, kind, name }: { apiVersion: string; kind: string; name: string }) => ({
-    apiGroup: apiVersion.split('/')[0],
-    kind,
-    name,
-  });
-  const { infrastructureRef, controlPlaneRef } = cluster.spec as Record<string, Parameters<typeof ref>[0]>;
-  return {
-    ...cluster,
-    apiVersion: 'cluster.x-k8s.io/v1beta2',
-    spec: { ...cluster.spec, infrastructureRef: ref(infrastructureRef!), controlPlaneRef: ref(controlPlaneRef!) },
-  };
-}
 
 /**
  * A cluster as the tenant writes it: CAPA's template, its infrastructure naming CAPA's role identity.
@@ -98,7 +83,7 @@ async function rendered({ name, flavour }: (typeof CLUSTERS)[number]): Promise<s
     await renderCapaCluster({ flavour, name, namespace: TENANT, variables: { AWS_REGION: REGION } }),
   ) as Unstructured[];
   const kept = objects.flatMap((object): Unstructured[] => {
-    if (object.kind === 'Cluster') return [asStoredAtV1beta2(object)];
+    if (object.kind === 'Cluster') return [clusterAsStoredAtV1beta2(object)];
     if (!CAPA_KINDS.includes(object.kind ?? '')) return [];
     if (object.kind === 'AWSManagedCluster') return [object];
     return [{ ...object, spec: { ...object.spec, identityRef: { kind: 'AWSClusterRoleIdentity', name: TENANT } } }];

@@ -26,3 +26,34 @@ export async function installCapaWith(management: RbacManagementCluster, identit
   await installCapa(management.opsKubeConfig());
   await management.install([...(await adoptionRbac()), ...identities]);
 }
+
+/** An object of CAPA's templates, as loaded from the YAML clusterctl rendered. */
+export type Unstructured = KubernetesObject & { spec?: Record<string, unknown> };
+
+type V1beta1Ref = { apiVersion: string; kind: string; name: string };
+const groupRef = ({ apiVersion, kind, name }: V1beta1Ref) => ({ apiGroup: apiVersion.split('/')[0], kind, name });
+
+/**
+ * A v1beta1 Cluster of CAPA's templates as Cluster API's conversion webhook, which the e2e does not run,
+ * stores it at v1beta2: its references name their API group, and `topology.class` becomes
+ * `topology.classRef.name`. Stored as written, the API server would drop both (kept only at v1beta1),
+ * and clusterctl's create on a move's target, which validates the references, would be refused.
+ */
+export function clusterAsStoredAtV1beta2(cluster: Unstructured): Unstructured {
+  const { infrastructureRef, controlPlaneRef, topology } = cluster.spec as {
+    infrastructureRef?: V1beta1Ref;
+    controlPlaneRef?: V1beta1Ref;
+    topology?: { class: string };
+  };
+  const { class: className, ...rest } = topology ?? { class: undefined };
+  return {
+    ...cluster,
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    spec: {
+      ...cluster.spec,
+      ...(infrastructureRef ? { infrastructureRef: groupRef(infrastructureRef) } : {}),
+      ...(controlPlaneRef ? { controlPlaneRef: groupRef(controlPlaneRef) } : {}),
+      ...(topology ? { topology: { ...rest, classRef: { name: className } } } : {}),
+    },
+  };
+}
