@@ -10,13 +10,16 @@ import {
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { RegionApi, type ApiContext } from './region-api.js';
 
+/** The budgets EC2's tag calls spend: its mutating and non-mutating buckets. */
+export const EC2_FAMILIES = { reads: 'ec2Reads', writes: 'ec2Writes' } as const;
+
 /**
  * EC2's tagging actions in one region: CreateTags and DeleteTags share EC2's mutating bucket,
  * DescribeTags the non-mutating one, as EC2's request throttling counts them.
  */
 export class Ec2Api extends RegionApi<EC2Client> {
   constructor(context: ApiContext, region: string) {
-    super(context, region, EC2Client, { reads: 'ec2Reads', writes: 'ec2Writes' });
+    super(context, region, EC2Client, EC2_FAMILIES);
   }
 
   createTags(input: CreateTagsCommandInput, grant?: Grant) {

@@ -10,10 +10,13 @@ import {
 import type { Grant } from '../rate-limit/rate-limiter.js';
 import { RegionApi, type ApiContext } from './region-api.js';
 
+/** The budgets the Resource Groups Tagging API's calls spend: its read and write quotas. */
+export const TAGGING_API_FAMILIES = { reads: 'taggingReads', writes: 'taggingWrites' } as const;
+
 /** The Resource Groups Tagging API in one region: GetResources reads, TagResources and UntagResources write. */
 export class TaggingApi extends RegionApi<ResourceGroupsTaggingAPIClient> {
   constructor(context: ApiContext, region: string) {
-    super(context, region, ResourceGroupsTaggingAPIClient, { reads: 'taggingReads', writes: 'taggingWrites' });
+    super(context, region, ResourceGroupsTaggingAPIClient, TAGGING_API_FAMILIES);
   }
 
   getResources(input: GetResourcesCommandInput, grant?: Grant) {

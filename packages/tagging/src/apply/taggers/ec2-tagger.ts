@@ -1,7 +1,7 @@
 import type { Tag } from '@aws-sdk/client-ec2';
 import { callError } from '../../aws/call-error.js';
 import { awsFailureOf, failureKind } from '../../aws/codes.js';
-import { Ec2Api } from '../../aws/ec2-api.js';
+import { EC2_FAMILIES, Ec2Api } from '../../aws/ec2-api.js';
 import { retrying } from '../../aws/retry.js';
 import type { ApiContext } from '../../aws/region-api.js';
 import type { ReadOutcome, WriteOutcome } from '../../batch/session-batchers.js';
@@ -28,7 +28,7 @@ export const EC2_TAGGER: TaggerKind = {
   actions: { set: 'ec2:CreateTags', remove: 'ec2:DeleteTags' },
   readAction: 'ec2:DescribeTags',
   writeCapacity: MAX_IDS_PER_WRITE,
-  writeFamily: 'ec2Writes',
+  writeFamily: EC2_FAMILIES.writes,
   readCapacity: MAX_IDS_PER_READ,
   removesByValue: true,
   // EC2 refuses a whole call for one resource's access too (a tag-conditioned policy): not shared.

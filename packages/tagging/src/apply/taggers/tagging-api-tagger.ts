@@ -1,7 +1,7 @@
 import { resourceFailure } from '../../aws/failed-resources.js';
 import { getAllResources, MAX_RESOURCES_PER_PAGE } from '../../aws/get-resources.js';
 import type { ApiContext } from '../../aws/region-api.js';
-import { TaggingApi } from '../../aws/tagging-api.js';
+import { TAGGING_API_FAMILIES, TaggingApi } from '../../aws/tagging-api.js';
 import type { ReadOutcome, WriteOutcome } from '../../batch/session-batchers.js';
 import { MAX_ARNS_PER_CALL } from '../../plan/batches.js';
 import type { Grant } from '../../rate-limit/rate-limiter.js';
@@ -18,7 +18,7 @@ export const TAGGING_API_TAGGER: TaggerKind = {
   actions: { set: 'tag:TagResources', remove: 'tag:UntagResources' },
   readAction: 'tag:GetResources',
   writeCapacity: MAX_ARNS_PER_CALL,
-  writeFamily: 'taggingWrites',
+  writeFamily: TAGGING_API_FAMILIES.writes,
   readCapacity: MAX_RESOURCES_PER_PAGE,
   removesByValue: false,
   // A whole call's refusal: the credentials' access, which every ARN shares (a resource's own comes per ARN).
