@@ -19,12 +19,15 @@ const VERSION = 'v1beta1';
 /** Objects created at once: the API server, not the driver, should be what limits creation. */
 const CREATORS = 8;
 
-/** Creates everything but the AWSClusters in order, then the AWSClusters from several clients at once. */
+/** A cluster's own objects: an AWSCluster (Keymaster's, or CAPA's with its Cluster API Cluster). */
+const perCluster = ({ kind }: Manifest) => kind === 'AWSCluster' || kind === 'Cluster';
+
+/** Creates everything but the clusters in order, then the clusters from several clients at once. */
 export async function createFleet(kubeConfig: KubeConfig, objects: readonly Manifest[]): Promise<void> {
-  const clusters = objects.filter(({ kind }) => kind === 'AWSCluster');
+  const clusters = objects.filter(perCluster);
   await createObjects(
     kubeConfig,
-    objects.filter(({ kind }) => kind !== 'AWSCluster'),
+    objects.filter((object) => !perCluster(object)),
   );
   await Promise.all(
     Array.from({ length: CREATORS }, (_, slice) =>

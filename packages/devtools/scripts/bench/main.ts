@@ -4,14 +4,14 @@
  * --shards N of them), so that the CPU and memory read from the controller's /metrics are its own.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { deployedMemory } from '@keymaster/testenv';
+import { deployedMemory, installCapa } from '@keymaster/testenv';
 import type { AWSClusterRoleIdentity, AWSTagPolicy } from '@keymaster/api';
 import { benchScenario, RESOURCES_PER_CLUSTER } from '../bench-scenario.js';
 import { DEFAULT_BUDGETS, scopeOf, type Budget, type Budgets } from './arithmetic.js';
@@ -26,18 +26,21 @@ const PHASES = ['cold', 'edits', 'resync', 'sts', 'flood'] as const;
 /** The flood (a tenant at the per-namespace bounds with the largest objects) runs when asked for. */
 const DEFAULT_PHASES = PHASES.filter((phase) => phase !== 'flood');
 const KUBES = ['emulator', 'real'] as const;
-const USAGE = `pnpm bench [--clusters N] [--identities N] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H]`;
+/** Phases that edit Keymaster's own kinds (identities' resourceTags, AWSClusters): none of an adopted fleet. */
+const OWN_KINDS_PHASES = ['sts', 'flood'];
+const USAGE = `pnpm bench [--clusters N] [--identities N] [--adopted] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H]`;
 
 const { values } = parseArgs({
   options: {
     clusters: { type: 'string', default: '1000' },
     identities: { type: 'string', default: '0' },
+    adopted: { type: 'boolean', default: false },
     shards: { type: 'string', default: '0' },
     replicas: { type: 'string', default: '3' },
     'latency-ms': { type: 'string', default: '0' },
     'unlimited-budget': { type: 'boolean', default: false },
     kube: { type: 'string', default: 'emulator' },
-    phases: { type: 'string', default: DEFAULT_PHASES.join(',') },
+    phases: { type: 'string' },
     'sts-hours': { type: 'string', default: '24' },
   },
 });
@@ -53,7 +56,10 @@ const identityCount = whole('identities', values.identities, 0);
 const shards = whole('shards', values.shards, 0);
 const latencyMs = whole('latency-ms', values['latency-ms'], 0);
 const stsHours = whole('sts-hours', values['sts-hours'], 1);
-const phases = new Set(values.phases.split(','));
+const adopted = values.adopted;
+const phases = new Set<string>(
+  values.phases?.split(',') ?? DEFAULT_PHASES.filter((phase) => !adopted || !OWN_KINDS_PHASES.includes(phase)),
+);
 const kube = KUBES.find((name) => name === values.kube);
 if (kube === undefined) {
   process.stderr.write(`--kube: unknown API server "${values.kube}"; one of: ${KUBES.join(', ')}\n${USAGE}\n`);
@@ -64,12 +70,20 @@ for (const phase of phases)
     process.stderr.write(`--phases: unknown phase "${phase}"; phases: ${PHASES.join(', ')}\n${USAGE}\n`);
     process.exit(2);
   }
+const ownKindsOnly = OWN_KINDS_PHASES.filter((phase) => phases.has(phase));
+if (adopted && ownKindsOnly.length > 0) {
+  process.stderr.write(
+    `--phases: ${ownKindsOnly.join(', ')} edit Keymaster's own kinds, which an --adopted fleet has none of; leave them out\n${USAGE}\n`,
+  );
+  process.exit(2);
+}
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const replicas = shards ? whole('replicas', values.replicas, 1) : 1;
 // deploy/manager/deployment.yaml's flags; --shards replaces --leader-elect.
 const flags = [
   ...(shards ? [`--shards=${shards}`] : ['--leader-elect']),
+  ...(adopted ? ['--adopt-cluster-api'] : []),
   ...(values['unlimited-budget']
     ? ['tagging-read', 'tagging-write', 'ec2-read', 'ec2-write'].map((family) => `--aws-${family}-rate=unlimited`)
     : []),
@@ -90,7 +104,7 @@ buildController();
 const dir = await mkdtemp(join(tmpdir(), 'keymaster-bench-'));
 const logDir = join(ROOT, '.bench', 'logs');
 await mkdir(logDir, { recursive: true });
-const { world, objects } = benchScenario(clusterCount, identityCount);
+const { world, objects } = benchScenario(clusterCount, identityCount, adopted);
 // A lifted budget lifts the aws-emulator's quotas too: it would throttle what the controller no longer holds back.
 await writeFile(join(dir, 'world.json'), JSON.stringify(budget ? world : { ...world, quotas: 'off' }));
 const kubeconfig = join(dir, 'kubeconfig');
@@ -101,8 +115,14 @@ const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(kubeconfig);
 const api = new EmulatorApi(emulators, kubeConfig);
 if (latencyMs > 0) await api.addLatency(latencyMs);
+if (adopted) {
+  process.stdout.write("installing Cluster API's and CAPA's CRDs (provisioned once, with Go) ...\n");
+  await installCapa(await readFile(kubeconfig, 'utf8'));
+}
 
-process.stdout.write(`creating ${objects.length} objects (${clusterCount} AWSClusters) ...\n`);
+process.stdout.write(
+  `creating ${objects.length} objects (${clusterCount} ${adopted ? "Clusters and CAPA's AWSClusters" : 'AWSClusters'}) ...\n`,
+);
 const createdAt = performance.now();
 await createFleet(kubeConfig, objects);
 const createSeconds = Number(((performance.now() - createdAt) / 1000).toFixed(1));
@@ -129,6 +149,7 @@ const result: BenchResult = {
     budget: budget ? "default (AWS's quotas: reads 15/s, writes 5/s, EC2 writes 10/s)" : 'lifted',
     latencyMs,
     kube,
+    adopted,
   },
   createSeconds,
   cold: undefined as never,
@@ -168,21 +189,23 @@ if (phases.has('edits')) {
   const identities = objects.filter(
     ({ kind, metadata }) => kind.endsWith('Identity') && metadata.name.startsWith('tenant-'),
   );
-  result.identityEdit = await phase('identity edit', () =>
-    dayTwoEdit(
-      bench,
-      "every tenant identity's resourceTags edit",
-      () =>
-        Promise.all(
-          identities.map((identity) =>
-            edit<AWSClusterRoleIdentity>(kubeConfig, identity, (current) => {
-              for (const tag of current.spec.resourceTags ?? []) if (tag.key === 'tenant') tag.value += '-v2';
-            }),
+  // CAPA's identities have no resourceTags to edit.
+  if (!adopted)
+    result.identityEdit = await phase('identity edit', () =>
+      dayTwoEdit(
+        bench,
+        "every tenant identity's resourceTags edit",
+        () =>
+          Promise.all(
+            identities.map((identity) =>
+              edit<AWSClusterRoleIdentity>(kubeConfig, identity, (current) => {
+                for (const tag of current.spec.resourceTags ?? []) if (tag.key === 'tenant') tag.value += '-v2';
+              }),
+            ),
           ),
-        ),
-      ({ tags }) => tags['tenant']?.endsWith('-v2') === true,
-    ),
-  );
+        ({ tags }) => tags['tenant']?.endsWith('-v2') === true,
+      ),
+    );
 }
 
 if (phases.has('resync')) {

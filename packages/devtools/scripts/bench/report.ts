@@ -23,7 +23,15 @@ export interface BenchResult {
     identities: number;
     chained: number;
   };
-  options: { shards: number; replicas: number; budget: string; latencyMs: number; kube: KubeBackend };
+  options: {
+    shards: number;
+    replicas: number;
+    budget: string;
+    latencyMs: number;
+    kube: KubeBackend;
+    /** The clusters are Cluster API's with CAPA's, adopted (`--adopted`); absent in rows before it. */
+    adopted?: boolean;
+  };
   createSeconds: number;
   cold: ColdResult;
   policyEdit?: EditResult;
@@ -44,7 +52,7 @@ function runCells({ date, commit, scenario, options }: BenchResult): (string | n
   return [
     date.slice(0, 16).replace('T', ' '),
     commit,
-    `${scenario.clusters} × ${scenario.resourcesPerCluster}`,
+    `${scenario.clusters} × ${scenario.resourcesPerCluster}${options.adopted ? ' adopted from CAPA' : ''}`,
     `${scenario.accounts} × ${scenario.regions}`,
     options.shards ? `${options.shards} in ${options.replicas} processes` : '1 process',
     options.kube === 'real' ? 'kube-apiserver' : 'kube-emulator',
@@ -167,7 +175,7 @@ export async function writeReport(result: BenchResult): Promise<void> {
   await mkdir(fileURLToPath(new URL('.bench/', ROOT)), { recursive: true });
   const { clusters } = result.scenario;
   const { shards, replicas, budget, latencyMs, kube } = result.options;
-  const name = `.bench/reconciler-${clusters}-clusters-${shards}-shards-${replicas}-replicas-${budget.split(' ')[0]}-budget-${latencyMs}ms-${kube}.json`;
+  const name = `.bench/reconciler-${clusters}-clusters${result.options.adopted ? '-adopted' : ''}-${shards}-shards-${replicas}-replicas-${budget.split(' ')[0]}-budget-${latencyMs}ms-${kube}.json`;
   await writeFile(fileURLToPath(new URL(name, ROOT)), `${JSON.stringify(result, null, 2)}\n`);
   let doc = await readFile(DOC, 'utf8');
   doc = appendRow(doc, MARKERS.cold, coldRow(result));
