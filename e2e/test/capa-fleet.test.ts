@@ -210,6 +210,12 @@ describe('a fleet of 100 CAPA clusters of four tenants, adopted', function () {
         expect(tenancy.aws.tags(arn), `${cluster.name} ${arn}`).to.include({ platform: 'keymaster' });
     // Each tenant's role assumed once, as for Keymaster's own AWSClusters of one identity.
     expect(tenancy.aws.count('sts:AssumeRole')).to.equal(TENANTS.length);
+    // Companions written by as many workers as the AWSClusters are reconciled by (--max-concurrent-reconciles).
+    expect(
+      await tenancy.controller.metric('controller_runtime_max_concurrent_reconciles', { controller: 'adoption' }),
+    ).to.equal(
+      await tenancy.controller.metric('controller_runtime_max_concurrent_reconciles', { controller: 'awscluster' }),
+    );
   });
 
   it("refuses tenant D's cluster that names tenant A's CAPA identity: no AssumeRole for it, no tag", async () => {

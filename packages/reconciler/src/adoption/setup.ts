@@ -53,7 +53,10 @@ export function setupAdoptionController(context: ControllerContext, adoption: Ad
     );
     return [...new Set(named)].map((cluster) => ({ namespace: name, name: cluster }));
   };
+  // As many workers as the AWSCluster controller: each companion is a write, and a fleet adopted at once
+  // would otherwise reach the tag work one write at a time, too spread for clusters to share a scan or a call.
   controllerFor<ClusterAPICluster>(manager, 'adoption', adoption.clusters)
+    .withWorkers(options.maxConcurrentReconciles)
     .withPredicate(specOrMetadataChanged)
     .watches<CapaObject>(adoption.awsClusters, clustersNaming('infrastructureRef'), specOrMetadataChanged)
     .watches<CapaObject>(adoption.managedClusters, clustersNaming('infrastructureRef'), specOrMetadataChanged)
