@@ -52,3 +52,4 @@ export {
 } from './validation/index.js';
 export * from './iam/index.js';
 export * from './conditions.js';
+export * from './events.js';

@@ -1,5 +1,5 @@
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
-import type { AWSCluster } from '@keymaster/api';
+import { EventReason, type AWSCluster } from '@keymaster/api';
 import type { Emulators } from '@keymaster/testenv';
 
 // The TagDriftCorrected event's message (@keymaster/tagging's taggingEvents): "Set back 2 tags edited
@@ -23,7 +23,7 @@ export function driftSetBack(clusters: readonly AWSCluster[], events: readonly C
     const resources = events
       .filter(
         ({ involvedObject, reason, lastTimestamp, eventTime }) =>
-          reason === 'TagDriftCorrected' &&
+          reason === EventReason.TagDriftCorrected &&
           involvedObject.kind === 'AWSCluster' &&
           involvedObject.uid === uid &&
           time(lastTimestamp ?? eventTime) >= syncedAt,

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ADOPT_LABEL, ADOPT_LABEL_VALUE, PAUSED_ANNOTATION, type AWSCluster } from '@keymaster/api';
+import { ADOPT_LABEL, ADOPT_LABEL_VALUE, EventReason, PAUSED_ANNOTATION, type AWSCluster } from '@keymaster/api';
 import { ApiException, type V1Namespace } from '@kubernetes/client-node';
 import { CLUSTER_LABEL_CHARACTERS, tenantObjectAsRead } from '../kube/cache-transforms.js';
 import { describeKubeError } from '../kube/errors.js';
@@ -9,16 +9,6 @@ import type { Request } from '../runtime/controller.js';
 import { CLUSTER_API_GROUP, FOLLOWED_KINDS, type ClusterAPICluster } from './capa-objects.js';
 import { followedOf, isCompanion, type CapaObjects } from './companion.js';
 import type { CompanionWrites } from './companion-writer.js';
-
-/** Events' reasons on a followed Cluster. */
-export const AdoptionReason = {
-  /** A Keymaster AWSCluster of the Cluster's name that Keymaster did not make governs the cluster. */
-  HandMadeAWSCluster: 'HandMadeAWSCluster',
-  /** Keymaster's AWSCluster schema refused the companion CAPA's objects ask for. */
-  CompanionRefused: 'CompanionRefused',
-  /** CAPA's object names no region: there is nothing to govern yet. */
-  RegionMissing: 'RegionMissing',
-} as const;
 
 interface Lookup<T> {
   get(name: string, namespace?: string): T | undefined;
@@ -100,7 +90,7 @@ export class AdoptionReconciler {
       await this.#sayOnce(
         key,
         cluster,
-        AdoptionReason.RegionMissing,
+        EventReason.RegionMissing,
         `${followed.kind} ${namespace}/${followed.name} names no spec.region: Keymaster governs the cluster once it has one`,
       );
       return;
@@ -117,7 +107,7 @@ export class AdoptionReconciler {
         await this.#sayOnce(
           key,
           cluster,
-          AdoptionReason.HandMadeAWSCluster,
+          EventReason.HandMadeAWSCluster,
           `the AWSCluster ${namespace}/${name} (infrastructure.keymaster.dev) was not made by Keymaster for this Cluster: ` +
             'it governs the cluster as written. To have Keymaster follow the Cluster instead, delete that AWSCluster',
         );
@@ -137,7 +127,7 @@ export class AdoptionReconciler {
       await this.#sayOnce(
         `${namespace}/${name}`,
         cluster,
-        AdoptionReason.CompanionRefused,
+        EventReason.CompanionRefused,
         `Keymaster's AWSCluster ${namespace}/${name} cannot follow CAPA's objects: ${message ?? 'refused'}. ` +
           "Fix CAPA's object, or (for a name or identity that cannot change) delete that AWSCluster to have it made again",
       );
@@ -149,7 +139,7 @@ export class AdoptionReconciler {
     if (said.has(`${reason}/${text}`)) return;
     this.#said.set(key, said.add(`${reason}/${text}`));
     this.#deps.logger.info('cluster not followed as asked', { cluster: key, reason, message: text });
-    const type = reason === AdoptionReason.HandMadeAWSCluster ? 'Normal' : 'Warning';
+    const type = reason === EventReason.HandMadeAWSCluster ? 'Normal' : 'Warning';
     await this.#deps.events.record(clusterTarget(cluster), type, reason, text);
   }
 }

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   API_VERSION,
+  EventReason,
   PAUSED_ANNOTATION,
   PrincipalCredentialRetrievedReason,
   SINGLETON_NAME,
@@ -332,7 +333,7 @@ export class AWSClusterReconciler {
     return [
       {
         type: 'Warning',
-        reason: 'BookkeepingTagIgnored',
+        reason: EventReason.BookkeepingTagIgnored,
         message: `The cluster's resources carry ${keys}: Keymaster writes no tag of its own (what it remembers is in its AWSClusterLedger), so these are someone else's; they are ignored and never removed. Whoever can write keymaster.dev/ tags on AWS may be trying to steer Keymaster: deny those tag writes (docs/operations.md).`,
       },
     ];

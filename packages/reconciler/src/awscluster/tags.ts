@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import {
   CLUSTER_API_LAYER,
   CLUSTER_NAME_TAG_KEYS,
+  EventReason,
   ownershipTagKeys,
   TagsInSyncReason,
   type AWSCluster,
@@ -257,25 +258,25 @@ export function createTagSync(deps: {
     if (full)
       events.push({
         type: 'Warning',
-        reason: 'LedgerFull',
+        reason: EventReason.LedgerFull,
         message: `The AWSClusterLedger of this cluster would pass ${LEDGER_MAX_BYTES / 1024} KiB: what Keymaster wrote since was not all recorded there, so removalPolicy Delete will not remove those values. Split the cluster's resources, or remove keys it no longer needs by hand.`,
       });
     if (result.legacyConverted) log.info('legacy bookkeeping tags converted into the ledger and removed');
     // Normal, not Warning: an empty cluster is no failure; told once, when TagsInSync first says so.
     const before = cluster.status?.conditions?.find(({ type }) => type === 'TagsInSync')?.message;
     if (condition.message.startsWith(nothingFound) && !before?.startsWith(nothingFound))
-      events.push({ type: 'Normal', reason: 'NoResourcesFound', message: nothingFound });
+      events.push({ type: 'Normal', reason: EventReason.NoResourcesFound, message: nothingFound });
     if (!isDeepStrictEqual(result.status.conflicts, previous.conflicts ?? [])) {
       const known = new Set((previous.conflicts ?? []).map((conflict) => JSON.stringify(conflict)));
       for (const conflict of result.status.conflicts)
         if (!known.has(JSON.stringify(conflict)))
-          events.push({ type: 'Warning', reason: 'TagConflict', message: describeConflict(conflict) });
+          events.push({ type: 'Warning', reason: EventReason.TagConflict, message: describeConflict(conflict) });
     }
     if (
       ignored &&
       cluster.status?.conditions?.find(({ type }) => type === 'TagsInSync')?.message !== condition.message
     ) {
-      events.push({ type: 'Warning', reason: 'InvalidTags', message: ignored.slice('; ignored: '.length) });
+      events.push({ type: 'Warning', reason: EventReason.InvalidTags, message: ignored.slice('; ignored: '.length) });
     }
     if (drifted > 0 || result.failed.length > 0)
       log.info('tags reconciled', {

@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Secret } from '@kubernetes/client-node';
-import type { AWSAccountBinding, AWSCluster, AWSClusterIdentityStatus, IdentityKind } from '@keymaster/api';
+import {
+  EventReason,
+  type AWSAccountBinding,
+  type AWSCluster,
+  type AWSClusterIdentityStatus,
+  type IdentityKind,
+} from '@keymaster/api';
 import {
   identityId,
   isNamespacedKind,
@@ -105,7 +111,7 @@ export class IdentityReconciler {
       await this.deps.events.record(
         identity,
         'Warning',
-        'DeletionBlocked',
+        EventReason.DeletionBlocked,
         `${id} is still used by ${users.length} AWSCluster(s) in ${namespaces} namespace(s): it is deleted once they no longer use it, and accepts no new ones meanwhile (the controller's log names them)`,
       );
     }
@@ -131,7 +137,8 @@ export class IdentityReconciler {
   /** The first sight of a deletion: who uses the identity now (created before it), each told by a Warning event. */
   async #rememberUsers(identity: IdentityObject, id: string, reaching: AWSCluster[]): Promise<ReadonlySet<string>> {
     const users = reaching.filter((cluster) => servesCluster(identity, clusterUser(cluster), undefined));
-    for (const user of users) await this.deps.events.record(user, 'Warning', 'IdentityDeleting', deletingNotice([id]));
+    for (const user of users)
+      await this.deps.events.record(user, 'Warning', EventReason.IdentityDeleting, deletingNotice([id]));
     return this.deps.deletions.remember(identity, users.map(clusterKey));
   }
 
@@ -196,7 +203,7 @@ export class IdentityReconciler {
     await this.deps.events.record(
       identity,
       'Normal',
-      'AccountClaimConverted',
+      EventReason.AccountClaimConverted,
       `The claim of AWS account ${accountId} by ${id} is now AWSAccountBinding ${accountId}, binding it to ${tenants}: ` +
         'the platform edits that object to change which tenants may act in the account',
     );

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  EventReason,
   SecretWrittenReason,
   type AWSCredentialsRequest,
   type AWSCredentialsRequestStatus,
@@ -261,7 +262,7 @@ export class CredentialsReconciler {
       if (this.#written.has(key))
         events.push({
           type: 'Warning',
-          reason: 'SecretRecreated',
+          reason: EventReason.SecretRecreated,
           message: `Secret ${secretName} was deleted: recreated`,
         });
     } else if (secretDiffers(live, desired)) {
@@ -270,7 +271,7 @@ export class CredentialsReconciler {
       if (edited)
         events.push({
           type: 'Warning',
-          reason: 'SecretRestored',
+          reason: EventReason.SecretRestored,
           message: `Secret ${secretName} was edited: set back`,
         });
     }
@@ -278,7 +279,7 @@ export class CredentialsReconciler {
       const renewal = this.#written.has(key);
       events.push({
         type: 'Normal',
-        reason: renewal ? 'CredentialsRenewed' : 'CredentialsWritten',
+        reason: renewal ? EventReason.CredentialsRenewed : EventReason.CredentialsWritten,
         message: `Secret ${secretName} holds ${request.spec.mode === 'WebIdentity' ? 'the web identity configuration' : `credentials${until}`}`,
       });
     }
@@ -301,7 +302,7 @@ export class CredentialsReconciler {
       await this.deps.secretWriter.replace(live, desiredSecret(request, {}, undefined));
       events.push({
         type: 'Warning',
-        reason: 'CredentialsRevoked',
+        reason: EventReason.CredentialsRevoked,
         message: `Credentials removed from Secret ${secretName}: ${why}`,
       });
     }

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import type { AWSCluster } from '@keymaster/api';
+import { EventReason, type AWSCluster } from '@keymaster/api';
 import { ApiException, type V1Namespace } from '@kubernetes/client-node';
 import type { CapaObject, ClusterAPICluster } from '../../src/adoption/capa-objects.js';
 import type { CompanionWrites } from '../../src/adoption/companion-writer.js';
 import { adoptedFrom } from '../../src/adoption/index.js';
-import { AdoptionReconciler, AdoptionReason } from '../../src/adoption/reconciler.js';
+import { AdoptionReconciler } from '../../src/adoption/reconciler.js';
 import { CLUSTER_LABEL_CHARACTERS, tenantObjectAsRead } from '../../src/kube/cache-transforms.js';
 import { FakeInformer } from '../support/fake-informer.js';
 import { quietLogger } from '../support/quiet-logger.js';
@@ -228,7 +228,7 @@ describe('adoption reconcile', () => {
     await w.reconcile();
     await w.reconcile();
     expect(w.writes.writes).to.deep.equal([]);
-    expect(w.events.reasons).to.deep.equal([`Normal ${AdoptionReason.HandMadeAWSCluster}`]);
+    expect(w.events.reasons).to.deep.equal([`Normal ${EventReason.HandMadeAWSCluster}`]);
     expect(w.events.recorded[0]!.target).to.equal('Cluster/prod');
   });
 
@@ -422,7 +422,7 @@ describe('adoption reconcile', () => {
     w.writes.failure = new ApiException(422, 'invalid', JSON.stringify({ kind: 'Status', code: 422, message }), {});
     await w.reconcile();
     await w.reconcile();
-    expect(w.events.reasons).to.deep.equal([`Warning ${AdoptionReason.CompanionRefused}`]);
+    expect(w.events.reasons).to.deep.equal([`Warning ${EventReason.CompanionRefused}`]);
     expect(w.events.recorded[0]!.message).to.include('clusterName is immutable');
   });
 
@@ -438,7 +438,7 @@ describe('adoption reconcile', () => {
     const w = world({ awsClusters: [capa('prod')] });
     await w.reconcile();
     expect(w.writes.writes).to.deep.equal([]);
-    expect(w.events.reasons).to.deep.equal([`Warning ${AdoptionReason.RegionMissing}`]);
+    expect(w.events.reasons).to.deep.equal([`Warning ${EventReason.RegionMissing}`]);
   });
 });
 

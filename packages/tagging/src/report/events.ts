@@ -1,4 +1,4 @@
-import { LIMITS } from '@keymaster/api';
+import { EventReason, LIMITS } from '@keymaster/api';
 import type { TagFailure } from '../apply/types.js';
 import type { TagPlan } from '../plan/types.js';
 
@@ -46,7 +46,7 @@ export function taggingEvents(
     ];
     events.push(
       normal(
-        'TagsApplied',
+        EventReason.TagsApplied,
         `Updated the tags of ${plural(applied.length, 'resource')} in ${regions.join(', ')}: ${what.join('; ')}`,
       ),
     );
@@ -65,7 +65,7 @@ export function taggingEvents(
     );
     events.push(
       normal(
-        'TagDriftCorrected',
+        EventReason.TagDriftCorrected,
         `Set back ${plural(drift.length, 'tag')} edited outside Keymaster on ${plural(resources, 'resource')}: ${listed(examples)}`,
       ),
     );
@@ -79,7 +79,11 @@ export function taggingEvents(
   for (const group of groups.values()) {
     const { kind, code, action, region, message } = group[0]!;
     const reason =
-      kind === 'AccessDenied' ? 'TaggingAccessDenied' : kind === 'NotVerified' ? 'TagsNotVerified' : 'TaggingFailed';
+      kind === 'AccessDenied'
+        ? EventReason.TaggingAccessDenied
+        : kind === 'NotVerified'
+          ? EventReason.TagsNotVerified
+          : EventReason.TaggingFailed;
     const arns = distinct(group.map(({ arn }) => arn));
     events.push(
       warning(
@@ -94,7 +98,7 @@ export function taggingEvents(
     const withheld = distinct(overLimit.flatMap(({ overLimit: limit }) => limit!.withheld.map(({ key }) => key)));
     events.push(
       warning(
-        'TagLimitExceeded',
+        EventReason.TagLimitExceeded,
         `${plural(overLimit.length, 'resource')} would carry more than ${LIMITS.tagsPerResource} user tags; not added: ${withheld.join(', ')} (${listed(overLimit.map(({ arn }) => arn))})`,
       ),
     );
