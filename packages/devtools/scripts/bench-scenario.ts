@@ -67,7 +67,8 @@ const object = (
 
 /** Who keeps the clusters and identities: Keymaster's own kinds, or CAPA's, which Keymaster adopts. */
 interface Kinds {
-  identityApiVersion: string;
+  /** A cluster-scoped identity of this kind family. */
+  identity: (kind: string, name: string, spec: Record<string, unknown>) => Manifest;
   secretNamespace: string;
   /** The tags an identity adds: Keymaster's kinds carry the tenant's; CAPA's have no such field. */
   identityTags: (tenant: Tenant) => Record<string, unknown>;
@@ -100,7 +101,7 @@ const clusterSpec = ({ tenant, region, additionalTags }: Cluster) => ({
 });
 
 const KEYMASTER_KINDS: Kinds = {
-  identityApiVersion: API_VERSION,
+  identity: (kind, name, spec) => object(kind, name, spec),
   secretNamespace: NAMESPACE,
   identityTags: (tenant) => ({ resourceTags: [{ key: 'tenant', value: tenant.name, overridePolicy: 'Deny' }] }),
   namespaces: (tenants) => tenants.map(({ name }) => namespace(name)),
@@ -109,7 +110,7 @@ const KEYMASTER_KINDS: Kinds = {
 };
 
 const CAPA_KINDS: Kinds = {
-  identityApiVersion: CAPA_API_VERSION,
+  identity: (kind, name, spec) => object(kind, name, spec, undefined, CAPA_API_VERSION),
   secretNamespace: CAPA_NAMESPACE,
   identityTags: () => ({}),
   namespaces: (tenants) => [
@@ -137,8 +138,6 @@ const staticKeys = (tenant: Tenant) => ({
 
 function identity(tenant: Tenant, kinds: Kinds): Manifest[] {
   const common = { allowedNamespaces: { list: [tenant.name] }, ...kinds.identityTags(tenant) };
-  const identityObject = (kind: string, spec: Record<string, unknown>) =>
-    object(kind, tenant.name, spec, undefined, kinds.identityApiVersion);
   const roleARN = `arn:aws:iam::${tenant.account}:role/keymaster`;
   switch (tenant.kind) {
     case 'static':
@@ -152,13 +151,13 @@ function identity(tenant: Tenant, kinds: Kinds): Manifest[] {
             SecretAccessKey: staticKeys(tenant).secretAccessKey,
           },
         } as Manifest,
-        identityObject('AWSClusterStaticIdentity', { secretRef: `${tenant.name}-keys`, ...common }),
+        kinds.identity('AWSClusterStaticIdentity', tenant.name, { secretRef: `${tenant.name}-keys`, ...common }),
       ];
     case 'role':
-      return [identityObject('AWSClusterRoleIdentity', { roleARN, ...common })];
+      return [kinds.identity('AWSClusterRoleIdentity', tenant.name, { roleARN, ...common })];
     case 'chained':
       return [
-        identityObject('AWSClusterRoleIdentity', {
+        kinds.identity('AWSClusterRoleIdentity', tenant.name, {
           roleARN,
           externalID: `external-${tenant.name}`,
           sourceIdentityRef: { kind: 'AWSClusterRoleIdentity', name: 'keymaster-hub' },
@@ -216,20 +215,11 @@ export function benchScenario(
         { key: 'cost-center', value: 'platform' },
       ],
     }),
-    object(
-      'AWSClusterControllerIdentity',
-      'default',
-      { allowedNamespaces: { list: roleTenants } },
-      undefined,
-      kinds.identityApiVersion,
-    ),
-    object(
-      'AWSClusterRoleIdentity',
-      'keymaster-hub',
-      { roleARN: HUB_ARN, allowedNamespaces: { list: chainedTenants } },
-      undefined,
-      kinds.identityApiVersion,
-    ),
+    kinds.identity('AWSClusterControllerIdentity', 'default', { allowedNamespaces: { list: roleTenants } }),
+    kinds.identity('AWSClusterRoleIdentity', 'keymaster-hub', {
+      roleARN: HUB_ARN,
+      allowedNamespaces: { list: chainedTenants },
+    }),
     ...tenants.flatMap((tenant) => identity(tenant, kinds)),
     ...clusters.flatMap(kinds.clusterObjects),
   ];
