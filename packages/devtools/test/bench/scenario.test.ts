@@ -71,6 +71,6 @@ describe('bench scenario: the adopted fleet', () => {
       ({ kind, apiVersion, metadata }) =>
         kind === 'AWSCluster' && apiVersion.startsWith(CAPA_GROUP) && metadata.name === owner,
     )!.spec!;
-    expect(first(adopted.world).tags).to.include(spec['additionalTags'] as Record<string, string>);
+    expect(first(adopted.world).tags).to.include(spec['additionalTags']);
   });
 });
