@@ -193,7 +193,8 @@ export function createTagSync(deps: {
   const now = deps.now ?? (() => new Date());
   return async (work, log, { signal, askedAt, expectedClusters } = {}) => {
     const { cluster, session, chain, policies } = work;
-    const previous: ClusterTaggingStatus = cluster.status?.tagging ?? {};
+    // A copy: what this returns as status is the reconcile's to change, and this one is the informer's.
+    const previous: ClusterTaggingStatus = { ...cluster.status?.tagging };
     if (cluster.spec.tagging?.paused) {
       return {
         condition: outOfSync(TagsInSyncReason.TaggingPaused, 'spec.tagging.paused is true: tags are left as they are'),

@@ -399,6 +399,18 @@ describe('the AWSCluster reconcile, branch by branch', () => {
     expect(reasonsWithoutRow(ROWS, AWSCLUSTER_REASONS)).to.deep.equal([]);
   });
 
+  it("leaves the cached cluster as the informer holds it, its status included (paused tagging's last status too)", async () => {
+    const world = new ClusterWorld();
+    const cached = cluster('prod', {}, { tagging: { paused: true } });
+    cached.status = { tagging: { resourcesDiscovered: 3, resourcesInSync: 2 } };
+    world.caches.clusters.put(cached);
+    world.syncTags = createTagSync({});
+    const before = structuredClone(cached);
+    await world.reconcile();
+    expect(world.writer.status?.tagging).to.include({ summary: '2/3' });
+    expect(cached).to.deep.equal(before);
+  });
+
   it('releases what a cluster gone from the cache held', async () => {
     const world = new ClusterWorld();
     await world.reconcile();
