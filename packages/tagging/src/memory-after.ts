@@ -1,4 +1,4 @@
-import { ClusterMemory } from './cluster-memory.js';
+import type { ClusterMemory } from './cluster-memory.js';
 import { memoryBefore } from './plan/resource.js';
 import type { TagPlan } from './plan/types.js';
 import type { AppliedChange } from './report/events.js';
@@ -26,7 +26,7 @@ export interface MemoryAfterInput {
  */
 export function memoryAfter(input: MemoryAfterInput): ClusterMemory {
   const { memory, plan, resources, convertLegacy, dryRun } = input;
-  const next = ClusterMemory.fromLedger(memory.toLedger());
+  const next = memory.copy();
   const applied = new Map(dryRun ? [] : input.applied.map((change) => [change.arn, change]));
   for (const resource of plan.resources) {
     // Left alone: what was remembered stays as it was.

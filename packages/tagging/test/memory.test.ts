@@ -81,6 +81,26 @@ describe('ClusterMemory', () => {
     memory.keepOnly([arns[2]!]);
     expect(memory.toLedger()).to.deep.equal([]);
   });
+
+  it('copies: what the copy records or forgets leaves the original as it was, and the other way round', () => {
+    const original = memoryOf({ [arns[0]!]: { Cluster: { team: 'a' } }, [arns[1]!]: { Cluster: { team: 'a' } } });
+    const before = original.toLedger();
+    const copy = original.copy();
+    const changed = copy.of(arns[0]!);
+    changed.write('Global', 'cost', '1');
+    copy.set(arns[0]!, changed);
+    copy.keepOnly([arns[0]!]);
+    expect(original.toLedger()).to.deep.equal(before);
+    original.set(arns[1]!, new ResourceMemory());
+    expect(copy.of(arns[0]!).writer('cost', '1')).to.equal('Global');
+    expect(copy.toLedger()).to.deep.equal([{ resources: [resourceDigest(arns[0]!)], ...changed.prints() }]);
+  });
+
+  it('gives ledger lists of their own: changing what toLedger returned changes nothing remembered', () => {
+    const memory = memoryOf({ [arns[0]!]: { Cluster: { team: 'a' } } });
+    memory.toLedger()[0]!.cluster!.length = 0;
+    expect(memory.of(arns[0]!).writer('team', 'a')).to.equal('Cluster');
+  });
 });
 
 describe('legacyMemory', () => {
