@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
 import { RateLimiters, reconcileTags, SessionBatchers, TAGGERS, type TaggingSession } from '../../src/index.js';
+import { ec2ResourceId } from '../../src/apply/taggers/ec2-tagger.js';
 import { memoryOf, owned } from '../fixtures.js';
 import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
 import {
@@ -160,4 +161,19 @@ describe("reconcileTags with EC2's own tagger", function () {
     ]);
     expect(result.applied).to.have.length(9);
   });
+});
+
+describe('ec2ResourceId', () => {
+  const cases: [arn: string, id: string][] = [
+    ['arn:aws:ec2:eu-west-1:111122223333:instance/i-0abc', 'i-0abc'],
+    ['arn:aws:ec2:eu-west-1:111122223333:network-interface/eni-1', 'eni-1'],
+    ['arn:aws:ec2:eu-west-1:111122223333:a/b/c', 'c'],
+    ['arn:aws:ec2:eu-west-1:111122223333:instance:i-1', 'instance:i-1'],
+    ['arn:aws:ec2:eu-west-1:111122223333:vpc/', ''],
+    ['arn:a/b:ec2:eu-west-1:111122223333:vpc-1', 'vpc-1'],
+    ['arn:aws:ec2:eu-west-1:111122223333', ''],
+    ['', ''],
+  ];
+  for (const [arn, id] of cases)
+    it(`${JSON.stringify(arn)} -> ${JSON.stringify(id)}`, () => expect(ec2ResourceId(arn)).to.equal(id));
 });

@@ -36,8 +36,19 @@ export const EC2_TAGGER: TaggerKind = {
   create: (context, region) => new Ec2Tagger(context, region),
 };
 
-/** The resource ID of an EC2 ARN: the last part of its resource path (`instance/i-0abc` -> `i-0abc`). */
-const ec2ResourceId = (arn: string): string => arn.split(':').slice(5).join(':').split('/').pop()!;
+/**
+ * The resource ID of an EC2 ARN: the last part of its resource path (`instance/i-0abc` -> `i-0abc`),
+ * the whole resource field when it has no `/`, empty for no ARN. Found by index, not by splitting:
+ * every resource written and read back passes here.
+ */
+export function ec2ResourceId(arn: string): string {
+  let resourceAt = 0;
+  for (let field = 0; field < 5; field++) {
+    resourceAt = arn.indexOf(':', resourceAt) + 1;
+    if (resourceAt === 0) return '';
+  }
+  return arn.slice(Math.max(resourceAt, arn.lastIndexOf('/') + 1));
+}
 
 class Ec2Tagger implements Tagger {
   readonly #api: Ec2Api;
@@ -107,7 +118,8 @@ class Ec2Tagger implements Tagger {
    * nothing of resources that do not exist: every ARN asked for is answered, with the tags found.
    */
   async read(arns: string[], grant: Grant): Promise<Map<string, ReadOutcome>> {
-    const tags = new Map<string, Record<string, string>>(arns.map((arn) => [ec2ResourceId(arn), {}]));
+    const ids = arns.map(ec2ResourceId);
+    const tags = new Map<string, Record<string, string>>(ids.map((id) => [id, {}]));
     const Filters = [{ Name: 'resource-id', Values: [...tags.keys()] }];
     const first = firstGrant(grant);
     let NextToken: string | undefined;
@@ -126,7 +138,7 @@ class Ec2Tagger implements Tagger {
       }
       NextToken = answer.NextToken;
     } while (NextToken);
-    return new Map(arns.map((arn) => [arn, { tags: tags.get(ec2ResourceId(arn))! }]));
+    return new Map(arns.map((arn, i) => [arn, { tags: tags.get(ids[i]!)! }]));
   }
 }
 
