@@ -138,7 +138,8 @@ export class AWSClusterReconciler {
   /** `queuedAt`: when the request was queued; AWS as it was then is the least the tag work must see. */
   async #reconcile(cluster: AWSCluster, key: string, log: Logger, queuedAt: number): Promise<Result | undefined> {
     const { resolver, sightings, now } = this.deps;
-    const status: AWSClusterStatus = structuredClone(cluster.status ?? {});
+    // A shallow copy: the reconcile replaces status's fields, never changes them in place.
+    const status: AWSClusterStatus = { ...cluster.status };
     const generation = cluster.metadata.generation ?? 0;
     const time = now().toISOString();
     let conditions: Condition[] = status.conditions ?? [];
