@@ -19,8 +19,11 @@ export function knownAfter(
     .map(([arn, tags]): [string, Record<string, string>] => {
       const change = changes.get(arn);
       if (change === undefined) return [arn, tags];
+      const written = { ...tags, ...change.set };
+      // Most changes remove nothing: then the spread is the answer, without a round of entries.
+      if (change.removed.length === 0) return [arn, written];
       const removed = new Set(change.removed);
-      return [arn, Object.fromEntries(Object.entries({ ...tags, ...change.set }).filter(([key]) => !removed.has(key)))];
+      return [arn, Object.fromEntries(Object.entries(written).filter(([key]) => !removed.has(key)))];
     });
   const regions = Object.entries(planned.regions).filter(([arn]) => !left.has(arn));
   return { resources: Object.fromEntries(resources), regions: Object.fromEntries(regions) };
