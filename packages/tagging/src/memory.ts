@@ -29,19 +29,33 @@ const digest = (text: string, length: number): string =>
  */
 const FINGERPRINT_LENGTH = 12;
 
-/** Fingerprints already computed: a fleet repeats the same few tags on every resource. */
-const prints = new Map<string, string>();
+/**
+ * Fingerprints already computed, by key, then value: a fleet repeats the same few tags on every
+ * resource, and a lookup by the two strings builds no string of its own.
+ */
+const prints = new Map<string, Map<string, string>>();
+/** How many fingerprints `prints` holds. */
+let printCount = 0;
 /** Bounds the memo: a fleet's distinct tags fit many times over; past that it starts again. */
 const MAX_PRINTS = 10_000;
 
 /** The fingerprint of one tag, as the ledger holds it. */
 export function fingerprint(key: string, value: string): string {
-  const tag = `${key}\0${value}`;
-  let print = prints.get(tag);
+  let values = prints.get(key);
+  let print = values?.get(value);
   if (print === undefined) {
-    print = digest(tag, FINGERPRINT_LENGTH);
-    if (prints.size >= MAX_PRINTS) prints.clear();
-    prints.set(tag, print);
+    print = digest(`${key}\0${value}`, FINGERPRINT_LENGTH);
+    if (printCount >= MAX_PRINTS) {
+      prints.clear();
+      printCount = 0;
+      values = undefined;
+    }
+    if (values === undefined) {
+      values = new Map();
+      prints.set(key, values);
+    }
+    values.set(value, print);
+    printCount += 1;
   }
   return print;
 }

@@ -15,6 +15,13 @@ describe('fingerprint', () => {
     expect(resourceDigest(instanceArn('i-1'))).to.equal('c+OsI1zpdau9WaLq');
   });
 
+  it('gives the same fingerprints once its memo of 10,000 has started again', () => {
+    const first = Array.from({ length: 10 }, (_, i) => fingerprint('tenant', `t-${i}`));
+    for (let i = 0; i < 10_001; i++) fingerprint(`key-${i % 7}`, `value-${i}`);
+    expect(Array.from({ length: 10 }, (_, i) => fingerprint('tenant', `t-${i}`))).to.deep.equal(first);
+    expect(fingerprint('cost-center', '1000')).to.equal('I6-DwcGWZgVG');
+  });
+
   it('starts with the 4 characters the memory tags of releases up to 0.2.0 held', () => {
     // Those releases' own expectations: I6-D, eoFf, e6KP.
     expect(['I6-D', 'eoFf', 'e6KP']).to.deep.equal(
