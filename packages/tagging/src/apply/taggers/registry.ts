@@ -1,3 +1,4 @@
+import { arnService } from '../../arn.js';
 import { groupBy } from '../group-by.js';
 import type { WriteAction } from '../types.js';
 import { EC2_TAGGER } from './ec2-tagger.js';
@@ -17,7 +18,7 @@ export class Taggers {
 
   /** The tagger of the resource `arn` names. */
   of(arn: string): TaggerKind {
-    return this.#byService.get(arn.split(':')[2] ?? '') ?? TAGGING_API_TAGGER;
+    return this.#byService.get(arnService(arn)) ?? TAGGING_API_TAGGER;
   }
 
   /** `arns` by their tagger, taggers in the order they first appear. */
