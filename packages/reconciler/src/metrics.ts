@@ -36,6 +36,8 @@ export class KeymasterMetrics {
   readonly awsBudgetWait: Counter<BudgetLabel>;
   readonly awsBudgetThrottles: Counter<BudgetLabel>;
   readonly #drifted = new Map<string, number>();
+  /** The sum of `#drifted`, kept as it changes: a reconcile does not walk every cluster's count. */
+  #driftedTotal = 0;
   #budgetStats: () => readonly BudgetStats[] = () => [];
 
   constructor() {
@@ -280,10 +282,9 @@ export class KeymasterMetrics {
 
   /** Records one cluster's drifted count; the gauge is the sum over clusters. */
   setDrifted(cluster: string, count: number): void {
+    this.#driftedTotal += count - (this.#drifted.get(cluster) ?? 0);
     if (count === 0) this.#drifted.delete(cluster);
     else this.#drifted.set(cluster, count);
-    let total = 0;
-    for (const value of this.#drifted.values()) total += value;
-    this.driftedResources.set(total);
+    this.driftedResources.set(this.#driftedTotal);
   }
 }
