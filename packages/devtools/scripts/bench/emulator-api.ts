@@ -1,7 +1,7 @@
 /** The emulators' admin APIs, as the benchmark uses them: what AWS holds, the calls made, the kube writes. */
 import { request } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { CallSummary, ResourceView } from '@keymaster/aws-emulator';
+import type { CallRecord, CallSummary, ResourceView } from '@keymaster/aws-emulator';
 import type { RequestCount } from '@keymaster/kube-emulator';
 import type { BenchEmulators } from '../bench-emulators.js';
 import { parseMetrics } from './prometheus.js';
@@ -133,6 +133,16 @@ async function metricsText(kubeConfig: KubeConfig): Promise<string> {
 
 /** Lease renewals are the controllers' heartbeat (leader election, shards), not work: told apart. */
 export const isLeaseWrite = (request: string): boolean => request.endsWith(' leases.coordination.k8s.io');
+
+/**
+ * The calls made after the first `seen` since the reset, oldest first, when `summary` (its latest
+ * calls and the count of all) still holds every one of them; undefined when some fell out of its log.
+ */
+export function callsAfter(summary: CallSummary, seen: number): readonly CallRecord[] | undefined {
+  const fresh = summary.total - seen;
+  if (fresh < 0 || fresh > summary.recent.length) return undefined;
+  return summary.recent.slice(summary.recent.length - fresh);
+}
 
 export const sum = (counts: Readonly<Record<string, number>>): number =>
   Object.values(counts).reduce((total, count) => total + count, 0);

@@ -28,7 +28,7 @@ const DEFAULT_PHASES = PHASES.filter((phase) => phase !== 'flood');
 const KUBES = ['emulator', 'real'] as const;
 /** Phases that edit Keymaster's own kinds (identities' resourceTags, AWSClusters): none of an adopted fleet. */
 const OWN_KINDS_PHASES = ['sts', 'flood'];
-const USAGE = `pnpm bench [--clusters N] [--identities N] [--adopted] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H]`;
+const USAGE = `pnpm bench [--clusters N] [--identities N] [--adopted] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H] [--sts-step SECONDS]`;
 
 const { values } = parseArgs({
   options: {
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     kube: { type: 'string', default: 'emulator' },
     phases: { type: 'string' },
     'sts-hours': { type: 'string', default: '24' },
+    'sts-step': { type: 'string', default: '900' },
   },
 });
 
@@ -56,6 +57,12 @@ const identityCount = whole('identities', values.identities, 0);
 const shards = whole('shards', values.shards, 0);
 const latencyMs = whole('latency-ms', values['latency-ms'], 0);
 const stsHours = whole('sts-hours', values['sts-hours'], 1);
+const stsStep = whole('sts-step', values['sts-step'], 60);
+// Every hour whole, and each 1-hour session used at least twice: an eviction then shows as an AssumeRole.
+if (3600 % stsStep !== 0 || stsStep > 1800) {
+  process.stderr.write(`--sts-step=${stsStep}: not a divisor of 3600 of at most 1800 (seconds)\n${USAGE}\n`);
+  process.exit(2);
+}
 const adopted = values.adopted;
 const phases = new Set<string>(
   values.phases?.split(',') ?? DEFAULT_PHASES.filter((phase) => !adopted || !OWN_KINDS_PHASES.includes(phase)),
@@ -227,7 +234,7 @@ if (phases.has('resync')) {
 // The controller has the default --sync-period: a resync of every cluster would keep it from being idle.
 if (phases.has('sts') && replicas === 1 && kube === 'emulator') {
   controllers = await restart(bench, controllers, [], 1, 'sts', true);
-  result.sts = await phase('sts', () => stsDay(bench, controllers[0]!, stsHours, 900));
+  result.sts = await phase('sts', () => stsDay(bench, controllers[0]!, stsHours, stsStep));
 }
 
 if (phases.has('flood')) {

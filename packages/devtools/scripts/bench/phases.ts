@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import type { AWSCluster } from '@keymaster/api';
 import { createObjects, largestCluster, largestRequest, type Manifest } from '@keymaster/testenv';
 import { minimumStsCalls, type StsMinimum } from '../../src/demo/minimums.js';
@@ -19,8 +19,8 @@ import {
   type Budgets,
   type TaggedResource,
 } from './arithmetic.js';
-import { sum, tagWritesOf, type EmulatorApi } from './emulator-api.js';
-import { edit, type ReadyClusters } from './fleet.js';
+import { callsAfter, sum, tagWritesOf, type EmulatorApi } from './emulator-api.js';
+import type { ReadyClusters } from './fleet.js';
 import {
   cpuSecondsOf,
   shiftTime,
@@ -45,7 +45,7 @@ export interface Bench {
 }
 
 const MiB = 1024 * 1024;
-/** The aws-emulator keeps the latest 1,000 calls: a step's AssumeRoles are counted per role from them. */
+/** The aws-emulator keeps the latest 1,000 calls: the STS phase's AssumeRoles are counted per role from them. */
 const RECENT_CALLS_KEPT = 1000;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const seconds = (fromMs: number, toMs = performance.now()) => round((toMs - fromMs) / 1000);
@@ -371,6 +371,61 @@ export async function resync(
 const STEP_TIMEOUT_MS = 300_000;
 /** Edits of one STS step made at once. */
 const STEP_EDITORS = 8;
+/** The call log is read once this many calls are new: well under the 1,000 it keeps, so none falls out. */
+const READ_EVERY = 300;
+/** What a read of the call log asks for beyond the calls counted: those made meanwhile. */
+const READ_MARGIN = 200;
+
+/**
+ * AssumeRole per role from the aws-emulator's call log, which keeps only the latest 1,000 calls: read
+ * while the calls come (a step at 2,000 roles makes thousands), every half second, so that none is
+ * missed. Only the counts are kept, one per role.
+ */
+class AssumeRoleTally {
+  readonly byRole: Record<string, number> = {};
+  lifetimeSeconds = 0;
+  /** Whether every call was read: false when more came between two reads than the log keeps. */
+  complete = true;
+  #seen = 0;
+  #following: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(private readonly api: EmulatorApi) {}
+
+  follow(): void {
+    this.#following = (async () => {
+      while (!this.#stopped) {
+        await this.#read(READ_EVERY);
+        await sleep(500);
+      }
+    })();
+    // Rethrown by stop().
+    this.#following.catch(() => undefined);
+  }
+
+  /** Stops following and reads the last calls. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#following;
+    await this.#read(1);
+  }
+
+  /** Reads the calls made since the last read, when at least `least` are new. */
+  async #read(least: number): Promise<void> {
+    const fresh = (await this.api.calls()).total - this.#seen;
+    if (fresh < least) return;
+    const summary = await this.api.calls(Math.min(RECENT_CALLS_KEPT, fresh + READ_MARGIN));
+    const calls = callsAfter(summary, this.#seen);
+    if (calls === undefined) this.complete = false;
+    this.#seen = summary.total;
+    for (const { action, outcome, detail } of calls ?? [])
+      if (action === 'sts:AssumeRole' && outcome === 'success') {
+        const role = typeof detail?.['roleArn'] === 'string' ? detail['roleArn'] : '';
+        this.byRole[role] = (this.byRole[role] ?? 0) + 1;
+        this.lifetimeSeconds = Number(detail?.['durationSeconds'] ?? 3600);
+      }
+  }
+}
 
 export interface StsResult {
   hours: number;
@@ -385,10 +440,12 @@ export interface StsResult {
   roles: number;
   /** The fewest AssumeRoles over the run: `roles × ceil(hours × 3600 / lifetimeSeconds)`. */
   minimum: number;
-  /** Whether every AssumeRole of the run was seen (the call log keeps the latest 1,000 per step). */
+  /** Whether every AssumeRole of the run was seen (the call log keeps the latest 1,000, read as they come). */
   complete: boolean;
   expiredToken: number;
   errors: Record<string, Record<string, number>>;
+  /** Where the steps' wall time went: waiting for idle, editing, waiting for Ready. */
+  wallSeconds: { idle: number; edits: number; ready: number };
 }
 
 /**
@@ -407,80 +464,81 @@ export async function stsDay(
   for (const object of bench.objects)
     if (object.kind === 'AWSCluster' && !tenants.has(object.metadata.namespace ?? ''))
       tenants.set(object.metadata.namespace ?? '', object);
-  const assumeRoleByRole: Record<string, number> = {};
-  const errors: Record<string, Record<string, number>> = {};
-  let lifetimeSeconds = 0;
-  let complete = true;
-  let assumeRoleTotal = 0;
+  const clusters = [...tenants.values()];
+  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  const wall = { idle: 0, edits: 0, ready: 0 };
   await api.resetCalls();
+  const tally = new AssumeRoleTally(api);
+  tally.follow();
   const steps = Math.round((hours * 3600) / stepSeconds);
-  for (let step = 1; step <= steps; step++) {
-    // A call in flight across a jump would carry a session that expired in the jump.
-    const idle = new Quiet(bench, 1000);
-    await until(
-      () => idle.check(),
-      () => `sts: waiting for the controller to be idle before step ${step}`,
-    );
-    await shiftTime([bench.emulators.child, controller.child], step * stepSeconds * 1000);
-    const generations = new Map<string, number>();
-    // Several editors at once: with a role per tenant, thousands of edits a step.
-    const clusters = [...tenants.values()];
-    await Promise.all(
-      Array.from({ length: STEP_EDITORS }, async (_, slice) => {
-        for (const cluster of clusters.filter((_, index) => index % STEP_EDITORS === slice)) {
-          const written = await edit<AWSCluster>(kubeConfig, cluster, (current) => {
-            current.spec.additionalTags = { ...current.spec.additionalTags, 'bench-sts-step': String(step) };
-          });
-          generations.set(
-            `${written.metadata.namespace ?? ''}/${written.metadata.name ?? ''}`,
-            written.metadata.generation ?? 0,
-          );
-        }
-      }),
-    );
-    await until(
-      () => ready.allReady(generations),
-      () =>
-        `sts: hour ${((step * stepSeconds) / 3600).toFixed(1)} of ${hours}: waiting for ${generations.size} clusters`,
-      STEP_TIMEOUT_MS,
-    );
-    const summary = await api.calls(RECENT_CALLS_KEPT);
-    await api.resetCalls();
-    if (summary.total > summary.recent.length) complete = false;
-    assumeRoleTotal += summary.byAction['sts:AssumeRole'] ?? 0;
-    for (const record of summary.recent)
-      if (record.action === 'sts:AssumeRole' && record.outcome === 'success') {
-        const role = JSON.stringify(record.detail?.['roleArn'] ?? '').slice(1, -1);
-        assumeRoleByRole[role] = (assumeRoleByRole[role] ?? 0) + 1;
-        lifetimeSeconds = Number(record.detail?.['durationSeconds'] ?? 3600);
-      }
-    for (const [action, codes] of Object.entries(summary.errors))
-      for (const [code, count] of Object.entries(codes))
-        (errors[action] ??= {})[code] = (errors[action][code] ?? 0) + count;
-    if (step % 8 === 0)
-      process.stdout.write(
-        `sts: hour ${(step * stepSeconds) / 3600} of ${hours}, ${sum(assumeRoleByRole)} AssumeRole\n`,
+  try {
+    for (let step = 1; step <= steps; step++) {
+      const hour = ((step * stepSeconds) / 3600).toFixed(1);
+      const startedAt = performance.now();
+      // A call in flight across a jump would carry a session that expired in the jump.
+      const idle = new Quiet(bench, 1000);
+      await until(
+        () => idle.check(),
+        () => `sts: waiting for the controller to be idle before step ${step}`,
       );
+      await shiftTime([bench.emulators.child, controller.child], step * stepSeconds * 1000);
+      const editsAt = performance.now();
+      const generations = new Map<string, number>();
+      // Several editors at once: with a role per tenant, thousands of edits a step. A merge patch is one
+      // request, where a read and a replace are two.
+      await Promise.all(
+        Array.from({ length: STEP_EDITORS }, async (_, slice) => {
+          for (const { apiVersion, kind, metadata } of clusters.filter((_, index) => index % STEP_EDITORS === slice)) {
+            const written = (await client.patch(
+              { apiVersion, kind, metadata, spec: { additionalTags: { 'bench-sts-step': String(step) } } },
+              undefined,
+              undefined,
+              undefined,
+              undefined,
+              PatchStrategy.MergePatch,
+            )) as unknown as AWSCluster;
+            generations.set(`${metadata.namespace ?? ''}/${metadata.name}`, written.metadata.generation ?? 0);
+          }
+        }),
+      );
+      const readyAt = performance.now();
+      await until(
+        () => ready.allReady(generations),
+        () => `sts: hour ${hour} of ${hours}: waiting for ${generations.size} clusters`,
+        STEP_TIMEOUT_MS,
+      );
+      wall.idle += editsAt - startedAt;
+      wall.edits += readyAt - editsAt;
+      wall.ready += performance.now() - readyAt;
+      process.stdout.write(
+        `sts: hour ${hour} of ${hours} (step ${step} of ${steps}): idle ${seconds(startedAt, editsAt)} s, ` +
+          `edits ${seconds(editsAt, readyAt)} s, Ready ${seconds(readyAt)} s; ${sum(tally.byRole)} AssumeRole\n`,
+      );
+    }
+  } finally {
+    await tally.stop();
   }
-  const expiredToken = Object.values(errors)
+  const summary = await api.calls();
+  const expiredToken = Object.values(summary.errors)
     .flatMap((codes) => Object.entries(codes))
     .filter(([code]) => code.startsWith('ExpiredToken'))
     .reduce((total, [, count]) => total + count, 0);
-  lifetimeSeconds ||= 3600;
+  const lifetimeSeconds = tally.lifetimeSeconds || 3600;
   const needed = sessionsNeeded(hours * 3600, lifetimeSeconds);
   const roles = minimumStsCalls(bench.objects, clusterKeys(bench.objects)).assumeRole;
   return {
     hours,
     stepSeconds,
-    assumeRoleByRole,
-    assumeRoleTotal,
+    assumeRoleByRole: tally.byRole,
+    assumeRoleTotal: summary.byAction['sts:AssumeRole'] ?? 0,
     lifetimeSeconds,
     needed,
     roles,
     minimum: roles * needed.least,
-    complete,
+    complete: tally.complete,
     expiredToken,
-    errors,
+    errors: summary.errors,
+    wallSeconds: { idle: round(wall.idle / 1000), edits: round(wall.edits / 1000), ready: round(wall.ready / 1000) },
   };
 }
 
