@@ -19,6 +19,7 @@ export class Sampler {
   #timer: NodeJS.Timeout | undefined;
   #peaks = { rssBytes: 0, heapUsedBytes: 0 };
   #loads: number[] = [];
+  #ticking = false;
   latest: ControllerReading[] = [];
 
   watch(controllers: readonly ControllerProcess[]): void {
@@ -26,7 +27,15 @@ export class Sampler {
     this.#peaks = { rssBytes: 0, heapUsedBytes: 0 };
     this.#loads = [];
     clearInterval(this.#timer);
-    this.#timer = setInterval(() => void this.sample().catch(() => undefined), 1000);
+    this.#timer = setInterval(() => void this.#tick(), 1000);
+  }
+
+  /** A tick while the last one still waits skips: a busy controller answers /metrics slowly, and scrapes piling up would busy it more. */
+  async #tick(): Promise<void> {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    await this.sample().catch(() => undefined);
+    this.#ticking = false;
   }
 
   async sample(): Promise<ControllerReading[]> {
