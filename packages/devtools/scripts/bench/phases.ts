@@ -373,8 +373,6 @@ const STEP_TIMEOUT_MS = 300_000;
 const STEP_EDITORS = 8;
 /** The call log is read once this many calls are new: well under the 1,000 it keeps, so none falls out. */
 const READ_EVERY = 300;
-/** What a read of the call log asks for beyond the calls counted: those made meanwhile. */
-const READ_MARGIN = 200;
 
 /**
  * AssumeRole per role from the aws-emulator's call log, which keeps only the latest 1,000 calls: read
@@ -414,7 +412,8 @@ class AssumeRoleTally {
   async #read(least: number): Promise<void> {
     const fresh = (await this.api.calls()).total - this.#seen;
     if (fresh < least) return;
-    const summary = await this.api.calls(Math.min(RECENT_CALLS_KEPT, fresh + READ_MARGIN));
+    // All it keeps: more calls come between the count and this read.
+    const summary = await this.api.calls(RECENT_CALLS_KEPT);
     const calls = callsAfter(summary, this.#seen);
     if (calls === undefined) this.complete = false;
     this.#seen = summary.total;
