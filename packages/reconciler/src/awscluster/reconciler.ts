@@ -121,7 +121,12 @@ export class AWSClusterReconciler {
       return undefined;
     }
     if (cluster.metadata.deletionTimestamp) return this.#delete(cluster, key, log);
-    if (cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined) {
+    // A companion's Cluster paused counts at once: the annotation the adoption copies may come after
+    // clusterctl move has begun deleting the source's objects.
+    const followed = adoptedFrom(cluster, this.deps.adoption);
+    const clusterPaused =
+      followed?.spec?.paused === true || followed?.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
+    if (cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined || clusterPaused) {
       this.deps.tagWork.cancel(key);
       log.debug('paused by annotation', { annotation: PAUSED_ANNOTATION });
       return undefined;

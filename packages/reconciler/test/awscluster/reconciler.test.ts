@@ -582,6 +582,25 @@ describe('the AWSCluster reconcile, branch by branch', () => {
       });
     }
 
+    for (const [how, pause] of [
+      ['spec.paused', { spec: { paused: true } }],
+      ['the pause annotation', { metadata: { annotations: { [PAUSED_ANNOTATION]: '' } } }],
+    ] as const)
+      it(`leaves a companion alone as soon as its Cluster is paused (${how}), before the annotation reaches it`, async () => {
+        const { world, seen } = trustWorld([owner], { [ADOPT_LABEL]: ADOPT_LABEL_VALUE });
+        const [followed] = world.adoptedClusters!;
+        world.adoptedClusters = [
+          {
+            ...followed!,
+            ...pause,
+            metadata: { ...followed!.metadata, ...('metadata' in pause ? pause.metadata : {}) },
+          },
+        ];
+        await world.reconcile();
+        expect(seen, 'tag work').to.deep.equal([]);
+        expect(world.writer.writes, 'writes (no finalizer)').to.deep.equal([]);
+      });
+
     it('reads no layer without --adopt-cluster-api (no adoption caches)', async () => {
       const { world, seen } = trustWorld([owner], { [ADOPT_LABEL]: ADOPT_LABEL_VALUE });
       world.adoptedClusters = undefined;
