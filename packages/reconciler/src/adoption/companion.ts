@@ -89,6 +89,10 @@ function sourceOf(cluster: ClusterAPICluster, capa: CapaObjects): Source | Exclu
 const isPaused = (object: { metadata?: { annotations?: Record<string, string> } }) =>
   object.metadata?.annotations?.[PAUSED_ANNOTATION] !== undefined;
 
+/** Whether Cluster API pauses the Cluster itself: its spec.paused, or the pause annotation on it. */
+export const isClusterPaused = (cluster: ClusterAPICluster): boolean =>
+  cluster.spec?.paused === true || isPaused(cluster);
+
 /** The companion AWSCluster a Cluster of an adopted namespace asks for, as CAPA's webhooks would default it. */
 export function followedOf(cluster: ClusterAPICluster, capa: CapaObjects): Followed {
   const source = sourceOf(cluster, capa);
@@ -109,7 +113,7 @@ export function followedOf(cluster: ClusterAPICluster, capa: CapaObjects): Follo
       ...(additionalTags && Object.keys(additionalTags).length > 0 ? { additionalTags } : {}),
     },
   };
-  const paused = cluster.spec?.paused === true || [cluster, ...pauses].some(isPaused);
+  const paused = isClusterPaused(cluster) || pauses.some(isPaused);
   return {
     state: 'companion',
     companion: {

@@ -2,6 +2,8 @@ import type { AWSCluster } from '@keymaster/api';
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { ClusterAPICluster } from './capa-objects.js';
 import { isCompanion } from './companion.js';
+
+export { isClusterPaused } from './companion.js';
 import { isAdopted } from './reconciler.js';
 
 export type { ClusterAPICluster } from './capa-objects.js';

@@ -47,7 +47,7 @@ import { KnownResources } from './known-resources.js';
 import { tagTicket, tagTicketParts } from './tag-ticket.js';
 import { claimedOutcome, type SyncTags, type TagOutcome, type TagWorkOptions } from './tags.js';
 import { objectKey } from '../runtime/object-key.js';
-import { adoptedFrom, type AdoptionLookup } from '../adoption/index.js';
+import { adoptedFrom, isClusterPaused, type AdoptionLookup } from '../adoption/index.js';
 
 export const CLUSTER_FINALIZER: Finalizer = {
   name: 'infrastructure.keymaster.dev/awscluster',
@@ -124,11 +124,9 @@ export class AWSClusterReconciler {
     // A companion's Cluster paused counts at once: the annotation the adoption copies may come after
     // clusterctl move has begun deleting the source's objects.
     const followed = adoptedFrom(cluster, this.deps.adoption);
-    const clusterPaused =
-      followed?.spec?.paused === true || followed?.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
-    if (cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined || clusterPaused) {
+    if (cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined || (followed && isClusterPaused(followed))) {
       this.deps.tagWork.cancel(key);
-      log.debug('paused by annotation', { annotation: PAUSED_ANNOTATION });
+      log.debug('paused', { annotation: PAUSED_ANNOTATION });
       return undefined;
     }
     const finalizers = withFinalizer(cluster.metadata.finalizers ?? [], CLUSTER_FINALIZER);
