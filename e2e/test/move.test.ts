@@ -245,7 +245,7 @@ describe('clusterctl move (the real clusterctl, as docs/operations.md says): the
     for (const ns of TENANTS)
       await kubectlOk(management, 'annotate', 'awsclusters', '-n', ns, '--all', `${PAUSED}=true`);
     await eventually(() => {
-      const paused = controller.logged('paused by annotation').map((line) => line['cluster']);
+      const paused = controller.logged('paused').map((line) => line['cluster']);
       expect(paused).to.include.members(CLUSTERS.map(({ name }) => name));
     });
     aws.emulator.calls.reset();

@@ -2,11 +2,10 @@ import type { AWSCluster } from '@keymaster/api';
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { ClusterAPICluster } from './capa-objects.js';
 import { isCompanion } from './companion.js';
-
-export { isClusterPaused } from './companion.js';
 import { isAdopted } from './reconciler.js';
 
 export type { ClusterAPICluster } from './capa-objects.js';
+export { isClusterPaused } from './companion.js';
 
 /** What `adoptedFrom` reads: the adoption caches (`ControllerContext.adoption`), or a test's fakes. */
 export interface AdoptionLookup {
