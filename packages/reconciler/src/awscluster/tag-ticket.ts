@@ -10,9 +10,9 @@ const versionOf = (object: Versioned | undefined) =>
 
 /** The inputs of a cluster's tag work, in two parts. */
 export interface TagTicketParts {
-  /** Where discovery looks and who acts: the cluster's spec, account, principal, credential set, rivals. */
+  /** Where discovery looks and who acts: the cluster's spec but its tags, account, principal, credential set, rivals. */
   discovery: string;
-  /** The layers' tags: the identity chain's and the tag policies' specs, whether CAPA's layer is read. */
+  /** The layers' tags: the cluster's own, the identity chain's and the tag policies' specs, whether CAPA's layer is read. */
   layers: string;
 }
 
@@ -33,12 +33,23 @@ type TicketInput = {
  */
 export const tagTicket = ({ discovery, layers }: TagTicketParts): string => JSON.stringify([discovery, layers]);
 
-/** The parts `tagTicket` names: a change of `layers` alone is a policy or identity edit (`KnownResources`). */
+/** The parts `tagTicket` names: a change of `layers` alone is a tag edit, the cluster's own, a policy's or an identity's (`KnownResources`). */
 export function tagTicketParts(input: TicketInput): TagTicketParts {
   const { cluster, session, chain, policies, rivals } = input;
+  // The cluster's own tags are a layer: their edit finds the same resources. The rest of its spec
+  // (region, extra regions, name, pause, CAPA's origin) says where and whether to look.
+  const { additionalTags, ...placement } = cluster.spec;
   return {
-    discovery: JSON.stringify([versionOf(cluster), session.accountId, session.principalArn, session.key, rivals]),
+    discovery: JSON.stringify([
+      cluster.metadata.uid ?? '',
+      placement,
+      session.accountId,
+      session.principalArn,
+      session.key,
+      rivals,
+    ]),
     layers: JSON.stringify([
+      additionalTags ?? {},
       chain.map(versionOf),
       versionOf(policies.policy),
       (policies.selected ?? []).map(versionOf),

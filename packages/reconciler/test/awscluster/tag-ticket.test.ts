@@ -3,11 +3,13 @@ import type { AWSCluster, AWSTagPolicy } from '@keymaster/api';
 import type { IdentityObject, IdentitySession } from '@keymaster/identity';
 import { tagTicket as ticketOf, tagTicketParts } from '../../src/awscluster/tag-ticket.js';
 
-const cluster = (generation: number, resourceVersion = '1') =>
+const cluster = (generation: number, resourceVersion = '1', spec: AWSCluster['spec'] = { region: 'us-west-2' }) =>
   ({
     metadata: { name: 'prod', namespace: 'team-a', uid: 'c-1', generation, resourceVersion },
-    spec: { region: 'us-west-2' },
+    spec,
   }) as AWSCluster;
+/** The cluster edited: its spec as given, its generation moved. */
+const edited = (spec: Partial<AWSCluster['spec']>) => cluster(2, '2', { region: 'us-west-2', ...spec });
 const identity = (generation: number, uid = 'i-1', resourceVersion = '1') =>
   ({
     kind: 'AWSClusterStaticIdentity',
@@ -37,7 +39,9 @@ describe('tagTicket', () => {
 
   it('changes with any input of the tag work: specs, a re-created object, the selected policies, whether the ClusterAPI layer is read, the account, rivals', () => {
     const changed = [
-      { ...base, cluster: cluster(2) },
+      { ...base, cluster: edited({ additionalTags: { team: 'a' } }) },
+      { ...base, cluster: edited({ region: 'eu-west-1' }) },
+      { ...base, cluster: { ...cluster(1), metadata: { ...cluster(1).metadata, uid: 'c-2' } } },
       { ...base, chain: [identity(2)] },
       { ...base, chain: [identity(1, 'i-2')] },
       { ...base, chain: [] },
@@ -56,9 +60,10 @@ describe('tagTicket', () => {
     expect(new Set(changed).size).to.equal(changed.length);
   });
 
-  it('puts layer edits in the layers part, and what discovery depends on in the discovery part', () => {
+  it("puts tag edits (the cluster's own, a policy's, an identity's) in the layers part, and what discovery depends on in the discovery part", () => {
     const parts = tagTicketParts(base);
     const layerEdits = [
+      { ...base, cluster: edited({ additionalTags: { team: 'a' } }) },
       { ...base, chain: [identity(2)] },
       { ...base, policies: { ...base.policies, policy: policy(2) } },
       { ...base, policies: { ...base.policies, selected: [] } },
@@ -70,7 +75,11 @@ describe('tagTicket', () => {
     }
     const otherCredentials = { ...session(), key: 'other-credential-set' };
     const discoveryChanges = [
-      { ...base, cluster: cluster(2) },
+      { ...base, cluster: { ...cluster(1), metadata: { ...cluster(1).metadata, uid: 'c-2' } } },
+      { ...base, cluster: edited({ region: 'eu-west-1' }) },
+      { ...base, cluster: edited({ tagging: { extraRegions: ['eu-west-1'] } }) },
+      { ...base, cluster: edited({ tagging: { paused: true } }) },
+      { ...base, cluster: edited({ clusterName: 'other' }) },
       { ...base, session: session('222222222222') },
       { ...base, session: otherCredentials },
       { ...base, rivals: 1 },

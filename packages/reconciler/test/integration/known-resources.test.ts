@@ -22,7 +22,7 @@ describe('known resources (the controller, in-process, against both emulators)',
   });
   after(() => platform.stop());
 
-  it('a tag policy edit reaches the resources with no GetResources; an edit of the cluster discovers', async () => {
+  it("a tag policy edit and the cluster's own tags edited reach the resources with no GetResources; its regions edited, it discovers", async () => {
     await eventually(async () => {
       expect(condition(await platform.cluster('team-a', 'prod'), 'TagsInSync')?.status).to.equal('True');
       expect(tagsOnAws()).to.include({ team: 'a' });
@@ -46,6 +46,10 @@ describe('known resources (the controller, in-process, against both emulators)',
 
     await platform.patchCluster('team-a', 'prod', { additionalTags: { team: 'b' } });
     await eventually(() => expect(tagsOnAws()).to.include({ 'cost-center': '2000', team: 'b' }));
-    expect(discoveries()).to.be.greaterThan(before);
+    expect(discoveries()).to.equal(before);
+
+    // Where the cluster's resources are is not known: a region added is looked at.
+    await platform.patchCluster('team-a', 'prod', { tagging: { extraRegions: ['eu-west-1'] } });
+    await eventually(() => expect(discoveries()).to.be.greaterThan(before));
   });
 });
