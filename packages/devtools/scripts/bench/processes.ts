@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchEmulators, KubeBackend } from '../bench-emulators.js';
 import { deployedMemory } from '@keymaster/testenv';
-import { parseMetrics, readController, type ControllerReading } from './prometheus.js';
+import { parseMetrics, readController, readingUrl, type ControllerReading } from './prometheus.js';
 
 // Children do not outlive the driver, however it ends.
 const children = new Set<ChildProcess>();
@@ -137,16 +137,22 @@ export async function startController(options: ControllerOptions): Promise<Contr
   child.stderr?.pipe(log);
   const exited = once(child, 'exit');
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const read = async () => readController(parseMetrics(await (await fetch(metricsUrl)).text()));
+  const read = async () => {
+    const response = await fetch(readingUrl(metricsUrl));
+    if (!response.ok) throw new Error(`${metricsUrl}: ${response.status} ${await response.text()}`);
+    return readController(parseMetrics(await response.text()));
+  };
   for (;;) {
     if (child.exitCode !== null) throw new Error(`keymaster run exited with ${child.exitCode}: see ${options.log}`);
-    if (
-      await read().then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
+    // Until it listens, fetch fails (a TypeError); an answer other than 200 is an error of ours.
+    const listening = await read().then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof TypeError) return false;
+        throw error;
+      },
+    );
+    if (listening) break;
     await sleep(200);
   }
   return {

@@ -56,17 +56,45 @@ export interface ControllerReading {
   parked: Record<string, number>;
 }
 
+/**
+ * The metrics `readController` reads, and all it asks a controller for (`/metrics?name[]=`), in this
+ * order: prom-client sets the CPU total and the heap used in the collect of the first of each pair.
+ */
+const READ = {
+  cpuCollector: 'process_cpu_user_seconds_total',
+  cpu: 'process_cpu_seconds_total',
+  rss: 'process_resident_memory_bytes',
+  heapCollector: 'nodejs_heap_size_total_bytes',
+  heap: 'nodejs_heap_size_used_bytes',
+  reconciles: 'controller_runtime_reconcile_total',
+  queued: 'workqueue_depth',
+  workers: 'controller_runtime_active_workers',
+  tagWorkQueued: 'keymaster_tag_work_queued',
+  tagWorkRunning: 'keymaster_tag_work_running',
+  parked: 'keymaster_objects_parked',
+};
+
+/**
+ * A controller's /metrics narrowed to what `readController` reads: sampled every second, the whole
+ * text (every account's budget series: about 1 MB at 2,000 accounts) cost the controller a fifth of its
+ * CPU, which a Prometheus scraping every 15 s does not.
+ */
+export const readingUrl = (metricsUrl: string): string =>
+  `${metricsUrl}?${Object.values(READ)
+    .map((name) => `name[]=${name}`)
+    .join('&')}`;
+
 export function readController(samples: readonly Sample[]): ControllerReading {
   return {
-    cpuSeconds: sumOf(samples, 'process_cpu_seconds_total'),
-    rssBytes: sumOf(samples, 'process_resident_memory_bytes'),
-    heapUsedBytes: sumOf(samples, 'nodejs_heap_size_used_bytes'),
-    reconciles: byLabel(samples, 'controller_runtime_reconcile_total', 'result', { controller: 'awscluster' }),
+    cpuSeconds: sumOf(samples, READ.cpu),
+    rssBytes: sumOf(samples, READ.rss),
+    heapUsedBytes: sumOf(samples, READ.heap),
+    reconciles: byLabel(samples, READ.reconciles, 'result', { controller: 'awscluster' }),
     pending:
-      sumOf(samples, 'workqueue_depth', { name: 'awscluster' }) +
-      sumOf(samples, 'controller_runtime_active_workers', { controller: 'awscluster' }) +
-      sumOf(samples, 'keymaster_tag_work_queued') +
-      sumOf(samples, 'keymaster_tag_work_running'),
-    parked: byLabel(samples, 'keymaster_objects_parked', 'kind'),
+      sumOf(samples, READ.queued, { name: 'awscluster' }) +
+      sumOf(samples, READ.workers, { controller: 'awscluster' }) +
+      sumOf(samples, READ.tagWorkQueued) +
+      sumOf(samples, READ.tagWorkRunning),
+    parked: byLabel(samples, READ.parked, 'kind'),
   };
 }
