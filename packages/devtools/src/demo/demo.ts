@@ -6,14 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { GROUP, VERSION, type AWSCluster } from '@keymaster/api';
-import {
-  createControllerLogger,
-  formatDuration,
-  parseRunFlags,
-  RUN_FLAGS,
-  startController,
-  type RunningController,
-} from '@keymaster/reconciler';
+import { createControllerLogger, formatDuration, RUN_FLAGS, type RunningController } from '@keymaster/reconciler';
 import {
   createObjects,
   installCapa,
@@ -23,6 +16,7 @@ import {
   type Manifest,
 } from '@keymaster/testenv';
 import { clusterRow, converged, isReady, isRefused, type ClusterRow } from './clusters.js';
+import { startControllerOnEmulators } from './controller.js';
 import { listRequests, requestSettled } from './credentials.js';
 import { driftCorrected, makeDrift, renderDrift, type Drift } from './drift.js';
 import { renderInsights } from './insights.js';
@@ -104,22 +98,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const before = emulators.aws.world.listResources();
     await createObjects(emulators.kubeConfig, manifests);
     const started = performance.now();
-    const { accessKeyId, secretAccessKey } = emulators.controller;
-    controller = await startController(
-      parseRunFlags([
-        '--kubeconfig',
-        kubeconfig,
-        '--metrics-bind-address',
-        '127.0.0.1:0',
-        '--health-probe-bind-address',
-        '0',
+    controller = await startControllerOnEmulators(
+      emulators,
+      kubeconfig,
+      createControllerLogger('info', 'text', logStream),
+      [
         ...(options.syncPeriod ? ['--sync-period', options.syncPeriod] : []),
         ...(options.clusterApi ? ['--adopt-cluster-api'] : []),
-      ]),
-      {
-        logger: createControllerLogger('info', 'text', logStream),
-        aws: { endpoint: emulators.aws.url, credentials: () => Promise.resolve({ accessKeyId, secretAccessKey }) },
-      },
+      ],
     );
     options.out.write(
       [

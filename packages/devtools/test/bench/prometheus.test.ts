@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import {
-  createControllerLogger,
-  parseRunFlags,
-  RUN_FLAGS,
-  startController,
-  type RunningController,
-} from '@keymaster/reconciler';
+import { createControllerLogger, RUN_FLAGS, type RunningController } from '@keymaster/reconciler';
 import { DEMO_WORLD, startEmulators } from '@keymaster/testenv';
 import { parseMetrics, readController, readingUrl } from '../../scripts/bench/prometheus.js';
+import { startControllerOnEmulators } from '../../src/demo/controller.js';
 
 describe("the bench's reading of a controller", function () {
   this.timeout(60_000);
@@ -20,23 +15,14 @@ describe("the bench's reading of a controller", function () {
     const dir = await mkdtemp(join(tmpdir(), 'keymaster-bench-reading-'));
     const kubeconfig = join(dir, 'kubeconfig');
     const emulators = await startEmulators({ world: DEMO_WORLD, kubeconfig, namespace: RUN_FLAGS.namespace.default });
-    const { accessKeyId, secretAccessKey } = emulators.controller;
     let controller: RunningController | undefined;
     try {
-      controller = await startController(
-        parseRunFlags([
-          '--kubeconfig',
-          kubeconfig,
-          '--metrics-bind-address',
-          '127.0.0.1:0',
-          '--health-probe-bind-address',
-          '0',
-        ]),
-        {
-          logger: createControllerLogger('error', 'json', new Writable({ write: (_chunk, _encoding, done) => done() })),
-          aws: { endpoint: emulators.aws.url, credentials: () => Promise.resolve({ accessKeyId, secretAccessKey }) },
-        },
+      const silent = createControllerLogger(
+        'error',
+        'json',
+        new Writable({ write: (_chunk, _encoding, done) => done() }),
       );
+      controller = await startControllerOnEmulators(emulators, kubeconfig, silent);
       const url = readingUrl(`${controller.metricsUrl}/metrics`);
       const response = await fetch(url);
       // The controller refuses a name it does not serve (400): 200 says it serves each one asked for.
