@@ -19,7 +19,8 @@ import {
   type Budgets,
   type TaggedResource,
 } from './arithmetic.js';
-import { callsAfter, sum, tagWritesOf, type EmulatorApi } from './emulator-api.js';
+import { AssumeRoleTally } from './assume-role-tally.js';
+import { sum, tagWritesOf, type EmulatorApi } from './emulator-api.js';
 import type { ReadyClusters } from './fleet.js';
 import {
   cpuSecondsOf,
@@ -45,8 +46,6 @@ export interface Bench {
 }
 
 const MiB = 1024 * 1024;
-/** The aws-emulator keeps the latest 1,000 calls: the STS phase's AssumeRoles are counted per role from them. */
-const RECENT_CALLS_KEPT = 1000;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const seconds = (fromMs: number, toMs = performance.now()) => round((toMs - fromMs) / 1000);
 
@@ -371,61 +370,6 @@ export async function resync(
 const STEP_TIMEOUT_MS = 300_000;
 /** Edits of one STS step made at once. */
 const STEP_EDITORS = 8;
-/** The call log is read once this many calls are new: well under the 1,000 it keeps, so none falls out. */
-const READ_EVERY = 300;
-
-/**
- * AssumeRole per role from the aws-emulator's call log, which keeps only the latest 1,000 calls: read
- * while the calls come (a step at 2,000 roles makes thousands), every half second, so that none is
- * missed. Only the counts are kept, one per role.
- */
-class AssumeRoleTally {
-  readonly byRole: Record<string, number> = {};
-  lifetimeSeconds = 0;
-  /** Whether every call was read: false when more came between two reads than the log keeps. */
-  complete = true;
-  #seen = 0;
-  #following: Promise<void> | undefined;
-  #stopped = false;
-
-  constructor(private readonly api: EmulatorApi) {}
-
-  follow(): void {
-    this.#following = (async () => {
-      while (!this.#stopped) {
-        await this.#read(READ_EVERY);
-        await sleep(500);
-      }
-    })();
-    // Rethrown by stop().
-    this.#following.catch(() => undefined);
-  }
-
-  /** Stops following and reads the last calls. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await this.#following;
-    await this.#read(1);
-  }
-
-  /** Reads the calls made since the last read, when at least `least` are new. */
-  async #read(least: number): Promise<void> {
-    const fresh = (await this.api.calls()).total - this.#seen;
-    if (fresh < least) return;
-    // All it keeps: more calls come between the count and this read.
-    const summary = await this.api.calls(RECENT_CALLS_KEPT);
-    const calls = callsAfter(summary, this.#seen);
-    if (calls === undefined) this.complete = false;
-    this.#seen = summary.total;
-    for (const { action, outcome, detail } of calls ?? [])
-      if (action === 'sts:AssumeRole' && outcome === 'success') {
-        const role = typeof detail?.['roleArn'] === 'string' ? detail['roleArn'] : '';
-        this.byRole[role] = (this.byRole[role] ?? 0) + 1;
-        this.lifetimeSeconds = Number(detail?.['durationSeconds'] ?? 3600);
-      }
-  }
-}
-
 export interface StsResult {
   hours: number;
   stepSeconds: number;
