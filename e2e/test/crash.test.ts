@@ -94,9 +94,14 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
       .flatMap(({ resources }) => resources)
       .filter(({ arn }) => Object.entries(WANTED).every(([key, value]) => scenario.aws.tags(arn)[key] === value));
 
-  /** Slows tag writes, so that a stop finds some in flight; creates the clusters; waits for the first tag written. */
+  /**
+   * Slows tag writes, and the read-back after them more, so that a stop at the first tag written finds
+   * work in hand: the clusters whose writes are done wait a second in their read-back before their status;
+   * creates the clusters; waits for the first tag written.
+   */
   async function startWork(clusters: Batch): Promise<void> {
     scenario.aws.emulator.faults.add({ action: 'ec2:CreateTags', latencyMs: 200 });
+    scenario.aws.emulator.faults.add({ action: 'ec2:DescribeTags', latencyMs: 1000 });
     await scenario.kube.create(
       ...clusters.map(({ tenant, name, region }) =>
         awsCluster(tenant, name, {
@@ -136,7 +141,8 @@ describe('a controller stopped mid-work (SIGKILL, SIGTERM) and restarted loses a
     expect(await controller.stop('SIGKILL')).to.deep.equal({ code: null, signal: 'SIGKILL' });
 
     // The kill came mid-work: some clusters are not done, and the dead controller writes nothing more.
-    expect(tagged(KILLED).length, 'resources tagged before the kill').to.be.lessThan(KILLED.length * 3);
+    // Not "some resources untagged": identical writes of one credential set and region go as one call
+    // (held writes), so the first tag written may come with all of them.
     const notReady = (await kube.clusters()).filter((cluster) => !isReady(cluster));
     expect(notReady.length, 'clusters not yet Ready at the kill').to.be.greaterThan(0);
 
