@@ -9,6 +9,7 @@ const assumed = (role: string): CallRecord => ({
   action: 'sts:AssumeRole',
   outcome: 'success',
   status: 200,
+  requestId: 'request-1',
   detail: { roleArn: `arn:aws:iam::111111111111:role/${role}`, durationSeconds: 3600 },
 });
 
