@@ -67,11 +67,18 @@ export class ServerProcess {
     });
   }
 
-  static async start(name: string, command: string, args: string[], logFile: string): Promise<ServerProcess> {
+  /** `env` is set over this process's environment. */
+  static async start(
+    name: string,
+    command: string,
+    args: string[],
+    logFile: string,
+    env: Record<string, string> = {},
+  ): Promise<ServerProcess> {
     const [file, argv] = commandLine(command, args);
     const log = openSync(logFile, 'a');
     try {
-      const child = spawn(file, argv, { detached: true, stdio: ['ignore', log, log] });
+      const child = spawn(file, argv, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, ...env } });
       const [error] = (await Promise.race([once(child, 'spawn').then(() => []), once(child, 'error')])) as [Error?];
       if (error) {
         throw new TestEnvError('ERR_KEYMASTER_TESTENV_START', `cannot start ${name} (${command}): ${error.message}`, {

@@ -16,6 +16,11 @@ export interface StartMotoOptions {
   cacheDir?: string;
   /** How long moto_server may take to answer (default 60000 ms: it imports every service at start). */
   startTimeoutMs?: number;
+  /**
+   * A file where moto records every request it answers, one JSON object a line with its headers and
+   * body (moto's recorder, `MOTO_ENABLE_RECORDING`): who called what, for tests of several callers.
+   */
+  recordTo?: string;
 }
 
 export interface Moto {
@@ -94,6 +99,7 @@ export async function startMoto(options: StartMotoOptions = {}): Promise<Moto> {
       installation.server,
       ['--host', host, '--port', String(port)],
       join(dir, 'moto.log'),
+      options.recordTo ? { MOTO_ENABLE_RECORDING: 'True', MOTO_RECORDER_FILEPATH: options.recordTo } : {},
     );
     await waitReady(server, url, options.startTimeoutMs ?? 60_000);
   } catch (error) {
