@@ -12,6 +12,14 @@ export {
   type CapaFlavour,
   type CapaInstallation,
 } from './capa/installation.js';
+export {
+  CAPA_MANAGER_PROVISION_SCRIPT,
+  capaManagerArgs,
+  ensureCapaManager,
+  startCapaManager,
+  type CapaManager,
+  type CapaManagerOptions,
+} from './capa/manager.js';
 export { CAPA_TEMPLATE_VARIABLES, renderCapaCluster, type CapaClusterOptions } from './capa/render.js';
 export {
   CLUSTERCTL_PROVISION_SCRIPT,
