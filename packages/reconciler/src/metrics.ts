@@ -12,6 +12,12 @@ type BudgetLabel = 'account' | 'region' | 'family';
 export class KeymasterMetrics {
   readonly registry = new Registry();
   readonly runtime = new RuntimeMetrics(this.registry);
+  /**
+   * The names of prom-client's process and Node.js metrics. Some are set in another's collect
+   * (`process_cpu_seconds_total` in `process_cpu_user_seconds_total`'s): `/metrics?name[]=` runs them
+   * all before answering for any of them.
+   */
+  readonly defaults: readonly string[];
   readonly stsCalls: Counter<'action' | 'outcome' | 'code' | 'requester'>;
   readonly credentialCache: Counter<'result'>;
   readonly awsCalls: Counter<'service' | 'operation' | 'code'>;
@@ -42,7 +48,12 @@ export class KeymasterMetrics {
 
   constructor() {
     const registers = [this.registry];
+    const before = new Set(this.registry.getMetricsAsArray().map(({ name }) => name));
     collectDefaultMetrics({ register: this.registry });
+    this.defaults = this.registry
+      .getMetricsAsArray()
+      .map(({ name }) => name)
+      .filter((name) => !before.has(name));
     this.stsCalls = new Counter({
       name: 'keymaster_sts_calls_total',
       help: 'STS calls made to obtain or check credentials, by action, outcome and requester kind (AWSCluster, AWSCredentialsRequest)',

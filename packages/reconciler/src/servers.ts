@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+import type { KeymasterMetrics } from './metrics.js';
 
 /** Parses a Go-style bind address (`:8080`, `127.0.0.1:0`); undefined for `0` (disabled). */
 export function parseBindAddress(text: string): { host: string; port: number } | undefined {
@@ -21,13 +21,16 @@ async function listen(server: Server, address: { host: string; port: number }): 
   return `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`;
 }
 
+/** What `/metrics` serves: the registry, and the names of its metrics that are prom-client's defaults. */
+export type ServedMetrics = Pick<KeymasterMetrics, 'registry' | 'defaults'>;
+
 /**
- * Some of the registry's metrics, in the Prometheus text format, collected in the order asked: some of
- * prom-client's default metrics are set by a sibling's collect (`process_cpu_seconds_total` by
- * `process_cpu_user_seconds_total`'s, `nodejs_heap_size_used_bytes` by `nodejs_heap_size_total_bytes`'s),
- * so a reader asks for the sibling first.
+ * Some of the registry's metrics, in the Prometheus text format, in the order asked. Where one is a
+ * default metric, every default one is collected first: some are set in a sibling's collect only.
  */
-async function someMetrics(registry: Registry, names: readonly string[]): Promise<string> {
+async function someMetrics({ registry, defaults }: ServedMetrics, names: readonly string[]): Promise<string> {
+  if (names.some((name) => defaults.includes(name)))
+    await Promise.all(defaults.map((name) => registry.getSingleMetric(name)!.get()));
   const texts: string[] = [];
   for (const name of names) texts.push(await registry.getSingleMetricAsString(name));
   return `${texts.join('\n')}\n`;
@@ -39,9 +42,10 @@ async function someMetrics(registry: Registry, names: readonly string[]): Promis
  * every series of every account and region is about 1 MB at 2,000 accounts.
  */
 export async function serveMetrics(
-  registry: Registry,
+  metrics: ServedMetrics,
   address: { host: string; port: number },
 ): Promise<{ url: string; server: Server }> {
+  const { registry } = metrics;
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://metrics');
     if (url.pathname !== '/metrics') {
@@ -56,7 +60,7 @@ export async function serveMetrics(
         .end(`name[]: no metric ${unknown.join(', ')}; ask for names GET /metrics lists, or for none to get all\n`);
       return;
     }
-    (names.length > 0 ? someMetrics(registry, names) : registry.metrics()).then(
+    (names.length > 0 ? someMetrics(metrics, names) : registry.metrics()).then(
       (text) => response.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
       (error: unknown) => response.writeHead(500).end(String(error)),
     );

@@ -56,15 +56,10 @@ export interface ControllerReading {
   parked: Record<string, number>;
 }
 
-/**
- * The metrics `readController` reads, and all it asks a controller for (`/metrics?name[]=`), in this
- * order: prom-client sets the CPU total and the heap used in the collect of the first of each pair.
- */
+/** The metrics `readController` reads, and all it asks a controller for (`/metrics?name[]=`). */
 const READ = {
-  cpuCollector: 'process_cpu_user_seconds_total',
   cpu: 'process_cpu_seconds_total',
   rss: 'process_resident_memory_bytes',
-  heapCollector: 'nodejs_heap_size_total_bytes',
   heap: 'nodejs_heap_size_used_bytes',
   reconciles: 'controller_runtime_reconcile_total',
   queued: 'workqueue_depth',

@@ -120,7 +120,7 @@ export async function startController(flags: RunFlags, options: ControllerOverri
   };
   if (flags.metricsBindAddress) {
     const address = flags.metricsBindAddress;
-    const { url, server } = await serveMetrics(metrics.registry, address).catch((error: unknown) => {
+    const { url, server } = await serveMetrics(metrics, address).catch((error: unknown) => {
       throw listenFailure('metrics-bind-address', address, error);
     });
     closers.push(closing(server));
