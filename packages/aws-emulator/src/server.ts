@@ -9,13 +9,18 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** The HTTP front: `/_emulator/...` goes to the admin routes, everything else to the AWS services. */
 export function createEmulatorServer(emulation: Emulation): Server {
-  return createServer((request, response) => {
+  const server = createServer((request, response) => {
     serve(emulation, request, response).catch((error: unknown) => {
       process.stderr.write(`aws-emulator: ${(error as Error).stack ?? String(error)}\n`);
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
       response.end('internal error in the AWS emulator\n');
     });
   });
+  // Idle connections stay a minute, as the kube-emulator's: Node's default, 5 s, closed sockets that a
+  // busy client was about to reuse (ECONNRESET, `fetch failed`) under load. Responses say so
+  // (`Keep-Alive: timeout=60`), and clients that read it close theirs first.
+  server.keepAliveTimeout = 60_000;
+  return server;
 }
 
 async function serve(emulation: Emulation, request: IncomingMessage, response: ServerResponse): Promise<void> {
