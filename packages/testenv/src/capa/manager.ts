@@ -25,8 +25,8 @@ export function ensureCapaManager(cacheDir = testEnvCacheDir()): string {
 }
 
 /**
- * The AWS services CAPA's AWSCluster controller calls, by the names of its `--service-endpoints` flag
- * (CAPA maps them to the SDK's service IDs; ELB's stands for ELBv2 too).
+ * The AWS services CAPA's cluster and machine controllers call, by the names of its
+ * `--service-endpoints` flag (CAPA maps them to the SDK's service IDs; ELB's stands for ELBv2 too).
  */
 const SERVICES = ['ec2', 'elasticloadbalancing', 'tagging', 'sts', 's3', 'ssm', 'secretsmanager'];
 
@@ -41,7 +41,7 @@ export interface CapaManagerOptions {
 }
 
 /**
- * The manager's command line: the AWSCluster controllers only (EKS and machine pools off), its webhook
+ * The manager's command line: its EKS and machine pool controllers off, its webhook
  * server on a free port with its own certificate (nothing calls it: no webhook configuration is
  * installed), its diagnostics and health on free loopback ports, every AWS service at `awsUrl`, a short resync.
  */
