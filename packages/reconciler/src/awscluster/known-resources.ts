@@ -8,10 +8,26 @@ import type { TagTicketParts } from './tag-ticket.js';
  */
 export const DEFAULT_KNOWN_BYTES = 128 * 1024 * 1024;
 
-interface Known {
-  inputs: TagTicketParts;
+/** A cluster's known set, and when the discovery it comes from ran. */
+export interface KnownSet {
   resources: DiscoveredResources;
+  /** Epoch ms: a set planned from keeps the time of the discovery it came from. */
+  discoveredAt: number;
+}
+
+interface Known extends KnownSet {
+  inputs: TagTicketParts;
   bytes: number;
+}
+
+export interface KnownResourcesOptions {
+  /** What all known sets may take (`knownBytes`); default `DEFAULT_KNOWN_BYTES`. */
+  maxBytes?: number;
+  /**
+   * A set older than this (the sync period) is not planned from: a cluster whose layers are edited more
+   * often than it resyncs (each resync then meets an edit) still discovers once a period. Default: never.
+   */
+  maxAgeMs?: number;
 }
 
 /**
@@ -25,7 +41,13 @@ export class KnownResources {
   readonly #byCluster = new Map<string, Known>();
   #bytes = 0;
 
-  constructor(private readonly maxBytes = DEFAULT_KNOWN_BYTES) {}
+  readonly #maxBytes: number;
+  readonly #maxAgeMs: number;
+
+  constructor({ maxBytes = DEFAULT_KNOWN_BYTES, maxAgeMs = Infinity }: KnownResourcesOptions = {}) {
+    this.#maxBytes = maxBytes;
+    this.#maxAgeMs = maxAgeMs;
+  }
 
   /** What the known sets take now (`knownBytes`). */
   get bytes(): number {
@@ -33,28 +55,30 @@ export class KnownResources {
   }
 
   /**
-   * Takes what a work on `inputs` may plan from, if anything: only when the last work was synced, on
-   * the same discovery inputs, and on other layers. The same inputs again is a resync, or a signal that
-   * resources changed: that work discovers. Taken, not kept: a work that fails leaves nothing known.
+   * Takes what a work on `inputs` may plan from at `now` (epoch ms), if anything: only when the last
+   * work was synced, on the same discovery inputs, and on other layers, from a discovery younger than
+   * `maxAgeMs`. The same inputs again is a resync, or a signal that resources changed: that work
+   * discovers. Taken, not kept: a work that fails leaves nothing known.
    */
-  take(cluster: string, inputs: TagTicketParts): DiscoveredResources | undefined {
+  take(cluster: string, inputs: TagTicketParts, now: number): KnownSet | undefined {
     const known = this.#byCluster.get(cluster);
     this.forget(cluster);
     if (known?.inputs.discovery !== inputs.discovery || known.inputs.layers === inputs.layers) return undefined;
-    return known.resources;
+    if (now - known.discoveredAt >= this.#maxAgeMs) return undefined;
+    return { resources: known.resources, discoveredAt: known.discoveredAt };
   }
 
-  /** What a synced work on `inputs` left. */
-  record(cluster: string, inputs: TagTicketParts, resources: DiscoveredResources): void {
+  /** What a synced work on `inputs` left, from a discovery at `discoveredAt` (epoch ms). */
+  record(cluster: string, inputs: TagTicketParts, { resources, discoveredAt }: KnownSet): void {
     this.forget(cluster);
     const bytes = knownBytes(resources);
-    if (bytes > this.maxBytes) return;
+    if (bytes > this.#maxBytes) return;
     for (const [oldest, { bytes: taken }] of this.#byCluster) {
-      if (this.#bytes + bytes <= this.maxBytes) break;
+      if (this.#bytes + bytes <= this.#maxBytes) break;
       this.#byCluster.delete(oldest);
       this.#bytes -= taken;
     }
-    this.#byCluster.set(cluster, { inputs, resources, bytes });
+    this.#byCluster.set(cluster, { inputs, resources, discoveredAt, bytes });
     this.#bytes += bytes;
   }
 

@@ -97,6 +97,8 @@ export interface AWSClusterReconcilerDeps {
   namespaceLimit: NamespaceLimit;
   /** With --adopt-cluster-api: the Cluster API Clusters whose companions' spec.clusterAPI is trusted. */
   adoption?: AdoptionLookup | undefined;
+  /** --sync-period: a cluster discovers its resources at least this often, however often its layers are edited. */
+  syncPeriodMs?: number;
 }
 
 /** The reconcile of one AWSCluster: identity, tags, status, events. */
@@ -104,9 +106,11 @@ export class AWSClusterReconciler {
   /** The keymaster.dev/ keys last reported ignored, per cluster: reported once per key set and controller run. */
   readonly #reportedIgnored = new Map<string, string>();
   /** What each cluster's last synced tag work left: a layer edit plans from it, without discovery. */
-  readonly #known = new KnownResources();
+  readonly #known: KnownResources;
 
-  constructor(private readonly deps: AWSClusterReconcilerDeps) {}
+  constructor(private readonly deps: AWSClusterReconcilerDeps) {
+    this.#known = new KnownResources({ maxAgeMs: deps.syncPeriodMs });
+  }
 
   readonly reconcile = async (request: Request, context: ReconcileContext): Promise<Result | undefined> => {
     const { caches, logger } = this.deps;
@@ -381,9 +385,14 @@ export class AWSClusterReconciler {
     const inputs = tagTicketParts({ cluster, session, chain, policies, rivals: claim.rivals });
     const ticket = tagTicket(inputs);
     const sync = async (options: TagWorkOptions) => {
-      const known = this.#known.take(key, inputs);
-      const outcome = await syncTags({ ...work, ...(known ? { known } : {}) }, log, options);
-      if (outcome.known) this.#known.record(key, inputs, outcome.known);
+      const startedAt = this.deps.now().getTime();
+      const known = this.#known.take(key, inputs, startedAt);
+      const outcome = await syncTags({ ...work, ...(known ? { known: known.resources } : {}) }, log, options);
+      if (outcome.known)
+        this.#known.record(key, inputs, {
+          resources: outcome.known,
+          discoveredAt: known?.discoveredAt ?? startedAt,
+        });
       return outcome;
     };
     const done = tagWork.take(key, ticket);

@@ -76,6 +76,7 @@ export function setupAWSClusterController(context: ControllerContext): void {
       flag: 'max-clusters-per-namespace',
     },
     adoption: context.adoption,
+    syncPeriodMs: options.syncPeriodMs,
   });
   const cached = (requests: readonly Request[]) =>
     requests.map(({ namespace, name }) => caches.clusters.get(name, namespace)).filter((cluster) => !!cluster);

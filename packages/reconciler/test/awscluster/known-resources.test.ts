@@ -8,24 +8,35 @@ const FOUND = {
   regions: { 'arn:aws:ec2:us-east-1:111111111111:instance/i-1': 'us-east-1' },
 };
 const LAST = { discovery: 'cluster@1 account principal credentials', layers: 'policy@1' };
+/** When the last discovery ran (epoch ms), and the sync period. */
+const DISCOVERED = 1_000_000;
+const PERIOD = 60_000;
+const SET = { resources: FOUND, discoveredAt: DISCOVERED };
 
 describe('KnownResources: which tag work plans from the known set', () => {
-  const cases: { title: string; prepare: (known: KnownResources) => void; inputs: typeof LAST; plans: boolean }[] = [
+  const cases: {
+    title: string;
+    prepare: (known: KnownResources) => void;
+    inputs: typeof LAST;
+    /** When the work starts (default: just after the discovery). */
+    at?: number;
+    plans: boolean;
+  }[] = [
     {
       title: 'a tag policy or identity edit (only the layers changed): plans from it',
-      prepare: (known) => known.record(CLUSTER, LAST, FOUND),
+      prepare: (known) => known.record(CLUSTER, LAST, SET),
       inputs: { ...LAST, layers: 'policy@2' },
       plans: true,
     },
     {
       title: 'a resync, or a signal that resources changed (the same inputs): discovers',
-      prepare: (known) => known.record(CLUSTER, LAST, FOUND),
+      prepare: (known) => known.record(CLUSTER, LAST, SET),
       inputs: LAST,
       plans: false,
     },
     {
       title: "the cluster's spec, account, principal or credential set changed: discovers",
-      prepare: (known) => known.record(CLUSTER, LAST, FOUND),
+      prepare: (known) => known.record(CLUSTER, LAST, SET),
       inputs: { discovery: 'cluster@2 account principal credentials', layers: 'policy@2' },
       plans: false,
     },
@@ -39,8 +50,8 @@ describe('KnownResources: which tag work plans from the known set', () => {
       title:
         'after a work that was not synced (an error, a failure, a verify mismatch: taken, not recorded): discovers',
       prepare: (known) => {
-        known.record(CLUSTER, LAST, FOUND);
-        known.take(CLUSTER, { ...LAST, layers: 'policy@2' });
+        known.record(CLUSTER, LAST, SET);
+        known.take(CLUSTER, { ...LAST, layers: 'policy@2' }, DISCOVERED);
       },
       inputs: { ...LAST, layers: 'policy@3' },
       plans: false,
@@ -48,7 +59,7 @@ describe('KnownResources: which tag work plans from the known set', () => {
     {
       title: 'a cluster forgotten (deleted): discovers',
       prepare: (known) => {
-        known.record(CLUSTER, LAST, FOUND);
+        known.record(CLUSTER, LAST, SET);
         known.forget(CLUSTER);
       },
       inputs: { ...LAST, layers: 'policy@2' },
@@ -56,16 +67,41 @@ describe('KnownResources: which tag work plans from the known set', () => {
     },
     {
       title: "another cluster's known set: discovers",
-      prepare: (known) => known.record('team-b/prod', LAST, FOUND),
+      prepare: (known) => known.record('team-b/prod', LAST, SET),
       inputs: { ...LAST, layers: 'policy@2' },
       plans: false,
     },
+    {
+      title: 'an edit within a sync period of the discovery, after other edits planned from it: plans from it',
+      prepare: (known) => {
+        known.record(CLUSTER, LAST, SET);
+        const taken = known.take(CLUSTER, { ...LAST, layers: 'policy@2' }, DISCOVERED + PERIOD / 2)!;
+        known.record(CLUSTER, { ...LAST, layers: 'policy@2' }, taken);
+      },
+      inputs: { ...LAST, layers: 'policy@3' },
+      at: DISCOVERED + PERIOD - 1,
+      plans: true,
+    },
+    {
+      title:
+        'an edit a sync period after the discovery, however many edits planned from it since (each resync met an edit): discovers',
+      prepare: (known) => {
+        known.record(CLUSTER, LAST, SET);
+        const taken = known.take(CLUSTER, { ...LAST, layers: 'policy@2' }, DISCOVERED + PERIOD / 2)!;
+        known.record(CLUSTER, { ...LAST, layers: 'policy@2' }, taken);
+      },
+      inputs: { ...LAST, layers: 'policy@3' },
+      at: DISCOVERED + PERIOD,
+      plans: false,
+    },
   ];
-  for (const { title, prepare, inputs, plans } of cases)
+  for (const { title, prepare, inputs, plans, at = DISCOVERED + 1 } of cases)
     it(title, () => {
-      const known = new KnownResources();
+      const known = new KnownResources({ maxAgeMs: PERIOD });
       prepare(known);
-      expect(known.take(CLUSTER, inputs)).to.equal(plans ? FOUND : undefined);
+      const taken = known.take(CLUSTER, inputs, at);
+      expect(taken?.resources).to.equal(plans ? FOUND : undefined);
+      if (plans) expect(taken?.discoveredAt, 'the time of the discovery, not of the edits').to.equal(DISCOVERED);
     });
 });
 
@@ -78,30 +114,32 @@ describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold'
     };
   };
   const EDIT = { ...LAST, layers: 'policy@2' };
+  const set = (count: number) => ({ resources: found(count), discoveredAt: DISCOVERED });
+  const take = (known: KnownResources, cluster: string) => known.take(cluster, EDIT, DISCOVERED)?.resources;
 
   it('drops the sets used longest ago to keep a new one within the bound', () => {
     const one = knownBytes(found(10));
-    const known = new KnownResources(2 * one);
-    for (const cluster of ['a/one', 'a/two', 'a/three']) known.record(cluster, LAST, found(10));
+    const known = new KnownResources({ maxBytes: 2 * one });
+    for (const cluster of ['a/one', 'a/two', 'a/three']) known.record(cluster, LAST, set(10));
     expect(known.bytes).to.equal(2 * one);
-    expect(known.take('a/one', EDIT), 'the oldest, dropped').to.equal(undefined);
-    expect(known.take('a/two', EDIT)).to.deep.equal(found(10));
-    expect(known.take('a/three', EDIT)).to.deep.equal(found(10));
+    expect(take(known, 'a/one'), 'the oldest, dropped').to.equal(undefined);
+    expect(take(known, 'a/two')).to.deep.equal(found(10));
+    expect(take(known, 'a/three')).to.deep.equal(found(10));
     expect(known.bytes, 'taken sets are no longer held').to.equal(0);
   });
 
   it('keeps no set larger than the bound, and leaves the others', () => {
-    const known = new KnownResources(knownBytes(found(10)));
-    known.record('a/small', LAST, found(10));
-    known.record('b/huge', LAST, found(1000));
-    expect(known.take('b/huge', EDIT)).to.equal(undefined);
-    expect(known.take('a/small', EDIT)).to.deep.equal(found(10));
+    const known = new KnownResources({ maxBytes: knownBytes(found(10)) });
+    known.record('a/small', LAST, set(10));
+    known.record('b/huge', LAST, set(1000));
+    expect(take(known, 'b/huge')).to.equal(undefined);
+    expect(take(known, 'a/small')).to.deep.equal(found(10));
   });
 
   it('counts a cluster recorded again once', () => {
     const known = new KnownResources();
-    known.record(CLUSTER, LAST, found(10));
-    known.record(CLUSTER, LAST, found(10));
+    known.record(CLUSTER, LAST, set(10));
+    known.record(CLUSTER, LAST, set(10));
     expect(known.bytes).to.equal(knownBytes(found(10)));
     known.forget(CLUSTER);
     expect(known.bytes).to.equal(0);
