@@ -16,6 +16,7 @@ import {
   CAPA_NAMESPACE,
   capaIdentity,
   clusterAsStoredAtV1beta2,
+  ownedByCluster,
   installCapaWith,
   type Unstructured,
 } from './support/capa-world.js';
@@ -156,21 +157,13 @@ describe('clusterctl move of a namespace of CAPA clusters, adopted on both sides
         '-p',
         JSON.stringify({ status: PROVISIONED }),
       ]);
-      // And what Cluster API's Cluster controller sets on the objects the Cluster names: the Cluster as
-      // their owner (clusterctl moves a Cluster's objects along its owner references) and its name label.
+      // And what Cluster API's Cluster controller sets on the objects the Cluster names.
       const cluster = await source.cluster.ops.read<KubernetesObject>({
         apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         metadata: { namespace: TENANT, name },
       });
-      const owned = {
-        metadata: {
-          labels: { 'cluster.x-k8s.io/cluster-name': name },
-          ownerReferences: [
-            { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name, uid: cluster.metadata!.uid },
-          ],
-        },
-      };
+      const owned = ownedByCluster(name, cluster.metadata!.uid!);
       const { infrastructureRef, controlPlaneRef } = (cluster as Unstructured).spec as Record<
         string,
         { kind: string; name: string }

@@ -13,6 +13,7 @@ import {
   capaIdentity,
   clusterAsStoredAtV1beta2,
   installCapaWith,
+  ownedByCluster,
   type Unstructured,
 } from './support/capa-world.js';
 import type { ControllerProcess } from './support/controller-process.js';
@@ -129,8 +130,7 @@ describe("CAPA's manager and Keymaster side by side on moto", function () {
       await capaCluster(),
     );
     expect(applied, applied.stderr).to.include({ code: 0 });
-    // What Cluster API's Cluster controller, which does not run here, sets: CAPA reconciles only an
-    // AWSCluster owned by its Cluster.
+    // What Cluster API's Cluster controller, which does not run here, sets.
     const cluster = await management.ops.read<Unstructured>({
       apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
@@ -142,14 +142,7 @@ describe("CAPA's manager and Keymaster side by side on moto", function () {
         kind: 'AWSCluster',
         metadata: { namespace: TENANT, name: NAME },
       },
-      {
-        metadata: {
-          labels: { 'cluster.x-k8s.io/cluster-name': NAME },
-          ownerReferences: [
-            { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: NAME, uid: cluster.metadata!.uid },
-          ],
-        },
-      },
+      ownedByCluster(NAME, cluster.metadata!.uid!),
     );
     capa = await startCapaManager({
       kubeConfig: management.opsKubeConfig(),

@@ -27,6 +27,18 @@ export async function installCapaWith(management: RbacManagementCluster, identit
   await management.install([...(await adoptionRbac()), ...identities]);
 }
 
+/**
+ * What Cluster API's Cluster controller, which the e2e does not run, sets on the objects a Cluster
+ * names: the Cluster as their owner (CAPA reconciles only an AWSCluster owned by its Cluster;
+ * clusterctl moves a Cluster's objects along owner references) and its name label. A merge patch.
+ */
+export const ownedByCluster = (name: string, uid: string) => ({
+  metadata: {
+    labels: { 'cluster.x-k8s.io/cluster-name': name },
+    ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name, uid }],
+  },
+});
+
 /** An object of CAPA's templates, as loaded from the YAML clusterctl rendered. */
 export type Unstructured = KubernetesObject & { spec?: Record<string, unknown> };
 

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { TAG_WRITES } from './aws-facts.js';
 
 /** A request moto answered, as its recorder wrote it (`startMoto({ recordTo })`). */
 interface RecordedRequest {
@@ -13,15 +14,8 @@ export interface RecordedCall {
   action: string;
 }
 
-/** Calls that change tags, in any of the APIs CAPA and Keymaster tag with. */
-export const TAG_WRITE_ACTIONS = [
-  'CreateTags',
-  'DeleteTags',
-  'TagResources',
-  'UntagResources',
-  'AddTags',
-  'RemoveTags',
-];
+/** Calls that change tags: the aws-emulator's list (`TAG_WRITES`) and ELB's, which CAPA tags with. */
+export const TAG_WRITE_ACTIONS = [...TAG_WRITES.map((action) => action.split(':')[1]!), 'AddTags', 'RemoveTags'];
 
 const header = (headers: Record<string, string>, name: string): string =>
   Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? '';
