@@ -151,6 +151,26 @@ describe('EC2 tagging', () => {
       expect(byTag.Tags!.map((t) => t.Key)).to.deep.equal(['Name', OWNED]);
     });
 
+    it('by resource IDs lists what a scan would: in order, once, unknown IDs none, with the other filters', async () => {
+      const everything = (await describe()).Tags;
+      const byIds = await describe([
+        { Name: 'resource-id', Values: [VPC_ID, 'i-00000000000000000', INSTANCE_ID, VPC_ID] },
+      ]);
+      expect(byIds.Tags).to.deep.equal(everything);
+      const wildcard = await describe([{ Name: 'resource-id', Values: ['vpc-*'] }]);
+      expect(wildcard.Tags!.map((t) => t.ResourceId)).to.deep.equal([VPC_ID, VPC_ID]);
+      const both = await describe([
+        { Name: 'resource-id', Values: [INSTANCE_ID] },
+        { Name: 'resource-id', Values: [VPC_ID] },
+      ]);
+      expect(both.Tags).to.deep.equal([]);
+      const owned = await describe([
+        { Name: 'resource-id', Values: [VPC_ID, INSTANCE_ID] },
+        { Name: 'key', Values: [OWNED] },
+      ]);
+      expect(owned.Tags!.map((t) => t.ResourceId)).to.deep.equal([INSTANCE_ID, VPC_ID]);
+    });
+
     it('pages with MaxResults and NextToken', async () => {
       const first = await describe(undefined, { MaxResults: 5 });
       expect(first.Tags).to.have.length(4);

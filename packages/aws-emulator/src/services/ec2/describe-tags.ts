@@ -4,6 +4,7 @@ import type { QueryParams } from '../../protocols/query-params.js';
 import { element, elements, type Xml } from '../../protocols/xml.js';
 import { paginate } from '../pagination.js';
 import type { CallContext } from '../service.js';
+import type { Resource } from '../../world/resources.js';
 
 interface TagItem {
   readonly resourceId: string;
@@ -36,7 +37,8 @@ export function describeTags(params: QueryParams, call: CallContext): Xml {
     );
   }
   const items: TagItem[] = [];
-  for (const resource of call.world.resources.inScope(call.principal.accountId, call.region)) {
+  const resources = namedResources(params, call) ?? call.world.resources.inScope(call.principal.accountId, call.region);
+  for (const resource of resources) {
     if (resource.parts.service !== 'ec2') continue;
     for (const [key, value] of resource.tags) {
       items.push({
@@ -69,6 +71,24 @@ export function describeTags(params: QueryParams, call: CallContext): Xml {
     ),
     element('nextToken', page.nextToken),
   );
+}
+
+/**
+ * The resources a `resource-id` filter names when its values are IDs without wildcards, looked up
+ * rather than found by reading every tag of the account and region (a read-back names the few
+ * resources it wrote). The filter is still applied to what is listed; undefined: read the scope.
+ */
+function namedResources(params: QueryParams, call: CallContext): Resource[] | undefined {
+  const byId = (params.structs('Filter') ?? []).find((fields) => fields.get('Name') === 'resource-id');
+  if (byId === undefined) return undefined;
+  const ids = [...byId].filter(([field]) => field.startsWith('Value.')).map(([, id]) => id);
+  if (ids.some((id) => /[*?]/.test(id))) return undefined;
+  const named = new Set<Resource>();
+  for (const id of ids) {
+    const resource = call.world.resources.ec2(call.principal.accountId, call.region, id);
+    if (resource !== undefined) named.add(resource);
+  }
+  return [...named];
 }
 
 function readFilter(fields: ReadonlyMap<string, string>): Filter {
