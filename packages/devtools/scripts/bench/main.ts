@@ -15,6 +15,7 @@ import { deployedMemory, installCapa } from '@keymaster/testenv';
 import type { AWSClusterRoleIdentity, AWSTagPolicy } from '@keymaster/api';
 import { benchScenario, RESOURCES_PER_CLUSTER } from '../bench-scenario.js';
 import { DEFAULT_BUDGETS, scopeOf, type Budget, type Budgets } from './arithmetic.js';
+import { baselineArgs, resolveCommit, runBaseline } from './baseline.js';
 import { EmulatorApi } from './emulator-api.js';
 import { createFleet, edit, watchReadiness } from './fleet.js';
 import { coldStart, dayTwoEdit, restart, resync, stsDay, tenantFlood, type Bench } from './phases.js';
@@ -28,7 +29,7 @@ const DEFAULT_PHASES = PHASES.filter((phase) => phase !== 'flood');
 const KUBES = ['emulator', 'real'] as const;
 /** Phases that edit Keymaster's own kinds (identities' resourceTags, AWSClusters): none of an adopted fleet. */
 const OWN_KINDS_PHASES = ['sts', 'flood'];
-const USAGE = `pnpm bench [--clusters N] [--identities N] [--adopted] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H] [--sts-step SECONDS]`;
+const USAGE = `pnpm bench [--clusters N] [--identities N] [--adopted] [--shards N [--replicas R]] [--latency-ms MS] [--unlimited-budget] [--kube ${KUBES.join('|')}] [--phases ${PHASES.join(',')}] [--sts-hours H] [--sts-step SECONDS] [--baseline COMMIT]`;
 
 const { values } = parseArgs({
   options: {
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     phases: { type: 'string' },
     'sts-hours': { type: 'string', default: '24' },
     'sts-step': { type: 'string', default: '900' },
+    baseline: { type: 'string' },
   },
 });
 
@@ -86,6 +88,16 @@ if (adopted && ownKindsOnly.length > 0) {
 }
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+let baselineCommit: string | undefined;
+if (values.baseline !== undefined)
+  try {
+    baselineCommit = resolveCommit(values.baseline);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+// The baseline first, then this commit: one machine, one set of conditions, minutes apart.
+const baseline = baselineCommit && (await runBaseline(baselineCommit, baselineArgs(process.argv.slice(2))));
 const replicas = shards ? whole('replicas', values.replicas, 1) : 1;
 // deploy/manager/deployment.yaml's flags; --shards replaces --leader-elect.
 const flags = [
@@ -160,6 +172,7 @@ const result: BenchResult = {
   },
   createSeconds,
   cold: undefined as never,
+  ...(baseline ? { baseline } : {}),
 };
 
 const cold = await coldStart(bench, flags, replicas);

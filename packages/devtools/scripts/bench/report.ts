@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { ColdResult, EditResult, FloodResult, ResyncResult, StsResult } from './phases.js';
 import type { KubeBackend } from '../bench-emulators.js';
 import { isLeaseWrite, sum } from './emulator-api.js';
+import type { BaselineResult } from './baseline.js';
 
 const ROOT = new URL('../../../../', import.meta.url);
 const DOC = fileURLToPath(new URL('docs/benchmarks.md', ROOT));
@@ -41,6 +42,8 @@ export interface BenchResult {
   flood?: FloodResult;
   /** Phases that failed, and why. */
   failures?: Record<string, string>;
+  /** `--baseline`: the other commit's result, measured first in the same run. */
+  baseline?: BaselineResult;
 }
 
 const s = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(1)} s`);
@@ -151,6 +154,34 @@ export function floodRow(result: BenchResult): string {
   ]);
 }
 
+/** `baseline / this (ratio ×)`, the ratio this over the baseline; n/a where either lacks the figure. */
+function against(baseline: number | undefined, value: number | undefined, unit: string): string {
+  if (baseline === undefined || value === undefined) return 'n/a';
+  const ratio = baseline === 0 ? '' : ` (${(value / baseline).toFixed(2)} ×)`;
+  return `${baseline} / ${value}${unit ? ` ${unit}` : ''}${ratio}`;
+}
+
+const awsCalls = (result: Pick<BenchResult, 'cold'>) => sum(result.cold.made.byAction);
+
+/** This run against the baseline measured before it (`--baseline`): the figures both benchmarks report. */
+export function baselineRow(result: BenchResult, baseline: BaselineResult): string {
+  const reach = (edit: 'policyEdit' | 'identityEdit') =>
+    against(baseline[edit]?.reachSeconds, result[edit]?.reachSeconds, 's');
+  return cells([
+    ...runCells(result).slice(0, 2),
+    baseline.commit,
+    ...runCells(result).slice(2, 6),
+    against(baseline.cold.convergeSeconds, result.cold.convergeSeconds, 's'),
+    against(baseline.cold.cpuMsPerCluster, result.cold.cpuMsPerCluster, 'ms'),
+    against(awsCalls(baseline), awsCalls(result), ''),
+    against(baseline.cold.kubeWritesPerCluster, result.cold.kubeWritesPerCluster, ''),
+    against(baseline.cold.peakRssMiB, result.cold.peakRssMiB, 'MiB'),
+    reach('policyEdit'),
+    reach('identityEdit'),
+    `${baseline.cold.load.mean} / ${result.cold.load.mean}`,
+  ]);
+}
+
 /** Inserts `row` after the last line of the table that follows `marker` (an HTML comment) in `doc`. */
 export function appendRow(doc: string, marker: string, row: string): string {
   const lines = doc.split('\n');
@@ -168,6 +199,7 @@ export const MARKERS = {
   edits: '<!-- bench:edits -->',
   steady: '<!-- bench:steady -->',
   flood: '<!-- bench:flood -->',
+  baseline: '<!-- bench:baseline -->',
 } as const;
 
 /** Writes .bench/reconciler-<options>.json and appends the run's rows to docs/benchmarks.md. */
@@ -182,5 +214,6 @@ export async function writeReport(result: BenchResult): Promise<void> {
   if (result.policyEdit || result.identityEdit) doc = appendRow(doc, MARKERS.edits, editRow(result));
   if (result.resync || result.sts) doc = appendRow(doc, MARKERS.steady, steadyRow(result));
   if (result.flood) doc = appendRow(doc, MARKERS.flood, floodRow(result));
+  if (result.baseline) doc = appendRow(doc, MARKERS.baseline, baselineRow(result, result.baseline));
   await writeFile(DOC, doc);
 }

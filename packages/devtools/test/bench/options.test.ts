@@ -26,6 +26,12 @@ describe('bench options', function () {
     expect(stderr).to.include('--adopted');
   });
 
+  it('refuses a baseline that names no commit, before any work', async () => {
+    const { code, stderr } = await bench(['--baseline', 'no-such-commit-0x']);
+    expect(code).to.equal(2);
+    expect(stderr).to.include('--baseline=no-such-commit-0x: names no commit');
+  });
+
   it('names an unknown phase', async () => {
     const { code, stderr } = await bench(['--phases', 'cold,warm']);
     expect(code).to.equal(2);
