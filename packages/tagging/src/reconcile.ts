@@ -71,6 +71,11 @@ export interface ReconcileTagsInput {
    * them all. Default: this one.
    */
   expectedClusters?: () => number;
+  /**
+   * Told once, right before the writes are submitted (or when the reconcile ends without): from then
+   * on it waits only on AWS's budgets and answers. A scheduler may start other work meanwhile.
+   */
+  writesSubmitted?: () => void;
   /** Discover and plan, write nothing. */
   dryRun?: boolean;
   /** Aborted (the work was cancelled): nothing more is written; throws the signal's reason before the writes. */
@@ -148,7 +153,14 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     requests: {},
   };
   // Until this cluster's writes go, identical writes of its credentials wait for them to join.
-  const arrived = context.batchers.coming(context.session, regions);
+  const joined = context.batchers.coming(context.session, regions);
+  let submitted = false;
+  const arrived = () => {
+    joined();
+    if (submitted) return;
+    submitted = true;
+    input.writesSubmitted?.();
+  };
   try {
     return await reconcileWith(input, context, regions, concurrency, arrived);
   } finally {

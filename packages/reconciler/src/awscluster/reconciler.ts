@@ -402,7 +402,8 @@ export class AWSClusterReconciler {
       cluster: key,
       slot: { accountId: session.accountId, region: cluster.spec.region },
       ticket,
-      run: (signal, waiting) => sync({ signal, askedAt, expectedClusters: () => waiting() + 1 }),
+      run: (signal, waiting, release) =>
+        sync({ signal, askedAt, expectedClusters: () => waiting() + 1, writesSubmitted: release }),
     });
     return 'queued';
   }

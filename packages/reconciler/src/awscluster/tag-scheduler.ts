@@ -15,8 +15,10 @@ export interface TagJob<T> {
   /**
    * The work; `signal` is aborted when it is cancelled or the scheduler stops: then it should write
    * nothing more. `waiting` tells how many jobs of its account and region are queued, when asked.
+   * `release` gives the job's place up before it ends, once it only waits on AWS (its writes are
+   * submitted): the next job of its account and region starts, and may join those writes.
    */
-  run: (signal: AbortSignal, waiting: () => number) => Promise<T>;
+  run: (signal: AbortSignal, waiting: () => number, release: () => void) => Promise<T>;
 }
 
 /** How a cluster's tag work ended: its outcome, or what it threw. */
@@ -31,9 +33,12 @@ export interface TagSchedulerObserver {
 }
 
 export interface TagSchedulerOptions {
-  /** Jobs running at once per account and region: enough that its rate limiter, not this, is the throttle. */
+  /**
+   * Jobs holding a place at once per account and region (discovering and planning; a job gives its
+   * place up once its writes are submitted): enough that its rate limiter, not this, is the throttle.
+   */
   perSlot: number;
-  /** Jobs running at once in all: bounds memory and sockets whatever the number of accounts. */
+  /** Jobs holding a place at once in all: bounds the work in progress whatever the number of accounts. */
   maxRunning: number;
   /** A cluster's work finished: its result waits in `take` (the AWSCluster controller enqueues the cluster). */
   finished: (cluster: string) => void;
@@ -77,9 +82,11 @@ const slotKey = ({ accountId, region }: TagSlot) => `${accountId}/${region}`;
  * rate limited per account and region, so a worker that waited on a limiter would idle while other
  * accounts' budgets go unused; here each account and region runs up to `perSlot` jobs that wait on its
  * own limiter, and the slots take turns (round robin) for the `maxRunning` places, so a busy account
- * delays no other. A cluster's work never runs twice at once: newer work replaces its queued work, or
- * runs after its running work. When work ends, `finished` is told, and the next reconcile of the
- * cluster `take`s the result and writes status as any reconcile does.
+ * delays no other. A job whose writes are submitted gives its place up (`release`): the clusters queued
+ * behind it then plan while its writes are held, and identical writes of an account's clusters go in
+ * one call rather than one per place. A cluster's work never runs twice at once: newer work replaces
+ * its queued work, or runs after its running work. When work ends, `finished` is told, and the next
+ * reconcile of the cluster `take`s the result and writes status as any reconcile does.
  */
 export class TagScheduler<T> {
   readonly #options: TagSchedulerOptions;
@@ -213,24 +220,34 @@ export class TagScheduler<T> {
     this.#report(slot);
     const now = this.#options.clock.now();
     this.#options.observer?.waited((now - job.queuedAt) / 1000);
+    let placeHeld = true;
+    const free = (): boolean => {
+      if (!placeHeld) return false;
+      placeHeld = false;
+      slot.running -= 1;
+      this.#running -= 1;
+      if (slot.queued.size > 0 && !this.#stopped) this.#ready.add(slotKey(slot.slot));
+      this.#report(slot);
+      return true;
+    };
+    const release = () => {
+      if (free()) this.#dispatch();
+    };
     const done = job
-      .run(running.abort.signal, () => slot.queued.size)
+      .run(running.abort.signal, () => slot.queued.size, release)
       .then(
         (outcome): TagResult<T> => ({ outcome }),
         (error: unknown): TagResult<T> => ({ error }),
       )
       .then((result) => {
         this.#inFlight.delete(done);
-        this.#ended(slot, job, running, result);
+        free();
+        this.#ended(job, running, result);
       });
     this.#inFlight.add(done);
   }
 
-  #ended(slot: Slot<T>, job: Queued<T>, running: Running, result: TagResult<T>): void {
-    slot.running -= 1;
-    this.#running -= 1;
-    if (slot.queued.size > 0 && !this.#stopped) this.#ready.add(slotKey(slot.slot));
-    this.#report(slot);
+  #ended(job: Queued<T>, running: Running, result: TagResult<T>): void {
     const work = this.#clusters.get(job.cluster)!;
     delete work.running;
     const { next } = work;

@@ -72,6 +72,8 @@ export interface TagWorkOptions {
   askedAt?: number;
   /** Clusters of the account and region whose work waits, this one included (`reconcileTags`' expectedClusters). */
   expectedClusters?: () => number;
+  /** Told once the work's writes are submitted (`reconcileTags`' writesSubmitted). */
+  writesSubmitted?: () => void;
 }
 
 const inSync = (message: string): ConditionUpdate<'TagsInSync'> => ({
@@ -191,7 +193,7 @@ export function createTagSync(deps: {
   // And clusters of the same credentials share writes of the same change, and read-backs, per region.
   const batchers = new SessionBatchers();
   const now = deps.now ?? (() => new Date());
-  return async (work, log, { signal, askedAt, expectedClusters } = {}) => {
+  return async (work, log, { signal, askedAt, expectedClusters, writesSubmitted } = {}) => {
     const { cluster, session, chain, policies } = work;
     // A copy: what this returns as status is the reconcile's to change, and this one is the informer's.
     const previous: ClusterTaggingStatus = { ...cluster.status?.tagging };
@@ -226,6 +228,7 @@ export function createTagSync(deps: {
         ...(work.known ? { known: work.known } : {}),
         ...(askedAt === undefined ? {} : { askedAt }),
         ...(expectedClusters === undefined ? {} : { expectedClusters }),
+        ...(writesSubmitted === undefined ? {} : { writesSubmitted }),
         ...(signal ? { signal } : {}),
       });
     } catch (error) {

@@ -17,6 +17,8 @@ function harness(options: { perSlot: number; maxRunning: number }) {
   const signals: AbortSignal[] = [];
   /** How many jobs of its slot wait, as each started job can ask, by cluster@ticket. */
   const waiting = new Map<string, () => number>();
+  /** Each started job's release of its place, by cluster@ticket. */
+  const releases = new Map<string, () => void>();
   const scheduler = new TagScheduler<string>({
     ...options,
     finished: (cluster) => finished.push(cluster),
@@ -31,11 +33,12 @@ function harness(options: { perSlot: number; maxRunning: number }) {
       cluster,
       slot,
       ticket,
-      run: (signal, queued) =>
+      run: (signal, queued, release) =>
         new Promise<string>((resolve, reject) => {
           started.push(`${cluster}@${ticket}`);
           signals.push(signal);
           waiting.set(`${cluster}@${ticket}`, queued);
+          releases.set(`${cluster}@${ticket}`, release);
           ends.set(`${cluster}@${ticket}`, { resolve, reject });
         }),
     });
@@ -57,6 +60,7 @@ function harness(options: { perSlot: number; maxRunning: number }) {
     started,
     signals,
     waiting,
+    releases,
     finished,
     depths,
     waits,
@@ -98,6 +102,25 @@ describe('TagScheduler', () => {
     await h.end('ns/a1@t1');
     expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/a2@t1', 'ns/b0@t1', 'ns/a3@t1']);
     expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 1, running: 3 });
+  });
+
+  it('starts the next job of a slot when a running one gives its place up, and frees no place twice', async () => {
+    const h = harness({ perSlot: 1, maxRunning: 2 });
+    for (let index = 0; index < 4; index++) h.submit(`ns/a${index}`, A);
+    h.submit('ns/b0', B);
+    expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/b0@t1']);
+    // a0's writes are submitted: a1 plans while they wait on AWS, a0 still runs.
+    h.releases.get('ns/a0@t1')!();
+    h.releases.get('ns/a0@t1')!();
+    expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/b0@t1', 'ns/a1@t1']);
+    expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 2, running: 1 });
+    // Its end frees nothing more: a2 waits for a1's place.
+    await h.end('ns/a0@t1');
+    expect(h.running()).to.deep.equal(['ns/b0@t1', 'ns/a1@t1']);
+    expect(h.finished).to.deep.equal(['ns/a0']);
+    await h.end('ns/a1@t1');
+    expect(h.running()).to.deep.equal(['ns/b0@t1', 'ns/a2@t1']);
+    expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 1, running: 1 });
   });
 
   it('tells running work how many jobs of its account and region wait, when it asks (discovery may scan for them)', async () => {

@@ -35,7 +35,11 @@ export class FakeTagWork<T> implements Pick<TagScheduler<T>, 'cancel' | 'take' |
     for (const [cluster, job] of this.#pending) {
       this.#pending.delete(cluster);
       const result: TagResult<T> = await job
-        .run(new AbortController().signal, () => 0)
+        .run(
+          new AbortController().signal,
+          () => 0,
+          () => {},
+        )
         .then(
           (outcome) => ({ outcome }),
           (error: unknown) => ({ error }),

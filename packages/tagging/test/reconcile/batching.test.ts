@@ -159,6 +159,27 @@ describe('reconcileTags with shared calls (SessionBatchers)', function () {
     expect(results.every(({ synced }) => synced)).to.equal(true);
   });
 
+  it('says once, right before its writes are submitted, that it waits on AWS alone (a scheduler starts the next cluster then)', async () => {
+    const [clusterName = ''] = names(1);
+    h = await startHarness(taggingWorld(fleet([clusterName])));
+    const told: number[] = [];
+    const result = await reconcileTags({
+      session: sessionOf(h, 'chain-a'),
+      clusterName,
+      regions: [EAST],
+      effective: effective('1000'),
+      claim: { decide: () => Promise.resolve({ owner: true as const }) },
+      limiters: plenty(h),
+      clock: virtualClock(),
+      retry: { baseDelayMs: 0 },
+      taggers: TAGGING_API_ONLY,
+      writesSubmitted: () => told.push(tagCalls(h).length),
+    });
+    expect(told).to.deep.equal([0]);
+    expect(tagCalls(h)).to.have.length(1);
+    expect(result.synced).to.equal(true);
+  });
+
   it('never lets clusters of different credential sets share a call', async () => {
     const clusters = names(4);
     h = await startHarness(taggingWorld(fleet(clusters)));
