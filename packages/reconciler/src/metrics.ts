@@ -99,7 +99,7 @@ export class KeymasterMetrics {
     });
     this.tagWorkRunning = new Gauge({
       name: 'keymaster_tag_work_running',
-      help: 'Clusters whose tag work runs now (waiting on the rate limiter included), by AWS account and region',
+      help: 'Clusters whose tag work holds a place now (until its writes are submitted), by AWS account and region',
       labelNames: ['account', 'region'],
       registers,
     });
