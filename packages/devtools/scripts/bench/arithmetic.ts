@@ -124,3 +124,26 @@ export function sessionsNeeded(seconds: number, lifetimeSeconds: number): { leas
   const least = Math.ceil(seconds / lifetimeSeconds);
   return { least, most: least + 1 };
 }
+
+/** What bounds a phase from below: AWS's budgets for its calls, or the API server for its writes. */
+export interface LeastTime {
+  seconds: number;
+  bound: 'AWS' | 'API server';
+}
+
+/**
+ * The least time a phase can take: the larger of the time AWS's budgets allow for its fewest calls
+ * (`budgetSeconds`; none when lifted) and the time the API server needs for its fewest writes, at the
+ * rate measured for the Kubernetes floor (`floor`: so many writes in so many seconds).
+ */
+export function leastTime(
+  budgetSeconds: number | undefined,
+  kubeWrites: number,
+  floor: { writes: number; seconds: number },
+): LeastTime {
+  const api = floor.writes === 0 ? 0 : (kubeWrites * floor.seconds) / floor.writes;
+  const aws = budgetSeconds ?? 0;
+  return aws >= api
+    ? { seconds: Math.round(aws * 10) / 10, bound: 'AWS' }
+    : { seconds: Math.round(api * 10) / 10, bound: 'API server' };
+}

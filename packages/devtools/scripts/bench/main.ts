@@ -18,6 +18,7 @@ import { DEFAULT_BUDGETS, scopeOf, type Budget, type Budgets } from './arithmeti
 import { baselineArgs, resolveCommit, runBaseline } from './baseline.js';
 import { EmulatorApi } from './emulator-api.js';
 import { createFleet, edit, watchReadiness } from './fleet.js';
+import { measureKubeFloor } from './kube-floor.js';
 import { coldStart, dayTwoEdit, restart, resync, stsDay, tenantFlood, type Bench } from './phases.js';
 import { buildController, startEmulators } from './processes.js';
 import { writeReport, type BenchResult } from './report.js';
@@ -145,9 +146,24 @@ process.stdout.write(
 const createdAt = performance.now();
 await createFleet(kubeConfig, objects);
 const createSeconds = Number(((performance.now() - createdAt) / 1000).toFixed(1));
+process.stdout.write(`the API server's time for the cold start's fewest writes (before the controller starts) ...\n`);
+const kubeFloor = await measureKubeFloor(kubeConfig, clusterCount);
+process.stdout.write(`the Kubernetes floor: ${kubeFloor.writes} writes in ${kubeFloor.seconds} s\n`);
 const ready = await watchReadiness(kubeConfig);
 const sampler = new Sampler();
-const bench: Bench = { kubeConfig, kubeconfig, emulators, api, objects, clusterCount, budget, ready, sampler, logDir };
+const bench: Bench = {
+  kubeConfig,
+  kubeconfig,
+  emulators,
+  api,
+  objects,
+  clusterCount,
+  budget,
+  ready,
+  sampler,
+  logDir,
+  kubeFloor,
+};
 
 const resources = world.accounts.flatMap((account) => account.resources ?? []);
 const result: BenchResult = {

@@ -6,6 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ColdResult, EditResult, FloodResult, ResyncResult, StsResult } from './phases.js';
 import type { KubeBackend } from '../bench-emulators.js';
+import type { LeastTime } from './arithmetic.js';
 import { isLeaseWrite, sum } from './emulator-api.js';
 import type { BaselineResult } from './baseline.js';
 
@@ -49,6 +50,11 @@ export interface BenchResult {
 const s = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(1)} s`);
 const cells = (values: readonly (string | number)[]) => `| ${values.join(' | ')} |`;
 const load = ({ mean, max }: { mean: number; max: number }) => `${mean} / ${max}`;
+/** The least time, what sets it, and how many times it the phase took. */
+const least = (seconds: number, bound: LeastTime | undefined) =>
+  bound === undefined
+    ? 'n/a'
+    : `${s(bound.seconds)} ${bound.bound}${bound.seconds > 0 ? ` (${(seconds / bound.seconds).toFixed(2)} ×)` : ''}`;
 
 /** The columns every table starts with: which run this is. */
 function runCells({ date, commit, scenario, options }: BenchResult): (string | number)[] {
@@ -80,6 +86,7 @@ export function coldRow(result: BenchResult): string {
     `${cold.reconciles} (${cold.bouncePercent} %)`,
     cold.kubeWritesPerCluster,
     load(cold.load),
+    least(cold.convergeSeconds, cold.least),
   ]);
 }
 
@@ -93,11 +100,14 @@ const editCells = (edit: EditResult | undefined) =>
     : ['n/a', 'n/a', 'n/a'];
 
 export function editRow(result: BenchResult): string {
+  const leastOf = (edit: EditResult | undefined) => (edit ? least(edit.reachSeconds, edit.least) : 'n/a');
   return cells([
     ...runCells(result),
     ...editCells(result.policyEdit),
     ...editCells(result.identityEdit),
     load(result.identityEdit?.load ?? result.policyEdit?.load ?? result.cold.load),
+    leastOf(result.policyEdit),
+    leastOf(result.identityEdit),
   ]);
 }
 

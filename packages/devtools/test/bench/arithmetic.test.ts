@@ -4,6 +4,7 @@ import {
   budgetSeconds,
   busiest,
   discoveryPages,
+  leastTime,
   percent,
   scopeOf,
   sessionsNeeded,
@@ -112,6 +113,14 @@ describe('bench arithmetic', () => {
       seconds: 2,
     });
     expect(slowest(byFamily, undefined).seconds).to.equal(0);
+  });
+
+  it("least time: the larger of AWS's budget time and the API server's time for the writes, at the floor's rate", () => {
+    const floor = { writes: 4000, seconds: 8 };
+    expect(leastTime(1.5, 4000, floor)).to.deep.equal({ seconds: 8, bound: 'API server' });
+    expect(leastTime(12.34, 2000, floor)).to.deep.equal({ seconds: 12.3, bound: 'AWS' });
+    expect(leastTime(undefined, 1000, floor)).to.deep.equal({ seconds: 2, bound: 'API server' });
+    expect(leastTime(0, 0, { writes: 0, seconds: 0 })).to.deep.equal({ seconds: 0, bound: 'AWS' });
   });
 
   it('percentages and sessions needed', () => {
