@@ -38,7 +38,10 @@ export interface TagSchedulerOptions {
    * place up once its writes are submitted): enough that its rate limiter, not this, is the throttle.
    */
   perSlot: number;
-  /** Jobs holding a place at once in all: bounds the work in progress whatever the number of accounts. */
+  /**
+   * Jobs running at once in all, those that gave their account's place up included: bounds memory
+   * and sockets whatever the number of accounts and clusters.
+   */
   maxRunning: number;
   /** A cluster's work finished: its result waits in `take` (the AWSCluster controller enqueues the cluster). */
   finished: (cluster: string) => void;
@@ -82,9 +85,9 @@ const slotKey = ({ accountId, region }: TagSlot) => `${accountId}/${region}`;
  * rate limited per account and region, so a worker that waited on a limiter would idle while other
  * accounts' budgets go unused; here each account and region runs up to `perSlot` jobs that wait on its
  * own limiter, and the slots take turns (round robin) for the `maxRunning` places, so a busy account
- * delays no other. A job whose writes are submitted gives its place up (`release`): the clusters queued
- * behind it then plan while its writes are held, and identical writes of an account's clusters go in
- * one call rather than one per place. A cluster's work never runs twice at once: newer work replaces
+ * delays no other. A job whose writes are submitted gives its account's place up (`release`), not
+ * its place among `maxRunning`: the clusters queued behind it then plan while its writes are held,
+ * and identical writes of an account's clusters go in one call rather than one per place. A cluster's work never runs twice at once: newer work replaces
  * its queued work, or runs after its running work. When work ends, `finished` is told, and the next
  * reconcile of the cluster `take`s the result and writes status as any reconcile does.
  */
@@ -221,17 +224,16 @@ export class TagScheduler<T> {
     const now = this.#options.clock.now();
     this.#options.observer?.waited((now - job.queuedAt) / 1000);
     let placeHeld = true;
-    const free = (): boolean => {
+    const leaveSlot = (): boolean => {
       if (!placeHeld) return false;
       placeHeld = false;
       slot.running -= 1;
-      this.#running -= 1;
       if (slot.queued.size > 0 && !this.#stopped) this.#ready.add(slotKey(slot.slot));
       this.#report(slot);
       return true;
     };
     const release = () => {
-      if (free()) this.#dispatch();
+      if (leaveSlot()) this.#dispatch();
     };
     const done = job
       .run(running.abort.signal, () => slot.queued.size, release)
@@ -241,7 +243,8 @@ export class TagScheduler<T> {
       )
       .then((result) => {
         this.#inFlight.delete(done);
-        free();
+        leaveSlot();
+        this.#running -= 1;
         this.#ended(job, running, result);
       });
     this.#inFlight.add(done);

@@ -104,8 +104,8 @@ describe('TagScheduler', () => {
     expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 1, running: 3 });
   });
 
-  it('starts the next job of a slot when a running one gives its place up, and frees no place twice', async () => {
-    const h = harness({ perSlot: 1, maxRunning: 2 });
+  it("starts the next job of a slot when a running one gives its account's place up, within maxRunning, freeing no place twice", async () => {
+    const h = harness({ perSlot: 1, maxRunning: 3 });
     for (let index = 0; index < 4; index++) h.submit(`ns/a${index}`, A);
     h.submit('ns/b0', B);
     expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/b0@t1']);
@@ -114,10 +114,13 @@ describe('TagScheduler', () => {
     h.releases.get('ns/a0@t1')!();
     expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/b0@t1', 'ns/a1@t1']);
     expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 2, running: 1 });
-    // Its end frees nothing more: a2 waits for a1's place.
+    // a1's are too, but a0, b0 and a1 are maxRunning: a2 waits for one of them to end.
+    h.releases.get('ns/a1@t1')!();
+    expect(h.running()).to.deep.equal(['ns/a0@t1', 'ns/b0@t1', 'ns/a1@t1']);
     await h.end('ns/a0@t1');
-    expect(h.running()).to.deep.equal(['ns/b0@t1', 'ns/a1@t1']);
+    expect(h.running()).to.deep.equal(['ns/b0@t1', 'ns/a1@t1', 'ns/a2@t1']);
     expect(h.finished).to.deep.equal(['ns/a0']);
+    // a1 gave its account's place up before: its end frees its place among maxRunning alone.
     await h.end('ns/a1@t1');
     expect(h.running()).to.deep.equal(['ns/b0@t1', 'ns/a2@t1']);
     expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 1, running: 1 });
