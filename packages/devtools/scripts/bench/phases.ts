@@ -82,6 +82,7 @@ class Quiet {
   }
 
   async check(): Promise<boolean> {
+    this.bench.sampler.assertRunning();
     const { total: calls } = await this.bench.api.calls();
     if (calls !== this.#calls) {
       this.#calls = calls;
@@ -165,6 +166,7 @@ export async function coldStart(
   let calls = 0;
   await until(
     async () => {
+      sampler.assertRunning();
       calls = (await api.calls()).total;
       return ready.count() >= clusterCount;
     },

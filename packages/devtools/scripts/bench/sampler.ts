@@ -48,6 +48,15 @@ export class Sampler {
     return this.latest;
   }
 
+  /** Throws when a watched controller has exited (out of memory, say): a phase would wait for it for ever. */
+  assertRunning(): void {
+    const gone = this.#controllers.find(({ child }) => child.exitCode !== null || child.signalCode !== null);
+    if (gone)
+      throw new Error(
+        `a controller exited (${gone.child.exitCode ?? gone.child.signalCode}) before the phase ended: its log is in .bench/logs/`,
+      );
+  }
+
   peaks(): Peaks {
     const loads = this.#loads.length ? this.#loads : [loadavg()[0] ?? 0];
     return {
