@@ -153,10 +153,10 @@ export async function reconcileTags(input: ReconcileTagsInput): Promise<TagRecon
     requests: {},
   };
   // Until this cluster's writes go, identical writes of its credentials wait for them to join.
-  const joined = context.batchers.coming(context.session, regions);
+  const notOnItsWay = context.batchers.coming(context.session, regions);
   let submitted = false;
   const arrived = () => {
-    joined();
+    notOnItsWay();
     if (submitted) return;
     submitted = true;
     input.writesSubmitted?.();

@@ -15,8 +15,8 @@ export interface TagJob<T> {
   /**
    * The work; `signal` is aborted when it is cancelled or the scheduler stops: then it should write
    * nothing more. `waiting` tells how many jobs of its account and region are queued, when asked.
-   * `release` gives the job's place up before it ends, once it only waits on AWS (its writes are
-   * submitted): the next job of its account and region starts, and may join those writes.
+   * `release` gives its account and region's place up before it ends, once it only waits on AWS (its
+   * writes are submitted): the next job there starts, and may join those writes.
    */
   run: (signal: AbortSignal, waiting: () => number, release: () => void) => Promise<T>;
 }
@@ -87,9 +87,10 @@ const slotKey = ({ accountId, region }: TagSlot) => `${accountId}/${region}`;
  * own limiter, and the slots take turns (round robin) for the `maxRunning` places, so a busy account
  * delays no other. A job whose writes are submitted gives its account's place up (`release`), not
  * its place among `maxRunning`: the clusters queued behind it then plan while its writes are held,
- * and identical writes of an account's clusters go in one call rather than one per place. A cluster's work never runs twice at once: newer work replaces
- * its queued work, or runs after its running work. When work ends, `finished` is told, and the next
- * reconcile of the cluster `take`s the result and writes status as any reconcile does.
+ * and identical writes of an account's clusters go in one call rather than one per place. A
+ * cluster's work never runs twice at once: newer work replaces its queued work, or runs after its
+ * running work. When work ends, `finished` is told, and the next reconcile of the cluster `take`s the
+ * result and writes status as any reconcile does.
  */
 export class TagScheduler<T> {
   readonly #options: TagSchedulerOptions;
