@@ -271,7 +271,7 @@ if (phases.has('resync')) {
 // kube-apiserver's clock does not move with the emulators' (its tokens and Leases would disagree).
 // The controller has the default --sync-period: a resync of every cluster would keep it from being idle.
 if (phases.has('sts') && replicas === 1 && kube === 'emulator') {
-  controllers = await restart(bench, controllers, [], 1, 'sts', true);
+  controllers = await restart(bench, controllers, [`--max-clusters-per-namespace=${perNamespace}`], 1, 'sts', true);
   result.sts = await phase('sts', () => stsDay(bench, controllers[0]!, stsHours, stsStep));
 }
 
