@@ -31,24 +31,35 @@ async function run(args: string[]): Promise<void> {
     return;
   }
   const { startController } = await import('./run.js');
-  const controller = await startController(parseRunFlags(args), {
-    onLeadershipLost: () => process.exit(1),
-  });
+  const started: { controller?: Awaited<ReturnType<typeof startController>> } = {};
+  // Handled from the start: a signal that comes while the controller starts (it logs "reconciling"
+  // before it has finished) stops it once started, where Node's default would kill it.
+  let early: string | undefined;
   let stopping = false;
   const stop = (signal: string) => {
+    const { controller } = started;
+    if (!controller) {
+      early ??= signal;
+      return;
+    }
     if (stopping) return;
     stopping = true;
-    controller.logger.info('stopping', { signal });
+    const { logger } = controller;
+    logger.info('stopping', { signal });
     controller.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        controller.logger.error('stop failed', { error });
+        logger.error('stop failed', { error });
         process.exit(1);
       },
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  started.controller = await startController(parseRunFlags(args), {
+    onLeadershipLost: () => process.exit(1),
+  });
+  if (early) stop(early);
 }
 
 export type Command = (args: string[]) => Promise<void>;

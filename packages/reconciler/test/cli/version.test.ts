@@ -51,8 +51,8 @@ describe('the version: keymaster --version, the first log line, keymaster_build_
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('logs the version first, and serves keymaster_build_info{version,node_version,platform} 1 on /metrics', async () => {
-      child = spawnKeymaster(['run', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '0'], {
+    const run = () =>
+      spawnKeymaster(['run', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '0'], {
         HOME: dir,
         KUBECONFIG: join(dir, 'kubeconfig'),
         AWS_ENDPOINT_URL: emulators.aws.url,
@@ -60,6 +60,24 @@ describe('the version: keymaster --version, the first log line, keymaster_build_
         AWS_ACCESS_KEY_ID: emulators.controller.accessKeyId,
         AWS_SECRET_ACCESS_KEY: emulators.controller.secretAccessKey,
       });
+
+    it('stops as a pod is on a SIGTERM that comes while it starts (its first log line): exit 0', async () => {
+      child = run();
+      const running = child;
+      const exited = new Promise<number | null>((resolve) => running.on('close', resolve));
+      const messages: unknown[] = [];
+      const log = createInterface({ input: running.stderr! });
+      log.on('line', (line) => {
+        messages.push((JSON.parse(line) as Record<string, unknown>)['message']);
+        if (messages.length === 1) running.kill('SIGTERM');
+      });
+      expect(await exited).to.equal(0);
+      expect(messages[0]).to.equal('keymaster');
+      expect(messages).to.include('stopping');
+    });
+
+    it('logs the version first, and serves keymaster_build_info{version,node_version,platform} 1 on /metrics', async () => {
+      child = run();
       const running = child;
       const exited = new Promise<number | null>((resolve) => running.on('close', resolve));
       try {
@@ -84,7 +102,7 @@ describe('the version: keymaster --version, the first log line, keymaster_build_
         expect(metrics).to.include(
           `keymaster_build_info{version="${KEYMASTER_VERSION}",node_version="${process.version}",platform="${platform}"} 1\n`,
         );
-        // Started (it handles signals once it reconciles), then stopped as a pod is.
+        // Started, then stopped as a pod is.
         await eventually(() => expect(lines.map(({ message }) => message)).to.include('reconciling'));
       } finally {
         running.kill('SIGTERM');
