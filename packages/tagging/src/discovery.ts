@@ -10,7 +10,7 @@ export interface DiscoveryRequest {
   includeShared?: boolean;
   /** When the cluster's work was asked for (`ReconcileTagsInput.askedAt`). */
   askedAt?: number;
-  /** Clusters of these credentials waiting per region (`ReconcileTagsInput.expectedClusters`). */
+  /** Clusters of these credentials yet to reach their writes, per region (`ReconcileTagsInput.expectedClusters`). */
   expected?: () => number;
 }
 

@@ -66,9 +66,9 @@ export interface ReconcileTagsInput {
    */
   askedAt?: number;
   /**
-   * Clusters of the same credentials whose work waits in each region, this one included (a
-   * scheduler's queue), asked when discovery decides: when enough, one scan of the region serves
-   * them all. Default: this one.
+   * Clusters of the same credentials whose work has yet to reach its writes in each region, this one
+   * included (a scheduler's queue and the work running beside this), asked when discovery decides:
+   * when enough, one scan of the region serves them all. Default: this one.
    */
   expectedClusters?: () => number;
   /**

@@ -402,8 +402,8 @@ export class AWSClusterReconciler {
       cluster: key,
       slot: { accountId: session.accountId, region: cluster.spec.region },
       ticket,
-      run: (signal, waiting, release) =>
-        sync({ signal, askedAt, expectedClusters: () => waiting() + 1, writesSubmitted: release }),
+      run: (signal, planning, release) =>
+        sync({ signal, askedAt, expectedClusters: planning, writesSubmitted: release }),
     });
     return 'queued';
   }

@@ -14,11 +14,12 @@ export interface TagJob<T> {
   ticket: string;
   /**
    * The work; `signal` is aborted when it is cancelled or the scheduler stops: then it should write
-   * nothing more. `waiting` tells how many jobs of its account and region are queued, when asked.
+   * nothing more. `planning` tells how many jobs of its account and region have yet to submit their
+   * writes (queued, or holding a place: itself included), when asked.
    * `release` gives its account and region's place up before it ends, once it only waits on AWS (its
    * writes are submitted): the next job there starts, and may join those writes.
    */
-  run: (signal: AbortSignal, waiting: () => number, release: () => void) => Promise<T>;
+  run: (signal: AbortSignal, planning: () => number, release: () => void) => Promise<T>;
 }
 
 /** How a cluster's tag work ended: its outcome, or what it threw. */
@@ -237,7 +238,7 @@ export class TagScheduler<T> {
       if (leaveSlot()) this.#dispatch();
     };
     const done = job
-      .run(running.abort.signal, () => slot.queued.size, release)
+      .run(running.abort.signal, () => slot.queued.size + slot.running, release)
       .then(
         (outcome): TagResult<T> => ({ outcome }),
         (error: unknown): TagResult<T> => ({ error }),

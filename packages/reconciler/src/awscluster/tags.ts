@@ -70,7 +70,7 @@ export interface TagWorkOptions {
   signal?: AbortSignal;
   /** When the cluster's reconcile was queued: discovery may use a scan begun since (`reconcileTags`' askedAt). */
   askedAt?: number;
-  /** Clusters of the account and region whose work waits, this one included (`reconcileTags`' expectedClusters). */
+  /** Clusters of the account and region whose work has yet to submit writes, this one included (`reconcileTags`' expectedClusters). */
   expectedClusters?: () => number;
   /** Told once the work's writes are submitted (`reconcileTags`' writesSubmitted). */
   writesSubmitted?: () => void;

@@ -15,8 +15,8 @@ function harness(options: { perSlot: number; maxRunning: number }) {
   const ends = new Map<string, { resolve: (value: string) => void; reject: (error: unknown) => void }>();
   /** The signal each started job got, by start. */
   const signals: AbortSignal[] = [];
-  /** How many jobs of its slot wait, as each started job can ask, by cluster@ticket. */
-  const waiting = new Map<string, () => number>();
+  /** How many jobs of its slot have yet to submit writes, as each started job can ask, by cluster@ticket. */
+  const planning = new Map<string, () => number>();
   /** Each started job's release of its place, by cluster@ticket. */
   const releases = new Map<string, () => void>();
   const scheduler = new TagScheduler<string>({
@@ -33,11 +33,11 @@ function harness(options: { perSlot: number; maxRunning: number }) {
       cluster,
       slot,
       ticket,
-      run: (signal, queued, release) =>
+      run: (signal, pending, release) =>
         new Promise<string>((resolve, reject) => {
           started.push(`${cluster}@${ticket}`);
           signals.push(signal);
-          waiting.set(`${cluster}@${ticket}`, queued);
+          planning.set(`${cluster}@${ticket}`, pending);
           releases.set(`${cluster}@${ticket}`, release);
           ends.set(`${cluster}@${ticket}`, { resolve, reject });
         }),
@@ -59,7 +59,7 @@ function harness(options: { perSlot: number; maxRunning: number }) {
     scheduler,
     started,
     signals,
-    waiting,
+    planning,
     releases,
     finished,
     depths,
@@ -126,16 +126,18 @@ describe('TagScheduler', () => {
     expect(h.depths.get('111111111111/eu-west-1')).to.deep.equal({ queued: 1, running: 1 });
   });
 
-  it('tells running work how many jobs of its account and region wait, when it asks (discovery may scan for them)', async () => {
-    const h = harness({ perSlot: 1, maxRunning: 10 });
+  it('tells running work how many jobs of its account and region have yet to submit writes, itself included (discovery may scan for them)', async () => {
+    const h = harness({ perSlot: 2, maxRunning: 10 });
     h.submit('ns/a0', A);
-    const waiting = h.waiting.get('ns/a0@t1')!;
-    expect(waiting()).to.equal(0);
+    const planning = h.planning.get('ns/a0@t1')!;
+    expect(planning()).to.equal(1);
     for (let index = 1; index < 4; index++) h.submit(`ns/a${index}`, A);
     h.submit('ns/b0', B);
-    expect(waiting()).to.equal(3);
-    await h.end('ns/a0@t1');
-    expect(waiting()).to.equal(2);
+    expect(planning(), 'a0 and a1 run, a2 and a3 wait').to.equal(4);
+    h.releases.get('ns/a0@t1')!();
+    expect(planning(), 'a0 submitted its writes: a2 starts in its place').to.equal(3);
+    await h.end('ns/a1@t1');
+    expect(planning()).to.equal(2);
   });
 
   it("tells whether a cluster's work runs, until it ends even when cancelled (a shard given up waits for it)", async () => {

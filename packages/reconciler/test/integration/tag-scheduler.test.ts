@@ -14,28 +14,34 @@ import {
 
 const BUSY = '111111111111';
 const OTHER = '222222222222';
-/** Account 111111111111 has many clusters; 222222222222 two. Both tag in us-west-2. */
+/**
+ * Account 111111111111 has many clusters of 150 instances each (1,800: a discovery of 18 pages, past
+ * the tagging read budget's burst of 12); 222222222222 two of one. Both tag in us-west-2.
+ */
 const busyClusters = Array.from({ length: 12 }, (_, index) => `busy-${index}`);
 const otherClusters = ['other-0', 'other-1'];
+const BUSY_INSTANCES = 150;
 const TAGGER = ['tag:*', 'ec2:CreateTags', 'ec2:DeleteTags', 'ec2:DescribeTags', 'sts:GetCallerIdentity'];
 
 function schedulerWorld(): World {
-  const resources = (account: string, clusters: string[]) =>
-    clusters.map((cluster, index) => ({
-      arn: `arn:aws:ec2:us-west-2:${account}:instance/i-${String(index).padStart(17, '0')}`,
-      tags: { [`sigs.k8s.io/cluster-api-provider-aws/cluster/${cluster}`]: 'owned' },
-    }));
+  const resources = (account: string, clusters: string[], each: number) =>
+    clusters.flatMap((cluster, index) =>
+      Array.from({ length: each }, (_, instance) => ({
+        arn: `arn:aws:ec2:us-west-2:${account}:instance/i-${String(index * each + instance).padStart(17, '0')}`,
+        tags: { [`sigs.k8s.io/cluster-api-provider-aws/cluster/${cluster}`]: 'owned' },
+      })),
+    );
   return {
     accounts: [
       {
         id: BUSY,
         users: [{ name: 'keymaster-controller', accessKeys: [CONTROLLER_KEYS], allow: TAGGER }],
-        resources: resources(BUSY, busyClusters),
+        resources: resources(BUSY, busyClusters, BUSY_INSTANCES),
       },
       {
         id: OTHER,
         users: [{ name: 'tenant-a', accessKeys: [TENANT_KEYS], allow: TAGGER }],
-        resources: resources(OTHER, otherClusters),
+        resources: resources(OTHER, otherClusters, 1),
       },
     ],
   };
@@ -46,7 +52,8 @@ const cluster = (ns: string, name: string, identityRef?: { kind: string; name: s
   apiVersion: API_VERSION,
   kind: 'AWSCluster',
   metadata: { name, namespace: ns },
-  spec: { region: 'us-west-2', additionalTags: { team: ns }, ...(identityRef ? { identityRef } : {}) },
+  // A tag of its own: no two clusters' writes are the same call.
+  spec: { region: 'us-west-2', additionalTags: { team: ns, cluster: name }, ...(identityRef ? { identityRef } : {}) },
 });
 
 /** The ARNs of every CreateTags call (the instances' writes) the aws-emulator saw, a call's ARNs together. */
@@ -85,12 +92,18 @@ describe('the tag scheduler, against both emulators', function () {
           cluster('b-other', name, { kind: 'AWSClusterStaticIdentity', name: 'tenant-a' }),
         ),
       ],
-      // One worker, AWS's own budgets (the defaults: reads 15 a second, writes 5) and no resync during the test.
-      ['--max-concurrent-reconciles=1', '--sync-period=10m'],
+      // One worker, AWS's own tagging budgets (the defaults: reads 15 a second, 12 at once), EC2's writes
+      // one a second (the busy account's 12 take 11 s) and no resync during the test.
+      ['--max-concurrent-reconciles=1', '--sync-period=10m', '--aws-ec2-write-rate=1,1'],
       { world: schedulerWorld() },
     );
   });
   after(() => platform.stop());
+
+  /** The busy account's CreateTags the aws-emulator saw. */
+  const busyWrites = () =>
+    platform.aws.calls.summary().recent.filter(({ action, account }) => action === 'ec2:CreateTags' && account === BUSY)
+      .length;
 
   /** Tagging calls the aws-emulator saw, by account. */
   const taggingCalls = () => {
@@ -102,16 +115,16 @@ describe('the tag scheduler, against both emulators', function () {
   };
 
   it("tags another account's clusters while one account's budget is spent, with its one worker free", async () => {
-    // 12 clusters x 5 calls (3 discovery, CreateTags, read-back) = 60 calls wait on the busy account's limiters.
+    // The busy account's 12 CreateTags wait on its EC2 write budget, one a second.
     const callsWhenOthersReady = await eventually(async () => {
       const calls = taggingCalls();
       for (const name of otherClusters) expect(await isReady(platform, 'b-other', name), name).to.equal(true);
       return calls;
     }, 60_000);
-    // 2 clusters x 5 calls, fewer when the two wait together and share a scan, a write or a read-back.
+    // 2 clusters x 5 calls, fewer when the two wait together and share a scan or a read-back.
     expect(callsWhenOthersReady[OTHER], 'the other account: at most 2 clusters x 5 calls').to.be.within(4, 10);
-    // Tagged before the busy account's clusters were, not after all 60 of their calls.
-    expect(callsWhenOthersReady[BUSY] ?? 0).to.be.below(60);
+    // Tagged before the busy account's clusters were, not after all 12 of their writes.
+    expect(busyWrites(), "the busy account's CreateTags by then").to.be.below(busyClusters.length);
     const busyReady = await Promise.all(busyClusters.map((name) => isReady(platform, 'a-busy', name)));
     expect(busyReady.filter(Boolean).length, 'busy clusters Ready by then').to.be.below(busyClusters.length);
   });
@@ -122,7 +135,7 @@ describe('the tag scheduler, against both emulators', function () {
     }, 60_000);
     // Each resource written once, whichever clusters' writes shared a call.
     const written = writtenArns(platform);
-    expect(written).to.have.length(busyClusters.length + otherClusters.length);
+    expect(written).to.have.length(busyClusters.length * BUSY_INSTANCES + otherClusters.length);
     expect(new Set(written).size, 'no resource written twice').to.equal(written.length);
     const reconciles = (await platform.controller.metrics.runtime.reconcileTotal.get()).values.filter(
       ({ labels }) => labels['controller'] === 'awscluster',
@@ -136,8 +149,8 @@ describe('the tag scheduler, against both emulators', function () {
     const stats = await platform.controller.metrics.awsBudgetRequests.get();
     const busy = (family: string) =>
       stats.values.find(({ labels }) => labels.account === BUSY && labels.family === family)?.value ?? 0;
-    // 12 clusters: more discovery reads than their budget's burst (12), so that budget sets the pace; the
-    // instances' writes and read-backs go to EC2's own budgets.
+    // 1,800 instances: more discovery reads than their budget's burst (12), so that budget sets the pace;
+    // the instances' writes and read-backs go to EC2's own budgets.
     expect(busy('taggingReads')).to.be.above(12);
     expect(busy('ec2Writes') + busy('ec2Reads')).to.be.above(0);
     const waited = (await platform.controller.metrics.awsBudgetWait.get()).values.find(

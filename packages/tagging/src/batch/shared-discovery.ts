@@ -14,7 +14,7 @@ export interface OwnershipQuery {
    * resource that existed when it was asked, so it may answer. Default: now.
    */
   askedAt?: number;
-  /** Clusters of the same credentials and region whose work waits, this one included, when asked: a scan serves them all. Default: this one. */
+  /** Clusters of the same credentials and region whose work has yet to reach its writes, this one included, when asked: a scan serves them all. Default: this one. */
   expected?: () => number;
 }
 
@@ -50,7 +50,7 @@ export const DEFAULT_SCAN_BYTES = 64 * 1024 * 1024;
  * every tagged resource of the credentials in the region costs a page per 100 resources, and answers
  * every cluster whose work was asked for before it began (`askedAt`): each cluster's resources picked
  * out as its own queries would have found them, and handed out once (a second ask queries again). So
- * it is made when more clusters want it, waiting for the token together or queued behind them
+ * it is made when more clusters want it, waiting for the token together or on their way beside them
  * (`expected`), than a third of its pages. A scan that reaches as many pages as those clusters' own
  * queries stops (each cluster then queries alone, as it would have) and the region is taken to hold
  * twice as many pages as were read; the pages a finished scan took are remembered. When a token is
