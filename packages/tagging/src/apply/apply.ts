@@ -145,13 +145,17 @@ async function send(taggers: RegionTaggers, context: CallContext, call: Write): 
   const tagger = taggers.get(kind);
   const scope = context.batchers.scope(context.session, call.region);
   const content = JSON.stringify([scope, contentOf(call)]);
-  const answer = await context.batchers.writes(kind.writeCapacity).submit(
-    content,
-    call.arns,
-    tagger.writes,
-    (arns, grant, parts) => sendBatch(kind, tagger, call, arns, grant, parts),
-    () => context.batchers.joined(scope, context.clock),
-  );
+  const answered = context.batchers.writing(scope);
+  const answer = await context.batchers
+    .writes(kind.writeCapacity)
+    .submit(
+      content,
+      call.arns,
+      tagger.writes,
+      (arns, grant, parts) => sendBatch(kind, tagger, call, arns, grant, parts),
+      () => context.batchers.joined(scope, context.clock),
+    )
+    .finally(answered);
   const failures = call.arns.flatMap((arn): [string, AwsFailure][] => {
     const failure = answer.get(arn);
     return failure === undefined ? [] : [[arn, failure]];

@@ -39,7 +39,8 @@ export async function verifyWrites(
 
 /**
  * ARN -> what reading it back gave; ARNs that the read did not list are absent. The reads are shared
- * with other clusters of the same credentials reading back at the same time (`SessionBatchers`).
+ * with other clusters of the same credentials reading back at the same time, and wait for those whose
+ * writes are on their way to their answers (`SessionBatchers.answered`).
  */
 async function readBack(context: CallContext, region: string, writes: readonly Write[], concurrency: number) {
   const arns = [...new Set(writes.flatMap((write) => write.arns))];
@@ -51,9 +52,13 @@ async function readBack(context: CallContext, region: string, writes: readonly W
   const live = new Map<string, ReadOutcome>();
   await mapConcurrently(reads, concurrency, async ({ kind, tagger, part }) => {
     const content = JSON.stringify([scope, 'read', kind.name]);
-    const answer = await context.batchers
-      .reads(kind.readCapacity)
-      .submit(content, part, tagger.reads, (batch, grant) => readBatch(tagger, batch, grant));
+    const answer = await context.batchers.reads(kind.readCapacity).submit(
+      content,
+      part,
+      tagger.reads,
+      (batch, grant) => readBatch(tagger, batch, grant),
+      () => context.batchers.answered(scope, context.clock),
+    );
     for (const [arn, read] of answer) live.set(arn, read);
   });
   return live;

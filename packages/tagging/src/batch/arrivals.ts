@@ -1,16 +1,19 @@
 /**
- * The clusters of each scope (one credential set in one region, `SessionBatchers.scope`) on their way
- * to their writes: from the start of their reconcile until their writes are submitted. A write waits
- * for them (`SessionBatchers.joined`) so that the clusters an edit runs together share its call.
- * Only clusters already running count: one still queued behind them cannot start while they wait.
+ * Work of each scope (one credential set in one region, `SessionBatchers.scope`) on its way to a
+ * call that later work may join: clusters on their way to their writes (from the start of their
+ * reconcile until their writes are submitted), which a write waits for (`SessionBatchers.joined`),
+ * so that the clusters an edit runs together share its call; and writes on their way to their
+ * answers, which a read-back waits for (`SessionBatchers.answered`). Only work already running
+ * counts: a cluster still queued behind it cannot start while it waits.
  */
 export class Arrivals {
   readonly #coming = new Map<string, number>();
   readonly #waiting = new Map<string, (() => void)[]>();
 
   /**
-   * One cluster on its way in `scopes`. Call the function returned once its writes are submitted (or
-   * it ends without any); calls after the first do nothing.
+   * One piece of work on its way in `scopes`. Call the function returned once it has arrived (a
+   * cluster's writes are submitted, or it ends without any; a write is answered); calls after the
+   * first do nothing.
    */
   coming(scopes: readonly string[]): () => void {
     const own = [...new Set(scopes)];
@@ -23,12 +26,12 @@ export class Arrivals {
     };
   }
 
-  /** Whether a cluster is on its way in `scope`. */
+  /** Whether work is on its way in `scope`. */
   pending(scope: string): boolean {
     return this.#coming.has(scope);
   }
 
-  /** Resolves once no cluster is on its way in `scope`. */
+  /** Resolves once no work is on its way in `scope`. */
   none(scope: string): Promise<void> {
     if (!this.pending(scope)) return Promise.resolve();
     return new Promise((resolve) => {
@@ -47,8 +50,9 @@ export class Arrivals {
     this.#coming.delete(scope);
     const waiting = this.#waiting.get(scope) ?? [];
     this.#waiting.delete(scope);
-    // On the next turn of the event loop: the last cluster submits its writes after arriving, and they
-    // join the writes held for it before those take their token.
+    // On the next turn of the event loop: the last cluster submits its writes after arriving (a write's
+    // cluster reads back after its answer), and they join the calls held for it before those take
+    // their token.
     if (waiting.length > 0) setImmediate(() => waiting.forEach((resolve) => resolve()));
   }
 }

@@ -25,7 +25,9 @@ export const DEFAULT_LINGER_MS = 200;
  * `key`: the same identity chain) in one region then share write and read-back calls of the same
  * content, up to the limit per call of the resources' tagger, and discovery when a scan is cheaper.
  * A write waits to be joined while other clusters of its scope are on their way to theirs
- * (`coming`), at most `maxHoldMs`: the clusters an edit runs together make one call of the change.
+ * (`coming`), at most `maxHoldMs`: the clusters an edit runs together make one call of the change;
+ * a read-back waits while writes of its scope wait for their answers (`writing`), at most as long:
+ * their clusters read back in the same call.
  * Clusters of other credentials never share a call, even in the same account: a cluster's tags are
  * only ever written with its own credentials. A session without a `key` shares with itself only.
  * Only batches held or waiting for a token are kept: the memory follows the calls in flight, not the
@@ -39,6 +41,8 @@ export class SessionBatchers {
   readonly #keyless = new WeakMap<TaggingSession, number>();
   #nextKeyless = 0;
   readonly #arrivals = new Arrivals();
+  /** Write submissions not answered yet: a read-back of their scope waits for them (`answered`). */
+  readonly #unanswered = new Arrivals();
   readonly #maxHoldMs: number;
   readonly #lingerMs: number;
 
@@ -75,6 +79,24 @@ export class SessionBatchers {
         if (!this.#arrivals.pending(scope)) return;
       }
     }
+  }
+
+  /**
+   * One write submitted in `scope`: until the function returned is called (once it is answered), its
+   * scope's read-backs wait for it (`answered`).
+   */
+  writing(scope: string): () => void {
+    return this.#unanswered.coming([scope]);
+  }
+
+  /**
+   * How long a read-back of `scope` waits to be joined (a `Coalescer` hold): until every write of the
+   * scope submitted meanwhile is answered, since their clusters read back next, `maxHoldMs` at most.
+   * A cluster whose scope has no other write on its way reads back at once.
+   */
+  async answered(scope: string, clock: TaggingClock): Promise<void> {
+    if (!this.#unanswered.pending(scope)) return;
+    await Promise.race([this.#unanswered.none(scope), clock.sleep(this.#maxHoldMs)]);
   }
 
   /** Write calls of up to `capacity` resources (a tagger's; the action is in each call's content). */

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import type { ResourceSpec } from '@keymaster/aws-emulator';
-import { RateLimiters, reconcileTags, SessionBatchers, TAGGERS, type TaggingSession } from '../../src/index.js';
+import {
+  RateLimiters,
+  reconcileTags,
+  SessionBatchers,
+  TAGGERS,
+  type TaggingClock,
+  type TaggingSession,
+} from '../../src/index.js';
+import { systemClock } from '../../src/rate-limit/clock.js';
 import { ec2ResourceId } from '../../src/apply/taggers/ec2-tagger.js';
 import { memoryOf, owned } from '../fixtures.js';
 import { ACCOUNT, clusterInstances, instance, REGIONS, taggingWorld } from '../support/aws-world.js';
@@ -24,20 +32,31 @@ const fleet = (clusters: readonly string[]): ResourceSpec[] =>
 const effective = (costCenter: string) =>
   effectiveTags([{ key: 'cost-center', value: costCenter }], { team: 'analytics' });
 
-/** Every cluster reconciled at once with Keymaster's taggers, each owning its name. */
-const pass = (clusters: readonly string[], costCenter: string, shared: Shared) =>
+/**
+ * Every cluster reconciled at once with Keymaster's taggers, each owning its name; `ownTag`: each
+ * cluster also carries a tag of its own (its name), so that no two write the same; `clock`: the
+ * clusters' clock (default: a virtual one, whose sleeps return at once).
+ */
+const pass = (
+  clusters: readonly string[],
+  costCenter: string,
+  shared: Shared,
+  { ownTag = false, clock }: { ownTag?: boolean; clock?: TaggingClock } = {},
+) =>
   Promise.all(
     clusters.map((clusterName) =>
       reconcileTags({
         session: { ...shared.session },
         clusterName,
         regions: [EAST],
-        effective: effective(costCenter),
+        effective: ownTag
+          ? effectiveTags([{ key: 'cost-center', value: costCenter }], { cluster: clusterName })
+          : effective(costCenter),
         claim: { decide: () => Promise.resolve({ owner: true as const }) },
         limiters: shared.limiters,
         batchers: shared.batchers,
         taggers: TAGGERS,
-        clock: virtualClock(),
+        clock: clock ?? virtualClock(),
         retry: { baseDelayMs: 0 },
       }),
     ),
@@ -82,6 +101,30 @@ describe("reconcileTags with EC2's own tagger", function () {
     }
     const sent = results.reduce((sum, { requests }) => sum + (requests['ec2:CreateTags'] ?? 0), 0);
     expect(sent).to.equal(h.calls('ec2:CreateTags'));
+  });
+
+  it('a first tagging of 60 clusters with tags of their own takes a CreateTags each, read back together: ⌈1,200 / 200⌉ DescribeTags', async () => {
+    const clusters = names(CLUSTERS);
+    h = await startHarness(taggingWorld(fleet(clusters)));
+    const session = { ...staticSession(h.aws.url, h.faults), key: 'chain-a' };
+    // EC2's writes one after the other, 10 ms apart, in real time: each is answered at its own time;
+    // reads without a wait for their token, which would join them too.
+    const limiters = new RateLimiters({
+      budgets: { ec2Writes: { ratePerSecond: 100, burst: 1 }, ec2Reads: { ratePerSecond: 1000, burst: 1000 } },
+    });
+    // Holds wait in real time too (a virtual clock's sleeps would end them at once), and so long that
+    // only the writes' answers end them, however slow the machine.
+    const batchers = new SessionBatchers({ maxHoldMs: 60_000 });
+    const results = await pass(clusters, '1000', { session, limiters, batchers }, { ownTag: true, clock: systemClock });
+
+    // Each read-back waited for the writes of its scope on their way, whose clusters then joined it.
+    expect(h.calls('ec2:CreateTags')).to.equal(CLUSTERS);
+    expect(h.calls('ec2:DescribeTags')).to.equal(Math.ceil((CLUSTERS * PER_CLUSTER) / 200));
+    results.forEach((result, i) => {
+      expect(result.synced).to.equal(true);
+      expect(result.status).to.include({ resourcesDiscovered: PER_CLUSTER, resourcesInSync: PER_CLUSTER });
+      expect(h.resources().get(result.applied[0]!.arn)).to.include({ cluster: clusters[i] });
+    });
   });
 
   it('reports the resource EC2 names as not found gone, and writes the rest of the call', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { SendBatch } from '../../src/batch/coalescer.js';
-import type { WriteOutcome } from '../../src/batch/session-batchers.js';
+import type { ReadOutcome, WriteOutcome } from '../../src/batch/session-batchers.js';
 import { RateLimiter, SessionBatchers, type TaggingClock, type TaggingSession } from '../../src/index.js';
 
 /** A clock that moves only when the test says: a sleep ends once `advance` has passed its end. */
@@ -64,6 +64,79 @@ function writer(options: { capacity?: number; failing?: string } = {}) {
   };
   return { calls, submit, coming, after };
 }
+
+/**
+ * The read-backs of one credential set as verify makes them (`verify.ts` readBack): `answered` as the
+ * hold; `writing` stands for a write of the scope submitted and not answered yet.
+ */
+function reader() {
+  const { clock, advance } = manualClock();
+  const batchers = new SessionBatchers({ maxHoldMs: 1000, lingerMs: 200 });
+  const limiter = new RateLimiter({ ratePerSecond: 20, burst: 100, clock });
+  const calls: string[][] = [];
+  const send: SendBatch<ReadOutcome> = (batch) => {
+    calls.push(batch);
+    return Promise.resolve(new Map(batch.map((arn) => [arn, { tags: { owner: arn } }])));
+  };
+  const read = (key: string, own: readonly string[]) => {
+    const scope = batchers.scope(session(key), REGION);
+    return batchers
+      .reads(200)
+      .submit(JSON.stringify([scope, 'read', 'ec2']), own, limiter, send, () => batchers.answered(scope, clock));
+  };
+  const writing = (key: string) => batchers.writing(batchers.scope(session(key), REGION));
+  const after = async (ms: number) => {
+    await settle();
+    advance(ms);
+    await settle();
+  };
+  return { calls, read, writing, after };
+}
+
+describe('read-backs held for the writes on their way (SessionBatchers.answered)', () => {
+  it("holds a read-back while another write of its scope waits for its answer: that cluster's read-back joins it", async () => {
+    const { calls, read, writing } = reader();
+    const other = writing('a');
+
+    const first = read('a', ['a1', 'a2']);
+    await settle();
+    expect(calls).to.deep.equal([]);
+    other();
+    const second = read('a', ['b1']);
+    const answers = await Promise.all([first, second]);
+
+    expect(calls).to.deep.equal([['a1', 'a2', 'b1']]);
+    expect(answers.map((answer) => [...answer.keys()])).to.deep.equal([['a1', 'a2'], ['b1']]);
+  });
+
+  it('reads back at once when no write of its scope is on its way', async () => {
+    const { calls, read, writing } = reader();
+    writing('a')();
+
+    await read('a', ['a1']);
+    expect(calls).to.deep.equal([['a1']]);
+  });
+
+  it('holds no read-back for longer than maxHoldMs: a write never answered delays it by that much', async () => {
+    const { calls, read, writing, after } = reader();
+    writing('a'); // never answered
+
+    const held = read('a', ['a1']);
+    await after(999);
+    expect(calls).to.deep.equal([]);
+    await after(1);
+    await held;
+    expect(calls).to.deep.equal([['a1']]);
+  });
+
+  it("is held by no other credential set's writes", async () => {
+    const { calls, read, writing } = reader();
+    writing('b');
+
+    await read('a', ['a1']);
+    expect(calls).to.deep.equal([['a1']]);
+  });
+});
 
 describe('writes held for the clusters on their way (SessionBatchers.joined)', () => {
   it('holds a write until the last cluster on its way has submitted, and lingerMs more: one call, each answered for its own ARNs', async () => {
