@@ -66,7 +66,7 @@ export { batchPlan, MAX_ARNS_PER_CALL, type PlanBatches, type TagBatch, type Unt
 export { tagSpecifications, type Ec2TagSpecification, type TagSpecificationOptions } from './tag-specifications.js';
 export { reconcileTags, DEFAULT_CONCURRENCY, type ReconcileTagsInput, type TagReconcileResult } from './reconcile.js';
 export type { DiscoveredResources } from './discovery.js';
-export { knownBytes } from './known-resources.js';
+export { packKnown, packedKnownBytes, unpackKnown, type PackedKnown } from './known-resources.js';
 export type { TaggingSession } from './aws/region-api.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './aws/retry.js';
 export type { FailureKind } from './aws/codes.js';

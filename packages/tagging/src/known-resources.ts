@@ -1,5 +1,6 @@
 import { resourceBytes } from './batch/scan-index.js';
 import type { DiscoveredResources } from './discovery.js';
+import { packedBytes, packTags, unpackTags } from './packed.js';
 import type { AppliedChange } from './report/events.js';
 
 /**
@@ -29,9 +30,45 @@ export function knownAfter(
   return { resources: Object.fromEntries(resources), regions: Object.fromEntries(regions) };
 }
 
-/** About what a known set takes in memory: its resources as read, and their regions. */
-export function knownBytes({ resources, regions }: DiscoveredResources): number {
+/**
+ * A known set as kept between reconciles: a string per resource (its region, ARN, keys and values),
+ * about 60 % of the heap of the objects it came as; a resource that cannot be packed (a separator in
+ * a part, or no region) stays an object.
+ */
+export type PackedKnown = readonly (
+  string | { arn: string; region: string | undefined; tags: Record<string, string> }
+)[];
+
+export function packKnown({ resources, regions }: DiscoveredResources): PackedKnown {
+  return Object.keys(resources).map((arn) => {
+    const region = regions[arn];
+    const tags = resources[arn]!;
+    const packed = region === undefined ? undefined : packTags([region, arn], tags);
+    return packed ?? { arn, region, tags };
+  });
+}
+
+export function unpackKnown(packed: PackedKnown): DiscoveredResources {
+  const resources: [string, Record<string, string>][] = [];
+  const regions: [string, string][] = [];
+  for (const entry of packed) {
+    const { arn, region, tags } = typeof entry === 'string' ? fromPacked(unpackTags(entry, 2)) : entry;
+    resources.push([arn, tags]);
+    if (region !== undefined) regions.push([arn, region]);
+  }
+  return { resources: Object.fromEntries(resources), regions: Object.fromEntries(regions) };
+}
+
+const fromPacked = ({ head: [region, arn], tags }: { head: string[]; tags: Record<string, string> }) => ({
+  arn: arn!,
+  region,
+  tags,
+});
+
+/** About what a packed known set takes in memory. */
+export function packedKnownBytes(packed: PackedKnown): number {
   let bytes = 0;
-  for (const arn in resources) bytes += resourceBytes({ arn, tags: resources[arn]! }) + (regions[arn]?.length ?? 0);
+  for (const entry of packed)
+    bytes += typeof entry === 'string' ? packedBytes(entry) : resourceBytes(entry) + (entry.region?.length ?? 0);
   return bytes;
 }

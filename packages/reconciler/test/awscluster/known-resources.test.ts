@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { knownBytes } from '@keymaster/tagging';
+import { packedKnownBytes, packKnown } from '@keymaster/tagging';
 import { KnownResources } from '../../src/awscluster/known-resources.js';
 
 const CLUSTER = 'team-a/prod';
@@ -100,7 +100,7 @@ describe('KnownResources: which tag work plans from the known set', () => {
       const known = new KnownResources({ maxAgeMs: PERIOD });
       prepare(known);
       const taken = known.take(CLUSTER, inputs, at);
-      expect(taken?.resources).to.equal(plans ? FOUND : undefined);
+      expect(taken?.resources).to.deep.equal(plans ? FOUND : undefined);
       if (plans) expect(taken?.discoveredAt, 'the time of the discovery, not of the edits').to.equal(DISCOVERED);
     });
 });
@@ -116,9 +116,10 @@ describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold'
   const EDIT = { ...LAST, layers: 'policy@2' };
   const set = (count: number) => ({ resources: found(count), discoveredAt: DISCOVERED });
   const take = (known: KnownResources, cluster: string) => known.take(cluster, EDIT, DISCOVERED)?.resources;
+  const bytesOf = (resources: ReturnType<typeof found>) => packedKnownBytes(packKnown(resources));
 
   it('drops the sets used longest ago to keep a new one within the bound', () => {
-    const one = knownBytes(found(10));
+    const one = bytesOf(found(10));
     const known = new KnownResources({ maxBytes: 2 * one });
     for (const cluster of ['a/one', 'a/two', 'a/three']) known.record(cluster, LAST, set(10));
     expect(known.bytes).to.equal(2 * one);
@@ -129,7 +130,7 @@ describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold'
   });
 
   it('keeps no set larger than the bound, and leaves the others', () => {
-    const known = new KnownResources({ maxBytes: knownBytes(found(10)) });
+    const known = new KnownResources({ maxBytes: bytesOf(found(10)) });
     known.record('a/small', LAST, set(10));
     known.record('b/huge', LAST, set(1000));
     expect(take(known, 'b/huge')).to.equal(undefined);
@@ -140,7 +141,7 @@ describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold'
     const known = new KnownResources();
     known.record(CLUSTER, LAST, set(10));
     known.record(CLUSTER, LAST, set(10));
-    expect(known.bytes).to.equal(knownBytes(found(10)));
+    expect(known.bytes).to.equal(bytesOf(found(10)));
     known.forget(CLUSTER);
     expect(known.bytes).to.equal(0);
   });

@@ -1,9 +1,6 @@
 import type { ResourceTags } from '../aws/get-resources.js';
 import { clusterNamesIn } from '../ownership.js';
-import { setEntry } from '../records.js';
-
-/** Between the ARN, keys and values of a packed resource: AWS allows no control character in any of them. */
-const SEPARATOR = '\u0000';
+import { packedBytes, packTags, unpackTags } from '../packed.js';
 
 /** About what a resource found by a scan takes in memory as read: its strings and the objects around them. */
 export function resourceBytes({ arn, tags }: ResourceTags): number {
@@ -20,22 +17,16 @@ export function resourceBytes({ arn, tags }: ResourceTags): number {
 type Packed = string | ResourceTags;
 
 function pack(resource: ResourceTags): Packed {
-  const parts = [resource.arn];
-  for (const key in resource.tags) parts.push(key, resource.tags[key]!);
-  return parts.some((part) => part.includes(SEPARATOR)) ? resource : parts.join(SEPARATOR);
+  return packTags([resource.arn], resource.tags) ?? resource;
 }
 
 function unpack(packed: Packed): ResourceTags {
   if (typeof packed !== 'string') return packed;
-  const [arn, ...pairs] = packed.split(SEPARATOR);
-  const tags: Record<string, string> = {};
-  for (let i = 0; i < pairs.length; i += 2) setEntry(tags, pairs[i]!, pairs[i + 1]!);
-  return { arn: arn!, tags };
+  const { head, tags } = unpackTags(packed, 1);
+  return { arn: head[0]!, tags };
 }
 
-/** What a packed resource takes: a one-byte string's header and characters, and its place in a list. */
-const packedBytes = (packed: Packed): number =>
-  typeof packed === 'string' ? 40 + packed.length : resourceBytes(packed);
+const bytesOf = (packed: Packed): number => (typeof packed === 'string' ? packedBytes(packed) : resourceBytes(packed));
 
 /**
  * What one scan found, page by page, by the cluster names the resources' tags speak of, exactly as
@@ -58,7 +49,7 @@ export class ScanIndex {
       const names = clusterNamesIn(resource.tags);
       if (names.size === 0) continue;
       const packed = pack(resource);
-      const bytes = packedBytes(packed);
+      const bytes = bytesOf(packed);
       for (const name of names) {
         const found = this.#byCluster.get(name) ?? { resources: [], bytes: 0 };
         found.resources.push(packed);
