@@ -52,18 +52,17 @@ export function unpackKnown(packed: PackedKnown): DiscoveredResources {
   const resources: [string, Record<string, string>][] = [];
   const regions: [string, string][] = [];
   for (const entry of packed) {
-    const { arn, region, tags } = typeof entry === 'string' ? fromPacked(unpackTags(entry, 2)) : entry;
-    resources.push([arn, tags]);
-    if (region !== undefined) regions.push([arn, region]);
+    if (typeof entry === 'string') {
+      const { head, tags } = unpackTags(entry, 2);
+      resources.push([head[1]!, tags]);
+      regions.push([head[1]!, head[0]!]);
+    } else {
+      resources.push([entry.arn, entry.tags]);
+      if (entry.region !== undefined) regions.push([entry.arn, entry.region]);
+    }
   }
   return { resources: Object.fromEntries(resources), regions: Object.fromEntries(regions) };
 }
-
-const fromPacked = ({ head: [region, arn], tags }: { head: string[]; tags: Record<string, string> }) => ({
-  arn: arn!,
-  region,
-  tags,
-});
 
 /** About what a packed known set takes in memory. */
 export function packedKnownBytes(packed: PackedKnown): number {
