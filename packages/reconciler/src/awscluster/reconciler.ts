@@ -387,12 +387,13 @@ export class AWSClusterReconciler {
     const sync = async (options: TagWorkOptions) => {
       const startedAt = this.deps.now().getTime();
       const known = this.#known.take(key, inputs, startedAt);
-      const outcome = await syncTags({ ...work, ...(known ? { known: known.resources } : {}) }, log, options);
-      if (outcome.known)
-        this.#known.record(key, inputs, {
-          resources: outcome.known,
-          discoveredAt: known?.discoveredAt ?? startedAt,
-        });
+      const { known: left, ...outcome } = await syncTags(
+        { ...work, ...(known ? { known: known.resources } : {}) },
+        log,
+        options,
+      );
+      if (left) this.#known.record(key, inputs, { resources: left, discoveredAt: known?.discoveredAt ?? startedAt });
+      // Kept packed alone: the outcome waits in the scheduler until its reconcile takes it.
       return outcome;
     };
     const done = tagWork.take(key, ticket);

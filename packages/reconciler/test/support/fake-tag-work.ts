@@ -8,6 +8,8 @@ export class FakeTagWork<T> implements Pick<TagScheduler<T>, 'cancel' | 'take' |
   readonly #pending = new Map<string, TagJob<T>>();
   readonly #finished = new Map<string, { ticket: string; result: TagResult<T> }>();
   readonly cancelled: string[] = [];
+  /** Every result a job ended with, in order: what the scheduler holds until the cluster's reconcile takes it. */
+  readonly results: TagResult<T>[] = [];
 
   get pending(): number {
     return this.#pending.size;
@@ -44,6 +46,7 @@ export class FakeTagWork<T> implements Pick<TagScheduler<T>, 'cancel' | 'take' |
           (outcome) => ({ outcome }),
           (error: unknown) => ({ error }),
         );
+      this.results.push(result);
       this.#finished.set(cluster, { ticket: job.ticket, result });
     }
   }
