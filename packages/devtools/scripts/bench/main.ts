@@ -205,6 +205,10 @@ result.cold = cold.result;
 let controllers = cold.controllers;
 process.stdout.write(`converged: ${JSON.stringify(cold.result)}\n`);
 
+/** fetch's own message ("fetch failed") says nothing of why: its cause does (a reset connection, a refused one). */
+const withCause = ({ message, cause }: Error): string =>
+  cause instanceof Error ? `${message}: ${withCause(cause)}` : message;
+
 /** A phase that fails is reported as such; the others still run. */
 async function phase<T>(name: string, run: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -212,8 +216,9 @@ async function phase<T>(name: string, run: () => Promise<T>): Promise<T | undefi
     process.stdout.write(`${name}: ${JSON.stringify(outcome)}\n`);
     return outcome;
   } catch (error) {
-    process.stdout.write(`${name} FAILED: ${(error as Error).message}\n`);
-    (result.failures ??= {})[name] = (error as Error).message;
+    const message = withCause(error as Error);
+    process.stdout.write(`${name} FAILED: ${message}\n`);
+    (result.failures ??= {})[name] = message;
     return undefined;
   }
 }
