@@ -44,6 +44,8 @@ export async function verifyWrites(
  */
 async function readBack(context: CallContext, region: string, writes: readonly Write[], concurrency: number) {
   const arns = [...new Set(writes.flatMap((write) => write.arns))];
+  // What `check` looks at: the keys written, whichever resource they were written on.
+  const keys = [...new Set(writes.flatMap((write) => write.keys))].sort();
   const scope = context.batchers.scope(context.session, region);
   const reads = context.taggers.group(arns).flatMap(([kind, own]) => {
     const tagger = kind.create(context, region);
@@ -51,12 +53,12 @@ async function readBack(context: CallContext, region: string, writes: readonly W
   });
   const live = new Map<string, ReadOutcome>();
   await mapConcurrently(reads, concurrency, async ({ kind, tagger, part }) => {
-    const content = JSON.stringify([scope, 'read', kind.name]);
+    const content = JSON.stringify([scope, 'read', kind.name, ...(kind.readsByKey ? keys : [])]);
     const answer = await context.batchers.reads(kind.readCapacity).submit(
       content,
       part,
       tagger.reads,
-      (batch, grant) => readBatch(tagger, batch, grant),
+      (batch, grant) => readBatch(tagger, batch, grant, keys),
       () => context.batchers.answered(scope, context.clock),
     );
     for (const [arn, read] of answer) live.set(arn, read);
@@ -65,9 +67,14 @@ async function readBack(context: CallContext, region: string, writes: readonly W
 }
 
 /** One read; a read that keeps failing leaves every ARN of it with the failure. */
-async function readBatch(tagger: Tagger, arns: string[], grant: Grant): Promise<Map<string, ReadOutcome>> {
+async function readBatch(
+  tagger: Tagger,
+  arns: string[],
+  grant: Grant,
+  keys: readonly string[],
+): Promise<Map<string, ReadOutcome>> {
   try {
-    return await tagger.read(arns, grant);
+    return await tagger.read(arns, grant, keys);
   } catch (error) {
     if (!(error instanceof AwsCallError)) throw error;
     return new Map(arns.map((arn) => [arn, { failure: { code: error.awsCode, message: error.message } }]));

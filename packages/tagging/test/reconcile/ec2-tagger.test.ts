@@ -127,6 +127,28 @@ describe("reconcileTags with EC2's own tagger", function () {
     });
   });
 
+  it('reads back the keys it wrote alone: an edit of one key reads a tag per resource', async () => {
+    const resources = clusterInstances(EAST, 10, { tags: EFFECTIVE_VALUES });
+    h = await startHarness(taggingWorld(resources), { taggers: TAGGERS });
+    const result = await h.reconcile({
+      regions: [EAST],
+      effective: effectiveTags(
+        [
+          { key: 'red-hat-managed', value: 'true', overridePolicy: 'Deny' },
+          { key: 'cost-center', value: '2000' },
+        ],
+        { team: 'analytics' },
+      ),
+    });
+
+    expect(result.synced).to.equal(true);
+    expect(result.applied).to.have.length(10);
+    const returned = h.recent('ec2:DescribeTags').map(({ detail }) => detail?.['returned']);
+    // One tag a resource, the one written, where reading every tag took 43.
+    expect(returned).to.deep.equal([10]);
+    for (const { arn } of resources) expect(h.resources().get(arn)).to.include({ 'cost-center': '2000' });
+  });
+
   it('reports the resource EC2 names as not found gone, and writes the rest of the call', async () => {
     h = await startHarness(taggingWorld(clusterInstances(EAST, 30)), { taggers: TAGGERS });
     const ghost = instance(EAST, 0xdead);

@@ -57,6 +57,7 @@ export function describeTags(params: QueryParams, call: CallContext): Xml {
   ]);
   if (page === undefined)
     throw new ApiError('InvalidPaginationToken', `Invalid pagination token: ${params.get('NextToken')!}`);
+  call.note({ returned: page.items.length });
   return elements(
     element(
       'tagSet',

@@ -31,6 +31,7 @@ export const EC2_TAGGER: TaggerKind = {
   writeFamily: EC2_FAMILIES.writes,
   readCapacity: MAX_IDS_PER_READ,
   removesByValue: true,
+  readsByKey: true,
   // EC2 refuses a whole call for one resource's access too (a tag-conditioned policy): not shared.
   sharedFailures: new Set(['Throttled', 'Unavailable']),
   create: (context, region) => new Ec2Tagger(context, region),
@@ -114,13 +115,18 @@ class Ec2Tagger implements Tagger {
   }
 
   /**
-   * DescribeTags by resource ID, every page. A resource without tags is not listed, and EC2 tells
-   * nothing of resources that do not exist: every ARN asked for is answered, with the tags found.
+   * DescribeTags by resource ID and key, every page. A resource without those keys is not listed, and
+   * EC2 tells nothing of resources that do not exist: every ARN asked for is answered, with the tags
+   * found. The keys go as filter values as they are: `*`, `?` and `\` would be patterns there, and
+   * Keymaster's keys cannot hold them (AWS's general characters, checked for every layer).
    */
-  async read(arns: string[], grant: Grant): Promise<Map<string, ReadOutcome>> {
+  async read(arns: string[], grant: Grant, keys: readonly string[]): Promise<Map<string, ReadOutcome>> {
     const ids = arns.map(ec2ResourceId);
     const tags = new Map<string, Record<string, string>>(ids.map((id) => [id, {}]));
-    const Filters = [{ Name: 'resource-id', Values: [...tags.keys()] }];
+    const Filters = [
+      { Name: 'resource-id', Values: [...tags.keys()] },
+      { Name: 'key', Values: [...keys] },
+    ];
     const first = firstGrant(grant);
     let NextToken: string | undefined;
     do {

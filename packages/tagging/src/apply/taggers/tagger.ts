@@ -23,6 +23,12 @@ export interface TaggerKind {
   /** The most resources one read call asks for. */
   readonly readCapacity: number;
   /**
+   * Whether its read can ask for the keys written alone (EC2's DescribeTags filters by key): a
+   * read-back then carries a tag per key written rather than every tag of the resource, and reads of
+   * other keys go in calls of their own.
+   */
+  readonly readsByKey: boolean;
+  /**
    * Whether a removal can be made conditional on the value (EC2's DeleteTags with a value): the writes
    * then carry the values the plan expects, so that a value someone changed since is left alone.
    */
@@ -46,8 +52,9 @@ export interface Tagger {
    */
   write(call: Write, arns: string[], grant: Grant | undefined): Promise<Map<string, WriteOutcome>>;
   /**
-   * The tags of `arns` (at most `readCapacity`), the first request with `grant`; an ARN the service did
-   * not list is absent. Throws `AwsCallError` when the read keeps failing.
+   * The tags of `arns` (at most `readCapacity`), the first request with `grant`: those of `keys` at
+   * least, only those when the kind `readsByKey`; an ARN the service did not list is absent. Throws
+   * `AwsCallError` when the read keeps failing.
    */
-  read(arns: string[], grant: Grant): Promise<Map<string, ReadOutcome>>;
+  read(arns: string[], grant: Grant, keys: readonly string[]): Promise<Map<string, ReadOutcome>>;
 }

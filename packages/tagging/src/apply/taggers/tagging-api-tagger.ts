@@ -21,6 +21,8 @@ export const TAGGING_API_TAGGER: TaggerKind = {
   writeFamily: TAGGING_API_FAMILIES.writes,
   readCapacity: MAX_RESOURCES_PER_PAGE,
   removesByValue: false,
+  // GetResources takes ARNs or tag filters, not both.
+  readsByKey: false,
   // A whole call's refusal: the credentials' access, which every ARN shares (a resource's own comes per ARN).
   sharedFailures: new Set(['Throttled', 'Unavailable', 'AccessDenied']),
   create: (context, region) => new TaggingApiTagger(context, region),
