@@ -387,13 +387,14 @@ export class AWSClusterReconciler {
     const sync = async (options: TagWorkOptions) => {
       const startedAt = this.deps.now().getTime();
       const known = this.#known.take(key, inputs, startedAt);
+      // What the work left is kept packed, by the known sets alone: the outcome waits in the
+      // scheduler until the cluster's reconcile takes it, thousands at once in a cold start.
       const { known: left, ...outcome } = await syncTags(
         { ...work, ...(known ? { known: known.resources } : {}) },
         log,
         options,
       );
       if (left) this.#known.record(key, inputs, { resources: left, discoveredAt: known?.discoveredAt ?? startedAt });
-      // Kept packed alone: the outcome waits in the scheduler until its reconcile takes it.
       return outcome;
     };
     const done = tagWork.take(key, ticket);

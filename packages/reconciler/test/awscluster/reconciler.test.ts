@@ -114,6 +114,7 @@ class ClusterWorld {
   autoControllerIdentity = false;
   /** With --adopt-cluster-api: the Cluster API Clusters the adoption caches hold (their namespaces are the caches'). */
   adoptedClusters: ClusterAPICluster[] | undefined;
+  #reconciler: AWSClusterReconciler | undefined;
 
   constructor() {
     this.caches.withIdentities(roleIdentity());
@@ -133,8 +134,6 @@ class ClusterWorld {
     await this.tagWork.finish();
     return this.#reconciler.reconcile(request, { reconcileId: 'r2' });
   }
-
-  #reconciler: AWSClusterReconciler | undefined;
 
   #createReconciler(): AWSClusterReconciler {
     const deps: AWSClusterReconcilerDeps = {
