@@ -250,6 +250,8 @@ export interface EditResult {
   least: LeastTime;
   busiestScope: string;
   kubeWrites: Record<string, number>;
+  /** The controllers' CPU from the edit until every resource was reached and the controllers quiet, per cluster. */
+  cpuMsPerCluster: number;
   load: { mean: number; max: number };
 }
 
@@ -270,6 +272,7 @@ export async function dayTwoEdit(
   await api.resetCalls();
   await api.resetKubeStats();
   const quiet = new Quiet(bench);
+  const start = combined(await sampler.sample());
   const startedAt = performance.now();
   await apply();
   let after: TaggedResource[] = [];
@@ -281,6 +284,7 @@ export async function dayTwoEdit(
     },
     () => `${name}: ${seconds(startedAt)} s, last AWS call at ${seconds(startedAt, quiet.lastCallAt)} s`,
   );
+  const cpuSeconds = combined(await sampler.sample()).cpuSeconds - start.cpuSeconds;
   const summary = await api.calls();
   const { resources, writes, byFamily } = batchedTagWrites(before, after);
   const bound = slowest(byFamily, bench.budget);
@@ -294,6 +298,7 @@ export async function dayTwoEdit(
     least: leastTime(bench.budget && bound.seconds, bench.clusterCount * MINIMUM_KUBE_WRITES_PER_EDIT, bench.kubeFloor),
     busiestScope: bound.scope,
     kubeWrites: await api.kubeWrites(),
+    cpuMsPerCluster: round((cpuSeconds * 1000) / bench.clusterCount, 2),
     load: sampler.peaks().load,
   };
 }

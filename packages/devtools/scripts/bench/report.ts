@@ -99,6 +99,9 @@ const editCells = (edit: EditResult | undefined) =>
       ]
     : ['n/a', 'n/a', 'n/a'];
 
+/** An edit's controller CPU per cluster; n/a for an edit not run. */
+const cpuMs = (edit: EditResult | undefined) => (edit ? `${edit.cpuMsPerCluster} ms` : 'n/a');
+
 export function editRow(result: BenchResult): string {
   const leastOf = (edit: EditResult | undefined) => (edit ? least(edit.reachSeconds, edit.least) : 'n/a');
   return cells([
@@ -108,6 +111,7 @@ export function editRow(result: BenchResult): string {
     load(result.identityEdit?.load ?? result.policyEdit?.load ?? result.cold.load),
     leastOf(result.policyEdit),
     leastOf(result.identityEdit),
+    `${cpuMs(result.policyEdit)} / ${cpuMs(result.identityEdit)}`,
   ]);
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { appendRow, baselineRow, MARKERS, type BenchResult } from '../../scripts/bench/report.js';
+import { appendRow, baselineRow, editRow, MARKERS, type BenchResult } from '../../scripts/bench/report.js';
 import { baselineArgs, type BaselineResult } from '../../scripts/bench/baseline.js';
 
 const DOC = [
@@ -90,6 +90,22 @@ describe('bench report against a baseline', () => {
       'n/a',
       '2.5 / 2.9',
     ]);
+  });
+});
+
+describe('bench report of the edits', () => {
+  it("ends a row with each edit's controller CPU per cluster, n/a for an edit not run", () => {
+    const edit = { tagWrites: 246, minimumTagWrites: 54, getResources: 0, reachSeconds: 10.5, cpuMsPerCluster: 12.34 };
+    const result = {
+      date: '2026-11-29T08:00:00.000Z',
+      commit: 'ccccccc',
+      scenario: { clusters: 1000, resourcesPerCluster: 20, accounts: 18, regions: 3 },
+      options: { shards: 0, replicas: 1, budget: 'default', latencyMs: 0, kube: 'emulator' },
+      cold: { load: { mean: 3, max: 4 } },
+      policyEdit: { ...edit, least: { seconds: 2.6, bound: 'API server' }, load: { mean: 3, max: 4 } },
+    } as unknown as BenchResult;
+    const cells = editRow(result).split(' | ');
+    expect(cells.at(-1)).to.equal('12.34 ms / n/a |');
   });
 });
 
