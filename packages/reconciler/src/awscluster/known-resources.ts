@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import {
   packedKnownBytes,
   packKnown,
@@ -7,13 +8,20 @@ import {
 } from '@keymaster/tagging';
 import type { TagTicketParts } from './tag-ticket.js';
 
+const MIB = 1024 * 1024;
+
 /**
- * What the known sets of all clusters may take (`packedKnownBytes`): at 10,000 clusters of 20 resources
- * with 6 tags, 51 MiB of heap packed (86 MiB as objects). Past it the sets used longest ago are dropped,
- * and their clusters discover again at their next edit: a tenant's account with a great many resources
- * costs scans, not memory.
+ * What the known sets of all clusters may take (`packedKnownBytes`) in a heap that V8 lets grow to
+ * `heapLimit` bytes: a sixth of it, 128 MiB at most. The Deployment's heap (384 MiB, a limit of 432
+ * with the young generation) gives 72 MiB: at 10,000 clusters of 20 resources with 6 tags the sets
+ * take 51 MiB packed, and the rest of the heap peaked at about 270 MiB. Past it the sets used longest
+ * ago are dropped, and their clusters discover again at their next edit: a tenant's accounts with a
+ * great many resources cost scans, never the heap the other tenants' work needs.
  */
-export const DEFAULT_KNOWN_BYTES = 128 * 1024 * 1024;
+export const knownBytesFor = (heapLimit: number): number => Math.min(128 * MIB, Math.floor(heapLimit / 6));
+
+/** `knownBytesFor` this process's heap limit (`--max-old-space-size`, NODE_OPTIONS in the Deployment). */
+export const DEFAULT_KNOWN_BYTES = knownBytesFor(getHeapStatistics().heap_size_limit);
 
 /** A cluster's known set, and when the discovery it comes from ran. */
 export interface KnownSet {

@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { packedKnownBytes, packKnown } from '@keymaster/tagging';
-import { KnownResources } from '../../src/awscluster/known-resources.js';
+import { KnownResources, knownBytesFor } from '../../src/awscluster/known-resources.js';
 
+const run = promisify(execFile);
 const CLUSTER = 'team-a/prod';
 const FOUND = {
   resources: { 'arn:aws:ec2:us-east-1:111111111111:instance/i-1': { team: 'a' } },
@@ -135,6 +138,32 @@ describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold'
     known.record('b/huge', LAST, set(1000));
     expect(take(known, 'b/huge')).to.equal(undefined);
     expect(take(known, 'a/small')).to.deep.equal(found(10));
+  });
+
+  it("takes a sixth of the heap's limit, 128 MiB at most: 72 MiB with the Deployment's heap", () => {
+    const MIB = 1024 * 1024;
+    // V8's limit with --max-old-space-size=384 is 432 MiB (the young generation besides).
+    expect([432, 768, 4144].map((limit) => knownBytesFor(limit * MIB) / MIB)).to.deep.equal([72, 128, 128]);
+  });
+
+  it("follows the controller's own heap limit: below 128 MiB under the Deployment's NODE_OPTIONS", async function () {
+    // A Node.js process of its own, through tsx: seconds on a busy machine.
+    this.timeout(120_000);
+    const module = new URL('../../src/awscluster/known-resources.ts', import.meta.url).href;
+    const { stdout } = await run(process.execPath, [
+      '--max-old-space-size=384',
+      '--conditions=@keymaster/source',
+      '--import=tsx',
+      '--input-type=module',
+      '--eval',
+      `const { getHeapStatistics } = await import('node:v8');
+       const { DEFAULT_KNOWN_BYTES } = await import(${JSON.stringify(module)});
+       console.log(JSON.stringify([getHeapStatistics().heap_size_limit, DEFAULT_KNOWN_BYTES]));`,
+    ]);
+    const [limit, bytes] = JSON.parse(stdout) as [number, number];
+    expect(bytes)
+      .to.equal(knownBytesFor(limit))
+      .and.to.be.below(128 * 1024 * 1024);
   });
 
   it('counts a cluster recorded again once', () => {
