@@ -8,8 +8,6 @@ import {
 } from '@keymaster/tagging';
 import type { TagTicketParts } from './tag-ticket.js';
 
-const MIB = 1024 * 1024;
-
 /**
  * What the known sets of all clusters may take (`packedKnownBytes`) in a heap that V8 lets grow to
  * `heapLimit` bytes: a sixth of it, 128 MiB at most. The Deployment's heap (384 MiB, a limit of 432
@@ -18,7 +16,7 @@ const MIB = 1024 * 1024;
  * ago are dropped, and their clusters discover again at their next edit: a tenant's accounts with a
  * great many resources cost scans, never the heap the other tenants' work needs.
  */
-export const knownBytesFor = (heapLimit: number): number => Math.min(128 * MIB, Math.floor(heapLimit / 6));
+export const knownBytesFor = (heapLimit: number): number => Math.min(128 * 1024 * 1024, Math.floor(heapLimit / 6));
 
 /** `knownBytesFor` this process's heap limit (`--max-old-space-size`, NODE_OPTIONS in the Deployment). */
 export const DEFAULT_KNOWN_BYTES = knownBytesFor(getHeapStatistics().heap_size_limit);

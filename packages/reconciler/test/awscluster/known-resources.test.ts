@@ -5,6 +5,7 @@ import { packedKnownBytes, packKnown } from '@keymaster/tagging';
 import { KnownResources, knownBytesFor } from '../../src/awscluster/known-resources.js';
 
 const run = promisify(execFile);
+const MIB = 1024 * 1024;
 const CLUSTER = 'team-a/prod';
 const FOUND = {
   resources: { 'arn:aws:ec2:us-east-1:111111111111:instance/i-1': { team: 'a' } },
@@ -141,7 +142,6 @@ describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold'
   });
 
   it("takes a sixth of the heap's limit, 128 MiB at most: 72 MiB with the Deployment's heap", () => {
-    const MIB = 1024 * 1024;
     // V8's limit with --max-old-space-size=384 is 432 MiB (the young generation besides).
     expect([432, 768, 4144].map((limit) => knownBytesFor(limit * MIB) / MIB)).to.deep.equal([72, 128, 128]);
   });
@@ -163,7 +163,7 @@ describe('KnownResources: bounded in bytes, whatever a tenant’s accounts hold'
     const [limit, bytes] = JSON.parse(stdout) as [number, number];
     expect(bytes)
       .to.equal(knownBytesFor(limit))
-      .and.to.be.below(128 * 1024 * 1024);
+      .and.to.be.below(128 * MIB);
   });
 
   it('counts a cluster recorded again once', () => {
