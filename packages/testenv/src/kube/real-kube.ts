@@ -10,7 +10,7 @@ import { AdminClient } from './client.js';
 import { CONTROLLER_MANAGER_USER, startControllerManager } from './controller-manager.js';
 import { startEtcd } from './etcd.js';
 import { generatePki } from './pki.js';
-import { freePorts } from './ports.js';
+import { freePorts, startOnFreePorts } from './ports.js';
 import { ServerProcess } from './process.js';
 import { createNamespaces, installCrds } from './setup.js';
 import { ADMIN_USER, readTokenAuthFile, tokenFileText, type TokenUser } from './tokens.js';
@@ -106,21 +106,29 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
     log(`starting etcd ${binaries.etcdVersion}`);
     const etcd = await startEtcd(binaries.etcd, dir, timeoutMs);
     servers.push(etcd.server);
-    const [port] = (await freePorts(1)) as [number];
-    const url = `https://127.0.0.1:${port}`;
-    log(`etcd ready at ${etcd.url} after ${seconds()} s; starting kube-apiserver ${binaries.kubeVersion} on ${url}`);
+    log(`etcd ready at ${etcd.url} after ${seconds()} s; starting kube-apiserver ${binaries.kubeVersion}`);
 
     const audit = options.audit ? await auditLogFlags(dir) : undefined;
-    const kubeApiserver = await ServerProcess.start(
-      'kube-apiserver',
-      binaries.kubeApiserver,
-      [...apiserverArgs({ dir, pki, etcdUrl: etcd.url, port, issuer: url, tokenFile }), ...(audit?.flags ?? [])],
-      join(dir, 'kube-apiserver.log'),
-    );
+    const { kubeApiserver, url, client } = await startOnFreePorts(async () => {
+      const [port] = (await freePorts(1)) as [number];
+      const url = `https://127.0.0.1:${port}`;
+      const kubeApiserver = await ServerProcess.start(
+        'kube-apiserver',
+        binaries.kubeApiserver,
+        [...apiserverArgs({ dir, pki, etcdUrl: etcd.url, port, issuer: url, tokenFile }), ...(audit?.flags ?? [])],
+        join(dir, 'kube-apiserver.log'),
+      );
+      const client = new AdminClient(url, pki.caCertificate, adminToken);
+      try {
+        await kubeApiserver.waitReady(timeoutMs, async () => (await client.send('GET', '/readyz')).status === 200);
+      } catch (error) {
+        await kubeApiserver.stop();
+        throw error;
+      }
+      return { kubeApiserver, url, client };
+    });
     servers.push(kubeApiserver);
-    const client = new AdminClient(url, pki.caCertificate, adminToken);
-    await kubeApiserver.waitReady(timeoutMs, async () => (await client.send('GET', '/readyz')).status === 200);
-    log(`kube-apiserver ready after ${seconds()} s`);
+    log(`kube-apiserver ready on ${url} after ${seconds()} s`);
 
     const kubeConfig = (config: KubeConfigOptions = {}): string =>
       kubeConfigYaml(url, { name: 'real-kube', token: adminToken, ...config }, pki.caCertificate);

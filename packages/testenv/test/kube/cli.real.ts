@@ -38,7 +38,7 @@ describe('the real-kube command', function () {
     const crd = await kubectl(kubeconfig, ['get', 'crd', 'awsclusters.infrastructure.keymaster.dev', '-o', 'name']);
     expect(crd).to.include({ code: 0 });
     expect(await kubectl(kubeconfig, ['auth', 'can-i', '*', '*'])).to.include({ stdout: 'yes\n', code: 0 });
-    expect(cli.stderr()).to.contain('real-kube: kube-apiserver ready after');
+    expect(cli.stderr()).to.contain('real-kube: kube-apiserver ready on');
     cli.child.kill('SIGTERM');
     expect(await cli.exit).to.equal(0);
     expect(isAlive(servers.kubeApiserver), 'kube-apiserver').to.equal(false);
