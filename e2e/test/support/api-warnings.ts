@@ -10,9 +10,27 @@ export const API_WARNING_MESSAGE = 'the API server sent a warning';
 
 const unreported: string[] = [];
 
+/** A warning the tests expect until `end()`: the server's words on an object they made so on purpose. */
+export interface ExpectedApiWarning {
+  /** Each time a controller logged it. */
+  readonly seen: string[];
+  end(): void;
+}
+
+const expected = new Set<ExpectedApiWarning & { pattern: RegExp }>();
+
+/** From now until `end()`, a warning matching `pattern` is kept in `seen` and fails no test. */
+export function expectApiWarning(pattern: RegExp): ExpectedApiWarning {
+  const expectation = { pattern, seen: [] as string[], end: () => void expected.delete(expectation) };
+  expected.add(expectation);
+  return expectation;
+}
+
 /** A controller logged this warning (ControllerProcess reads every process's log). */
 export function noteApiWarning(warning: string): void {
-  unreported.push(warning);
+  const expectation = [...expected].find(({ pattern }) => pattern.test(warning));
+  if (expectation) expectation.seen.push(warning);
+  else unreported.push(warning);
 }
 
 function takeWarnings(): Error | undefined {
