@@ -46,12 +46,7 @@ export function startEtcd(
       ],
       join(dir, 'etcd.log'),
     );
-    try {
-      await server.waitReady(timeoutMs, () => healthy(url));
-    } catch (error) {
-      await server.stop();
-      throw error;
-    }
+    await server.waitReadyOrStop(timeoutMs, () => healthy(url));
     return { server, url };
   });
 }

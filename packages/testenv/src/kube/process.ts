@@ -143,6 +143,16 @@ export class ServerProcess {
     }
   }
 
+  /** waitReady, and the process stopped when it is not: a start that failed leaves nothing running. */
+  async waitReadyOrStop(timeoutMs: number, ready: () => Promise<boolean> | boolean): Promise<void> {
+    try {
+      await this.waitReady(timeoutMs, ready);
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
   /** SIGTERM to the whole group; SIGKILL if it has not exited after `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
     if (!running.has(this.pid)) return;

@@ -119,12 +119,7 @@ export async function startRealKube(options: RealKubeOptions = {}): Promise<Real
         join(dir, 'kube-apiserver.log'),
       );
       const client = new AdminClient(url, pki.caCertificate, adminToken);
-      try {
-        await kubeApiserver.waitReady(timeoutMs, async () => (await client.send('GET', '/readyz')).status === 200);
-      } catch (error) {
-        await kubeApiserver.stop();
-        throw error;
-      }
+      await kubeApiserver.waitReadyOrStop(timeoutMs, async () => (await client.send('GET', '/readyz')).status === 200);
       return { kubeApiserver, url, client };
     });
     servers.push(kubeApiserver);
